@@ -1,0 +1,25 @@
+"""graphmem: graph-structured long-term and working memory for LLM agents.
+
+The public surface is small: build a `MemoryService` from `Settings` and call it.
+"""
+
+from graphmem.errors import GraphmemError, NotFoundError, StoreUnavailableError, ValidationError
+from graphmem.model import Hit, Memory, MemoryType, Source, Status
+from graphmem.service import MemoryService, SearchResult
+from graphmem.settings import Settings
+
+__all__ = [
+    "GraphmemError",
+    "Hit",
+    "Memory",
+    "MemoryService",
+    "MemoryType",
+    "NotFoundError",
+    "SearchResult",
+    "Settings",
+    "Source",
+    "Status",
+    "StoreUnavailableError",
+    "ValidationError",
+]
+__version__ = "0.1.0"

@@ -1,0 +1,264 @@
+"""The `graphmem` command: every MemoryService operation from a shell.
+
+Every command takes --user and --json. Bad input exits with status 2 and one line naming the
+field; a store that cannot be reached exits with status 3.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import os
+import sys
+from collections.abc import Callable, Iterator
+from typing import Any, TextIO
+
+from graphmem.errors import GraphmemError, StoreUnavailableError, ValidationError
+from graphmem.model import Memory, MemoryType
+from graphmem.settings import Settings
+
+IMPORT_BATCH = 256
+
+
+def _service(args: argparse.Namespace) -> Any:
+    from graphmem.service import MemoryService
+
+    overrides: dict[str, Any] = {}
+    if args.data_dir:
+        overrides["data_dir"] = args.data_dir
+    return MemoryService(Settings(**overrides))
+
+
+def _user(args: argparse.Namespace) -> str:
+    return args.user or os.environ.get("GRAPHMEM_USER_ID") or Settings().user_id
+
+
+def _emit(args: argparse.Namespace, data: Any, text: str) -> None:
+    if args.json:
+        print(json.dumps(data, ensure_ascii=False, default=str))
+    else:
+        print(text)
+
+
+def _line(m: Memory) -> str:
+    return f"{m.id}  [{m.memory_type.value}]  {m.content}"
+
+
+# ---------------------------------------------------------------------------- commands
+def cmd_add(args: argparse.Namespace) -> None:
+    fields: dict[str, Any] = {"source": args.source, "session_id": args.session,
+                              "metadata": args.metadata, "created_at": args.created_at}
+    content = args.content if args.content != "-" else sys.stdin.read()
+    with _service(args) as svc:
+        m = svc.write(_user(args), content, args.type, **{k: v for k, v in fields.items() if v})
+    _emit(args, {"id": m.id}, m.id)
+
+
+def cmd_search(args: argparse.Namespace) -> None:
+    with _service(args) as svc:
+        res = svc.search(
+            _user(args), args.query, args.top_k, memory_type=args.type,
+            time_range=args.time_range, session_id=args.session, weights=args.weights,
+            profile=args.profile, include_archived=args.include_archived,
+        )
+    lines = [
+        f"{i}. {h.score:.3f}  {h.memory.id}  [{h.memory.memory_type.value}]  {h.memory.content}\n"
+        "      " + "  ".join(f"{k}={v:.3f}" for k, v in h.scores.items())
+        for i, h in enumerate(res.hits, 1)
+    ]
+    if res.degraded:
+        lines.append(f"(degraded: {', '.join(res.degraded)} unavailable)")
+    _emit(args, res.to_dict(), "\n".join(lines) or "no matching memories")
+
+
+def cmd_get(args: argparse.Namespace) -> None:
+    with _service(args) as svc:
+        m = svc.get(_user(args), args.memory_id)
+    _emit(args, m.to_dict(), json.dumps(m.to_dict(), ensure_ascii=False, indent=2))
+
+
+def cmd_update(args: argparse.Namespace) -> None:
+    with _service(args) as svc:
+        m = svc.update(_user(args), args.memory_id, args.content, memory_type=args.type,
+                       metadata=json.loads(args.metadata) if args.metadata else None)
+    _emit(args, {"id": m.id, "updated": True}, f"updated {m.id}")
+
+
+def cmd_forget(args: argparse.Namespace) -> None:
+    if bool(args.memory_id) == bool(args.query):
+        raise ValidationError("memory_id", "give either memory ids or --query, not both or neither")
+    with _service(args) as svc:
+        if args.memory_id:
+            deleted = svc.forget(_user(args), args.memory_id)
+            data = {"deleted": deleted, "count": len(deleted)}
+            text = "\n".join(f"deleted {i}" for i in deleted) or "nothing deleted"
+        else:
+            ms = svc.forget_by_query(_user(args), args.query, threshold=args.threshold,
+                                     limit=args.limit, dry_run=args.dry_run)
+            verb = "would delete" if args.dry_run else "deleted"
+            data = {"deleted": [] if args.dry_run else [m.id for m in ms],
+                    "matched": [{"id": m.id, "content": m.content} for m in ms],
+                    "count": len(ms), "dry_run": args.dry_run}
+            text = "\n".join(f"{verb} {_line(m)}" for m in ms) or "nothing matched"
+    _emit(args, data, text)
+
+
+def cmd_stats(args: argparse.Namespace) -> None:
+    with _service(args) as svc:
+        st = svc.stats(_user(args))
+    text = "\n".join(f"{k}: {v}" for k, v in st.items() if k != "stores")
+    _emit(args, st, text)
+
+
+def _read_jsonl(stream: TextIO) -> Iterator[tuple[int, dict[str, Any]]]:
+    for n, raw in enumerate(stream, 1):
+        if not raw.strip():
+            continue
+        try:
+            obj = json.loads(raw)
+        except json.JSONDecodeError as e:
+            raise ValidationError(f"line {n}", f"is not JSON: {e.msg}") from None
+        if not isinstance(obj, dict):
+            raise ValidationError(f"line {n}", "must be a JSON object")
+        yield n, obj
+
+
+def cmd_import(args: argparse.Namespace) -> None:
+    from tqdm import tqdm
+
+    stream = sys.stdin if args.file == "-" else open(args.file, encoding="utf-8")  # noqa: SIM115
+    with stream:
+        rows = list(_read_jsonl(stream))
+    keys = ("content", "memory_type", "metadata", "source", "session_id", "created_at",
+            "summary", "confidence")
+    written = 0
+    with _service(args) as svc:
+        # Validate everything before writing anything: an import never stops half-way on bad data.
+        for n, obj in rows:
+            try:
+                svc._prepare(_user(args), obj, svc_now())
+            except ValidationError as e:
+                raise ValidationError(f"line {n}: {e.field}", e.message) from None
+        bar = tqdm(total=len(rows), unit="mem", disable=args.quiet or not sys.stderr.isatty(),
+                   file=sys.stderr, desc="import")
+        for i in range(0, len(rows), IMPORT_BATCH):
+            batch = [{k: o[k] for k in keys if k in o} for _, o in rows[i : i + IMPORT_BATCH]]
+            written += len(svc.write_many(_user(args), batch))
+            bar.update(len(batch))
+        bar.close()
+    _emit(args, {"imported": written}, f"imported {written} memories")
+
+
+def svc_now() -> Any:
+    from graphmem.model import utcnow
+
+    return utcnow()
+
+
+def cmd_export(args: argparse.Namespace) -> None:
+    out = sys.stdout if args.file == "-" else open(args.file, "w", encoding="utf-8")  # noqa: SIM115
+    n = 0
+    with _service(args) as svc:
+        for m in svc.list(_user(args), include_archived=True):
+            out.write(json.dumps(m.to_dict(), ensure_ascii=False) + "\n")
+            n += 1
+    if out is not sys.stdout:
+        out.close()
+        _emit(args, {"exported": n, "file": args.file}, f"exported {n} memories to {args.file}")
+
+
+# ---------------------------------------------------------------------------- parser
+def build_parser() -> argparse.ArgumentParser:
+    common = argparse.ArgumentParser(add_help=False)
+    common.add_argument("--user", help="user id (default: $GRAPHMEM_USER_ID or 'default')")
+    common.add_argument("--json", action="store_true", help="machine-readable JSON output")
+    common.add_argument("--data-dir", help="data directory (default: $GRAPHMEM_DATA_DIR or ./data)")
+
+    p = argparse.ArgumentParser(prog="graphmem", description="Long-term memory for LLM agents.")
+    sub = p.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    types = [t.value for t in MemoryType]
+
+    def add(name: str, fn: Callable[[argparse.Namespace], None], help_: str) -> argparse.ArgumentParser:
+        sp = sub.add_parser(name, parents=[common], help=help_, description=help_)
+        sp.set_defaults(fn=fn)
+        return sp
+
+    sp = add("add", cmd_add, "store a memory ('-' reads it from stdin)")
+    sp.add_argument("content")
+    sp.add_argument("--type", default="fact", help=f"one of {', '.join(types)} (default fact)")
+    sp.add_argument("--source", help="user | agent | document | system (default user)")
+    sp.add_argument("--session", help="session id")
+    sp.add_argument("--metadata", help="a JSON object")
+    sp.add_argument("--created-at", help="ISO-8601 time the memory is from (default now)")
+
+    sp = add("search", cmd_search, "hybrid recall: vector + keyword + recency + frequency")
+    sp.add_argument("query")
+    sp.add_argument("-k", "--top-k", type=_int("top_k"), default=5)
+    sp.add_argument("--type", help=f"only this memory type: {', '.join(types)}")
+    sp.add_argument("--time-range", help="only memories from the last 24h, 7d, 30d, ...")
+    sp.add_argument("--session", help="only this session")
+    sp.add_argument("--weights", help="e.g. vector=0.7,keyword=0.3 or a JSON object")
+    sp.add_argument("--profile", help="a named weight profile: default, support, knowledge, ...")
+    sp.add_argument("--include-archived", action="store_true")
+
+    sp = add("get", cmd_get, "show one memory")
+    sp.add_argument("memory_id")
+
+    sp = add("update", cmd_update, "change a memory's content (re-embeds it)")
+    sp.add_argument("memory_id")
+    sp.add_argument("content", nargs="?")
+    sp.add_argument("--type", help="new memory type")
+    sp.add_argument("--metadata", help="JSON object merged into the metadata")
+
+    sp = add("forget", cmd_forget, "delete memories from every store, by id or by query")
+    sp.add_argument("memory_id", nargs="*")
+    sp.add_argument("--query", help="delete memories similar to this text")
+    sp.add_argument("--threshold", type=float, help="cosine similarity needed (default 0.75)")
+    sp.add_argument("--limit", type=_int("limit"), default=10)
+    sp.add_argument("--dry-run", action="store_true", help="list what would be deleted")
+
+    add("stats", cmd_stats, "counts, latency and store status for a user")
+
+    sp = add("import", cmd_import, "write memories from JSONL (one object per line)")
+    sp.add_argument("file", help="a .jsonl file, or - for stdin")
+    sp.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
+
+    sp = add("export", cmd_export, "write a user's memories as JSONL")
+    sp.add_argument("file", nargs="?", default="-", help="output file (default stdout)")
+    return p
+
+
+def _int(field: str) -> Callable[[str], int]:
+    def conv(value: str) -> int:
+        try:
+            return int(value)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{field}: {value!r} is not an integer") from None
+
+    return conv
+
+
+def main(argv: list[str] | None = None) -> int:
+    logging.basicConfig(level=os.environ.get("GRAPHMEM_LOG_LEVEL", "WARNING"),
+                        format="%(levelname)s %(name)s: %(message)s")
+    args = build_parser().parse_args(argv)
+    try:
+        args.fn(args)
+    except ValidationError as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
+    except StoreUnavailableError as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 3
+    except GraphmemError as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 1
+    except (OSError, json.JSONDecodeError) as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

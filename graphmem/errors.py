@@ -1,0 +1,33 @@
+"""Errors every interface can turn into a one-line message.
+
+Each error names the field that was wrong so a CLI, an MCP tool or an HTTP caller can tell the
+user exactly what to fix without showing a stack trace.
+"""
+
+from __future__ import annotations
+
+
+class GraphmemError(Exception):
+    """Base class: anything graphmem raises on purpose."""
+
+
+class ValidationError(GraphmemError):
+    """Bad input. Raised before anything is written, so a failed call never leaves a half-write."""
+
+    def __init__(self, field: str, message: str) -> None:
+        super().__init__(f"{field}: {message}")
+        self.field = field
+        self.message = message
+
+
+class NotFoundError(GraphmemError):
+    """The memory does not exist for this user (another user's memory looks exactly the same)."""
+
+    def __init__(self, memory_id: str) -> None:
+        super().__init__(f"memory_id: no memory {memory_id!r} for this user")
+        self.field = "memory_id"
+        self.memory_id = memory_id
+
+
+class StoreUnavailableError(GraphmemError):
+    """A store could not be reached. Records failures abort the call; projection failures don't."""

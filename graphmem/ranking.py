@@ -1,0 +1,93 @@
+"""How a candidate's channels become one score. The definitions here are the documented ones.
+
+Every channel is in [0, 1] before weighting:
+- vector: cosine similarity of query and memory embeddings, floored at 0.
+- keyword: the candidate's BM25 score divided by the best BM25 score among this query's hits.
+- recency: 0.5 ** (age_days / half_life_days), age from the memory's created_at.
+- frequency: log(1 + access_count) / log(1 + saturation), capped at 1.
+The final score is the weighted sum with weights normalised to sum to 1, so it is in [0, 1] too.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Mapping
+from datetime import datetime
+from typing import Any
+
+from graphmem.errors import ValidationError
+from graphmem.model import CHANNELS
+
+
+def parse_weights(
+    value: str | Mapping[str, Any] | None,
+    profiles: Mapping[str, Mapping[str, float]],
+    default: Mapping[str, float],
+    profile: str | None = None,
+) -> dict[str, float]:
+    """Weights from a profile name, a dict, JSON, or 'vector=0.5,keyword=0.5'.
+
+    Channels left out of an explicit dict are 0: a caller asking for keyword-only gets exactly
+    that. The result is normalised to sum to 1.
+    """
+    if profile:
+        if profile not in profiles:
+            raise ValidationError("profile", f"{profile!r} is not one of {', '.join(profiles)}")
+        base: Mapping[str, Any] = profiles[profile]
+    else:
+        base = default
+    if value is None or value == "" or value == {}:
+        raw: Mapping[str, Any] = base
+    elif isinstance(value, str):
+        text = value.strip()
+        if text in profiles:
+            raw = profiles[text]
+        elif text.startswith("{"):
+            try:
+                raw = json.loads(text)
+            except json.JSONDecodeError as e:
+                raise ValidationError("weights", f"is not valid JSON: {e.msg}") from None
+        else:
+            raw = {}
+            for part in text.split(","):
+                name, sep, num = part.partition("=")
+                if not sep:
+                    raise ValidationError(
+                        "weights", f"{part.strip()!r} is not channel=number (e.g. vector=0.7)"
+                    )
+                raw[name.strip()] = num.strip()  # type: ignore[index]
+    else:
+        raw = value
+    if not isinstance(raw, Mapping):
+        raise ValidationError("weights", "must be an object of channel -> number")
+    weights: dict[str, float] = {}
+    for name, num in raw.items():
+        if name not in CHANNELS:
+            raise ValidationError("weights", f"unknown channel {name!r}; use {', '.join(CHANNELS)}")
+        try:
+            w = float(num)
+        except (TypeError, ValueError):
+            raise ValidationError("weights", f"{name}={num!r} is not a number") from None
+        if not math.isfinite(w) or w < 0:
+            raise ValidationError("weights", f"{name} must be a finite number >= 0")
+        weights[name] = w
+    total = sum(weights.values())
+    if total <= 0:
+        raise ValidationError("weights", "at least one channel needs a weight above 0")
+    return {c: weights.get(c, 0.0) / total for c in CHANNELS}
+
+
+def recency(created_at: datetime, now: datetime, half_life_days: float) -> float:
+    age_days = max(0.0, (now - created_at).total_seconds() / 86400.0)
+    return 0.5 ** (age_days / half_life_days) if half_life_days > 0 else 1.0
+
+
+def frequency(access_count: int, saturation: int) -> float:
+    if access_count <= 0:
+        return 0.0
+    return min(1.0, math.log1p(access_count) / math.log1p(max(1, saturation)))
+
+
+def combine(channels: Mapping[str, float], weights: Mapping[str, float]) -> float:
+    return sum(weights.get(c, 0.0) * channels.get(c, 0.0) for c in CHANNELS)

@@ -1,0 +1,120 @@
+"""Where a search goes: embed the query, gather vector and keyword candidates, score, rank.
+
+Both channels are filtered by user inside their store; candidates are then re-read from the
+records store by (user_id, id), so a hit can only ever be the caller's own, current memory.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from graphmem import ranking
+from graphmem.model import (
+    Hit,
+    Memory,
+    Status,
+    check_content,
+    check_top_k,
+    check_user,
+    parse_memory_type,
+    parse_time_range,
+    utcnow,
+)
+from graphmem.stores.records import RecordQuery
+from graphmem.stores.vectors import VectorFilter
+from graphmem.text import query_terms
+
+if TYPE_CHECKING:
+    from graphmem.service import MemoryService, SearchResult
+
+log = logging.getLogger("graphmem.retrieval")
+
+
+class Retriever:
+    def __init__(self, service: MemoryService) -> None:
+        self.svc = service
+
+    def search(
+        self,
+        user_id: str,
+        query: str,
+        top_k: int,
+        *,
+        memory_type: str | None,
+        time_range: str | None,
+        session_id: str | None,
+        weights: str | Mapping[str, Any] | None,
+        profile: str | None,
+        include_archived: bool,
+    ) -> SearchResult:
+        from graphmem.service import SearchResult
+
+        s = self.svc.settings
+        user_id = check_user(user_id)
+        query = check_content(query, s.max_content_chars, "query")
+        top_k = check_top_k(top_k)
+        mt = parse_memory_type(memory_type).value if memory_type else None
+        window = parse_time_range(time_range)
+        w = ranking.parse_weights(weights, s.profiles, s.weights, profile)
+        now = utcnow()
+        since = now - window if window else None
+        statuses = (Status.ACTIVE.value, Status.ARCHIVED.value) if include_archived else (
+            Status.ACTIVE.value,
+        )
+        pool = max(s.candidate_pool, top_k * 3)
+        degraded: list[str] = []
+
+        vec_scores: dict[str, float] = {}
+        qvec: np.ndarray | None = None
+        if w["vector"] > 0 or w["keyword"] == 0:
+            qvec = self.svc.embedder.encode_query(query)
+            flt = VectorFilter(user_id, mt, statuses, since.timestamp() if since else None,
+                               session_id)
+            try:
+                vec_scores = {h.memory_id: h.score for h in self.svc.vectors.search(qvec, flt, pool)}
+            except Exception as e:  # noqa: BLE001 - degrade to keyword-only, say so
+                log.warning("vector channel unavailable: %s", e)
+                degraded.append("vectors")
+
+        kw_scores: dict[str, float] = {}
+        if w["keyword"] > 0 or not vec_scores:
+            rq = RecordQuery(user_id, mt, statuses, since, session_id)
+            kw_scores = dict(self.svc.records.keyword_search(rq, query_terms(query), pool))
+
+        ids = list(dict.fromkeys([*vec_scores, *kw_scores]))
+        rows = self.svc.records.get(user_id, ids)
+        if qvec is not None and "vectors" not in degraded:
+            missing = [i for i in rows if i not in vec_scores]
+            if missing:
+                try:
+                    for mid, v in self.svc.vectors.vectors(missing).items():
+                        vec_scores[mid] = float(np.dot(qvec, v))
+                except Exception as e:  # noqa: BLE001
+                    log.warning("could not score keyword-only hits by vector: %s", e)
+        kw_max = max(kw_scores.values(), default=0.0)
+
+        hits: list[Hit] = []
+        for mid, mem in rows.items():
+            if mem.status.value not in statuses:
+                continue
+            channels = {
+                "vector": max(0.0, vec_scores.get(mid, 0.0)),
+                "keyword": kw_scores.get(mid, 0.0) / kw_max if kw_max > 0 else 0.0,
+                "recency": ranking.recency(mem.created_at, now, s.recency_half_life_days),
+                "frequency": ranking.frequency(mem.access_count, s.frequency_saturation),
+            }
+            hits.append(Hit(mem, ranking.combine(channels, w), channels))
+        hits.sort(key=lambda h: (-h.score, h.memory.id))
+        return SearchResult(hits=hits[:top_k], took_ms=0.0, degraded=degraded)
+
+    def similar(self, user_id: str, query: str, threshold: float, limit: int) -> list[Memory]:
+        """Memories whose embedding is at least `threshold` cosine-similar to `query`."""
+        qvec = self.svc.embedder.encode_query(query)
+        flt = VectorFilter(user_id, None, (Status.ACTIVE.value, Status.ARCHIVED.value))
+        hits = [h for h in self.svc.vectors.search(qvec, flt, limit) if h.score >= threshold]
+        rows = self.svc.records.get(user_id, [h.memory_id for h in hits])
+        return [rows[h.memory_id] for h in hits if h.memory_id in rows]

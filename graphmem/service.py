@@ -1,0 +1,333 @@
+"""MemoryService: the single entry point that the CLI, the MCP server and the benchmarks call.
+
+Every method is scoped by user_id. Writes validate everything first, embed, then commit rows and
+outbox entries in one records transaction, then project; a projection failure delays the vector
+index but never loses or half-writes a memory.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from collections import Counter
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+import numpy as np
+
+from graphmem.embedder import Embedder
+from graphmem.errors import NotFoundError, ValidationError
+from graphmem.model import (
+    Hit,
+    Memory,
+    MemoryType,
+    Status,
+    check_confidence,
+    check_content,
+    check_metadata,
+    check_top_k,
+    check_user,
+    new_id,
+    parse_datetime,
+    parse_memory_type,
+    parse_source,
+    utcnow,
+)
+from graphmem.projection import Projector
+from graphmem.retrieval import Retriever
+from graphmem.settings import Settings
+from graphmem.stores import RecordsStore, VectorStore, open_records, open_vectors
+from graphmem.summary import summarize
+from graphmem.text import search_text
+
+log = logging.getLogger("graphmem.service")
+
+
+@dataclass
+class SearchResult:
+    hits: list[Hit]
+    took_ms: float
+    degraded: list[str] = field(default_factory=list)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "hits": [h.to_dict() for h in self.hits],
+            "took_ms": round(self.took_ms, 3),
+            "degraded": self.degraded,
+        }
+
+
+class AccessTracker:
+    """Buffers access counts so a search never pays one synchronous write per hit."""
+
+    def __init__(self, records: RecordsStore, every: int, seconds: float) -> None:
+        self.records = records
+        self.every = every
+        self.seconds = seconds
+        self._counts: Counter[tuple[str, str]] = Counter()
+        self._since = time.monotonic()
+        self._lock = threading.Lock()
+
+    def add(self, user_id: str, memory_ids: Iterable[str]) -> None:
+        with self._lock:
+            for m in memory_ids:
+                self._counts[(user_id, m)] += 1
+            due = len(self._counts) >= self.every or time.monotonic() - self._since >= self.seconds
+        if due:
+            self.flush()
+
+    def flush(self) -> None:
+        with self._lock:
+            counts, self._counts = self._counts, Counter()
+            self._since = time.monotonic()
+        if counts:
+            try:
+                self.records.record_access(dict(counts), utcnow())
+            except Exception as e:  # noqa: BLE001 - stats are best-effort, recall must not fail
+                log.warning("could not record %d access counts: %s", len(counts), e)
+
+
+class MemoryService:
+    def __init__(
+        self,
+        settings: Settings | None = None,
+        *,
+        records: RecordsStore | None = None,
+        vectors: VectorStore | None = None,
+        embedder: Embedder | None = None,
+    ) -> None:
+        self.settings = settings or Settings()
+        s = self.settings
+        self.embedder = embedder or Embedder(s.embedding_model, s.embedding_batch_size,
+                                             s.query_cache_size)
+        self.records = records or open_records(s)
+        self.vectors = vectors or open_vectors(s, self.embedder.dim)
+        self.projector = Projector(self.records, self.vectors, self.embedder)
+        self.access = AccessTracker(self.records, s.access_flush_every, s.access_flush_seconds)
+        self.retriever = Retriever(self)
+        self._write_lock = threading.RLock()
+        self._next_drain = 0.0
+        self.latencies_ms: list[float] = []
+        self.drain_outbox()
+
+    # ------------------------------------------------------------------ lifecycle
+    def close(self) -> None:
+        self.access.flush()
+        self.records.close()
+        self.vectors.close()
+
+    def __enter__(self) -> MemoryService:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def drain_outbox(self) -> tuple[int, int]:
+        """Apply pending projections now (also runs opportunistically on every call)."""
+        with self._write_lock:
+            applied, failed = self.projector.drain()
+        self._next_drain = time.monotonic() + (2.0 if failed else 0.0)
+        return applied, failed
+
+    def _maybe_drain(self) -> None:
+        if self.projector.last_error is not None and time.monotonic() >= self._next_drain:
+            self.drain_outbox()
+
+    # ------------------------------------------------------------------ writes
+    def _prepare(self, user_id: str, item: Mapping[str, Any], now: datetime) -> Memory:
+        content = check_content(item.get("content"), self.settings.max_content_chars)
+        created = parse_datetime(item.get("created_at"), "created_at") or now
+        summary = item.get("summary")
+        if summary is not None and not isinstance(summary, str):
+            raise ValidationError("summary", "must be a string")
+        session_id = item.get("session_id")
+        if session_id is not None and (not isinstance(session_id, str) or len(session_id) > 128):
+            raise ValidationError("session_id", "must be a string of at most 128 characters")
+        return Memory(
+            id=new_id(),
+            user_id=user_id,
+            content=content,
+            memory_type=parse_memory_type(item.get("memory_type") or "fact"),
+            summary=(summary or summarize(content))[:255],
+            session_id=session_id or None,
+            source=parse_source(item.get("source")),
+            confidence=check_confidence(item.get("confidence", 1.0)),
+            metadata=check_metadata(item.get("metadata")),
+            created_at=created,
+            updated_at=now,
+        )
+
+    def write(self, user_id: str, content: str, memory_type: str = "fact", **fields: Any) -> Memory:
+        """Store one memory and return it (its id is the memory id)."""
+        return self.write_many(user_id, [{"content": content, "memory_type": memory_type,
+                                          **fields}])[0]
+
+    def write_many(self, user_id: str, items: list[Mapping[str, Any]]) -> list[Memory]:
+        """Store a batch: all validated before any is written; one transaction; one embed batch."""
+        user_id = check_user(user_id)
+        if not isinstance(items, list) or not items:
+            raise ValidationError("items", "must be a non-empty list")
+        if len(items) > self.settings.max_batch:
+            raise ValidationError("items", f"at most {self.settings.max_batch} per batch")
+        now = utcnow()
+        memories = []
+        for i, item in enumerate(items):
+            try:
+                memories.append(self._prepare(user_id, item, now))
+            except ValidationError as e:
+                if len(items) == 1:
+                    raise
+                raise ValidationError(f"items[{i}].{e.field}", e.message) from None
+        vecs = self.embedder.encode([m.content for m in memories])
+        with self._write_lock:
+            self.records.insert(memories, [search_text(m.content) for m in memories])
+            self._project(memories, vecs)
+        return memories
+
+    def _project(self, memories: list[Memory], vecs: np.ndarray) -> None:
+        known = {m.id: v for m, v in zip(memories, vecs, strict=True)}
+        items = self.records.outbox_for(list(known))
+        _, failed = self.projector.apply(items, known)
+        if failed:
+            self._next_drain = time.monotonic() + 1.0
+
+    def get(self, user_id: str, memory_id: str) -> Memory:
+        user_id = check_user(user_id)
+        found = self.records.get(user_id, [str(memory_id)])
+        if memory_id not in found:
+            raise NotFoundError(str(memory_id))
+        return found[memory_id]
+
+    def update(
+        self,
+        user_id: str,
+        memory_id: str,
+        content: str | None = None,
+        *,
+        memory_type: str | None = None,
+        metadata: Mapping[str, Any] | None = None,
+        confidence: float | None = None,
+    ) -> Memory:
+        """Change a memory; a content change re-embeds and re-indexes it."""
+        mem = self.get(user_id, memory_id)
+        if content is None and memory_type is None and metadata is None and confidence is None:
+            raise ValidationError("content", "nothing to update: give content or another field")
+        if content is not None:
+            mem.content = check_content(content, self.settings.max_content_chars)
+            mem.summary = summarize(mem.content)
+        if memory_type is not None:
+            mem.memory_type = parse_memory_type(memory_type)
+        if metadata is not None:
+            mem.metadata = {**mem.metadata, **check_metadata(metadata)}
+        if confidence is not None:
+            mem.confidence = check_confidence(confidence)
+        mem.updated_at = utcnow()
+        vec = self.embedder.encode([mem.content]) if content is not None else None
+        with self._write_lock:
+            self.records.update_content(mem, search_text(mem.content))
+            if vec is not None:
+                self._project([mem], vec)
+            else:
+                self.projector.apply(self.records.outbox_for([mem.id]))
+            self.records.audit(mem.user_id, "update", [mem.id], {"content_changed": vec is not None})
+        return mem
+
+    def forget(self, user_id: str, memory_ids: list[str]) -> list[str]:
+        """Hard-delete memories from every store at once; returns the ids that existed."""
+        user_id = check_user(user_id)
+        ids = [str(i) for i in memory_ids]
+        with self._write_lock:
+            deleted = self.records.delete(user_id, ids)
+            if deleted:
+                self.projector.apply(self.records.outbox_for(deleted))
+                self.records.audit(user_id, "forget", deleted, {"count": len(deleted)})
+        return deleted
+
+    def forget_by_query(
+        self, user_id: str, query: str, *, threshold: float | None = None, limit: int = 10,
+        dry_run: bool = False,
+    ) -> list[Memory]:
+        """Delete the memories at least `threshold` similar to `query` (cosine)."""
+        user_id = check_user(user_id)
+        query = check_content(query, self.settings.max_content_chars, "query")
+        thr = self.settings.forget_similarity if threshold is None else float(threshold)
+        if not 0.0 < thr <= 1.0:
+            raise ValidationError("threshold", "must be in (0, 1]")
+        limit = check_top_k(limit, 1000)
+        matches = self.retriever.similar(user_id, query, thr, limit)
+        if not dry_run and matches:
+            self.forget(user_id, [m.id for m in matches])
+        return matches
+
+    # ------------------------------------------------------------------ reads
+    def search(
+        self,
+        user_id: str,
+        query: str,
+        top_k: int = 5,
+        *,
+        memory_type: str | None = None,
+        time_range: str | None = None,
+        session_id: str | None = None,
+        weights: str | Mapping[str, Any] | None = None,
+        profile: str | None = None,
+        include_archived: bool = False,
+        track_access: bool = True,
+    ) -> SearchResult:
+        self._maybe_drain()
+        start = time.perf_counter()
+        result = self.retriever.search(
+            user_id, query, top_k, memory_type=memory_type, time_range=time_range,
+            session_id=session_id, weights=weights, profile=profile,
+            include_archived=include_archived,
+        )
+        if track_access and result.hits:
+            self.access.add(result.hits[0].memory.user_id, [h.memory.id for h in result.hits])
+        result.took_ms = (time.perf_counter() - start) * 1000
+        self.latencies_ms.append(result.took_ms)
+        if len(self.latencies_ms) > 10_000:
+            del self.latencies_ms[:5_000]
+        return result
+
+    def list(
+        self, user_id: str, *, memory_type: str | None = None, include_archived: bool = True,
+        limit: int | None = None, offset: int = 0,
+    ) -> list[Memory]:
+        from graphmem.stores.records import RecordQuery
+
+        user_id = check_user(user_id)
+        statuses = tuple(s.value for s in Status) if include_archived else ("active",)
+        mt = parse_memory_type(memory_type).value if memory_type else None
+        self.access.flush()
+        return self.records.list(RecordQuery(user_id, mt, statuses), limit, offset)
+
+    def stats(self, user_id: str) -> dict[str, Any]:
+        user_id = check_user(user_id)
+        self.access.flush()
+        out = self.records.stats(user_id)
+        lat = sorted(self.latencies_ms)
+        out.update(
+            {
+                "user_id": user_id,
+                "vectors": self.vectors.count(user_id) if self._vectors_ok() else None,
+                "outbox_pending": self.records.outbox_count(),
+                "query_cache_hit_rate": round(self.embedder.cache_hit_rate, 4),
+                "recall_p50_ms": round(lat[len(lat) // 2], 3) if lat else None,
+                "recall_p95_ms": round(lat[int(len(lat) * 0.95)], 3) if lat else None,
+                "stores": {"records": self.records.health(), "vectors": self.vectors.health()},
+            }
+        )
+        return out
+
+    def _vectors_ok(self) -> bool:
+        return bool(self.vectors.health().get("ok"))
+
+
+def memory_types() -> list[str]:
+    return [t.value for t in MemoryType]
+
+
+__all__ = ["AccessTracker", "MemoryService", "SearchResult"]

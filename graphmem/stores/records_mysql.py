@@ -1,0 +1,97 @@
+"""MySQL 8 / MariaDB records adapter (pymysql), for production deployments."""
+
+from __future__ import annotations
+
+import re
+from importlib import resources
+from typing import Any
+from urllib.parse import unquote, urlparse
+
+import pymysql
+
+from graphmem.errors import StoreUnavailableError
+from graphmem.stores.records import RecordQuery
+from graphmem.stores.records_sql import SQLRecords
+
+
+def schema_sql() -> str:
+    return resources.files("graphmem.stores").joinpath("sql/mysql.sql").read_text("utf-8")
+
+
+def parse_mysql_url(url: str) -> dict[str, Any]:
+    """mysql://user:password@host:port/database -> pymysql.connect() keyword arguments."""
+    u = urlparse(url)
+    if u.scheme not in ("mysql", "mysql+pymysql") or not u.path.strip("/"):
+        raise ValueError("mysql_url must look like mysql://user:password@host:3306/database")
+    return {
+        "host": u.hostname or "127.0.0.1",
+        "port": u.port or 3306,
+        "user": unquote(u.username or "root"),
+        "password": unquote(u.password or ""),
+        "database": u.path.strip("/"),
+    }
+
+
+def _statements(sql: str) -> list[str]:
+    sql = re.sub(r"^\s*--.*$", "", sql, flags=re.MULTILINE)
+    return [s.strip() for s in sql.split(";") if s.strip()]
+
+
+class MySQLRecords(SQLRecords):
+    backend = "mysql"
+    ph = "%s"
+
+    def __init__(self, url: str) -> None:
+        super().__init__()
+        self._kwargs = parse_mysql_url(url)
+        self._db: pymysql.connections.Connection | None = None
+        with self._tx() as cur:
+            for stmt in _statements(schema_sql()):
+                cur.execute(stmt)
+
+    def _conn(self) -> pymysql.connections.Connection:
+        try:
+            if self._db is None:
+                self._db = pymysql.connect(
+                    charset="utf8mb4", autocommit=False, connect_timeout=5, **self._kwargs
+                )
+                with self._db.cursor() as cur:
+                    cur.execute("SET time_zone = '+00:00'")
+            else:
+                self._db.ping(reconnect=True)
+            return self._db
+        except pymysql.MySQLError as e:
+            self._db = None
+            raise StoreUnavailableError(f"records store (MySQL) unreachable: {e}") from e
+
+    def _q(self, sql: str) -> str:
+        return sql.replace("?", "%s")
+
+    def keyword_search(self, q: RecordQuery, terms: list[str], limit: int) -> list[tuple[str, float]]:
+        if not terms:
+            return []
+        where, params = self._where(q)
+        text = " ".join(terms)
+        rows = self._fetch(
+            "SELECT id, MATCH(search_text) AGAINST (? IN NATURAL LANGUAGE MODE) AS s"
+            f" FROM memories WHERE MATCH(search_text) AGAINST (? IN NATURAL LANGUAGE MODE)"
+            f" AND {where} ORDER BY s DESC LIMIT {int(limit)}",
+            (text, text, *params),
+        )
+        return [(r[0], max(0.0, float(r[1]))) for r in rows]
+
+    def close(self) -> None:
+        with self._lock:
+            if self._db is not None:
+                try:
+                    self._db.close()
+                finally:
+                    self._db = None
+
+    def health(self) -> dict[str, object]:
+        try:
+            version = self._fetch("SELECT VERSION()")[0][0]
+            return {"backend": self.backend, "ok": True, "version": version,
+                    "host": f"{self._kwargs['host']}:{self._kwargs['port']}"}
+        except Exception as e:  # noqa: BLE001 - health reports, never raises
+            return {"backend": self.backend, "ok": False, "error": str(e)}

@@ -1,0 +1,358 @@
+"""What the SQLite and MySQL records adapters share: the statements, written once.
+
+The adapters differ only in connection handling, placeholders, datetime and JSON encoding, and
+the full-text query; everything else in the canonical schema is portable SQL.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from datetime import UTC, datetime
+from typing import Any
+
+from graphmem.model import Memory, MemoryType, Source, Status, utcnow
+from graphmem.stores.records import OutboxItem, RecordQuery
+
+MEMORY_COLUMNS = (
+    "id, user_id, session_id, content, summary, memory_type, source, confidence, metadata, "
+    "access_count, last_access_at, decay_score, status, expires_at, created_at, updated_at"
+)
+
+
+class SQLRecords:
+    """Shared implementation; subclasses set `ph`, connect, and implement `keyword_search`."""
+
+    backend = "sql"
+    ph = "?"
+
+    def __init__(self) -> None:
+        self._lock = threading.RLock()
+
+    # ------------------------------------------------------------------ dialect hooks
+    def _conn(self) -> Any:
+        raise NotImplementedError
+
+    def _dt_in(self, value: datetime | None) -> Any:
+        """Python datetime (aware) -> DB value (naive UTC)."""
+        if value is None:
+            return None
+        return value.astimezone(UTC).replace(tzinfo=None)
+
+    def _dt_out(self, value: Any) -> datetime | None:
+        if value is None:
+            return None
+        if isinstance(value, str):
+            value = datetime.fromisoformat(value)
+        return value.replace(tzinfo=UTC)
+
+    def _json_out(self, value: Any) -> Any:
+        if value is None:
+            return None
+        return json.loads(value) if isinstance(value, (str, bytes)) else value
+
+    # ------------------------------------------------------------------ plumbing
+    @contextmanager
+    def _tx(self) -> Iterator[Any]:
+        """One transaction: commit on success, roll back on any error, never half a write."""
+        with self._lock:
+            conn = self._conn()
+            cur = conn.cursor()
+            try:
+                yield cur
+                conn.commit()
+            except BaseException:
+                conn.rollback()
+                raise
+            finally:
+                cur.close()
+
+    def _q(self, sql: str) -> str:
+        return sql if self.ph == "?" else sql.replace("?", self.ph)
+
+    def _fetch(self, sql: str, params: Sequence[Any] = ()) -> list[tuple]:
+        with self._tx() as cur:
+            cur.execute(self._q(sql), tuple(params))
+            return list(cur.fetchall())
+
+    def _marks(self, n: int) -> str:
+        return ",".join(["?"] * n)
+
+    def _row_to_memory(self, r: Sequence[Any]) -> Memory:
+        return Memory(
+            id=r[0],
+            user_id=r[1],
+            session_id=r[2],
+            content=r[3],
+            summary=r[4] or "",
+            memory_type=MemoryType(r[5]),
+            source=Source(r[6]),
+            confidence=float(r[7]),
+            metadata=self._json_out(r[8]) or {},
+            access_count=int(r[9]),
+            last_access_at=self._dt_out(r[10]),
+            decay_score=float(r[11]),
+            status=Status(r[12]),
+            expires_at=self._dt_out(r[13]),
+            created_at=self._dt_out(r[14]),  # type: ignore[arg-type]
+            updated_at=self._dt_out(r[15]),  # type: ignore[arg-type]
+        )
+
+    def _where(self, q: RecordQuery, alias: str = "") -> tuple[str, list[Any]]:
+        a = f"{alias}." if alias else ""
+        clauses = [f"{a}user_id = ?"]
+        params: list[Any] = [q.user_id]
+        if q.statuses:
+            clauses.append(f"{a}status IN ({self._marks(len(q.statuses))})")
+            params.extend(q.statuses)
+        if q.memory_type:
+            clauses.append(f"{a}memory_type = ?")
+            params.append(q.memory_type)
+        if q.created_after is not None:
+            clauses.append(f"{a}created_at >= ?")
+            params.append(self._dt_in(q.created_after))
+        if q.session_id:
+            clauses.append(f"{a}session_id = ?")
+            params.append(q.session_id)
+        return " AND ".join(clauses), params
+
+    def _outbox_rows(self, cur: Any, rows: list[tuple[str, str, str]]) -> None:
+        now = self._dt_in(utcnow())
+        cur.executemany(
+            self._q(
+                "INSERT INTO outbox (user_id, memory_id, op, target, attempts, next_attempt_at,"
+                " created_at) VALUES (?, ?, ?, 'vectors', 0, ?, ?)"
+            ),
+            [(u, m, op, now, now) for u, m, op in rows],
+        )
+
+    # ------------------------------------------------------------------ writes
+    def insert(self, memories: list[Memory], search_texts: list[str]) -> None:
+        rows = [
+            (
+                m.id, m.user_id, m.session_id, m.content, m.summary, st, m.memory_type.value,
+                m.source.value, m.confidence, m.embedding_id,
+                json.dumps(m.metadata, ensure_ascii=False), m.access_count,
+                self._dt_in(m.last_access_at), m.decay_score, m.status.value,
+                self._dt_in(m.expires_at), self._dt_in(m.created_at), self._dt_in(m.updated_at),
+            )
+            for m, st in zip(memories, search_texts, strict=True)
+        ]
+        with self._tx() as cur:
+            cur.executemany(
+                self._q(
+                    "INSERT INTO memories (id, user_id, session_id, content, summary, search_text,"
+                    " memory_type, source, confidence, embedding_id, metadata, access_count,"
+                    " last_access_at, decay_score, status, expires_at, created_at, updated_at)"
+                    f" VALUES ({self._marks(18)})"
+                ),
+                rows,
+            )
+            self._outbox_rows(cur, [(m.user_id, m.id, "upsert") for m in memories])
+
+    def update_content(self, memory: Memory, search_text: str, *, op: str = "upsert") -> None:
+        with self._tx() as cur:
+            cur.execute(
+                self._q(
+                    "UPDATE memories SET content = ?, summary = ?, search_text = ?, memory_type = ?,"
+                    " metadata = ?, confidence = ?, status = ?, updated_at = ?"
+                    " WHERE id = ? AND user_id = ?"
+                ),
+                (
+                    memory.content, memory.summary, search_text, memory.memory_type.value,
+                    json.dumps(memory.metadata, ensure_ascii=False), memory.confidence,
+                    memory.status.value, self._dt_in(memory.updated_at), memory.id, memory.user_id,
+                ),
+            )
+            self._outbox_rows(cur, [(memory.user_id, memory.id, op)])
+
+    def delete(self, user_id: str, memory_ids: list[str]) -> list[str]:
+        if not memory_ids:
+            return []
+        marks = self._marks(len(memory_ids))
+        with self._tx() as cur:
+            cur.execute(
+                self._q(f"SELECT id FROM memories WHERE user_id = ? AND id IN ({marks})"),
+                (user_id, *memory_ids),
+            )
+            found = [r[0] for r in cur.fetchall()]
+            if not found:
+                return []
+            fm = self._marks(len(found))
+            cur.execute(self._q(f"DELETE FROM memories WHERE user_id = ? AND id IN ({fm})"),
+                        (user_id, *found))
+            cur.execute(
+                self._q(
+                    "DELETE FROM memory_relations WHERE user_id = ? AND"
+                    f" (source_memory_id IN ({fm}) OR target_memory_id IN ({fm}))"
+                ),
+                (user_id, *found, *found),
+            )
+            cur.execute(
+                self._q(f"DELETE FROM memory_entities WHERE user_id = ? AND memory_id IN ({fm})"),
+                (user_id, *found),
+            )
+            # Pending upserts of a deleted memory must not resurrect its vector.
+            cur.execute(
+                self._q(f"DELETE FROM outbox WHERE user_id = ? AND memory_id IN ({fm})"),
+                (user_id, *found),
+            )
+            self._outbox_rows(cur, [(user_id, m, "delete") for m in found])
+            return found
+
+    def record_access(self, counts: dict[tuple[str, str], int], at: datetime) -> None:
+        if not counts:
+            return
+        when = self._dt_in(at)
+        with self._tx() as cur:
+            cur.executemany(
+                self._q(
+                    "UPDATE memories SET access_count = access_count + ?, last_access_at = ?"
+                    " WHERE user_id = ? AND id = ?"
+                ),
+                [(n, when, u, m) for (u, m), n in counts.items()],
+            )
+
+    def audit(self, user_id: str, action: str, memory_ids: list[str], details: dict) -> None:
+        with self._tx() as cur:
+            cur.execute(
+                self._q(
+                    "INSERT INTO audit_log (user_id, action, memory_ids, details, created_at)"
+                    " VALUES (?, ?, ?, ?, ?)"
+                ),
+                (user_id, action, json.dumps(memory_ids), json.dumps(details, ensure_ascii=False),
+                 self._dt_in(utcnow())),
+            )
+
+    # ------------------------------------------------------------------ reads
+    def get(self, user_id: str, memory_ids: list[str]) -> dict[str, Memory]:
+        if not memory_ids:
+            return {}
+        out: dict[str, Memory] = {}
+        for i in range(0, len(memory_ids), 500):
+            chunk = memory_ids[i : i + 500]
+            rows = self._fetch(
+                f"SELECT {MEMORY_COLUMNS} FROM memories WHERE user_id = ?"
+                f" AND id IN ({self._marks(len(chunk))})",
+                (user_id, *chunk),
+            )
+            for r in rows:
+                m = self._row_to_memory(r)
+                out[m.id] = m
+        return out
+
+    def list(self, q: RecordQuery, limit: int | None = None, offset: int = 0) -> list[Memory]:
+        where, params = self._where(q)
+        sql = f"SELECT {MEMORY_COLUMNS} FROM memories WHERE {where} ORDER BY created_at, doc_id"
+        if limit is not None:
+            sql += f" LIMIT {int(limit)} OFFSET {int(offset)}"
+        return [self._row_to_memory(r) for r in self._fetch(sql, params)]
+
+    def count(self, user_id: str | None = None, status: str | None = None) -> int:
+        clauses, params = [], []
+        if user_id is not None:
+            clauses.append("user_id = ?")
+            params.append(user_id)
+        if status is not None:
+            clauses.append("status = ?")
+            params.append(status)
+        where = f" WHERE {' AND '.join(clauses)}" if clauses else ""
+        return int(self._fetch(f"SELECT COUNT(*) FROM memories{where}", params)[0][0])
+
+    def stats(self, user_id: str) -> dict[str, Any]:
+        by_type = dict(
+            self._fetch(
+                "SELECT memory_type, COUNT(*) FROM memories WHERE user_id = ? GROUP BY memory_type",
+                (user_id,),
+            )
+        )
+        by_status = dict(
+            self._fetch(
+                "SELECT status, COUNT(*) FROM memories WHERE user_id = ? GROUP BY status",
+                (user_id,),
+            )
+        )
+        first_last = self._fetch(
+            "SELECT MIN(created_at), MAX(created_at), COALESCE(SUM(access_count), 0)"
+            " FROM memories WHERE user_id = ?",
+            (user_id,),
+        )[0]
+        return {
+            "total": sum(int(v) for v in by_status.values()),
+            "by_type": {k: int(v) for k, v in sorted(by_type.items())},
+            "by_status": {k: int(v) for k, v in sorted(by_status.items())},
+            "first_created_at": _iso(self._dt_out(first_last[0])),
+            "last_created_at": _iso(self._dt_out(first_last[1])),
+            "total_accesses": int(first_last[2]),
+        }
+
+    def audit_rows(self, user_id: str, limit: int = 100) -> list[dict[str, Any]]:
+        rows = self._fetch(
+            "SELECT action, memory_ids, details, created_at FROM audit_log WHERE user_id = ?"
+            f" ORDER BY id DESC LIMIT {int(limit)}",
+            (user_id,),
+        )
+        return [
+            {
+                "action": r[0],
+                "memory_ids": self._json_out(r[1]),
+                "details": self._json_out(r[2]),
+                "created_at": _iso(self._dt_out(r[3])),
+            }
+            for r in rows
+        ]
+
+    def all_ids(self, user_id: str | None = None) -> set[str]:
+        if user_id is None:
+            return {r[0] for r in self._fetch("SELECT id FROM memories")}
+        return {r[0] for r in self._fetch("SELECT id FROM memories WHERE user_id = ?", (user_id,))}
+
+    # ------------------------------------------------------------------ outbox
+    def outbox_due(self, limit: int, now: datetime) -> list[OutboxItem]:
+        rows = self._fetch(
+            "SELECT id, user_id, memory_id, op, attempts FROM outbox WHERE next_attempt_at <= ?"
+            f" ORDER BY id LIMIT {int(limit)}",
+            (self._dt_in(now),),
+        )
+        return [OutboxItem(int(r[0]), r[1], r[2], r[3], int(r[4])) for r in rows]
+
+    def outbox_for(self, memory_ids: list[str]) -> list[OutboxItem]:
+        out: list[OutboxItem] = []
+        for i in range(0, len(memory_ids), 500):
+            chunk = memory_ids[i : i + 500]
+            rows = self._fetch(
+                "SELECT id, user_id, memory_id, op, attempts FROM outbox"
+                f" WHERE memory_id IN ({self._marks(len(chunk))}) ORDER BY id",
+                chunk,
+            )
+            out.extend(OutboxItem(int(r[0]), r[1], r[2], r[3], int(r[4])) for r in rows)
+        return out
+
+    def outbox_done(self, ids: list[int]) -> None:
+        if not ids:
+            return
+        with self._tx() as cur:
+            for i in range(0, len(ids), 500):
+                chunk = ids[i : i + 500]
+                cur.execute(
+                    self._q(f"DELETE FROM outbox WHERE id IN ({self._marks(len(chunk))})"), chunk
+                )
+
+    def outbox_retry_later(self, item_id: int, error: str, next_attempt_at: datetime) -> None:
+        with self._tx() as cur:
+            cur.execute(
+                self._q(
+                    "UPDATE outbox SET attempts = attempts + 1, last_error = ?,"
+                    " next_attempt_at = ? WHERE id = ?"
+                ),
+                (error[:500], self._dt_in(next_attempt_at), item_id),
+            )
+
+    def outbox_count(self) -> int:
+        return int(self._fetch("SELECT COUNT(*) FROM outbox")[0][0])
+
+
+def _iso(value: datetime | None) -> str | None:
+    return value.isoformat() if value else None

@@ -1,0 +1,93 @@
+-- graphmem canonical schema, MySQL 8 / MariaDB 10.11+ (utf8mb4).
+-- Mounted by compose.yaml as the MySQL init script and applied by the MySQL adapter on start.
+-- The SQLite schema (sqlite.sql) must stay equivalent: tests/test_schema.py compares them.
+
+CREATE TABLE IF NOT EXISTS memories (
+  doc_id          BIGINT       NOT NULL AUTO_INCREMENT,
+  id              CHAR(36)     NOT NULL,
+  user_id         VARCHAR(128) NOT NULL,
+  session_id      VARCHAR(128) NULL,
+  content         TEXT         NOT NULL,
+  summary         VARCHAR(255) NOT NULL DEFAULT '',
+  search_text     MEDIUMTEXT   NOT NULL,
+  memory_type     VARCHAR(16)  NOT NULL,
+  source          VARCHAR(16)  NOT NULL DEFAULT 'user',
+  confidence      DOUBLE       NOT NULL DEFAULT 1.0,
+  embedding_id    CHAR(36)     NULL,
+  metadata        JSON         NULL,
+  access_count    INT          NOT NULL DEFAULT 0,
+  last_access_at  DATETIME(6)  NULL,
+  decay_score     DOUBLE       NOT NULL DEFAULT 1.0,
+  status          VARCHAR(16)  NOT NULL DEFAULT 'active',
+  expires_at      DATETIME(6)  NULL,
+  created_at      DATETIME(6)  NOT NULL,
+  updated_at      DATETIME(6)  NOT NULL,
+  PRIMARY KEY (doc_id),
+  UNIQUE KEY uq_memories_id (id),
+  KEY ix_memories_user_status_created (user_id, status, created_at),
+  KEY ix_memories_user_type (user_id, memory_type),
+  KEY ix_memories_expires (expires_at),
+  FULLTEXT KEY ft_memories_search (search_text)
+) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_unicode_ci;
+
+CREATE TABLE IF NOT EXISTS memory_relations (
+  id                BIGINT       NOT NULL AUTO_INCREMENT,
+  user_id           VARCHAR(128) NOT NULL,
+  source_memory_id  CHAR(36)     NOT NULL,
+  target_memory_id  CHAR(36)     NOT NULL,
+  relation_type     VARCHAR(32)  NOT NULL,
+  strength          DOUBLE       NOT NULL DEFAULT 1.0,
+  created_at        DATETIME(6)  NOT NULL,
+  PRIMARY KEY (id),
+  UNIQUE KEY uq_relations_edge (source_memory_id, target_memory_id, relation_type),
+  KEY ix_relations_target (target_memory_id),
+  KEY ix_relations_user (user_id)
+) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_unicode_ci;
+
+CREATE TABLE IF NOT EXISTS entities (
+  id              BIGINT       NOT NULL AUTO_INCREMENT,
+  user_id         VARCHAR(128) NOT NULL,
+  name            VARCHAR(255) NOT NULL,
+  normalized_name VARCHAR(255) NOT NULL,
+  entity_type     VARCHAR(32)  NOT NULL DEFAULT 'thing',
+  created_at      DATETIME(6)  NOT NULL,
+  PRIMARY KEY (id),
+  UNIQUE KEY uq_entities_user_name (user_id, normalized_name, entity_type)
+) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_unicode_ci;
+
+CREATE TABLE IF NOT EXISTS memory_entities (
+  memory_id  CHAR(36)     NOT NULL,
+  entity_id  BIGINT       NOT NULL,
+  user_id    VARCHAR(128) NOT NULL,
+  PRIMARY KEY (memory_id, entity_id),
+  KEY ix_memory_entities_entity (entity_id),
+  KEY ix_memory_entities_user (user_id)
+) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_unicode_ci;
+
+-- Audit rows hold ids, counts and decisions, never the content of a deleted memory.
+CREATE TABLE IF NOT EXISTS audit_log (
+  id          BIGINT       NOT NULL AUTO_INCREMENT,
+  user_id     VARCHAR(128) NOT NULL,
+  action      VARCHAR(32)  NOT NULL,
+  memory_ids  JSON         NULL,
+  details     JSON         NULL,
+  created_at  DATETIME(6)  NOT NULL,
+  PRIMARY KEY (id),
+  KEY ix_audit_user_created (user_id, created_at)
+) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_unicode_ci;
+
+-- Projection work written in the same transaction as the record it projects.
+CREATE TABLE IF NOT EXISTS outbox (
+  id               BIGINT       NOT NULL AUTO_INCREMENT,
+  user_id          VARCHAR(128) NOT NULL,
+  memory_id        CHAR(36)     NOT NULL,
+  op               VARCHAR(16)  NOT NULL,
+  target           VARCHAR(16)  NOT NULL DEFAULT 'vectors',
+  attempts         INT          NOT NULL DEFAULT 0,
+  last_error       VARCHAR(500) NULL,
+  next_attempt_at  DATETIME(6)  NOT NULL,
+  created_at       DATETIME(6)  NOT NULL,
+  PRIMARY KEY (id),
+  KEY ix_outbox_due (next_attempt_at),
+  KEY ix_outbox_memory (memory_id)
+) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_unicode_ci;

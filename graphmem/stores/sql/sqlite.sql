@@ -1,0 +1,102 @@
+-- graphmem canonical schema, SQLite (the embedded default). Equivalent to mysql.sql (init.sql):
+-- same tables, columns, nullability and keys; tests/test_schema.py compares them.
+-- memories_fts is SQLite's counterpart of MySQL's FULLTEXT index on memories.search_text.
+
+PRAGMA journal_mode = WAL;
+
+CREATE TABLE IF NOT EXISTS memories (
+  doc_id          INTEGER PRIMARY KEY,
+  id              TEXT    NOT NULL UNIQUE,
+  user_id         TEXT    NOT NULL,
+  session_id      TEXT    NULL,
+  content         TEXT    NOT NULL,
+  summary         TEXT    NOT NULL DEFAULT '',
+  search_text     TEXT    NOT NULL,
+  memory_type     TEXT    NOT NULL,
+  source          TEXT    NOT NULL DEFAULT 'user',
+  confidence      REAL    NOT NULL DEFAULT 1.0,
+  embedding_id    TEXT    NULL,
+  metadata        TEXT    NULL,
+  access_count    INTEGER NOT NULL DEFAULT 0,
+  last_access_at  TEXT    NULL,
+  decay_score     REAL    NOT NULL DEFAULT 1.0,
+  status          TEXT    NOT NULL DEFAULT 'active',
+  expires_at      TEXT    NULL,
+  created_at      TEXT    NOT NULL,
+  updated_at      TEXT    NOT NULL
+);
+CREATE INDEX IF NOT EXISTS ix_memories_user_status_created ON memories (user_id, status, created_at);
+CREATE INDEX IF NOT EXISTS ix_memories_user_type ON memories (user_id, memory_type);
+CREATE INDEX IF NOT EXISTS ix_memories_expires ON memories (expires_at);
+
+CREATE VIRTUAL TABLE IF NOT EXISTS memories_fts USING fts5(
+  search_text, content='memories', content_rowid='doc_id', tokenize='unicode61 remove_diacritics 2'
+);
+CREATE TRIGGER IF NOT EXISTS memories_fts_ai AFTER INSERT ON memories BEGIN
+  INSERT INTO memories_fts (rowid, search_text) VALUES (new.doc_id, new.search_text);
+END;
+CREATE TRIGGER IF NOT EXISTS memories_fts_ad AFTER DELETE ON memories BEGIN
+  INSERT INTO memories_fts (memories_fts, rowid, search_text)
+  VALUES ('delete', old.doc_id, old.search_text);
+END;
+CREATE TRIGGER IF NOT EXISTS memories_fts_au AFTER UPDATE OF search_text ON memories BEGIN
+  INSERT INTO memories_fts (memories_fts, rowid, search_text)
+  VALUES ('delete', old.doc_id, old.search_text);
+  INSERT INTO memories_fts (rowid, search_text) VALUES (new.doc_id, new.search_text);
+END;
+
+CREATE TABLE IF NOT EXISTS memory_relations (
+  id                INTEGER PRIMARY KEY,
+  user_id           TEXT    NOT NULL,
+  source_memory_id  TEXT    NOT NULL,
+  target_memory_id  TEXT    NOT NULL,
+  relation_type     TEXT    NOT NULL,
+  strength          REAL    NOT NULL DEFAULT 1.0,
+  created_at        TEXT    NOT NULL,
+  UNIQUE (source_memory_id, target_memory_id, relation_type)
+);
+CREATE INDEX IF NOT EXISTS ix_relations_target ON memory_relations (target_memory_id);
+CREATE INDEX IF NOT EXISTS ix_relations_user ON memory_relations (user_id);
+
+CREATE TABLE IF NOT EXISTS entities (
+  id              INTEGER PRIMARY KEY,
+  user_id         TEXT    NOT NULL,
+  name            TEXT    NOT NULL,
+  normalized_name TEXT    NOT NULL,
+  entity_type     TEXT    NOT NULL DEFAULT 'thing',
+  created_at      TEXT    NOT NULL,
+  UNIQUE (user_id, normalized_name, entity_type)
+);
+
+CREATE TABLE IF NOT EXISTS memory_entities (
+  memory_id  TEXT    NOT NULL,
+  entity_id  INTEGER NOT NULL,
+  user_id    TEXT    NOT NULL,
+  PRIMARY KEY (memory_id, entity_id)
+);
+CREATE INDEX IF NOT EXISTS ix_memory_entities_entity ON memory_entities (entity_id);
+CREATE INDEX IF NOT EXISTS ix_memory_entities_user ON memory_entities (user_id);
+
+CREATE TABLE IF NOT EXISTS audit_log (
+  id          INTEGER PRIMARY KEY,
+  user_id     TEXT    NOT NULL,
+  action      TEXT    NOT NULL,
+  memory_ids  TEXT    NULL,
+  details     TEXT    NULL,
+  created_at  TEXT    NOT NULL
+);
+CREATE INDEX IF NOT EXISTS ix_audit_user_created ON audit_log (user_id, created_at);
+
+CREATE TABLE IF NOT EXISTS outbox (
+  id               INTEGER PRIMARY KEY,
+  user_id          TEXT    NOT NULL,
+  memory_id        TEXT    NOT NULL,
+  op               TEXT    NOT NULL,
+  target           TEXT    NOT NULL DEFAULT 'vectors',
+  attempts         INTEGER NOT NULL DEFAULT 0,
+  last_error       TEXT    NULL,
+  next_attempt_at  TEXT    NOT NULL,
+  created_at       TEXT    NOT NULL
+);
+CREATE INDEX IF NOT EXISTS ix_outbox_due ON outbox (next_attempt_at);
+CREATE INDEX IF NOT EXISTS ix_outbox_memory ON outbox (memory_id);

@@ -1,0 +1,196 @@
+"""Qdrant Edge adapter: the embedded default, an in-process shard persisted under the data dir.
+
+Edge runs no background optimizer, so the adapter builds the HNSW index itself once enough
+points arrived since the last build; until then new points sit in a small plain segment that is
+searched exactly.
+"""
+
+from __future__ import annotations
+
+import threading
+import uuid
+from pathlib import Path
+
+import numpy as np
+from qdrant_edge import (
+    CountRequest,
+    Distance,
+    EdgeConfig,
+    EdgeShard,
+    EdgeVectorParams,
+    FieldCondition,
+    Filter,
+    MatchAny,
+    MatchValue,
+    PayloadSchemaType,
+    Point,
+    Query,
+    QueryRequest,
+    RangeFloat,
+    ScrollRequest,
+    UpdateOperation,
+)
+
+from graphmem.errors import StoreUnavailableError
+from graphmem.stores.vectors import VectorFilter, VectorHit, VectorPoint
+
+_INDEXES = {
+    "user_id": PayloadSchemaType.Keyword,
+    "memory_type": PayloadSchemaType.Keyword,
+    "status": PayloadSchemaType.Keyword,
+    "created_at": PayloadSchemaType.Float,
+    "session_id": PayloadSchemaType.Keyword,
+}
+
+
+class EdgeVectors:
+    """VectorStore on a Qdrant Edge shard."""
+
+    backend = "qdrant-edge"
+
+    def __init__(self, path: Path, dim: int, optimize_every: int = 20_000) -> None:
+        self.path = Path(path)
+        self.dim = dim
+        self.optimize_every = optimize_every
+        self._since_optimize = 0
+        self._lock = threading.Lock()
+        self._shard: EdgeShard | None = None
+        self.open()
+
+    # -- lifecycle
+    def open(self) -> None:
+        config = EdgeConfig(vectors=EdgeVectorParams(size=self.dim, distance=Distance.Cosine))
+        if (self.path / "edge_config.json").exists() or any(self.path.glob("segments*")):
+            self._shard = EdgeShard.load(str(self.path), config)
+        else:
+            self.path.mkdir(parents=True, exist_ok=True)
+            self._shard = EdgeShard.create(str(self.path), config)
+            for name, schema in _INDEXES.items():
+                self._shard.update(UpdateOperation.create_field_index(name, schema))
+
+    def close(self) -> None:
+        if self._shard is not None:
+            shard, self._shard = self._shard, None
+            shard.flush()
+            shard.close()
+
+    @property
+    def shard(self) -> EdgeShard:
+        if self._shard is None:
+            raise StoreUnavailableError("vector store: the Qdrant Edge shard is closed")
+        return self._shard
+
+    def health(self) -> dict[str, object]:
+        if self._shard is None:
+            return {"backend": self.backend, "ok": False, "error": "shard closed"}
+        info = self._shard.info()
+        return {
+            "backend": self.backend,
+            "ok": True,
+            "points": info.points_count,
+            "indexed_vectors": info.indexed_vectors_count,
+            "segments": info.segments_count,
+        }
+
+    # -- writes
+    def upsert(self, points: list[VectorPoint]) -> None:
+        if not points:
+            return
+        pts = [
+            Point(
+                id=p.memory_id,
+                vector=np.asarray(p.vector, dtype=np.float32).tolist(),
+                payload={
+                    "user_id": p.user_id,
+                    "memory_type": p.memory_type,
+                    "status": p.status,
+                    "created_at": p.created_at,
+                    "session_id": p.session_id or "",
+                },
+            )
+            for p in points
+        ]
+        with self._lock:
+            self.shard.update(UpdateOperation.upsert_points(pts))
+            self._since_optimize += len(pts)
+            if self._since_optimize >= self.optimize_every:
+                self.optimize()
+
+    def delete(self, memory_ids: list[str]) -> None:
+        if memory_ids:
+            with self._lock:
+                self.shard.update(UpdateOperation.delete_points(list(memory_ids)))
+
+    def delete_user(self, user_id: str) -> None:
+        with self._lock:
+            self.shard.update(UpdateOperation.delete_points_by_filter(_user_filter(user_id)))
+
+    def set_status(self, memory_ids: list[str], status: str) -> None:
+        if memory_ids:
+            with self._lock:
+                self.shard.update(UpdateOperation.set_payload(list(memory_ids), {"status": status}))
+
+    def optimize(self) -> None:
+        self.shard.optimize()
+        self._since_optimize = 0
+
+    # -- reads
+    def search(self, vector: np.ndarray, flt: VectorFilter, limit: int) -> list[VectorHit]:
+        req = QueryRequest(
+            limit=limit,
+            query=Query.Nearest(np.asarray(vector, dtype=np.float32).tolist()),
+            filter=_filter(flt),
+            with_payload=False,
+            with_vector=False,
+        )
+        return [VectorHit(_sid(p.id), float(p.score)) for p in self.shard.query(req)]
+
+    def vectors(self, memory_ids: list[str]) -> dict[str, np.ndarray]:
+        if not memory_ids:
+            return {}
+        recs = self.shard.retrieve(list(memory_ids), with_payload=False, with_vector=True)
+        return {_sid(r.id): np.asarray(_dense(r.vector), dtype=np.float32) for r in recs}
+
+    def count(self, user_id: str | None = None) -> int:
+        flt = _user_filter(user_id) if user_id else None
+        return self.shard.count(CountRequest(exact=True, filter=flt))
+
+    def ids(self, user_id: str | None = None) -> set[str]:
+        out: set[str] = set()
+        offset = None
+        flt = _user_filter(user_id) if user_id else None
+        while True:
+            recs, offset = self.shard.scroll(
+                ScrollRequest(offset=offset, limit=1000, filter=flt, with_payload=False)
+            )
+            out.update(_sid(r.id) for r in recs)
+            if offset is None:
+                return out
+
+
+def _sid(point_id: object) -> str:
+    return str(uuid.UUID(str(point_id))) if not isinstance(point_id, int) else str(point_id)
+
+
+def _dense(vector: object) -> list[float]:
+    if isinstance(vector, dict):
+        return next(iter(vector.values()))
+    return vector  # type: ignore[return-value]
+
+
+def _user_filter(user_id: str) -> Filter:
+    return Filter(must=[FieldCondition(key="user_id", match=MatchValue(user_id))])
+
+
+def _filter(flt: VectorFilter) -> Filter:
+    must = [
+        FieldCondition(key="user_id", match=MatchValue(flt.user_id)),
+        FieldCondition(key="status", match=MatchAny(list(flt.statuses))),
+    ]
+    if flt.memory_type:
+        must.append(FieldCondition(key="memory_type", match=MatchValue(flt.memory_type)))
+    if flt.created_after is not None:
+        must.append(FieldCondition(key="created_at", range=RangeFloat(gte=flt.created_after)))
+    if flt.session_id:
+        must.append(FieldCondition(key="session_id", match=MatchValue(flt.session_id)))
+    return Filter(must=must)

@@ -1,0 +1,1 @@
+graphmem/stores/sql/mysql.sql
