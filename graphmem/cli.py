@@ -47,8 +47,12 @@ def _line(m: Memory) -> str:
 
 # ---------------------------------------------------------------------------- commands
 def cmd_add(args: argparse.Namespace) -> None:
-    fields: dict[str, Any] = {"source": args.source, "session_id": args.session,
-                              "metadata": args.metadata, "created_at": args.created_at}
+    fields: dict[str, Any] = {
+        "source": args.source,
+        "session_id": args.session,
+        "metadata": args.metadata,
+        "created_at": args.created_at,
+    }
     content = args.content if args.content != "-" else sys.stdin.read()
     with _service(args) as svc:
         m = svc.write(_user(args), content, args.type, **{k: v for k, v in fields.items() if v})
@@ -58,9 +62,15 @@ def cmd_add(args: argparse.Namespace) -> None:
 def cmd_search(args: argparse.Namespace) -> None:
     with _service(args) as svc:
         res = svc.search(
-            _user(args), args.query, args.top_k, memory_type=args.type,
-            time_range=args.time_range, session_id=args.session, weights=args.weights,
-            profile=args.profile, include_archived=args.include_archived,
+            _user(args),
+            args.query,
+            args.top_k,
+            memory_type=args.type,
+            time_range=args.time_range,
+            session_id=args.session,
+            weights=args.weights,
+            profile=args.profile,
+            include_archived=args.include_archived,
         )
     lines = [
         f"{i}. {h.score:.3f}  {h.memory.id}  [{h.memory.memory_type.value}]  {h.memory.content}\n"
@@ -80,8 +90,13 @@ def cmd_get(args: argparse.Namespace) -> None:
 
 def cmd_update(args: argparse.Namespace) -> None:
     with _service(args) as svc:
-        m = svc.update(_user(args), args.memory_id, args.content, memory_type=args.type,
-                       metadata=json.loads(args.metadata) if args.metadata else None)
+        m = svc.update(
+            _user(args),
+            args.memory_id,
+            args.content,
+            memory_type=args.type,
+            metadata=json.loads(args.metadata) if args.metadata else None,
+        )
     _emit(args, {"id": m.id, "updated": True}, f"updated {m.id}")
 
 
@@ -94,12 +109,20 @@ def cmd_forget(args: argparse.Namespace) -> None:
             data = {"deleted": deleted, "count": len(deleted)}
             text = "\n".join(f"deleted {i}" for i in deleted) or "nothing deleted"
         else:
-            ms = svc.forget_by_query(_user(args), args.query, threshold=args.threshold,
-                                     limit=args.limit, dry_run=args.dry_run)
+            ms = svc.forget_by_query(
+                _user(args),
+                args.query,
+                threshold=args.threshold,
+                limit=args.limit,
+                dry_run=args.dry_run,
+            )
             verb = "would delete" if args.dry_run else "deleted"
-            data = {"deleted": [] if args.dry_run else [m.id for m in ms],
-                    "matched": [{"id": m.id, "content": m.content} for m in ms],
-                    "count": len(ms), "dry_run": args.dry_run}
+            data = {
+                "deleted": [] if args.dry_run else [m.id for m in ms],
+                "matched": [{"id": m.id, "content": m.content} for m in ms],
+                "count": len(ms),
+                "dry_run": args.dry_run,
+            }
             text = "\n".join(f"{verb} {_line(m)}" for m in ms) or "nothing matched"
     _emit(args, data, text)
 
@@ -130,8 +153,16 @@ def cmd_import(args: argparse.Namespace) -> None:
     stream = sys.stdin if args.file == "-" else open(args.file, encoding="utf-8")  # noqa: SIM115
     with stream:
         rows = list(_read_jsonl(stream))
-    keys = ("content", "memory_type", "metadata", "source", "session_id", "created_at",
-            "summary", "confidence")
+    keys = (
+        "content",
+        "memory_type",
+        "metadata",
+        "source",
+        "session_id",
+        "created_at",
+        "summary",
+        "confidence",
+    )
     written = 0
     with _service(args) as svc:
         # Validate everything before writing anything: an import never stops half-way on bad data.
@@ -140,8 +171,13 @@ def cmd_import(args: argparse.Namespace) -> None:
                 svc._prepare(_user(args), obj, svc_now())
             except ValidationError as e:
                 raise ValidationError(f"line {n}: {e.field}", e.message) from None
-        bar = tqdm(total=len(rows), unit="mem", disable=args.quiet or not sys.stderr.isatty(),
-                   file=sys.stderr, desc="import")
+        bar = tqdm(
+            total=len(rows),
+            unit="mem",
+            disable=args.quiet or not sys.stderr.isatty(),
+            file=sys.stderr,
+            desc="import",
+        )
         for i in range(0, len(rows), IMPORT_BATCH):
             batch = [{k: o[k] for k in keys if k in o} for _, o in rows[i : i + IMPORT_BATCH]]
             written += len(svc.write_many(_user(args), batch))
@@ -179,7 +215,9 @@ def build_parser() -> argparse.ArgumentParser:
     sub = p.add_subparsers(dest="command", required=True, metavar="COMMAND")
     types = [t.value for t in MemoryType]
 
-    def add(name: str, fn: Callable[[argparse.Namespace], None], help_: str) -> argparse.ArgumentParser:
+    def add(
+        name: str, fn: Callable[[argparse.Namespace], None], help_: str
+    ) -> argparse.ArgumentParser:
         sp = sub.add_parser(name, parents=[common], help=help_, description=help_)
         sp.set_defaults(fn=fn)
         return sp
@@ -240,8 +278,10 @@ def _int(field: str) -> Callable[[str], int]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    logging.basicConfig(level=os.environ.get("GRAPHMEM_LOG_LEVEL", "WARNING"),
-                        format="%(levelname)s %(name)s: %(message)s")
+    logging.basicConfig(
+        level=os.environ.get("GRAPHMEM_LOG_LEVEL", "WARNING"),
+        format="%(levelname)s %(name)s: %(message)s",
+    )
     args = build_parser().parse_args(argv)
     try:
         args.fn(args)

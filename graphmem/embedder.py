@@ -80,3 +80,18 @@ class Embedder:
     def cache_hit_rate(self) -> float:
         total = self.cache_hits + self.cache_misses
         return self.cache_hits / total if total else 0.0
+
+
+_SHARED: dict[tuple[str, int, int], Embedder] = {}
+_SHARED_LOCK = threading.Lock()
+
+
+def shared_embedder(
+    model: str = DEFAULT_MODEL, batch_size: int = 64, cache_size: int = 4096
+) -> Embedder:
+    """One loaded model per process: services opened one after another reuse it (CLI, tests)."""
+    key = (model, batch_size, cache_size)
+    with _SHARED_LOCK:
+        if key not in _SHARED:
+            _SHARED[key] = Embedder(model, batch_size, cache_size)
+        return _SHARED[key]

@@ -41,11 +41,15 @@ class Projector:
         self.embedder = embedder
         self.last_error: str | None = None
 
-    def drain(self, limit: int = 1000) -> tuple[int, int]:
-        """Apply every due outbox row; returns (applied, failed). Never raises for store errors."""
+    def drain(self, limit: int = 1000, *, force: bool = False) -> tuple[int, int]:
+        """Apply every due outbox row (every row with `force`); returns (applied, failed).
+
+        Never raises for store errors: they are recorded on the rows and retried later.
+        """
         applied = failed = 0
         while True:
-            items = self.records.outbox_due(limit, utcnow())
+            due_by = utcnow() + timedelta(seconds=MAX_BACKOFF_SECONDS * 2) if force else utcnow()
+            items = self.records.outbox_due(limit, due_by)
             if not items:
                 return applied, failed
             ok, bad = self.apply(items)
@@ -57,7 +61,7 @@ class Projector:
     def apply(
         self, items: list[OutboxItem], known: dict[str, np.ndarray] | None = None
     ) -> tuple[int, int]:
-        """Project a batch. `known` holds vectors the caller already computed (skips re-embedding)."""
+        """Project a batch; `known` holds vectors the caller already has, so none is re-embedded."""
         known = known or {}
         try:
             self._apply(items, known)
@@ -67,7 +71,9 @@ class Projector:
             now = utcnow()
             for it in items:
                 delay = min(MAX_BACKOFF_SECONDS, 0.5 * 2**it.attempts)
-                self.records.outbox_retry_later(it.id, self.last_error, now + timedelta(seconds=delay))
+                self.records.outbox_retry_later(
+                    it.id, self.last_error, now + timedelta(seconds=delay)
+                )
             return 0, len(items)
         self.last_error = None
         self.records.outbox_done([it.id for it in items])

@@ -62,8 +62,10 @@ class Retriever:
         w = ranking.parse_weights(weights, s.profiles, s.weights, profile)
         now = utcnow()
         since = now - window if window else None
-        statuses = (Status.ACTIVE.value, Status.ARCHIVED.value) if include_archived else (
-            Status.ACTIVE.value,
+        statuses = (
+            (Status.ACTIVE.value, Status.ARCHIVED.value)
+            if include_archived
+            else (Status.ACTIVE.value,)
         )
         pool = max(s.candidate_pool, top_k * 3)
         degraded: list[str] = []
@@ -72,10 +74,13 @@ class Retriever:
         qvec: np.ndarray | None = None
         if w["vector"] > 0 or w["keyword"] == 0:
             qvec = self.svc.embedder.encode_query(query)
-            flt = VectorFilter(user_id, mt, statuses, since.timestamp() if since else None,
-                               session_id)
+            flt = VectorFilter(
+                user_id, mt, statuses, since.timestamp() if since else None, session_id
+            )
             try:
-                vec_scores = {h.memory_id: h.score for h in self.svc.vectors.search(qvec, flt, pool)}
+                vec_scores = {
+                    h.memory_id: h.score for h in self.svc.vectors.search(qvec, flt, pool)
+                }
             except Exception as e:  # noqa: BLE001 - degrade to keyword-only, say so
                 log.warning("vector channel unavailable: %s", e)
                 degraded.append("vectors")

@@ -18,7 +18,7 @@ from typing import Any
 
 import numpy as np
 
-from graphmem.embedder import Embedder
+from graphmem.embedder import Embedder, shared_embedder
 from graphmem.errors import NotFoundError, ValidationError
 from graphmem.model import (
     Hit,
@@ -101,8 +101,9 @@ class MemoryService:
     ) -> None:
         self.settings = settings or Settings()
         s = self.settings
-        self.embedder = embedder or Embedder(s.embedding_model, s.embedding_batch_size,
-                                             s.query_cache_size)
+        self.embedder = embedder or shared_embedder(
+            s.embedding_model, s.embedding_batch_size, s.query_cache_size
+        )
         self.records = records or open_records(s)
         self.vectors = vectors or open_vectors(s, self.embedder.dim)
         self.projector = Projector(self.records, self.vectors, self.embedder)
@@ -125,16 +126,16 @@ class MemoryService:
     def __exit__(self, *exc: object) -> None:
         self.close()
 
-    def drain_outbox(self) -> tuple[int, int]:
-        """Apply pending projections now (also runs opportunistically on every call)."""
+    def drain_outbox(self, *, force: bool = True) -> tuple[int, int]:
+        """Apply pending projections now, backoff or not; calls retry due ones on their own."""
         with self._write_lock:
-            applied, failed = self.projector.drain()
+            applied, failed = self.projector.drain(force=force)
         self._next_drain = time.monotonic() + (2.0 if failed else 0.0)
         return applied, failed
 
     def _maybe_drain(self) -> None:
         if self.projector.last_error is not None and time.monotonic() >= self._next_drain:
-            self.drain_outbox()
+            self.drain_outbox(force=False)
 
     # ------------------------------------------------------------------ writes
     def _prepare(self, user_id: str, item: Mapping[str, Any], now: datetime) -> Memory:
@@ -162,8 +163,9 @@ class MemoryService:
 
     def write(self, user_id: str, content: str, memory_type: str = "fact", **fields: Any) -> Memory:
         """Store one memory and return it (its id is the memory id)."""
-        return self.write_many(user_id, [{"content": content, "memory_type": memory_type,
-                                          **fields}])[0]
+        return self.write_many(
+            user_id, [{"content": content, "memory_type": memory_type, **fields}]
+        )[0]
 
     def write_many(self, user_id: str, items: list[Mapping[str, Any]]) -> list[Memory]:
         """Store a batch: all validated before any is written; one transaction; one embed batch."""
@@ -232,7 +234,9 @@ class MemoryService:
                 self._project([mem], vec)
             else:
                 self.projector.apply(self.records.outbox_for([mem.id]))
-            self.records.audit(mem.user_id, "update", [mem.id], {"content_changed": vec is not None})
+            self.records.audit(
+                mem.user_id, "update", [mem.id], {"content_changed": vec is not None}
+            )
         return mem
 
     def forget(self, user_id: str, memory_ids: list[str]) -> list[str]:
@@ -247,7 +251,12 @@ class MemoryService:
         return deleted
 
     def forget_by_query(
-        self, user_id: str, query: str, *, threshold: float | None = None, limit: int = 10,
+        self,
+        user_id: str,
+        query: str,
+        *,
+        threshold: float | None = None,
+        limit: int = 10,
         dry_run: bool = False,
     ) -> list[Memory]:
         """Delete the memories at least `threshold` similar to `query` (cosine)."""
@@ -280,8 +289,14 @@ class MemoryService:
         self._maybe_drain()
         start = time.perf_counter()
         result = self.retriever.search(
-            user_id, query, top_k, memory_type=memory_type, time_range=time_range,
-            session_id=session_id, weights=weights, profile=profile,
+            user_id,
+            query,
+            top_k,
+            memory_type=memory_type,
+            time_range=time_range,
+            session_id=session_id,
+            weights=weights,
+            profile=profile,
             include_archived=include_archived,
         )
         if track_access and result.hits:
@@ -293,8 +308,13 @@ class MemoryService:
         return result
 
     def list(
-        self, user_id: str, *, memory_type: str | None = None, include_archived: bool = True,
-        limit: int | None = None, offset: int = 0,
+        self,
+        user_id: str,
+        *,
+        memory_type: str | None = None,
+        include_archived: bool = True,
+        limit: int | None = None,
+        offset: int = 0,
     ) -> list[Memory]:
         from graphmem.stores.records import RecordQuery
 

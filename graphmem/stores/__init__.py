@@ -14,7 +14,14 @@ from graphmem.stores.vectors import VectorFilter, VectorHit, VectorStore
 if TYPE_CHECKING:
     from graphmem.settings import Settings
 
-__all__ = ["RecordsStore", "VectorFilter", "VectorHit", "VectorStore", "open_records", "open_vectors"]
+__all__ = [
+    "RecordsStore",
+    "VectorFilter",
+    "VectorHit",
+    "VectorStore",
+    "open_records",
+    "open_vectors",
+]
 
 
 def open_records(settings: Settings) -> RecordsStore:

@@ -41,9 +41,7 @@ class RecordsStore(Protocol):
 
     def get(self, user_id: str, memory_ids: list[str]) -> dict[str, Memory]: ...
 
-    def update_content(
-        self, memory: Memory, search_text: str, *, op: str = "upsert"
-    ) -> None:
+    def update_content(self, memory: Memory, search_text: str, *, op: str = "upsert") -> None:
         """Rewrite one memory's content fields and queue its re-projection, in one transaction."""
 
     def delete(self, user_id: str, memory_ids: list[str]) -> list[str]:
@@ -54,9 +52,7 @@ class RecordsStore(Protocol):
     ) -> list[tuple[str, float]]:
         """(memory_id, score >= 0) best first; the score grows with relevance."""
 
-    def list(
-        self, q: RecordQuery, limit: int | None = None, offset: int = 0
-    ) -> list[Memory]: ...
+    def list(self, q: RecordQuery, limit: int | None = None, offset: int = 0) -> list[Memory]: ...
 
     def count(self, user_id: str | None = None, status: str | None = None) -> int: ...
 

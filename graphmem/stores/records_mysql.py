@@ -50,24 +50,34 @@ class MySQLRecords(SQLRecords):
                 cur.execute(stmt)
 
     def _conn(self) -> pymysql.connections.Connection:
-        try:
-            if self._db is None:
-                self._db = pymysql.connect(
-                    charset="utf8mb4", autocommit=False, connect_timeout=5, **self._kwargs
-                )
-                with self._db.cursor() as cur:
-                    cur.execute("SET time_zone = '+00:00'")
-            else:
-                self._db.ping(reconnect=True)
+        if self._db is not None and self._db.open:
             return self._db
+        try:
+            self._db = pymysql.connect(
+                charset="utf8mb4", autocommit=False, connect_timeout=5, **self._kwargs
+            )
         except pymysql.MySQLError as e:
             self._db = None
             raise StoreUnavailableError(f"records store (MySQL) unreachable: {e}") from e
+        with self._db.cursor() as cur:
+            cur.execute("SET time_zone = '+00:00'")
+        return self._db
+
+    def _on_error(self, exc: BaseException) -> None:
+        """A lost connection is dropped so the next call reconnects instead of failing forever."""
+        if isinstance(exc, pymysql.OperationalError) and self._db is not None:
+            try:
+                self._db.close()
+            except pymysql.MySQLError:
+                pass
+            self._db = None
 
     def _q(self, sql: str) -> str:
         return sql.replace("?", "%s")
 
-    def keyword_search(self, q: RecordQuery, terms: list[str], limit: int) -> list[tuple[str, float]]:
+    def keyword_search(
+        self, q: RecordQuery, terms: list[str], limit: int
+    ) -> list[tuple[str, float]]:
         if not terms:
             return []
         where, params = self._where(q)
@@ -91,7 +101,11 @@ class MySQLRecords(SQLRecords):
     def health(self) -> dict[str, object]:
         try:
             version = self._fetch("SELECT VERSION()")[0][0]
-            return {"backend": self.backend, "ok": True, "version": version,
-                    "host": f"{self._kwargs['host']}:{self._kwargs['port']}"}
+            return {
+                "backend": self.backend,
+                "ok": True,
+                "version": version,
+                "host": f"{self._kwargs['host']}:{self._kwargs['port']}",
+            }
         except Exception as e:  # noqa: BLE001 - health reports, never raises
             return {"backend": self.backend, "ok": False, "error": str(e)}

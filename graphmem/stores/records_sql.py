@@ -35,6 +35,9 @@ class SQLRecords:
     def _conn(self) -> Any:
         raise NotImplementedError
 
+    def _on_error(self, exc: BaseException) -> None:
+        """Called after a failed transaction was rolled back; adapters may reset connections."""
+
     def _dt_in(self, value: datetime | None) -> Any:
         """Python datetime (aware) -> DB value (naive UTC)."""
         if value is None:
@@ -63,8 +66,11 @@ class SQLRecords:
             try:
                 yield cur
                 conn.commit()
-            except BaseException:
-                conn.rollback()
+            except BaseException as exc:
+                try:
+                    conn.rollback()
+                finally:
+                    self._on_error(exc)
                 raise
             finally:
                 cur.close()
@@ -132,11 +138,24 @@ class SQLRecords:
     def insert(self, memories: list[Memory], search_texts: list[str]) -> None:
         rows = [
             (
-                m.id, m.user_id, m.session_id, m.content, m.summary, st, m.memory_type.value,
-                m.source.value, m.confidence, m.embedding_id,
-                json.dumps(m.metadata, ensure_ascii=False), m.access_count,
-                self._dt_in(m.last_access_at), m.decay_score, m.status.value,
-                self._dt_in(m.expires_at), self._dt_in(m.created_at), self._dt_in(m.updated_at),
+                m.id,
+                m.user_id,
+                m.session_id,
+                m.content,
+                m.summary,
+                st,
+                m.memory_type.value,
+                m.source.value,
+                m.confidence,
+                m.embedding_id,
+                json.dumps(m.metadata, ensure_ascii=False),
+                m.access_count,
+                self._dt_in(m.last_access_at),
+                m.decay_score,
+                m.status.value,
+                self._dt_in(m.expires_at),
+                self._dt_in(m.created_at),
+                self._dt_in(m.updated_at),
             )
             for m, st in zip(memories, search_texts, strict=True)
         ]
@@ -156,14 +175,21 @@ class SQLRecords:
         with self._tx() as cur:
             cur.execute(
                 self._q(
-                    "UPDATE memories SET content = ?, summary = ?, search_text = ?, memory_type = ?,"
-                    " metadata = ?, confidence = ?, status = ?, updated_at = ?"
+                    "UPDATE memories SET content = ?, summary = ?, search_text = ?,"
+                    " memory_type = ?, metadata = ?, confidence = ?, status = ?, updated_at = ?"
                     " WHERE id = ? AND user_id = ?"
                 ),
                 (
-                    memory.content, memory.summary, search_text, memory.memory_type.value,
-                    json.dumps(memory.metadata, ensure_ascii=False), memory.confidence,
-                    memory.status.value, self._dt_in(memory.updated_at), memory.id, memory.user_id,
+                    memory.content,
+                    memory.summary,
+                    search_text,
+                    memory.memory_type.value,
+                    json.dumps(memory.metadata, ensure_ascii=False),
+                    memory.confidence,
+                    memory.status.value,
+                    self._dt_in(memory.updated_at),
+                    memory.id,
+                    memory.user_id,
                 ),
             )
             self._outbox_rows(cur, [(memory.user_id, memory.id, op)])
@@ -181,8 +207,10 @@ class SQLRecords:
             if not found:
                 return []
             fm = self._marks(len(found))
-            cur.execute(self._q(f"DELETE FROM memories WHERE user_id = ? AND id IN ({fm})"),
-                        (user_id, *found))
+            cur.execute(
+                self._q(f"DELETE FROM memories WHERE user_id = ? AND id IN ({fm})"),
+                (user_id, *found),
+            )
             cur.execute(
                 self._q(
                     "DELETE FROM memory_relations WHERE user_id = ? AND"
@@ -222,8 +250,13 @@ class SQLRecords:
                     "INSERT INTO audit_log (user_id, action, memory_ids, details, created_at)"
                     " VALUES (?, ?, ?, ?, ?)"
                 ),
-                (user_id, action, json.dumps(memory_ids), json.dumps(details, ensure_ascii=False),
-                 self._dt_in(utcnow())),
+                (
+                    user_id,
+                    action,
+                    json.dumps(memory_ids),
+                    json.dumps(details, ensure_ascii=False),
+                    self._dt_in(utcnow()),
+                ),
             )
 
     # ------------------------------------------------------------------ reads

@@ -40,7 +40,9 @@ class SQLiteRecords(SQLRecords):
         dt = super()._dt_in(value)
         return dt.isoformat(sep=" ", timespec="microseconds") if dt else None
 
-    def keyword_search(self, q: RecordQuery, terms: list[str], limit: int) -> list[tuple[str, float]]:
+    def keyword_search(
+        self, q: RecordQuery, terms: list[str], limit: int
+    ) -> list[tuple[str, float]]:
         if not terms:
             return []
         match = " OR ".join(f'"{t}"' for t in terms)
@@ -62,7 +64,11 @@ class SQLiteRecords(SQLRecords):
     def health(self) -> dict[str, object]:
         try:
             self._fetch("SELECT 1")
-            return {"backend": self.backend, "ok": True, "path": self.path,
-                    "version": sqlite3.sqlite_version}
+            return {
+                "backend": self.backend,
+                "ok": True,
+                "path": self.path,
+                "version": sqlite3.sqlite_version,
+            }
         except Exception as e:  # noqa: BLE001 - health reports, never raises
             return {"backend": self.backend, "ok": False, "error": str(e)}

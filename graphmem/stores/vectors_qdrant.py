@@ -46,7 +46,9 @@ class QdrantServerVectors:
             if not self.client.collection_exists(self.collection):
                 self.client.create_collection(
                     self.collection,
-                    vectors_config=models.VectorParams(size=self.dim, distance=models.Distance.COSINE),
+                    vectors_config=models.VectorParams(
+                        size=self.dim, distance=models.Distance.COSINE
+                    ),
                 )
                 with warnings.catch_warnings():
                     # Local mode accepts payload indexes but warns that it ignores them.
@@ -70,6 +72,7 @@ class QdrantServerVectors:
                         "memory_type": p.memory_type,
                         "status": p.status,
                         "created_at": p.created_at,
+                        "session_id": p.session_id or "",
                     },
                 )
                 for p in points
@@ -133,8 +136,12 @@ class QdrantServerVectors:
     def health(self) -> dict[str, object]:
         try:
             info = self.client.get_collection(self.collection)
-            return {"backend": self.backend, "ok": True, "url": self.url,
-                    "points": info.points_count}
+            return {
+                "backend": self.backend,
+                "ok": True,
+                "url": self.url,
+                "points": info.points_count,
+            }
         except Exception as e:  # noqa: BLE001 - health reports, never raises
             return {"backend": self.backend, "ok": False, "error": str(e)}
 

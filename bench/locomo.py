@@ -1,0 +1,574 @@
+"""LoCoMo retrieval benchmark: evidence recall of graphmem search, no LLM involved.
+
+Every LoCoMo conversation goes into its own user namespace, one memory per dialogue turn
+("Speaker: text", dated with its session's date, the turn's dia_id in metadata). Every category
+1-4 question that has evidence is then searched once per mode (top-20), and the dia_ids of the
+hits are scored against the question's evidence:
+
+  recall@k  fraction of the evidence turns among the top k
+  hit@k     at least one evidence turn among the top k
+  all@k     every evidence turn among the top k
+  MRR       1 / rank of the first evidence turn within the top 20 (0 if none)
+
+for k = 5, 10, 20, per category and overall. Modes share one store, ingested once:
+  bm25    weights={"keyword": 1}   (SQLite FTS5 BM25 only)
+  vector  weights={"vector": 1}    (embedding similarity only)
+  hybrid  weights=None             (the service's default weights)
+and any extra `--weights NAME:SPEC` mode. Searches run with track_access=False so one question
+cannot influence the next, and with the query-embedding cache off so every vector/hybrid search
+pays for embedding its query.
+
+conv-26 and conv-30 are the tuning split; the other eight are the test split. Tables are printed
+for both splits and for all selected conversations, each labelled.
+
+Usage: python bench/locomo.py [--data PATH] [--modes bm25,vector,hybrid] [--conversations all]
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import re
+import sys
+import tempfile
+import time
+from collections import Counter, defaultdict
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from _common import (  # noqa: E402
+    REPO_ROOT,
+    RESULTS_DIR,
+    command_line,
+    fmt,
+    machine_info,
+    median,
+    peak_rss_mb,
+    percentile,
+)
+
+DEFAULT_DATA = REPO_ROOT / ".." / "shared" / "bench" / "locomo10.json"
+DATA_SHA256 = "79fa87e90f04081343b8c8debecb80a9a6842b76a7aa537dc9fdf651ea698ff4"
+TUNE_SPLIT = ("conv-26", "conv-30")
+CATEGORIES = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop"}
+KS = (5, 10, 20)
+TOP_K = max(KS)
+BUILTIN_MODES: dict[str, Any] = {
+    "bm25": {"keyword": 1.0},
+    "vector": {"vector": 1.0},
+    "hybrid": None,  # the service default
+}
+METRICS = [f"{m}@{k}" for m in ("recall", "hit", "all") for k in KS] + ["mrr"]
+
+_MONTHS = {
+    m: i
+    for i, m in enumerate(
+        "january february march april may june july august september october november december"
+        .split(),
+        start=1,
+    )
+}
+_DATE_RE = re.compile(
+    r"^\s*(\d{1,2}):(\d{2})\s*([ap])\.?m\.?\s+on\s+(\d{1,2})\s+([A-Za-z]+),?\s+(\d{4})\s*$",
+    re.IGNORECASE,
+)
+_DIA_RE = re.compile(r"^D:?(\d+):(\d+)$")
+_SESSION_RE = re.compile(r"^session_(\d+)$")
+
+
+# ------------------------------------------------------------------------------ data loading
+def parse_session_date(text: str) -> datetime:
+    """'1:56 pm on 8 May, 2023' -> 2023-05-08 13:56 UTC (locale-independent)."""
+    m = _DATE_RE.match(text)
+    if not m:
+        raise ValueError(f"unrecognised session date {text!r}")
+    hour, minute, ampm, day, month, year = m.groups()
+    h = int(hour) % 12 + (12 if ampm.lower() == "p" else 0)
+    mon = _MONTHS.get(month.lower()) or next(
+        (v for k, v in _MONTHS.items() if k.startswith(month.lower()[:3])), None
+    )
+    if mon is None:
+        raise ValueError(f"unrecognised month in {text!r}")
+    return datetime(int(year), mon, int(day), h, int(minute), tzinfo=UTC)
+
+
+def normalise_dia_id(raw: str) -> str | None:
+    """'D8:6' -> 'D8:6'; 'D:11:26' -> 'D11:26'; 'D30:05' -> 'D30:5'; 'D' -> None."""
+    m = _DIA_RE.match(raw.strip())
+    return f"D{int(m.group(1))}:{int(m.group(2))}" if m else None
+
+
+@dataclass
+class Turn:
+    dia_id: str
+    content: str
+    created_at: datetime
+    session: int
+
+
+@dataclass
+class Question:
+    conv: str
+    index: int
+    category: int
+    question: str
+    evidence: list[str]
+
+
+@dataclass
+class DataReport:
+    """What the loader had to fix or drop, so the numbers can be audited."""
+
+    turns: int = 0
+    sessions: int = 0
+    questions_total: int = 0
+    questions_by_category: Counter = field(default_factory=Counter)
+    skipped_adversarial: int = 0
+    skipped_no_evidence: list[str] = field(default_factory=list)
+    evidence_split: list[str] = field(default_factory=list)  # one string holding several ids
+    evidence_rewritten: list[str] = field(default_factory=list)  # e.g. D:11:26 -> D11:26
+    evidence_malformed: list[str] = field(default_factory=list)  # unparseable, dropped
+    evidence_missing: list[str] = field(default_factory=list)  # parseable, not in the dialogue
+    evidence_duplicates: int = 0
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "turns": self.turns,
+            "sessions": self.sessions,
+            "questions_total": self.questions_total,
+            "questions_scored_by_category": {
+                CATEGORIES[c]: n for c, n in sorted(self.questions_by_category.items())
+            },
+            "questions_scored": sum(self.questions_by_category.values()),
+            "skipped_adversarial": self.skipped_adversarial,
+            "skipped_no_evidence": self.skipped_no_evidence,
+            "evidence_split": self.evidence_split,
+            "evidence_rewritten": self.evidence_rewritten,
+            "evidence_dropped_malformed": self.evidence_malformed,
+            "evidence_dropped_missing": self.evidence_missing,
+            "evidence_duplicates_removed": self.evidence_duplicates,
+        }
+
+
+def load_locomo(
+    path: Path, conversations: list[str] | None, captions: bool
+) -> tuple[dict[str, list[Turn]], list[Question], DataReport]:
+    data = json.loads(path.read_text("utf-8"))
+    rep = DataReport()
+    turns_by_conv: dict[str, list[Turn]] = {}
+    questions: list[Question] = []
+    known_convs = [c["sample_id"] for c in data]
+    if conversations:
+        unknown = sorted(set(conversations) - set(known_convs))
+        if unknown:
+            raise SystemExit(f"unknown conversations: {', '.join(unknown)}")
+    for conv in data:
+        cid = conv["sample_id"]
+        if conversations and cid not in conversations:
+            continue
+        c = conv["conversation"]
+        turns: list[Turn] = []
+        # Iterate the session_N keys themselves: some conversations carry extra date keys.
+        sessions = sorted(
+            (int(m.group(1)), k) for k in c if (m := _SESSION_RE.match(k)) and c[k]
+        )
+        for n, key in sessions:
+            when = parse_session_date(c[f"session_{n}_date_time"])
+            rep.sessions += 1
+            for t in c[key]:
+                text = f"{t['speaker']}: {t['text']}".strip()
+                if captions and t.get("blip_caption"):
+                    text += f" [shares a photo: {t['blip_caption']}]"
+                dia = normalise_dia_id(t["dia_id"])
+                if dia is None:
+                    raise ValueError(f"{cid}: unparseable turn id {t['dia_id']!r}")
+                turns.append(Turn(dia, text, when, n))
+        rep.turns += len(turns)
+        turns_by_conv[cid] = turns
+        known = {t.dia_id for t in turns}
+        for i, qa in enumerate(conv["qa"]):
+            rep.questions_total += 1
+            cat = int(qa["category"])
+            if cat not in CATEGORIES:
+                rep.skipped_adversarial += 1
+                continue
+            evidence: list[str] = []
+            for raw in qa.get("evidence") or []:
+                parts = [p for p in re.split(r"[;,\s]+", str(raw)) if p]
+                if len(parts) > 1:
+                    rep.evidence_split.append(f"{cid} q{i}: {raw!r}")
+                for part in parts:
+                    norm = normalise_dia_id(part)
+                    if norm is None:
+                        rep.evidence_malformed.append(f"{cid} q{i}: {part!r}")
+                        continue
+                    if norm != part:
+                        rep.evidence_rewritten.append(f"{cid} q{i}: {part!r} -> {norm!r}")
+                    if norm not in known:
+                        rep.evidence_missing.append(f"{cid} q{i}: {norm!r}")
+                        continue
+                    if norm in evidence:
+                        rep.evidence_duplicates += 1
+                        continue
+                    evidence.append(norm)
+            if not evidence:
+                rep.skipped_no_evidence.append(f"{cid} q{i} (category {cat})")
+                continue
+            rep.questions_by_category[cat] += 1
+            questions.append(Question(cid, i, cat, qa["question"], evidence))
+    return turns_by_conv, questions, rep
+
+
+# ------------------------------------------------------------------------------ scoring
+def score(retrieved: list[str], evidence: list[str]) -> dict[str, float]:
+    ev = set(evidence)
+    out: dict[str, float] = {}
+    for k in KS:
+        found = len(ev.intersection(retrieved[:k]))
+        out[f"recall@{k}"] = found / len(ev)
+        out[f"hit@{k}"] = float(found > 0)
+        out[f"all@{k}"] = float(found == len(ev))
+    first = next((i for i, d in enumerate(retrieved[:TOP_K]) if d in ev), None)
+    out["mrr"] = 0.0 if first is None else 1.0 / (first + 1)
+    return out
+
+
+def aggregate(rows: list[dict[str, float]]) -> dict[str, float]:
+    if not rows:
+        return {"n": 0}
+    out: dict[str, float] = {"n": len(rows)}
+    for m in METRICS:
+        out[m] = sum(r[m] for r in rows) / len(rows)
+    return out
+
+
+def summarise(
+    per_question: list[dict[str, Any]], modes: list[str], convs: set[str]
+) -> dict[str, dict[str, dict[str, float]]]:
+    """{mode: {category name | 'overall': metrics}} over the questions of `convs`."""
+    out: dict[str, dict[str, dict[str, float]]] = {}
+    for mode in modes:
+        by_cat: dict[str, list[dict[str, float]]] = defaultdict(list)
+        for q in per_question:
+            if q["conv"] not in convs:
+                continue
+            s = q["scores"][mode]
+            by_cat[CATEGORIES[q["category"]]].append(s)
+            by_cat["overall"].append(s)
+        out[mode] = {
+            name: aggregate(by_cat[name]) for name in [*CATEGORIES.values(), "overall"]
+        }
+    return out
+
+
+# ------------------------------------------------------------------------------ report
+def markdown(result: dict[str, Any]) -> str:
+    modes = result["modes"]
+    lines: list[str] = []
+    for split, label in result["split_labels"].items():
+        summ = result["splits"][split]
+        n = summ[modes[0]]["overall"]["n"]
+        if not n:
+            continue
+        lines.append(f"#### {label} — overall ({n} questions)")
+        lines.append("")
+        head = "| mode | " + " | ".join(METRICS) + " |"
+        lines += [head, "|" + "---|" * (len(METRICS) + 1)]
+        for mode in modes:
+            o = summ[mode]["overall"]
+            lines.append(f"| {mode} | " + " | ".join(fmt(o[m]) for m in METRICS) + " |")
+        lines.append("")
+        lines.append(f"#### {label} — per category (recall@10 / hit@5 / MRR)")
+        lines.append("")
+        cats = [*CATEGORIES.values(), "overall"]
+        ns = [summ[modes[0]][c]["n"] for c in cats]
+        lines.append(
+            "| mode | " + " | ".join(f"{c} (n={k})" for c, k in zip(cats, ns, strict=True)) + " |"
+        )
+        lines.append("|" + "---|" * (len(cats) + 1))
+        for mode in modes:
+            cells = []
+            for c in cats:
+                s = summ[mode][c]
+                cells.append(
+                    "–"
+                    if not s["n"]
+                    else f"{fmt(s['recall@10'])} / {fmt(s['hit@5'])} / {fmt(s['mrr'])}"
+                )
+            lines.append(f"| {mode} | " + " | ".join(cells) + " |")
+        lines.append("")
+    lines.append("#### Search latency per mode (ms, wall clock around `svc.search`, top-20)")
+    lines.append("")
+    lines.append("| mode | p50 | p95 | mean | searches |")
+    lines.append("|---|---|---|---|---|")
+    for mode in modes:
+        lat = result["latency_ms"][mode]
+        lines.append(
+            f"| {mode} | {fmt(lat['p50'], 2)} | {fmt(lat['p95'], 2)} | {fmt(lat['mean'], 2)}"
+            f" | {lat['n']} |"
+        )
+    lines.append("")
+    return "\n".join(lines)
+
+
+# ------------------------------------------------------------------------------ main
+def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument(
+        "--data",
+        type=Path,
+        default=DEFAULT_DATA,
+        help="locomo10.json (default: ../shared/bench/locomo10.json from the repository root)",
+    )
+    p.add_argument(
+        "--modes",
+        default="bm25,vector,hybrid",
+        help="comma-separated modes among bm25, vector, hybrid and any --weights names",
+    )
+    p.add_argument(
+        "--weights",
+        action="append",
+        default=[],
+        metavar="NAME:SPEC",
+        help="an extra mode with explicit weights, e.g. 'v7k3:vector=0.7,keyword=0.3'"
+        " (SPEC is passed to search(weights=...)); repeatable; added to --modes",
+    )
+    p.add_argument(
+        "--conversations",
+        default="all",
+        help="'all', 'test' (the eight test conversations), 'tune' (conv-26, conv-30)"
+        " or a comma-separated list of sample ids",
+    )
+    p.add_argument(
+        "--out",
+        type=Path,
+        default=None,
+        help="JSON results file (default bench/results/locomo-<timestamp>.json); a .md with"
+        " the tables is written next to it",
+    )
+    p.add_argument(
+        "--captions",
+        action="store_true",
+        help="append each shared photo's caption to its turn's text (off: text only)",
+    )
+    p.add_argument(
+        "--candidate-pool",
+        type=int,
+        default=None,
+        help="override Settings.candidate_pool (per-channel candidates before ranking)",
+    )
+    p.add_argument(
+        "--query-cache",
+        action="store_true",
+        help="keep the query-embedding cache on (off by default so latency includes embedding)",
+    )
+    p.add_argument("--data-dir", type=Path, default=None, help="keep the store here (default: temp)")
+    p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    return p.parse_args(argv)
+
+
+def select_conversations(spec: str, all_ids: list[str]) -> list[str]:
+    spec = spec.strip()
+    if spec in ("", "all"):
+        return list(all_ids)
+    if spec == "test":
+        return [c for c in all_ids if c not in TUNE_SPLIT]
+    if spec == "tune":
+        return list(TUNE_SPLIT)
+    return [c.strip() for c in spec.split(",") if c.strip()]
+
+
+def run(args: argparse.Namespace) -> dict[str, Any]:
+    from tqdm import tqdm
+
+    from graphmem import MemoryService, Settings
+
+    data_path: Path = args.data
+    if not data_path.exists():
+        raise SystemExit(
+            f"LoCoMo data not found at {data_path}; download locomo10.json from"
+            " https://github.com/snap-research/LoCoMo and pass --data PATH"
+        )
+    raw = data_path.read_bytes()
+    sha = hashlib.sha256(raw).hexdigest()
+    if sha != DATA_SHA256:
+        print(f"warning: {data_path.name} sha256 {sha} differs from {DATA_SHA256}", file=sys.stderr)
+    all_ids = [c["sample_id"] for c in json.loads(raw)]
+    convs = select_conversations(args.conversations, all_ids)
+
+    extra: dict[str, str] = {}
+    for spec in args.weights:
+        name, sep, w = spec.partition(":")
+        if not sep or not name or not w:
+            raise SystemExit(f"--weights {spec!r}: expected NAME:SPEC")
+        extra[name.strip()] = w.strip()
+    modes = [m.strip() for m in args.modes.split(",") if m.strip()]
+    modes += [m for m in extra if m not in modes]
+    mode_weights: dict[str, Any] = {}
+    for m in modes:
+        if m in extra:
+            mode_weights[m] = extra[m]
+        elif m in BUILTIN_MODES:
+            mode_weights[m] = BUILTIN_MODES[m]
+        else:
+            raise SystemExit(f"unknown mode {m!r}; use bm25, vector, hybrid or --weights")
+
+    turns_by_conv, questions, rep = load_locomo(data_path, convs, args.captions)
+
+    tmp = None
+    if args.data_dir is None:
+        tmp = tempfile.TemporaryDirectory(prefix="graphmem-locomo-")
+        data_dir = Path(tmp.name)
+    else:
+        data_dir = args.data_dir
+    overrides: dict[str, Any] = {"data_dir": data_dir}
+    if not args.query_cache:
+        overrides["query_cache_size"] = 0
+    if args.candidate_pool:
+        overrides["candidate_pool"] = args.candidate_pool
+    settings = Settings(**overrides)
+    t0 = time.perf_counter()
+    svc = MemoryService(settings)
+    load_s = time.perf_counter() - t0
+    progress = not args.no_progress
+
+    try:
+        # -------- ingest: one user namespace per conversation, one batch per conversation
+        t0 = time.perf_counter()
+        for cid in tqdm(convs, desc="ingest", unit="conv", file=sys.stderr, disable=not progress):
+            items = [
+                {
+                    "content": t.content,
+                    "created_at": t.created_at,
+                    "metadata": {"dia_id": t.dia_id, "session": t.session},
+                    "session_id": f"session_{t.session}",
+                    "memory_type": "event",
+                }
+                for t in turns_by_conv[cid]
+            ]
+            svc.write_many(user_of(cid), items)
+        ingest_s = time.perf_counter() - t0
+        for cid in convs:
+            nv, nt = svc.vectors.count(user_of(cid)), len(turns_by_conv[cid])
+            if nv != nt:
+                raise RuntimeError(f"{cid}: {nv} vectors indexed for {nt} turns")
+
+        # -------- search: every question once per mode, modes interleaved per question
+        latencies: dict[str, list[float]] = {m: [] for m in modes}
+        per_question: list[dict[str, Any]] = []
+        bar = tqdm(questions, desc="search", unit="q", file=sys.stderr, disable=not progress)
+        for q in bar:
+            row: dict[str, Any] = {
+                "conv": q.conv,
+                "qa_index": q.index,
+                "category": q.category,
+                "evidence": q.evidence,
+                "retrieved": {},
+                "scores": {},
+            }
+            for mode in modes:
+                t = time.perf_counter()
+                res = svc.search(
+                    user_of(q.conv), q.question, TOP_K, weights=mode_weights[mode],
+                    track_access=False,
+                )
+                latencies[mode].append((time.perf_counter() - t) * 1000)
+                dia = [str(h.memory.metadata.get("dia_id")) for h in res.hits]
+                row["retrieved"][mode] = dia
+                row["scores"][mode] = score(dia, q.evidence)
+            per_question.append(row)
+        bar.close()
+        health = svc.vectors.health()
+    finally:
+        svc.close()
+        if tmp is not None:
+            tmp.cleanup()
+
+    test = {c for c in convs if c not in TUNE_SPLIT}
+    tune = {c for c in convs if c in TUNE_SPLIT}
+    splits = {
+        "test": summarise(per_question, modes, test),
+        "tune": summarise(per_question, modes, tune),
+        "all": summarise(per_question, modes, set(convs)),
+    }
+    labels = {
+        "test": f"Test split ({len(test)} conversations: all except conv-26, conv-30)",
+        "tune": f"Tuning split ({', '.join(sorted(tune)) or 'none'})",
+        "all": f"All selected ({len(convs)} conversations)",
+    }
+    return {
+        "benchmark": "locomo-retrieval",
+        "command": command_line(),
+        "machine": machine_info(),
+        "data": {"file": data_path.name, "sha256": sha, **rep.to_dict()},
+        "conversations": convs,
+        "modes": modes,
+        "mode_weights": {m: mode_weights[m] for m in modes},
+        "settings": {
+            "weights_default": dict(settings.weights),
+            "candidate_pool": settings.candidate_pool,
+            "query_cache_size": settings.query_cache_size,
+            "recency_half_life_days": settings.recency_half_life_days,
+            "embedding_model": settings.embedding_model,
+            "captions": bool(args.captions),
+        },
+        "vector_index": health,
+        "timing_s": {"service_open": round(load_s, 2), "ingest": round(ingest_s, 2)},
+        "ingest_turns_per_s": round(rep.turns / ingest_s, 1) if ingest_s else None,
+        "latency_ms": {
+            m: {
+                "p50": median(v),
+                "p95": percentile(v, 95),
+                "mean": sum(v) / len(v) if v else None,
+                "n": len(v),
+            }
+            for m, v in latencies.items()
+        },
+        "peak_rss_mb": round(peak_rss_mb(), 1),
+        "split_labels": labels,
+        "splits": splits,
+        "per_question": per_question,
+    }
+
+
+def user_of(conv_id: str) -> str:
+    return f"locomo-{conv_id}"
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parse_args(argv)
+    result = run(args)
+    out = args.out or RESULTS_DIR / f"locomo-{datetime.now().strftime('%Y%m%d-%H%M%S')}.json"
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(json.dumps(result, indent=1, default=str), "utf-8")
+    md = markdown(result)
+    d = result["data"]
+    header = (
+        f"LoCoMo retrieval — {result['machine']['date']}, {result['machine']['cores']} cores,"
+        f" {d['questions_scored']} questions scored ({d['skipped_adversarial']} adversarial"
+        f" skipped, {len(d['skipped_no_evidence'])} without evidence skipped);"
+        f" evidence ids: {len(d['evidence_split'])} multi-id strings split,"
+        f" {len(d['evidence_rewritten'])} rewritten, {len(d['evidence_dropped_malformed'])}"
+        f" malformed dropped, {len(d['evidence_dropped_missing'])} non-existent dropped,"
+        f" {d['evidence_duplicates_removed']} duplicates removed.\n"
+        f"Command: `{result['command']}`\n"
+        f"Ingest: {d['turns']} turns in {result['timing_s']['ingest']} s"
+        f" ({result['ingest_turns_per_s']} turns/s incl. embedding); peak RSS"
+        f" {result['peak_rss_mb']} MiB.\n"
+    )
+    out.with_suffix(".md").write_text(header + "\n" + md, "utf-8")
+    print(header)
+    print(md)
+    for key in ("evidence_rewritten", "evidence_dropped_malformed", "evidence_dropped_missing"):
+        for item in d[key]:
+            print(f"  {key}: {item}")
+    print(f"results: {out}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,16 @@
+#!/usr/bin/env bash
+# Set up, start the real services the tests need (MariaDB, Redis, Neo4j on 127.0.0.1), run the
+# whole test suite, stop the services. Extra arguments go to pytest.
+set -euo pipefail
+REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+cd "$REPO"
+scripts/setup.sh
+VENV=${GRAPHMEM_VENV:-$REPO/.venv}
+export GRAPHMEM_SERVICES_DIR=${GRAPHMEM_SERVICES_DIR:-$REPO/.services}
+
+scripts/services.sh start
+trap 'scripts/services.sh stop >/dev/null 2>&1 || true' EXIT
+# shellcheck disable=SC1091
+source "$GRAPHMEM_SERVICES_DIR/env"
+
+"$VENV/bin/python" -m pytest "$@"

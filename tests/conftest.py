@@ -1,0 +1,67 @@
+"""Shared fixtures. Every store is real: SQLite files, Qdrant Edge shards, and the MariaDB, Redis
+and Neo4j servers that scripts/services.sh starts (their URLs arrive in GRAPHMEM_TEST_* vars).
+
+Tests marked `services` fail, never skip, when those servers are missing: a green run must mean
+the production adapters were exercised. Deselect them with `-m "not services"` for a quick loop.
+"""
+
+from __future__ import annotations
+
+import os
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+
+import pymysql
+import pytest
+
+from graphmem import MemoryService, Settings
+from graphmem.embedder import Embedder, shared_embedder
+from graphmem.stores.records_mysql import parse_mysql_url
+
+
+def service_url(name: str) -> str:
+    url = os.environ.get(name)
+    if not url:
+        pytest.fail(
+            f"{name} is not set: start the test services with `scripts/services.sh start` and"
+            " `source .services/env`, or deselect these tests with -m 'not services'"
+        )
+    return url
+
+
+@pytest.fixture(scope="session")
+def embedder() -> Embedder:
+    return shared_embedder()
+
+
+@pytest.fixture
+def settings(tmp_path: Path) -> Settings:
+    return Settings(data_dir=tmp_path / "data")
+
+
+@pytest.fixture
+def svc(settings: Settings, embedder: Embedder) -> Iterator[MemoryService]:
+    service = MemoryService(settings, embedder=embedder)
+    yield service
+    service.close()
+
+
+@pytest.fixture
+def mysql_url() -> Iterator[str]:
+    """A fresh, empty MariaDB database for one test, dropped afterwards."""
+    base = service_url("GRAPHMEM_TEST_MYSQL_URL")
+    kw = parse_mysql_url(base)
+    name = f"graphmem_t{uuid.uuid4().hex[:12]}"
+    admin = pymysql.connect(
+        host=kw["host"], port=kw["port"], user=kw["user"], password=kw["password"],
+        charset="utf8mb4", autocommit=True,
+    )
+    with admin.cursor() as cur:
+        cur.execute(f"CREATE DATABASE {name} CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci")
+    try:
+        yield base.rsplit("/", 1)[0] + "/" + name
+    finally:
+        with admin.cursor() as cur:
+            cur.execute(f"DROP DATABASE IF EXISTS {name}")
+        admin.close()

@@ -1,0 +1,84 @@
+"""The `graphmem` command, run in-process through main() on a real embedded store."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from graphmem.cli import main
+
+
+@pytest.fixture
+def run(tmp_path: Path, capsys: pytest.CaptureFixture[str], embedder: object):
+    def _run(*argv: str) -> tuple[int, str, str]:
+        code = main([*argv, "--data-dir", str(tmp_path / "data")])
+        out, err = capsys.readouterr()
+        return code, out, err
+
+    return _run
+
+
+def test_add_search_get_update_forget_stats_with_json(run) -> None:
+    code, out, _ = run("add", "I prefer aisle seats", "--type", "preference", "--user", "ann",
+                       "--json")
+    assert code == 0
+    mid = json.loads(out)["id"]
+    code, out, _ = run("search", "seat preference", "--user", "ann", "--json")
+    hit = json.loads(out)["hits"][0]
+    assert hit["id"] == mid and hit["memory_type"] == "preference"
+    assert set(hit["scores"]) == {"vector", "keyword", "recency", "frequency"}
+    assert run("search", "seat preference", "--user", "ben", "--json")[1].count(mid) == 0
+    assert json.loads(run("get", mid, "--user", "ann", "--json")[1])["content"] == (
+        "I prefer aisle seats")
+    assert run("update", mid, "I prefer window seats", "--user", "ann")[0] == 0
+    assert json.loads(run("stats", "--user", "ann", "--json")[1])["total"] == 1
+    code, out, _ = run("forget", mid, "--user", "ann", "--json")
+    assert json.loads(out) == {"deleted": [mid], "count": 1}
+    assert json.loads(run("stats", "--user", "ann", "--json")[1])["total"] == 0
+
+
+@pytest.mark.parametrize(
+    ("argv", "field"),
+    [(["add", ""], "content"), (["add", "x", "--type", "opinion"], "memory_type"),
+     (["search", "x", "-k", "0"], "top_k"), (["search", "x", "--time-range", "soon"],
+     "time_range"), (["search", "x", "--weights", "vector=a"], "weights"),
+     (["get", "nope"], "memory_id"), (["forget"], "memory_id")],
+)
+def test_bad_input_exits_nonzero_with_one_line_naming_the_field(run, argv, field) -> None:
+    code, out, err = run(*argv, "--user", "ann")
+    assert code != 0 and out == ""
+    assert err.count("\n") == 1 and err.startswith(f"error: {field}")
+
+
+def test_import_export_roundtrip_and_bad_lines_import_nothing(run, tmp_path: Path) -> None:
+    src = tmp_path / "in.jsonl"
+    src.write_text(
+        json.dumps({"content": "Flight to Oslo on May 3", "memory_type": "event",
+                    "created_at": "2023-05-01T10:00:00Z", "metadata": {"dia_id": "D1:1"}}) + "\n"
+        + json.dumps({"content": "我喜欢喝绿茶", "memory_type": "preference"}) + "\n",
+        encoding="utf-8")
+    code, out, _ = run("import", str(src), "--user", "imp", "--json")
+    assert (code, json.loads(out)) == (0, {"imported": 2})
+    code, out, _ = run("export", "--user", "imp")
+    rows = [json.loads(line) for line in out.splitlines()]
+    assert [r["content"] for r in rows] == ["Flight to Oslo on May 3", "我喜欢喝绿茶"]
+    assert rows[0]["created_at"].startswith("2023-05-01T10:00:00") and rows[0]["metadata"] == {
+        "dia_id": "D1:1"}
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text('{"content": "fine"}\n{"content": "", "memory_type": "fact"}\n')
+    code, _, err = run("import", str(bad), "--user", "imp2")
+    assert code == 2 and "line 2: content" in err
+    assert json.loads(run("stats", "--user", "imp2", "--json")[1])["total"] == 0
+
+
+def test_forget_by_query_dry_run_lists_without_deleting(run) -> None:
+    run("add", "My locker code is behind the red door", "--user", "q")
+    code, out, _ = run("forget", "--query", "my locker code is behind the red door",
+                       "--dry-run", "--user", "q", "--json")
+    data = json.loads(out)
+    assert code == 0 and data["count"] == 1 and data["deleted"] == []
+    code, out, _ = run("forget", "--query", "my locker code is behind the red door",
+                       "--user", "q", "--json")
+    assert len(json.loads(out)["deleted"]) == 1

@@ -1,0 +1,151 @@
+"""The records port, the same tests on SQLite and on a real MariaDB."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from datetime import timedelta
+from pathlib import Path
+
+import pytest
+
+from graphmem.model import Memory, MemoryType, Status, new_id, utcnow
+from graphmem.stores.records import RecordQuery, RecordsStore
+from graphmem.stores.records_mysql import MySQLRecords
+from graphmem.stores.records_sqlite import SQLiteRecords
+from graphmem.text import query_terms, search_text
+
+
+@pytest.fixture(params=["sqlite", pytest.param("mysql", marks=pytest.mark.services)])
+def records(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[RecordsStore]:
+    if request.param == "sqlite":
+        store: RecordsStore = SQLiteRecords(tmp_path / "r.sqlite3")
+    else:
+        store = MySQLRecords(request.getfixturevalue("mysql_url"))
+    yield store
+    store.close()
+
+
+def mem(user: str, content: str, **kw: object) -> Memory:
+    return Memory(id=new_id(), user_id=user, content=content, **kw)  # type: ignore[arg-type]
+
+
+def put(records: RecordsStore, *ms: Memory) -> list[Memory]:
+    records.insert(list(ms), [search_text(m.content) for m in ms])
+    return list(ms)
+
+
+def test_insert_get_roundtrip_keeps_every_field(records: RecordsStore) -> None:
+    t = utcnow() - timedelta(days=3)
+    m = mem("u1", "I prefer window seats 🪟", memory_type=MemoryType.PREFERENCE, summary="seats",
+            session_id="s1", confidence=0.8, metadata={"dia_id": "D1:3", "n": [1, 2]},
+            created_at=t)
+    put(records, m)
+    got = records.get("u1", [m.id])[m.id]
+    assert got.content == m.content and got.memory_type is MemoryType.PREFERENCE
+    assert got.metadata == {"dia_id": "D1:3", "n": [1, 2]} and got.session_id == "s1"
+    assert got.confidence == pytest.approx(0.8)
+    assert abs((got.created_at - t).total_seconds()) < 1e-3
+    assert got.status is Status.ACTIVE and got.access_count == 0
+
+
+def test_every_read_is_scoped_by_user(records: RecordsStore) -> None:
+    a, b = put(records, mem("alice", "alice likes green tea"), mem("bob", "bob likes green tea"))
+    assert set(records.get("alice", [a.id, b.id])) == {a.id}
+    hits = records.keyword_search(RecordQuery("alice"), query_terms("green tea"), 10)
+    assert [h[0] for h in hits] == [a.id]
+    assert records.delete("alice", [b.id]) == []  # bob's memory is invisible to alice
+    assert b.id in records.get("bob", [b.id])
+
+
+def test_keyword_search_ranks_english_and_chinese(records: RecordsStore) -> None:
+    en, zh, other = put(
+        records,
+        mem("u", "I do debt-risk analysis for the medical industry"),
+        mem("u", "我叫张三，在做医疗行业的债务风险分析"),
+        mem("u", "Lunch was ramen with my sister"),
+    )
+    hits = records.keyword_search(RecordQuery("u"), query_terms("where are the risk points"), 10)
+    assert hits[0][0] == en.id and hits[0][1] > 0
+    hits = records.keyword_search(RecordQuery("u"), query_terms("你觉得风险点在哪"), 10)
+    assert hits[0][0] == zh.id
+    assert other.id not in {h[0] for h in hits}
+
+
+def test_keyword_filters_type_status_time_and_session(records: RecordsStore) -> None:
+    old = mem("u", "project apollo kickoff", created_at=utcnow() - timedelta(days=40))
+    task = mem("u", "project apollo budget review", memory_type=MemoryType.TASK, session_id="s9")
+    archived = mem("u", "project apollo retro", status=Status.ARCHIVED)
+    put(records, old, task, archived)
+    terms = query_terms("project apollo")
+
+    def ids(**kw: object) -> set[str]:
+        return {h[0] for h in records.keyword_search(RecordQuery("u", **kw), terms, 10)}  # type: ignore[arg-type]
+
+    assert ids() == {old.id, task.id}
+    assert ids(memory_type="task") == {task.id}
+    assert ids(created_after=utcnow() - timedelta(days=7)) == {task.id}
+    assert ids(session_id="s9") == {task.id}
+    assert ids(statuses=("active", "archived")) == {old.id, task.id, archived.id}
+
+
+def test_update_reindexes_keywords_and_queues_projection(records: RecordsStore) -> None:
+    (m,) = put(records, mem("u", "my manager is Alice"))
+    records.outbox_done([i.id for i in records.outbox_for([m.id])])
+    m.content = "my manager is Priya"
+    records.update_content(m, search_text(m.content))
+    assert records.keyword_search(RecordQuery("u"), query_terms("Alice"), 5) == []
+    assert records.keyword_search(RecordQuery("u"), query_terms("Priya"), 5)[0][0] == m.id
+    assert [i.op for i in records.outbox_for([m.id])] == ["upsert"]
+
+
+def test_delete_removes_row_links_and_pending_work_and_leaves_a_tombstone(
+    records: RecordsStore,
+) -> None:
+    a, b = put(records, mem("u", "first"), mem("u", "second"))
+    with records._tx() as cur:  # relations/entities arrive with the graph issue; seed them here
+        now = records._dt_in(utcnow())
+        cur.execute(records._q(
+            "INSERT INTO memory_relations (user_id, source_memory_id, target_memory_id,"
+            " relation_type, strength, created_at) VALUES (?, ?, ?, 'related', 1.0, ?)"),
+            ("u", a.id, b.id, now))
+        cur.execute(records._q(
+            "INSERT INTO memory_entities (memory_id, entity_id, user_id) VALUES (?, 1, ?)"),
+            (a.id, "u"))
+    assert records.delete("u", [a.id, new_id()]) == [a.id]
+    assert records.get("u", [a.id]) == {}
+    assert records._fetch("SELECT COUNT(*) FROM memory_relations")[0][0] == 0
+    assert records._fetch("SELECT COUNT(*) FROM memory_entities")[0][0] == 0
+    assert [i.op for i in records.outbox_for([a.id])] == ["delete"]
+    assert records.keyword_search(RecordQuery("u"), query_terms("first"), 5) == []
+
+
+def test_access_counts_are_added_in_one_batch(records: RecordsStore) -> None:
+    a, b = put(records, mem("u", "alpha"), mem("u", "beta"))
+    records.record_access({("u", a.id): 3, ("u", b.id): 1, ("other", a.id): 5}, utcnow())
+    got = records.get("u", [a.id, b.id])
+    assert got[a.id].access_count == 3 and got[b.id].access_count == 1
+    assert got[a.id].last_access_at is not None
+
+
+def test_outbox_retry_backoff_and_stats(records: RecordsStore) -> None:
+    (m,) = put(records, mem("u", "alpha", memory_type=MemoryType.EVENT))
+    (item,) = records.outbox_due(10, utcnow())
+    records.outbox_retry_later(item.id, "boom", utcnow() + timedelta(seconds=60))
+    assert records.outbox_due(10, utcnow()) == []
+    assert records.outbox_due(10, utcnow() + timedelta(seconds=61))[0].attempts == 1
+    records.outbox_done([item.id])
+    assert records.outbox_count() == 0
+    st = records.stats("u")
+    assert st["total"] == 1 and st["by_type"] == {"event": 1}
+    records.audit("u", "forget", [m.id], {"count": 1})
+    assert records.audit_rows("u")[0]["memory_ids"] == [m.id]
+
+
+def test_a_failed_transaction_writes_nothing(records: RecordsStore) -> None:
+    (m,) = put(records, mem("u", "original"))
+    dup = mem("u", "duplicate id")
+    dup.id = m.id  # violates the unique key on the second row of the batch
+    with pytest.raises(Exception):  # noqa: B017 - driver-specific integrity error
+        put(records, mem("u", "would be first"), dup)
+    assert records.count("u") == 1
+    assert len(records.outbox_for([m.id])) == 1

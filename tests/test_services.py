@@ -1,0 +1,40 @@
+"""The test command must really provide the production services; these fail when it does not."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.conftest import service_url
+
+pytestmark = pytest.mark.services
+
+
+def test_mariadb_is_up_and_utf8mb4(mysql_url: str) -> None:
+    from graphmem.stores.records_mysql import MySQLRecords
+
+    rec = MySQLRecords(mysql_url)
+    health = rec.health()
+    rec.close()
+    assert health["ok"] is True and "MariaDB" in str(health["version"])
+
+
+def test_redis_is_up() -> None:
+    import redis
+
+    r = redis.Redis.from_url(service_url("GRAPHMEM_TEST_REDIS_URL"))
+    assert r.ping() is True
+    assert r.info("server")["redis_version"].startswith("7")
+
+
+def test_neo4j_5_is_up() -> None:
+    import os
+
+    from neo4j import GraphDatabase
+
+    auth = (os.environ.get("GRAPHMEM_TEST_NEO4J_USER", "neo4j"),
+            os.environ.get("GRAPHMEM_TEST_NEO4J_PASSWORD", ""))
+    with GraphDatabase.driver(service_url("GRAPHMEM_TEST_NEO4J_URL"), auth=auth) as driver:
+        record = driver.execute_query(
+            "CALL dbms.components() YIELD name, versions RETURN name, versions[0] AS v"
+        ).records[0]
+    assert record["name"] == "Neo4j Kernel" and record["v"].startswith("5.")
