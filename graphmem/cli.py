@@ -71,10 +71,14 @@ def cmd_search(args: argparse.Namespace) -> None:
             weights=args.weights,
             profile=args.profile,
             include_archived=args.include_archived,
+            expand_hops=args.expand_hops,
+            relation_types=args.relation_types,
         )
     lines = [
         f"{i}. {h.score:.3f}  {h.memory.id}  [{h.memory.memory_type.value}]  {h.memory.content}\n"
         "      " + "  ".join(f"{k}={v:.3f}" for k, v in h.scores.items())
+        + "".join(f"\n      via {s.source} -[{s.relation_type}]-> {s.target}"
+                  for s in getattr(h, "path", []))
         for i, h in enumerate(res.hits, 1)
     ]
     if res.degraded:
@@ -204,6 +208,12 @@ def cmd_export(args: argparse.Namespace) -> None:
         _emit(args, {"exported": n, "file": args.file}, f"exported {n} memories to {args.file}")
 
 
+def cmd_serve(args: argparse.Namespace) -> None:
+    from graphmem.mcp_server import serve_command
+
+    serve_command(args)
+
+
 # ---------------------------------------------------------------------------- parser
 def build_parser() -> argparse.ArgumentParser:
     common = argparse.ArgumentParser(add_help=False)
@@ -230,7 +240,8 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("--metadata", help="a JSON object")
     sp.add_argument("--created-at", help="ISO-8601 time the memory is from (default now)")
 
-    sp = add("search", cmd_search, "hybrid recall: vector + keyword + recency + frequency")
+    sp = add("search", cmd_search, "hybrid recall over the memory graph: vector + keyword +"
+             " recency + frequency, expanded over related memories")
     sp.add_argument("query")
     sp.add_argument("-k", "--top-k", type=_int("top_k"), default=5)
     sp.add_argument("--type", help=f"only this memory type: {', '.join(types)}")
@@ -239,6 +250,9 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("--weights", help="e.g. vector=0.7,keyword=0.3 or a JSON object")
     sp.add_argument("--profile", help="a named weight profile: default, support, knowledge, ...")
     sp.add_argument("--include-archived", action="store_true")
+    sp.add_argument("--expand-hops", type=_int("expand_hops"),
+                    help="graph expansion hops (default 2; 0 disables)")
+    sp.add_argument("--relation-types", help="expand only over these, e.g. causal,temporal")
 
     sp = add("get", cmd_get, "show one memory")
     sp.add_argument("memory_id")
@@ -264,6 +278,18 @@ def build_parser() -> argparse.ArgumentParser:
 
     sp = add("export", cmd_export, "write a user's memories as JSONL")
     sp.add_argument("file", nargs="?", default="-", help="output file (default stdout)")
+
+    from graphmem.graph_cli import add_graph_commands
+
+    add_graph_commands(add, _int)
+
+    sp = add("serve", cmd_serve, "run the MCP server: streamable HTTP on 127.0.0.1, or --stdio")
+    sp.add_argument("--stdio", action="store_true", help="serve one local agent on stdin/stdout")
+    sp.add_argument("--host", help="HTTP bind address (default $GRAPHMEM_HOST or 127.0.0.1)")
+    sp.add_argument("--port", type=_int("port"), help="HTTP port (default $GRAPHMEM_PORT or 8765)")
+    sp.add_argument(
+        "--add-token", metavar="USER", help="create a bearer token for USER, print it, and exit"
+    )
     return p
 
 

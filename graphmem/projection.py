@@ -1,8 +1,10 @@
-"""Outbox projector: applies committed record changes to the vector index, with retries.
+"""Outbox projector: applies committed record changes to the vector index and the graph.
 
 The records transaction is the commit point. A write is acknowledged once its row and its outbox
-row are committed; if the vector store is down at that moment, the outbox row stays and is
+row are committed; if a projection store is down at that moment, the outbox row stays and is
 applied later, with exponential backoff, so no memory is lost and none is left orphaned.
+An outbox row names the projections it still has to reach (`target`, e.g. "vectors,graph"):
+when one store is down and the other up, the row is narrowed to the one that failed.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ import numpy as np
 
 from graphmem.embedder import Embedder
 from graphmem.model import Memory, utcnow
+from graphmem.stores.graph import GraphEdge, GraphNode, GraphStore
 from graphmem.stores.records import OutboxItem, RecordsStore
 from graphmem.stores.vectors import VectorPoint, VectorStore
 
@@ -34,11 +37,52 @@ def vector_point(m: Memory, vec: np.ndarray) -> VectorPoint:
     )
 
 
+def graph_node(m: Memory, entities: list | None = None) -> GraphNode:
+    return GraphNode(
+        memory_id=m.id,
+        user_id=m.user_id,
+        memory_type=m.memory_type.value,
+        status=m.status.value,
+        created_at=m.created_at.timestamp(),
+        session_id=m.session_id,
+        summary=m.summary,
+        entities=tuple(entities or ()),
+    )
+
+
+def sync_graph(records: RecordsStore, graph: GraphStore, user_id: str, ids: list[str]) -> None:
+    """Make the graph's copy of these memories (nodes, entities, edges) match the records."""
+    rows = records.get(user_id, list(dict.fromkeys(ids)))
+    gone = [i for i in ids if i not in rows]
+    if gone:
+        graph.delete(gone)
+    if not rows:
+        return
+    ents = records.entities_for(user_id, list(rows))
+    rels = records.relations_for(user_id, list(rows))
+    graph.sync(
+        [graph_node(m, ents.get(m.id)) for m in rows.values()],
+        [GraphEdge(r.user_id, r.source_id, r.target_id, r.relation_type, r.strength)
+         for r in rels],
+    )
+
+
+def _targets(item: OutboxItem) -> list[str]:
+    return [t for t in item.target.split(",") if t]
+
+
 class Projector:
-    def __init__(self, records: RecordsStore, vectors: VectorStore, embedder: Embedder) -> None:
+    def __init__(
+        self,
+        records: RecordsStore,
+        vectors: VectorStore,
+        embedder: Embedder,
+        graph: GraphStore | None = None,
+    ) -> None:
         self.records = records
         self.vectors = vectors
         self.embedder = embedder
+        self.graph = graph
         self.last_error: str | None = None
 
     def drain(self, limit: int = 1000, *, force: bool = False) -> tuple[int, int]:
@@ -63,21 +107,46 @@ class Projector:
     ) -> tuple[int, int]:
         """Project a batch; `known` holds vectors the caller already has, so none is re-embedded."""
         known = known or {}
-        try:
-            self._apply(items, known)
-        except Exception as e:  # noqa: BLE001 - any store failure is retried later
-            self.last_error = f"{type(e).__name__}: {e}"
-            log.warning("projection of %d outbox rows failed, will retry: %s", len(items), e)
-            now = utcnow()
-            for it in items:
-                delay = min(MAX_BACKOFF_SECONDS, 0.5 * 2**it.attempts)
-                self.records.outbox_retry_later(
-                    it.id, self.last_error, now + timedelta(seconds=delay)
-                )
-            return 0, len(items)
-        self.last_error = None
-        self.records.outbox_done([it.id for it in items])
-        return len(items), 0
+        errors: dict[str, str] = {}
+        for target, fn in (("vectors", self._apply), ("graph", self._apply_graph)):
+            subset = [it for it in items if target in _targets(it)]
+            if not subset or (target == "graph" and self.graph is None):
+                continue
+            try:
+                fn(subset, known)
+            except Exception as e:  # noqa: BLE001 - any store failure is retried later
+                errors[target] = f"{target}: {type(e).__name__}: {e}"
+                log.warning("%s projection of %d outbox rows failed, will retry: %s",
+                            target, len(subset), e)
+        done, failed = [], 0
+        now = utcnow()
+        for it in items:
+            left = [t for t in _targets(it) if t in errors]
+            if not left:
+                done.append(it.id)
+                continue
+            failed += 1
+            delay = min(MAX_BACKOFF_SECONDS, 0.5 * 2**it.attempts)
+            self.records.outbox_retry_later(
+                it.id, "; ".join(errors[t] for t in left), now + timedelta(seconds=delay),
+                target=",".join(left),
+            )
+        self.last_error = "; ".join(errors.values()) or None
+        self.records.outbox_done(done)
+        return len(done), failed
+
+    def _apply_graph(self, items: list[OutboxItem], known: dict[str, np.ndarray]) -> None:
+        assert self.graph is not None
+        deletes = [it for it in items if it.op == "delete"]
+        if deletes:
+            self.graph.delete([it.memory_id for it in deletes])
+            self.graph.prune_entities(sorted({it.user_id for it in deletes}))
+        by_user: dict[str, list[str]] = {}
+        for it in items:
+            if it.op != "delete":
+                by_user.setdefault(it.user_id, []).append(it.memory_id)
+        for user_id, ids in by_user.items():
+            sync_graph(self.records, self.graph, user_id, ids)
 
     def _apply(self, items: list[OutboxItem], known: dict[str, np.ndarray]) -> None:
         by_user: dict[str, list[str]] = {}
@@ -85,6 +154,8 @@ class Projector:
         for it in items:
             if it.op == "delete":
                 deletes.append(it.memory_id)
+            elif it.op == "relations":
+                continue  # edges only: nothing for the vector index
             else:
                 by_user.setdefault(it.user_id, []).append(it.memory_id)
         if deletes:

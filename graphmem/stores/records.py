@@ -18,8 +18,38 @@ class OutboxItem:
     id: int
     user_id: str
     memory_id: str
-    op: str  # upsert | delete | status
+    op: str  # upsert | delete | status | relations (re-project a memory's edges)
     attempts: int
+    target: str = "vectors,graph"  # the projections this row still has to reach
+
+
+@dataclass(frozen=True)
+class EntityRef:
+    """An entity as the records store keeps it: `key` is its normalised, resolving name."""
+
+    key: str
+    name: str
+    entity_type: str = "thing"
+
+
+@dataclass(frozen=True)
+class Relation:
+    """A typed, weighted edge between two memories of one user (`memory_relations`)."""
+
+    user_id: str
+    source_id: str
+    target_id: str
+    relation_type: str
+    strength: float = 1.0
+
+
+@dataclass
+class GraphRows:
+    """What a write adds to the graph tables, committed in the same transaction as the rows."""
+
+    user_id: str
+    entities: dict[str, list[EntityRef]]  # memory id -> entities it mentions
+    relations: list[Relation]
 
 
 @dataclass(frozen=True)
@@ -36,8 +66,10 @@ class RecordQuery:
 class RecordsStore(Protocol):
     backend: str
 
-    def insert(self, memories: list[Memory], search_texts: list[str]) -> None:
-        """Memory rows and their 'upsert' outbox rows, in one transaction."""
+    def insert(
+        self, memories: list[Memory], search_texts: list[str], graph: GraphRows | None = None
+    ) -> None:
+        """Memory rows, their entities and relations, and their outbox rows: one transaction."""
 
     def get(self, user_id: str, memory_ids: list[str]) -> dict[str, Memory]: ...
 
@@ -67,7 +99,10 @@ class RecordsStore(Protocol):
 
     def outbox_done(self, ids: list[int]) -> None: ...
 
-    def outbox_retry_later(self, item_id: int, error: str, next_attempt_at: datetime) -> None: ...
+    def outbox_retry_later(
+        self, item_id: int, error: str, next_attempt_at: datetime, target: str | None = None
+    ) -> None:
+        """Retry later; `target` narrows the row to the projections that still failed."""
 
     def outbox_count(self) -> int: ...
 
@@ -76,6 +111,27 @@ class RecordsStore(Protocol):
     def audit_rows(self, user_id: str, limit: int = 100) -> list[dict[str, Any]]: ...
 
     def all_ids(self, user_id: str | None = None) -> set[str]: ...
+
+    # graph tables (graphmem/stores/records_graph.py)
+    def save_graph(self, graph: GraphRows, *, project: bool = True) -> int:
+        """Entities, links and relations (insert-or-keep) plus 'relations' outbox rows."""
+
+    def mentions_of(self, user_id: str, keys: list[str], per_key: int) -> dict[str, list[str]]:
+        """Memory ids mentioning each entity key, newest first, at most `per_key` each."""
+
+    def session_previous(self, user_id: str, session_id: str, before: datetime) -> str | None:
+        """The latest memory of a session created before `before`."""
+
+    def relations_for(self, user_id: str, memory_ids: list[str]) -> list[Relation]: ...
+
+    def entities_for(self, user_id: str, memory_ids: list[str]) -> dict[str, list[EntityRef]]: ...
+
+    def graph_counts(self, user_id: str | None = None) -> dict[str, int]: ...
+
+    def scan(
+        self, after_doc_id: int, limit: int, user_id: str | None = None
+    ) -> list[tuple[int, Memory]]:
+        """Memories in storage order after a cursor: for resumable batch jobs."""
 
     def close(self) -> None: ...
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import re
 from importlib import resources
 from typing import Any
@@ -66,10 +67,8 @@ class MySQLRecords(SQLRecords):
     def _on_error(self, exc: BaseException) -> None:
         """A lost connection is dropped so the next call reconnects instead of failing forever."""
         if isinstance(exc, pymysql.OperationalError) and self._db is not None:
-            try:
+            with contextlib.suppress(pymysql.MySQLError):
                 self._db.close()
-            except pymysql.MySQLError:
-                pass
             self._db = None
 
     def _q(self, sql: str) -> str:

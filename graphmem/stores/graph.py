@@ -1,0 +1,82 @@
+"""The graph port: memories as nodes, typed weighted relations as edges, entities beside them.
+
+A projection of the records (`memory_relations`, `entities`, `memory_entities`), rebuildable
+from them at any time. Every read takes the user's id and applies it to every node and edge it
+touches, at every hop: an edge into another user's memory is never followed.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Protocol
+
+from graphmem.stores.records import EntityRef
+
+RELATION_TYPES = ("causal", "temporal", "related", "mentions", "merged_from", "explicit")
+
+
+@dataclass(frozen=True)
+class GraphNode:
+    memory_id: str
+    user_id: str
+    memory_type: str
+    status: str
+    created_at: float  # epoch seconds
+    session_id: str | None = None
+    summary: str = ""
+    entities: tuple[EntityRef, ...] = field(default_factory=tuple)
+
+
+@dataclass(frozen=True)
+class GraphEdge:
+    user_id: str
+    source_id: str
+    target_id: str
+    relation_type: str
+    strength: float = 1.0
+
+    def other(self, memory_id: str) -> str:
+        return self.target_id if self.source_id == memory_id else self.source_id
+
+
+def edge_order(memory_id: str, e: GraphEdge) -> tuple[float, str, str, str]:
+    """How a node's edges are ranked when only the strongest `per_node` are followed.
+
+    Both adapters sort by this, so they cut the same edges and expansions agree.
+    """
+    return (-e.strength, e.other(memory_id), e.relation_type, e.source_id)
+
+
+class GraphStore(Protocol):
+    backend: str
+
+    def sync(self, nodes: list[GraphNode], edges: list[GraphEdge]) -> None:
+        """Upsert `nodes` and make their edges exactly `edges` (those touching them)."""
+
+    def delete(self, memory_ids: list[str]) -> None:
+        """Remove memories with every edge touching them."""
+
+    def prune_entities(self, user_ids: list[str]) -> None:
+        """Drop entities of these users that no memory mentions any more."""
+
+    def delete_user(self, user_id: str) -> None: ...
+
+    def neighbours(
+        self,
+        user_id: str,
+        memory_ids: list[str],
+        relation_types: tuple[str, ...] | None,
+        per_node: int,
+    ) -> list[GraphEdge]:
+        """Edges of `user_id` touching these memories, both directions, strongest `per_node`
+        per memory (ranked by `edge_order`), both ends owned by `user_id`."""
+
+    def node_ids(self, user_id: str | None = None) -> set[str]: ...
+
+    def edge_count(self, user_id: str | None = None) -> int: ...
+
+    def entity_names(self, user_id: str, memory_ids: list[str]) -> dict[str, list[str]]: ...
+
+    def close(self) -> None: ...
+
+    def health(self) -> dict[str, object]: ...

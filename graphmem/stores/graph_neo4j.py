@@ -1,0 +1,142 @@
+"""Neo4j 5 graph adapter (the `neo4j` driver). Every statement it runs is read from cypher/.
+
+Memories are (:Memory {id, user_id, ...}) nodes, relations typed relationships (CAUSAL,
+TEMPORAL, RELATED, ...) carrying user_id and strength, entities (:Entity {uid, user_id, key,
+name, type}) linked by MENTIONS. Constraints and indexes are applied on connect.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+from graphmem.errors import StoreUnavailableError
+from graphmem.stores.graph import GraphEdge, GraphNode
+
+_NAME = re.compile(r"^//\s*name:\s*(\w+)\s*$", re.MULTILINE)
+
+
+def cypher_dir() -> Path:
+    """cypher/ beside the package (source checkout or editable install), or $GRAPHMEM_CYPHER_DIR."""
+    env = os.environ.get("GRAPHMEM_CYPHER_DIR")
+    return Path(env) if env else Path(__file__).resolve().parents[2] / "cypher"
+
+
+@lru_cache(maxsize=32)
+def load_statements(filename: str) -> dict[str, str]:
+    """The named statements of one .cypher file: `// name: x` starts statement x."""
+    text = (cypher_dir() / filename).read_text("utf-8")
+    parts = _NAME.split(text)
+    out = {}
+    for name, body in zip(parts[1::2], parts[2::2], strict=True):
+        lines = [ln for ln in body.splitlines() if not ln.strip().startswith("//")]
+        out[name] = "\n".join(lines).strip().rstrip(";").strip()
+    return out
+
+
+def statement(filename: str, name: str) -> str:
+    return load_statements(filename)[name]
+
+
+class Neo4jGraph:
+    backend = "neo4j"
+
+    def __init__(self, url: str, user: str, password: str | None, database: str | None = None):
+        import neo4j
+
+        self._neo4j = neo4j
+        self.url = url
+        self.database = database or None
+        self.driver = neo4j.GraphDatabase.driver(url, auth=(user, password or ""))
+        try:
+            for stmt in load_statements("schema.cypher").values():
+                self._run(stmt)
+        except Exception:
+            self.driver.close()
+            raise
+
+    def _run(self, stmt: str, **params: Any) -> list[Any]:
+        try:
+            records, _, _ = self.driver.execute_query(stmt, params, database_=self.database)
+        except (self._neo4j.exceptions.ServiceUnavailable, OSError) as e:
+            raise StoreUnavailableError(f"graph store (Neo4j) unreachable: {e}") from e
+        return records
+
+    def sync(self, nodes: list[GraphNode], edges: list[GraphEdge]) -> None:
+        if nodes:
+            self._run(statement("upsert.cypher", "upsert_memories"), rows=[
+                {"id": n.memory_id, "user_id": n.user_id, "memory_type": n.memory_type,
+                 "status": n.status, "created_at": n.created_at, "session_id": n.session_id,
+                 "summary": n.summary}
+                for n in nodes
+            ])
+            self._run(statement("upsert.cypher", "clear_edges"), ids=[n.memory_id for n in nodes])
+            mentions = [
+                {"memory_id": n.memory_id, "user_id": n.user_id, "uid": f"{n.user_id}|{e.key}",
+                 "key": e.key, "name": e.name, "type": e.entity_type}
+                for n in nodes
+                for e in n.entities
+            ]
+            if mentions:
+                self._run(statement("upsert.cypher", "upsert_mentions"), rows=mentions)
+        if edges:
+            self._run(statement("upsert.cypher", "upsert_edges"), rows=[
+                {"source": e.source_id, "target": e.target_id, "type": e.relation_type.upper(),
+                 "strength": e.strength, "user_id": e.user_id}
+                for e in edges
+            ])
+
+    def delete(self, memory_ids: list[str]) -> None:
+        if memory_ids:
+            self._run(statement("delete.cypher", "delete_memories"), ids=memory_ids)
+
+    def prune_entities(self, user_ids: list[str]) -> None:
+        if user_ids:
+            self._run(statement("delete.cypher", "prune_entities"), user_ids=user_ids)
+
+    def delete_user(self, user_id: str) -> None:
+        self._run(statement("delete.cypher", "delete_user"), user_id=user_id)
+
+    def neighbours(
+        self,
+        user_id: str,
+        memory_ids: list[str],
+        relation_types: tuple[str, ...] | None,
+        per_node: int,
+    ) -> list[GraphEdge]:
+        if not memory_ids:
+            return []
+        rows = self._run(
+            statement("expand.cypher", "neighbours"),
+            ids=list(dict.fromkeys(memory_ids)),
+            user_id=user_id,
+            types=list(relation_types) if relation_types is not None else None,
+            per_node=int(per_node),
+        )
+        return [GraphEdge(user_id, r["source"], r["target"], r["type"], float(r["strength"]))
+                for r in rows]
+
+    def node_ids(self, user_id: str | None = None) -> set[str]:
+        return {r["id"] for r in self._run(statement("stats.cypher", "node_ids"), user_id=user_id)}
+
+    def edge_count(self, user_id: str | None = None) -> int:
+        return int(self._run(statement("stats.cypher", "edge_count"), user_id=user_id)[0]["n"])
+
+    def entity_names(self, user_id: str, memory_ids: list[str]) -> dict[str, list[str]]:
+        rows = self._run(statement("expand.cypher", "entity_names"), ids=memory_ids,
+                         user_id=user_id)
+        return {r["id"]: list(r["names"]) for r in rows}
+
+    def close(self) -> None:
+        self.driver.close()
+
+    def health(self) -> dict[str, object]:
+        try:
+            r = self._run(statement("stats.cypher", "health"))[0]
+            return {"backend": self.backend, "ok": True, "url": self.url,
+                    "version": r["version"], "edition": r["edition"]}
+        except Exception as e:  # noqa: BLE001 - health reports, never raises
+            return {"backend": self.backend, "ok": False, "error": str(e)}

@@ -1,0 +1,201 @@
+"""The records side of the graph: entities, memory-entity links and relations, in SQL.
+
+A mixin of `SQLRecords`, so the graph tables are written by the same connection, and inside the
+same transaction, as the memory rows they belong to. Relations are insert-or-keep on their
+unique key (source, target, type): re-running extraction never duplicates an edge.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from datetime import datetime
+from typing import Any
+
+from graphmem.model import Memory, utcnow
+from graphmem.stores.records import EntityRef, GraphRows, Relation
+
+CHUNK = 400
+
+
+def _chunks(items: list[Any], n: int = CHUNK) -> Iterable[list[Any]]:
+    for i in range(0, len(items), n):
+        yield items[i : i + n]
+
+
+class GraphRecords:
+    """Graph-table methods; relies on SQLRecords' _tx, _q, _fetch, _marks and _dt_in/_dt_out."""
+
+    backend: str
+
+    @property
+    def _ignore(self) -> str:
+        return "INSERT IGNORE" if self.backend == "mysql" else "INSERT OR IGNORE"
+
+    # ------------------------------------------------------------------ writes
+    def _entity_ids(self, cur: Any, user_id: str, refs: dict[str, EntityRef]) -> dict[str, int]:
+        """Resolve entity keys to ids for one user, creating the missing ones."""
+        ids: dict[str, int] = {}
+
+        def lookup(keys: list[str]) -> None:
+            for chunk in _chunks(keys):
+                cur.execute(
+                    self._q(
+                        "SELECT normalized_name, id FROM entities WHERE user_id = ? AND"
+                        f" normalized_name IN ({self._marks(len(chunk))}) ORDER BY id"
+                    ),
+                    (user_id, *chunk),
+                )
+                for key, eid in cur.fetchall():
+                    ids.setdefault(key, int(eid))
+
+        lookup(list(refs))
+        missing = [refs[k] for k in refs if k not in ids]
+        if missing:
+            now = self._dt_in(utcnow())
+            cur.executemany(
+                self._q(
+                    f"{self._ignore} INTO entities (user_id, name, normalized_name, entity_type,"
+                    " created_at) VALUES (?, ?, ?, ?, ?)"
+                ),
+                [(user_id, r.name[:255], r.key[:255], r.entity_type[:32], now) for r in missing],
+            )
+            lookup([r.key for r in missing])
+        return ids
+
+    def _write_graph(self, cur: Any, graph: GraphRows, *, set_strength: bool = False) -> None:
+        refs = {r.key: r for rs in graph.entities.values() for r in rs}
+        if refs:
+            ids = self._entity_ids(cur, graph.user_id, refs)
+            links = {
+                (mid, ids[r.key])
+                for mid, rs in graph.entities.items()
+                for r in rs
+                if r.key in ids
+            }
+            cur.executemany(
+                self._q(
+                    f"{self._ignore} INTO memory_entities (memory_id, entity_id, user_id)"
+                    " VALUES (?, ?, ?)"
+                ),
+                [(mid, eid, graph.user_id) for mid, eid in sorted(links)],
+            )
+        rels = [r for r in graph.relations if r.user_id == graph.user_id]
+        if not rels:
+            return
+        if set_strength:
+            cur.executemany(
+                self._q(
+                    "UPDATE memory_relations SET strength = ? WHERE user_id = ? AND"
+                    " source_memory_id = ? AND target_memory_id = ? AND relation_type = ?"
+                ),
+                [(r.strength, r.user_id, r.source_id, r.target_id, r.relation_type) for r in rels],
+            )
+        now = self._dt_in(utcnow())
+        cur.executemany(
+            self._q(
+                f"{self._ignore} INTO memory_relations (user_id, source_memory_id,"
+                " target_memory_id, relation_type, strength, created_at) VALUES (?, ?, ?, ?, ?, ?)"
+            ),
+            [(r.user_id, r.source_id, r.target_id, r.relation_type, r.strength, now)
+             for r in rels],
+        )
+
+    def save_graph(
+        self, graph: GraphRows, *, project: bool = True, set_strength: bool = False
+    ) -> int:
+        """Store entities, links and relations; queue graph projection of every touched memory."""
+        touched = list(dict.fromkeys(
+            [*graph.entities, *(r.source_id for r in graph.relations),
+             *(r.target_id for r in graph.relations)]
+        ))
+        with self._tx() as cur:
+            self._write_graph(cur, graph, set_strength=set_strength)
+            if project and touched:
+                self._outbox_rows(
+                    cur, [(graph.user_id, m, "relations") for m in touched], target="graph"
+                )
+        return len(graph.relations)
+
+    # ------------------------------------------------------------------ reads
+    def mentions_of(self, user_id: str, keys: list[str], per_key: int) -> dict[str, list[str]]:
+        out: dict[str, list[str]] = {}
+        for chunk in _chunks(sorted(set(keys))):
+            rows = self._fetch(
+                "SELECT k, mid FROM (SELECT e.normalized_name AS k, me.memory_id AS mid,"
+                " ROW_NUMBER() OVER (PARTITION BY e.normalized_name"
+                " ORDER BY m.created_at DESC, m.doc_id DESC) AS rn FROM entities e"
+                " JOIN memory_entities me ON me.entity_id = e.id AND me.user_id = e.user_id"
+                " JOIN memories m ON m.id = me.memory_id AND m.user_id = e.user_id"
+                f" WHERE e.user_id = ? AND e.normalized_name IN ({self._marks(len(chunk))})"
+                f") ranked WHERE rn <= {int(per_key)} ORDER BY k, rn",
+                (user_id, *chunk),
+            )
+            for key, mid in rows:
+                got = out.setdefault(key, [])
+                if len(got) < per_key and mid not in got:
+                    got.append(mid)
+        return out
+
+    def session_previous(
+        self, user_id: str, session_id: str | None, before: datetime
+    ) -> str | None:
+        """The latest memory created before `before`: in the session, or of the user if None."""
+        session = "" if session_id is None else " AND session_id = ?"
+        params = (user_id, self._dt_in(before)) + (() if session_id is None else (session_id,))
+        rows = self._fetch(
+            f"SELECT id FROM memories WHERE user_id = ? AND created_at < ?{session}"
+            " ORDER BY created_at DESC, doc_id DESC LIMIT 1",
+            params,
+        )
+        return rows[0][0] if rows else None
+
+    def relations_for(self, user_id: str, memory_ids: list[str]) -> list[Relation]:
+        out: dict[tuple[str, str, str], Relation] = {}
+        for chunk in _chunks(list(dict.fromkeys(memory_ids)), 200):
+            marks = self._marks(len(chunk))
+            rows = self._fetch(
+                "SELECT source_memory_id, target_memory_id, relation_type, strength"
+                f" FROM memory_relations WHERE user_id = ? AND (source_memory_id IN ({marks})"
+                f" OR target_memory_id IN ({marks})) ORDER BY id",
+                (user_id, *chunk, *chunk),
+            )
+            for s, t, rt, w in rows:
+                out[(s, t, rt)] = Relation(user_id, s, t, rt, float(w))
+        return list(out.values())
+
+    def entities_for(self, user_id: str, memory_ids: list[str]) -> dict[str, list[EntityRef]]:
+        out: dict[str, list[EntityRef]] = {}
+        for chunk in _chunks(list(dict.fromkeys(memory_ids))):
+            rows = self._fetch(
+                "SELECT me.memory_id, e.normalized_name, e.name, e.entity_type"
+                " FROM memory_entities me JOIN entities e ON e.id = me.entity_id"
+                f" WHERE me.user_id = ? AND me.memory_id IN ({self._marks(len(chunk))})"
+                " ORDER BY e.id",
+                (user_id, *chunk),
+            )
+            for mid, key, name, etype in rows:
+                out.setdefault(mid, []).append(EntityRef(key, name, etype))
+        return out
+
+    def graph_counts(self, user_id: str | None = None) -> dict[str, int]:
+        where, params = (" WHERE user_id = ?", (user_id,)) if user_id is not None else ("", ())
+        return {
+            table: int(self._fetch(f"SELECT COUNT(*) FROM {table}{where}", params)[0][0])
+            for table in ("memory_relations", "entities", "memory_entities")
+        }
+
+    def scan(
+        self, after_doc_id: int, limit: int, user_id: str | None = None
+    ) -> list[tuple[int, Memory]]:
+        from graphmem.stores.records_sql import MEMORY_COLUMNS
+
+        where, params = "doc_id > ?", [int(after_doc_id)]
+        if user_id is not None:
+            where += " AND user_id = ?"
+            params.append(user_id)
+        rows = self._fetch(
+            f"SELECT doc_id, {MEMORY_COLUMNS} FROM memories WHERE {where}"
+            f" ORDER BY doc_id LIMIT {int(limit)}",
+            params,
+        )
+        return [(int(r[0]), self._row_to_memory(r[1:])) for r in rows]

@@ -1,0 +1,107 @@
+"""Backfill on a real embedded store: resumable, idempotent, dry-run, per user; and rebuild."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from graphmem import MemoryService, Settings
+from graphmem.backfill import backfill_relations, rebuild
+from graphmem.cli import main
+from graphmem.embedder import Embedder
+
+LINES = [
+    "Zhang San leads Project Apollo",
+    "Apollo's funding was cut in half by the board",
+    "Zhang San moved to Oslo in March",
+    "Priya Raman joined the Apollo team",
+    "The Oslo office opened because Zhang San asked for it",
+]
+
+
+@pytest.fixture
+def old_data(tmp_path: Path, embedder: Embedder) -> Path:
+    """Memories written before extraction existed: no entities, no relations."""
+    data = tmp_path / "data"
+    svc = MemoryService(Settings(data_dir=data, extractor="none"), embedder=embedder)
+    svc.write_many("u", [{"content": c} for c in LINES])
+    svc.write("other", "Zhang San leads Project Apollo")
+    svc.write("other", "Apollo is late")
+    assert svc.records.graph_counts()["memory_relations"] == 0
+    svc.close()
+    return data
+
+
+def test_backfill_resumes_from_its_checkpoint_and_is_idempotent(
+    old_data: Path, embedder: Embedder
+) -> None:
+    svc = MemoryService(Settings(data_dir=old_data), embedder=embedder)
+    dry = backfill_relations(svc, batch=2, dry_run=True)
+    assert dry.memories == 7 and dry.relations > 0
+    assert svc.records.graph_counts()["memory_relations"] == 0  # dry run wrote nothing
+
+    first = backfill_relations(svc, batch=2, max_batches=1)  # "interrupted" after one batch
+    assert not first.complete and first.memories == 2
+    rest = backfill_relations(svc, batch=2)
+    assert rest.resumed_from == first.last_doc_id and rest.memories == 5 and rest.complete
+    counts = svc.records.graph_counts()
+    assert counts["memory_relations"] > 0 and svc.records.outbox_count() == 0
+    assert svc.graph_store.edge_count() == counts["memory_relations"]
+
+    assert backfill_relations(svc, batch=2).memories == 0  # nothing new since the checkpoint
+    again = backfill_relations(svc, batch=3, restart=True)
+    assert again.memories == 7
+    assert svc.records.graph_counts()["memory_relations"] >= counts["memory_relations"]
+    assert svc.records.graph_counts()["entities"] == counts["entities"]
+    hits = svc.search("u", "who leads the project?", 5, weights="keyword=1").hits
+    assert any(h.path for h in hits)
+    svc.close()
+
+
+def test_backfill_for_one_user_touches_only_that_user(old_data: Path, embedder: Embedder) -> None:
+    svc = MemoryService(Settings(data_dir=old_data), embedder=embedder)
+    rep = backfill_relations(svc, user_id="other")
+    assert rep.memories == 2
+    assert svc.records.graph_counts("u")["memory_relations"] == 0
+    assert svc.records.graph_counts("other")["memory_relations"] == 1
+    svc.close()
+
+
+def test_rebuild_restores_both_projections(tmp_path: Path, embedder: Embedder) -> None:
+    svc = MemoryService(Settings(data_dir=tmp_path / "d"), embedder=embedder)
+    ms = svc.write_many("u", [{"content": c} for c in LINES])
+    edges = svc.graph_store.edge_count("u")
+    svc.vectors.delete_user("u")
+    svc.graph_store.delete_user("u")
+    assert rebuild(svc) == {"vectors": 5, "graph_nodes": 5}
+    assert svc.vectors.ids("u") == {m.id for m in ms}
+    assert svc.graph_store.edge_count("u") == edges > 0
+    svc.close()
+
+
+def test_cli_backfill_relate_graph_and_search_flags(old_data: Path, capsys) -> None:
+    def run(*argv: str) -> tuple[int, dict]:
+        code = main([*argv, "--data-dir", str(old_data), "--json"])
+        out = capsys.readouterr().out
+        return code, json.loads(out) if out.strip() else {}
+
+    code, out = run("backfill", "relations", "--dry-run", "--user", "u", "-q")
+    assert code == 0 and out["dry_run"] is True and out["memories"] == 5
+    code, out = run("backfill", "relations", "--user", "u", "--batch", "2", "-q")
+    assert code == 0 and out["complete"] and out["relations"] > 0
+    code, out = run("search", "who leads Project Apollo", "--user", "u", "--expand-hops", "0")
+    assert code == 0 and all(h["path"] == [] for h in out["hits"])
+    code, out = run("search", "who leads Project Apollo", "--user", "u", "-k", "5",
+                    "--relation-types", "related,causal")
+    assert code == 0 and any(h["path"] for h in out["hits"])
+    a, b = out["hits"][0]["id"], out["hits"][-1]["id"]
+    code, out = run("relate", a, b, "--type", "temporal", "--strength", "0.7", "--user", "u")
+    assert code == 0 and out["relation_type"] == "temporal"
+    code, out = run("graph", a, "--hops", "1", "--user", "u")
+    assert code == 0 and {"from": a, "type": "temporal", "to": b, "strength": 0.7} in out["edges"]
+    code, out = run("backfill", "rebuild", "--user", "u", "-q")
+    assert code == 0 and out == {"vectors": 5, "graph_nodes": 5}
+    assert main(["relate", a, b, "--type", "friend", "--user", "u",
+                 "--data-dir", str(old_data)]) == 2

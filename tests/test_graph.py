@@ -1,0 +1,182 @@
+"""The graph port: the same tests on networkx and on a real Neo4j 5, and the two must agree."""
+
+from __future__ import annotations
+
+import os
+import random
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from graphmem import associative
+from graphmem.stores.graph import GraphEdge, GraphNode, GraphStore
+from graphmem.stores.graph_neo4j import Neo4jGraph, cypher_dir, load_statements
+from graphmem.stores.graph_networkx import NetworkxGraph
+from graphmem.stores.records import EntityRef
+from tests.conftest import service_url
+
+
+def open_neo4j() -> Neo4jGraph:
+    url = service_url("GRAPHMEM_TEST_NEO4J_URL")
+    return Neo4jGraph(url, os.environ.get("GRAPHMEM_TEST_NEO4J_USER", "neo4j"),
+                      os.environ.get("GRAPHMEM_TEST_NEO4J_PASSWORD"))
+
+
+@pytest.fixture
+def users() -> list[str]:
+    """Fresh user ids, so tests on the shared Neo4j never see each other's data."""
+    tag = uuid.uuid4().hex[:10]
+    return [f"{name}-{tag}" for name in ("alice", "bob")]
+
+
+@pytest.fixture(params=["networkx", pytest.param("neo4j", marks=pytest.mark.services)])
+def graph(request: pytest.FixtureRequest, users: list[str]) -> Iterator[GraphStore]:
+    store: GraphStore = NetworkxGraph() if request.param == "networkx" else open_neo4j()
+    yield store
+    for u in users:
+        store.delete_user(u)
+    store.close()
+
+
+def node(user: str, mid: str, *entities: str) -> GraphNode:
+    return GraphNode(mid, user, "fact", "active", 1.7e9, None, mid,
+                     tuple(EntityRef(e.lower(), e) for e in entities))
+
+
+def ids(user: str, *names: str) -> list[str]:
+    return [f"{user}:{n}" for n in names]
+
+
+def test_sync_neighbours_and_user_bounds(graph: GraphStore, users: list[str]) -> None:
+    alice, bob = users
+    a, b, c = ids(alice, "a", "b", "c")
+    (x,) = ids(bob, "x")
+    graph.sync([node(alice, a, "Apollo"), node(alice, b), node(alice, c), node(bob, x)], [
+        GraphEdge(alice, a, b, "causal", 0.9),
+        GraphEdge(alice, c, a, "related", 0.6),
+        GraphEdge(alice, a, x, "related", 1.0),  # crosses users: must never be stored
+        GraphEdge(bob, x, a, "related", 1.0),
+    ])
+    got = {(e.source_id, e.target_id, e.relation_type, e.strength)
+           for e in graph.neighbours(alice, [a], None, 10)}
+    assert got == {(a, b, "causal", 0.9), (c, a, "related", 0.6)}
+    assert graph.neighbours(bob, [x], None, 10) == []
+    assert graph.neighbours(bob, [a], None, 10) == []  # alice's memory, asked as bob
+    assert [e.target_id for e in graph.neighbours(alice, [a], ("causal",), 10)] == [b]
+    assert [e.other(a) for e in graph.neighbours(alice, [a], None, 1)] == [b]  # strongest only
+    assert graph.node_ids(alice) == {a, b, c} and graph.edge_count(alice) == 2
+    assert graph.entity_names(alice, [a]) == {a: ["Apollo"]}
+
+
+def test_resync_replaces_edges_and_delete_removes_them(
+    graph: GraphStore, users: list[str]
+) -> None:
+    alice, bob = users
+    a, b, c = ids(alice, "a", "b", "c")
+    graph.sync([node(alice, a), node(alice, b), node(alice, c)],
+               [GraphEdge(alice, a, b, "temporal", 0.5), GraphEdge(alice, b, c, "causal", 0.8)])
+    graph.sync([node(alice, b)], [GraphEdge(alice, b, c, "causal", 0.7)])  # b's edges are now this
+    assert {(e.source_id, e.target_id, e.strength)
+            for e in graph.neighbours(alice, [b], None, 10)} == {(b, c, 0.7)}
+    graph.delete([c])
+    assert graph.node_ids(alice) == {a, b} and graph.neighbours(alice, [b], None, 10) == []
+    graph.sync([node(bob, ids(bob, "x")[0])], [])
+    graph.delete_user(alice)
+    assert graph.node_ids(alice) == set() and graph.node_ids(bob) == set(ids(bob, "x"))
+
+
+def random_graph(user: str, n: int = 40, m: int = 120, seed: int = 7) -> tuple[list, list]:
+    rnd = random.Random(seed)
+    nodes = [node(user, f"{user}:{i:03d}") for i in range(n)]
+    edges = {}
+    for _ in range(m):
+        s, t = rnd.sample(range(n), 2)
+        kind = rnd.choice(["causal", "temporal", "related"])
+        edges[(s, t, kind)] = GraphEdge(user, f"{user}:{s:03d}", f"{user}:{t:03d}", kind,
+                                        rnd.choice([0.5, 0.6, 0.8, 0.9, 1.0]))
+    return nodes, list(edges.values())
+
+
+def expansion(store: GraphStore, user: str, types: tuple[str, ...] | None) -> dict:
+    cfg = associative.ExpansionConfig(
+        hops=3, relation_types=types, per_node=4, max_nodes=15,
+        type_weights={"causal": 1.0, "related": 0.8, "temporal": 0.6},
+    )
+    seeds = {f"{user}:000": 1.0, f"{user}:001": 0.7, f"{user}:002": 0.4}
+    got = associative.expand(store, user, seeds, cfg)
+    return {k: (round(r.score, 9), r.seed, [(s.source, s.relation_type, s.target) for s in r.path])
+            for k, r in got.items()}
+
+
+@pytest.mark.services
+@pytest.mark.parametrize("types", [None, ("causal", "related")])
+def test_networkx_and_neo4j_expand_identically(
+    users: list[str], types: tuple[str, ...] | None
+) -> None:
+    alice = users[0]
+    nodes, edges = random_graph(alice)
+    nx_graph, neo = NetworkxGraph(), open_neo4j()
+    try:
+        for g in (nx_graph, neo):
+            g.sync(nodes, edges)
+        a, b = expansion(nx_graph, alice, types), expansion(neo, alice, types)
+        assert a and a == b
+        for start in ([nodes[0].memory_id], [n.memory_id for n in nodes[:5]]):
+            na = associative.neighbourhood(nx_graph, alice, start[0], 2, types, 4)
+            nb = associative.neighbourhood(neo, alice, start[0], 2, types, 4)
+            assert sorted(na[0]) == sorted(nb[0]) and sorted(
+                (e.source_id, e.target_id, e.relation_type) for e in na[1]) == sorted(
+                (e.source_id, e.target_id, e.relation_type) for e in nb[1])
+    finally:
+        neo.delete_user(alice)
+        neo.close()
+
+
+def test_expansion_scores_decay_and_never_cycle() -> None:
+    g = NetworkxGraph()
+    u = "u"
+    g.sync([node(u, m) for m in "abcd"], [
+        GraphEdge(u, "a", "b", "causal", 1.0), GraphEdge(u, "b", "c", "temporal", 0.5),
+        GraphEdge(u, "c", "a", "related", 1.0), GraphEdge(u, "c", "d", "causal", 1.0),
+    ])
+    cfg = associative.ExpansionConfig(hops=2, hop_decay=0.5,
+                                      type_weights={"causal": 1.0, "temporal": 0.6,
+                                                    "related": 0.8})
+    got = associative.expand(g, u, {"a": 1.0}, cfg)
+    assert got["b"].score == pytest.approx(1.0)
+    assert got["c"].score == pytest.approx(0.8)  # a <-related- c beats a -> b -> c
+    assert [(s.source, s.relation_type, s.target) for s in got["d"].path] == [
+        ("c", "related", "a"), ("c", "causal", "d")]
+    assert got["d"].score == pytest.approx(0.8 * 1.0 * 0.5)
+    assert "a" not in got
+    assert associative.expand(g, u, {"a": 1.0}, associative.ExpansionConfig(hops=0)) == {}
+
+
+def test_every_statement_the_adapter_runs_is_in_cypher_files() -> None:
+    src = (Path(__file__).resolve().parents[1] / "graphmem/stores/graph_neo4j.py").read_text()
+    import re
+
+    used = re.findall(r'statement\("(\w+\.cypher)", "(\w+)"\)', src)
+    assert used and all(name in load_statements(f) for f, name in used)
+    assert load_statements("schema.cypher")
+    assert sorted(p.name for p in (cypher_dir() / "browser").glob("*.cypher"))
+
+
+@pytest.mark.services
+def test_saved_browser_queries_run(users: list[str]) -> None:
+    alice = users[0]
+    neo = open_neo4j()
+    try:
+        nodes, edges = random_graph(alice, 10, 20)
+        neo.sync(nodes, edges)
+        params = {"user_id": alice, "memory_id": nodes[0].memory_id,
+                  "other_id": nodes[5].memory_id, "entity": "apollo"}
+        for path in sorted((cypher_dir() / "browser").glob("*.cypher")):
+            for name, stmt in load_statements(f"browser/{path.name}").items():
+                neo.driver.execute_query(stmt, params)  # raises on a syntax error
+                assert name
+    finally:
+        neo.delete_user(alice)
+        neo.close()
