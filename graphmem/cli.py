@@ -131,6 +131,22 @@ def cmd_forget(args: argparse.Namespace) -> None:
     _emit(args, data, text)
 
 
+def cmd_forget_user(args: argparse.Namespace) -> None:
+    user = _user(args)
+    if args.confirm != user:
+        raise ValidationError("confirm", f"erasing a user is final: repeat it as --confirm {user}")
+    with _service(args) as svc:
+        receipt = svc.forget_user(user, requested_by=args.requested_by)
+    data = receipt.to_dict()
+    lines = [f"erased user {user}: " + ("verified, zero residue" if receipt.verified else
+                                          f"NOT yet complete (pending: {receipt.pending})")]
+    lines += [f"  deleted {k}: {v}" for k, v in data["deleted"].items()]
+    lines += [f"  residue {k}: {v}" for k, v in data["residue"].items() if v]
+    _emit(args, data, "\n".join(lines))
+    if not receipt.verified:
+        raise SystemExit(4)
+
+
 def cmd_stats(args: argparse.Namespace) -> None:
     with _service(args) as svc:
         st = svc.stats(_user(args))
@@ -271,6 +287,11 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("--dry-run", action="store_true", help="list what would be deleted")
 
     add("stats", cmd_stats, "counts, latency and store status for a user")
+
+    sp = add("forget-user", cmd_forget_user,
+             "erase everything about a user from every store, with a verified receipt")
+    sp.add_argument("--confirm", required=True, help="the user id again, to confirm")
+    sp.add_argument("--requested-by", default="cli", help="who asked (kept in the audit log)")
 
     sp = add("import", cmd_import, "write memories from JSONL (one object per line)")
     sp.add_argument("file", help="a .jsonl file, or - for stdin")

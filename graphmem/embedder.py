@@ -42,7 +42,7 @@ class Embedder:
         self._model = SentenceTransformer(resolve_model_path(model), device="cpu")
         self.dim = int(self._model.get_embedding_dimension())
         self.batch_size = batch_size
-        self._cache: OrderedDict[str, np.ndarray] = OrderedDict()
+        self._cache: OrderedDict[tuple[str, str], np.ndarray] = OrderedDict()
         self._cache_size = cache_size
         self._lock = threading.Lock()
         self.cache_hits = 0
@@ -60,8 +60,10 @@ class Embedder:
         )
         return np.asarray(vecs, dtype=np.float32)
 
-    def encode_query(self, text: str) -> np.ndarray:
-        key = " ".join(text.split()).lower()
+    def encode_query(self, text: str, user_id: str = "") -> np.ndarray:
+        """Embed a query, cached per user: a query is the user's data, and erasing a user must
+        be able to drop exactly their entries (`forget_user`)."""
+        key = (user_id, " ".join(text.split()).lower())
         with self._lock:
             hit = self._cache.get(key)
             if hit is not None:
@@ -75,6 +77,18 @@ class Embedder:
             if len(self._cache) > self._cache_size:
                 self._cache.popitem(last=False)
         return vec
+
+    def forget_user(self, user_id: str) -> int:
+        """Drop a user's cached queries; returns how many there were."""
+        with self._lock:
+            keys = [k for k in self._cache if k[0] == user_id]
+            for k in keys:
+                del self._cache[k]
+        return len(keys)
+
+    def cached_queries(self, user_id: str) -> int:
+        with self._lock:
+            return sum(1 for k in self._cache if k[0] == user_id)
 
     @property
     def cache_hit_rate(self) -> float:

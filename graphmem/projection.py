@@ -137,6 +137,10 @@ class Projector:
 
     def _apply_graph(self, items: list[OutboxItem], known: dict[str, np.ndarray]) -> None:
         assert self.graph is not None
+        for it in items:
+            if it.op == "erase_user":
+                self.graph.delete_user(it.user_id)
+        items = [it for it in items if it.op != "erase_user"]
         deletes = [it for it in items if it.op == "delete"]
         if deletes:
             self.graph.delete([it.memory_id for it in deletes])
@@ -152,7 +156,9 @@ class Projector:
         by_user: dict[str, list[str]] = {}
         deletes: list[str] = []
         for it in items:
-            if it.op == "delete":
+            if it.op == "erase_user":
+                self.vectors.delete_user(it.user_id)
+            elif it.op == "delete":
                 deletes.append(it.memory_id)
             elif it.op == "relations":
                 continue  # edges only: nothing for the vector index

@@ -81,7 +81,7 @@ class Retriever:
         vec_scores: dict[str, float] = {}
         qvec: np.ndarray | None = None
         if w["vector"] > 0 or w["keyword"] == 0:
-            qvec = self.svc.embedder.encode_query(query)
+            qvec = self.svc.embedder.encode_query(query, user_id)
             flt = VectorFilter(
                 user_id, mt, statuses, since.timestamp() if since else None, session_id
             )
@@ -160,7 +160,7 @@ class Retriever:
 
     def similar(self, user_id: str, query: str, threshold: float, limit: int) -> list[Memory]:
         """Memories whose embedding is at least `threshold` cosine-similar to `query`."""
-        qvec = self.svc.embedder.encode_query(query)
+        qvec = self.svc.embedder.encode_query(query, user_id)
         flt = VectorFilter(user_id, None, (Status.ACTIVE.value, Status.ARCHIVED.value))
         hits = [h for h in self.svc.vectors.search(qvec, flt, limit) if h.score >= threshold]
         rows = self.svc.records.get(user_id, [h.memory_id for h in hits])

@@ -22,6 +22,7 @@ import numpy as np
 from extractors import Extractor, make_extractor
 from graphmem import associative
 from graphmem.embedder import Embedder, shared_embedder
+from graphmem.erasure import ErasureReceipt, Purger, erase_user, residue
 from graphmem.errors import NotFoundError, ValidationError
 from graphmem.linking import Linker
 from graphmem.model import (
@@ -128,6 +129,9 @@ class MemoryService:
         self.access = AccessTracker(self.records, s.access_flush_every, s.access_flush_seconds)
         self.retriever = Retriever(self)
         self._write_lock = threading.RLock()
+        # Stores outside the records/vectors/graph trio (working memory, result caches) register
+        # (purge, count) callables here so erasing a user reaches them too.
+        self.purgers: dict[str, Purger] = {}
         self._next_drain = 0.0
         self.latencies_ms: list[float] = []
         if self.graph_store.backend == "networkx" and not self.graph_store.node_ids():
@@ -274,6 +278,14 @@ class MemoryService:
                 self.projector.apply(self.records.outbox_for(deleted))
                 self.records.audit(user_id, "forget", deleted, {"count": len(deleted)})
         return deleted
+
+    def forget_user(self, user_id: str, *, requested_by: str = "user") -> ErasureReceipt:
+        """Erase everything about a user from every store; the receipt proves what is left."""
+        user_id = check_user(user_id)
+        return erase_user(self, user_id, requested_by, self.purgers)
+
+    def verify_erased(self, user_id: str) -> dict[str, int]:
+        return residue(self, check_user(user_id), self.purgers)
 
     def forget_by_query(
         self,

@@ -82,3 +82,14 @@ def test_forget_by_query_dry_run_lists_without_deleting(run) -> None:
     code, out, _ = run("forget", "--query", "my locker code is behind the red door",
                        "--user", "q", "--json")
     assert len(json.loads(out)["deleted"]) == 1
+
+
+def test_forget_user_needs_confirmation_and_prints_a_verified_receipt(run) -> None:
+    run("add", "Zhang San leads Project Apollo", "--user", "zz")
+    code, _, err = run("forget-user", "--confirm", "someone-else", "--user", "zz")
+    assert code == 2 and err.startswith("error: confirm")
+    code, out, _ = run("forget-user", "--confirm", "zz", "--user", "zz", "--json")
+    receipt = json.loads(out)
+    assert code == 0 and receipt["verified"] is True
+    assert receipt["deleted"]["records.memories"] == 1
+    assert set(receipt["residue"].values()) == {0}

@@ -15,13 +15,7 @@ from graphmem.stores.graph import GraphEdge, GraphNode, GraphStore
 from graphmem.stores.graph_neo4j import Neo4jGraph, cypher_dir, load_statements
 from graphmem.stores.graph_networkx import NetworkxGraph
 from graphmem.stores.records import EntityRef
-from tests.conftest import service_url
-
-
-def open_neo4j() -> Neo4jGraph:
-    url = service_url("GRAPHMEM_TEST_NEO4J_URL")
-    return Neo4jGraph(url, os.environ.get("GRAPHMEM_TEST_NEO4J_USER", "neo4j"),
-                      os.environ.get("GRAPHMEM_TEST_NEO4J_PASSWORD"))
+from tests.conftest import open_neo4j
 
 
 @pytest.fixture

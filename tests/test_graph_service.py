@@ -15,7 +15,7 @@ import pytest
 from graphmem import MemoryService, NotFoundError, Settings, ValidationError
 from graphmem.embedder import Embedder
 from graphmem.stores.graph_networkx import NetworkxGraph
-from tests.test_graph import open_neo4j
+from tests.conftest import open_neo4j
 
 PROJECT = "Zhang San leads Project Apollo, a debt-risk platform for hospitals"
 BUDGET = "Apollo's funding was cut in half by the board"  # shares no word with the question

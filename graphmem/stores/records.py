@@ -90,6 +90,11 @@ class RecordsStore(Protocol):
 
     def stats(self, user_id: str) -> dict[str, Any]: ...
 
+    def erase_user(self, user_id: str, requested_by: str) -> dict[str, int]:
+        """Every row about the user, gone in one transaction; an erase tombstone queued."""
+
+    def user_residue(self, user_id: str) -> dict[str, int]: ...
+
     def record_access(self, counts: dict[tuple[str, str], int], at: datetime) -> None:
         """Add access counts keyed by (user_id, memory_id) in one batched statement."""
 

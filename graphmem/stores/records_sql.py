@@ -17,6 +17,8 @@ from graphmem.model import Memory, MemoryType, Source, Status, utcnow
 from graphmem.stores.records import GraphRows, OutboxItem, RecordQuery
 from graphmem.stores.records_graph import GraphRecords
 
+ERASE_MARK = "*"  # outbox memory_id of an erase-a-user tombstone
+
 MEMORY_COLUMNS = (
     "id, user_id, session_id, content, summary, memory_type, source, confidence, metadata, "
     "access_count, last_access_at, decay_score, status, expires_at, created_at, updated_at"
@@ -230,6 +232,14 @@ class SQLRecords(GraphRecords):
                 self._q(f"DELETE FROM memory_entities WHERE user_id = ? AND memory_id IN ({fm})"),
                 (user_id, *found),
             )
+            # Entity names come from the content: one no memory mentions any more goes too.
+            cur.execute(
+                self._q(
+                    "DELETE FROM entities WHERE user_id = ? AND id NOT IN"
+                    " (SELECT entity_id FROM memory_entities WHERE user_id = ?)"
+                ),
+                (user_id, user_id),
+            )
             # Pending upserts of a deleted memory must not resurrect its vector.
             cur.execute(
                 self._q(f"DELETE FROM outbox WHERE user_id = ? AND memory_id IN ({fm})"),
@@ -237,6 +247,39 @@ class SQLRecords(GraphRecords):
             )
             self._outbox_rows(cur, [(user_id, m, "delete") for m in found])
             return found
+
+    USER_TABLES = ("memories", "memory_relations", "entities", "memory_entities", "outbox")
+
+    def erase_user(self, user_id: str, requested_by: str) -> dict[str, int]:
+        """Delete every row about a user and queue an `erase_user` tombstone, in one transaction.
+
+        Idempotent: a second call deletes nothing and queues one more (harmless) tombstone. The
+        audit row keeps who asked, when, and the counts: never the content.
+        """
+        counts: dict[str, int] = {}
+        with self._tx() as cur:
+            for table in self.USER_TABLES:
+                cur.execute(self._q(f"DELETE FROM {table} WHERE user_id = ?"), (user_id,))
+                counts[table] = max(0, cur.rowcount)
+            self._outbox_rows(cur, [(user_id, ERASE_MARK, "erase_user")])
+            cur.execute(
+                self._q(
+                    "INSERT INTO audit_log (user_id, action, memory_ids, details, created_at)"
+                    " VALUES (?, 'forget_user', NULL, ?, ?)"
+                ),
+                (user_id, json.dumps({"requested_by": requested_by, "deleted": counts}),
+                 self._dt_in(utcnow())),
+            )
+        return counts
+
+    def user_residue(self, user_id: str) -> dict[str, int]:
+        """Rows still about this user in each table (erase-tombstones in the outbox excluded)."""
+        out = {}
+        for table in self.USER_TABLES:
+            extra = " AND op <> 'erase_user'" if table == "outbox" else ""
+            out[table] = int(self._fetch(
+                f"SELECT COUNT(*) FROM {table} WHERE user_id = ?{extra}", (user_id,))[0][0])
+        return out
 
     def record_access(self, counts: dict[tuple[str, str], int], at: datetime) -> None:
         if not counts:

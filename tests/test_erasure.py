@@ -1,0 +1,113 @@
+"""Erase a user: every store, a receipt, zero residue, resumable, and an audit trail without
+content. Run on the embedded default and on MariaDB + qdrant-client + Neo4j."""
+
+from __future__ import annotations
+
+import json
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from graphmem import MemoryService, Settings
+from graphmem.embedder import Embedder
+from graphmem.stores.records_mysql import MySQLRecords
+from graphmem.stores.vectors_qdrant import QdrantServerVectors
+from tests.conftest import open_neo4j
+
+TURNS = [
+    "I'm Zhang San and I lead Project Apollo at Acme.",
+    "Project Apollo's budget was cut because Acme lost the Boston contract.",
+    "After the budget cut, Zhang San moved two engineers to Project Hermes.",
+    "My sister Li Na lives in Shenzhen.",
+    "我叫张三，在做医疗行业的债务风险分析",
+]
+
+
+@pytest.fixture(params=["embedded", pytest.param("production", marks=pytest.mark.services)])
+def svc(request: pytest.FixtureRequest, tmp_path: Path, embedder: Embedder
+        ) -> Iterator[MemoryService]:
+    settings = Settings(data_dir=tmp_path / "data")
+    if request.param == "embedded":
+        service = MemoryService(settings, embedder=embedder)
+    else:
+        service = MemoryService(
+            settings, embedder=embedder,
+            records=MySQLRecords(request.getfixturevalue("mysql_url")),
+            vectors=QdrantServerVectors(":memory:", None, "m", embedder.dim),
+            graph=open_neo4j(),
+        )
+    yield service
+    service.close()
+
+
+def users() -> tuple[str, str]:
+    tag = uuid.uuid4().hex[:8]
+    return f"erase-me-{tag}", f"keep-me-{tag}"
+
+
+def test_erase_user_leaves_zero_residue_and_spares_everyone_else(svc: MemoryService) -> None:
+    gone, kept = users()
+    for user in (gone, kept):
+        svc.write_many(user, [{"content": t, "session_id": "s1"} for t in TURNS * 4])
+        svc.search(user, "what happened to Project Apollo?", 5)
+    svc.write(gone, "Apollo follow-up")  # one more row, so the two users differ
+    before = svc.verify_erased(kept)
+    assert before["records.memories"] == 20 and before["graph.edges"] > 0
+    assert svc.verify_erased(gone)["records.entities"] > 0
+
+    receipt = svc.forget_user(gone, requested_by="compliance-ticket-7")
+    assert receipt.verified, receipt.to_dict()
+    assert receipt.deleted["records.memories"] == 21 and receipt.deleted["vectors"] == 21
+    assert receipt.deleted["records.memory_relations"] > 0
+    assert receipt.deleted["query_cache"] == 1
+    assert set(receipt.residue.values()) == {0}
+    assert svc.search(gone, "Project Apollo budget", 10).hits == []
+    assert svc.verify_erased(kept) == before  # the other tenant is untouched
+
+    audit = svc.records.audit_rows(gone)
+    assert audit[0]["action"] == "forget_user"
+    assert audit[0]["details"]["requested_by"] == "compliance-ticket-7"
+    text = json.dumps(audit, ensure_ascii=False)
+    for turn in TURNS:  # who, when and counts; never a word of what was said
+        assert turn not in text
+    assert "Apollo" not in text and "张三" not in text
+
+    again = svc.forget_user(gone)  # idempotent
+    assert again.verified and again.deleted["records.memories"] == 0
+
+
+def test_single_forget_drops_entities_only_that_memory_named(svc: MemoryService) -> None:
+    user, _ = users()
+    a = svc.write(user, "Zhang San met Priya Raman in Lisbon.")
+    svc.write(user, "Priya Raman sent the contract.")
+    names = lambda: {n for ns in svc.graph_store.entity_names(user, [  # noqa: E731
+        m.id for m in svc.list(user)]).values() for n in ns}
+    assert any("lisbon" in n.lower() for n in names())
+    svc.forget(user, [a.id])
+    rows = svc.records._fetch(svc.records._q(
+        "SELECT normalized_name FROM entities WHERE user_id = ?"), (user,))
+    assert not any("lisbon" in r[0] for r in rows) and not any("zhang" in r[0] for r in rows)
+    assert any("priya" in r[0] for r in rows)
+    svc.forget_user(user)
+
+
+def test_erasure_finishes_after_a_crash_with_the_index_down(
+    tmp_path: Path, embedder: Embedder
+) -> None:
+    settings = Settings(data_dir=tmp_path / "d")
+    svc = MemoryService(settings, embedder=embedder)
+    gone, kept = users()
+    svc.write_many(gone, [{"content": t} for t in TURNS])
+    svc.write_many(kept, [{"content": t} for t in TURNS])
+    svc.vectors.close()  # the vector index is down when the erasure runs
+    receipt = svc.forget_user(gone)
+    assert not receipt.verified and receipt.pending == ["vectors"]
+    assert receipt.deleted["records.memories"] == 5
+    svc.records.close()  # the process dies here
+
+    restarted = MemoryService(settings, embedder=embedder)  # drains the outbox on start
+    assert set(restarted.verify_erased(gone).values()) == {0}
+    assert restarted.vectors.count(kept) == 5 and restarted.records.count(kept) == 5
+    restarted.close()
