@@ -21,6 +21,7 @@ import numpy as np
 
 from extractors import Extractor, make_extractor
 from graphmem import associative
+from graphmem.associative import Step, TracedHit
 from graphmem.embedder import Embedder, shared_embedder
 from graphmem.erasure import ErasureReceipt, Purger, erase_user, residue
 from graphmem.errors import NotFoundError, ValidationError
@@ -47,11 +48,14 @@ from graphmem.settings import Settings
 from graphmem.stores import (
     GraphStore,
     RecordsStore,
+    ResultCache,
     VectorStore,
+    open_cache,
     open_graph,
     open_records,
     open_vectors,
 )
+from graphmem.stores.cache import cache_key
 from graphmem.stores.graph import RELATION_TYPES
 from graphmem.stores.records import GraphRows, Relation
 from graphmem.summary import summarize
@@ -114,6 +118,7 @@ class MemoryService:
         embedder: Embedder | None = None,
         graph: GraphStore | None = None,
         extractor: Extractor | None = None,
+        cache: ResultCache | None = None,
     ) -> None:
         self.settings = settings or Settings()
         s = self.settings
@@ -131,7 +136,12 @@ class MemoryService:
         self._write_lock = threading.RLock()
         # Stores outside the records/vectors/graph trio (working memory, result caches) register
         # (purge, count) callables here so erasing a user reaches them too.
-        self.purgers: dict[str, Purger] = {}
+        self.cache = cache or open_cache(s)
+        self.cache_hits = 0
+        self.cache_misses = 0
+        self.purgers: dict[str, Purger] = {
+            "search_cache": (self.cache.invalidate, self.cache.count)
+        }
         self._next_drain = 0.0
         self.latencies_ms: list[float] = []
         if self.graph_store.backend == "networkx" and not self.graph_store.node_ids():
@@ -146,6 +156,7 @@ class MemoryService:
         self.records.close()
         self.vectors.close()
         self.graph_store.close()
+        self.cache.close()
 
     def __enter__(self) -> MemoryService:
         return self
@@ -215,6 +226,7 @@ class MemoryService:
         with self._write_lock:
             graph = self.linker.link(user_id, memories, extractions)
             self.records.insert(memories, [search_text(m.content) for m in memories], graph)
+            self._invalidate(user_id)
             self._project(memories, vecs)
         return memories
 
@@ -259,6 +271,7 @@ class MemoryService:
         vec = self.embedder.encode([mem.content]) if content is not None else None
         with self._write_lock:
             self.records.update_content(mem, search_text(mem.content))
+            self._invalidate(mem.user_id)
             if vec is not None:
                 self._project([mem], vec)
             else:
@@ -275,6 +288,7 @@ class MemoryService:
         with self._write_lock:
             deleted = self.records.delete(user_id, ids)
             if deleted:
+                self._invalidate(user_id)
                 self.projector.apply(self.records.outbox_for(deleted))
                 self.records.audit(user_id, "forget", deleted, {"count": len(deleted)})
         return deleted
@@ -326,29 +340,85 @@ class MemoryService:
         relation_types: str | list[str] | None = None,
     ) -> SearchResult:
         """Hybrid recall, expanded `expand_hops` (default 2, 0 disables) over the memory graph,
-        optionally only over `relation_types`; every hit carries the path that brought it."""
+        optionally only over `relation_types`; every hit carries the path that brought it.
+
+        Results are cached per user (keyed by every argument) until that user's next write,
+        update or forget, or the cache TTL; a cached hit re-reads its memory from the records.
+        """
         self._maybe_drain()
         start = time.perf_counter()
-        result = self.retriever.search(
-            user_id,
-            query,
-            top_k,
-            memory_type=memory_type,
-            time_range=time_range,
-            session_id=session_id,
-            weights=weights,
-            profile=profile,
-            include_archived=include_archived,
-            expand_hops=expand_hops,
-            relation_types=relation_types,
-        )
+        user_id = check_user(user_id)
+        key = cache_key(query=query, top_k=top_k, memory_type=memory_type,
+                        time_range=time_range, session_id=session_id, weights=weights,
+                        profile=profile, include_archived=include_archived,
+                        expand_hops=expand_hops, relation_types=relation_types)
+        result = self._cached(user_id, key)
+        if result is None:
+            result = self.retriever.search(
+                user_id,
+                query,
+                top_k,
+                memory_type=memory_type,
+                time_range=time_range,
+                session_id=session_id,
+                weights=weights,
+                profile=profile,
+                include_archived=include_archived,
+                expand_hops=expand_hops,
+                relation_types=relation_types,
+            )
+            if not result.degraded:
+                self._cache_put(user_id, key, result)
         if track_access and result.hits:
-            self.access.add(result.hits[0].memory.user_id, [h.memory.id for h in result.hits])
+            self.access.add(user_id, [h.memory.id for h in result.hits])
         result.took_ms = (time.perf_counter() - start) * 1000
         self.latencies_ms.append(result.took_ms)
         if len(self.latencies_ms) > 10_000:
             del self.latencies_ms[:5_000]
         return result
+
+    def _cached(self, user_id: str, key: str) -> SearchResult | None:
+        try:
+            entry = self.cache.get(user_id, key)
+        except Exception as e:  # noqa: BLE001 - a cache that is down only costs speed
+            log.warning("search cache unavailable: %s", e)
+            return None
+        if entry is None:
+            self.cache_misses += 1
+            return None
+        rows = self.records.get(user_id, [e[0] for e in entry])
+        if len(rows) != len(entry):  # changed behind the cache's back (another process)
+            self.cache_misses += 1
+            return None
+        self.cache_hits += 1
+        hits: list[Hit] = [
+            TracedHit(rows[mid], score, scores, [Step(**s) for s in path])
+            for mid, score, scores, path in entry
+        ]
+        return SearchResult(hits=hits, took_ms=0.0)
+
+    def _cache_put(self, user_id: str, key: str, result: SearchResult) -> None:
+        entry = [
+            [h.memory.id, h.score, h.scores,
+             [vars(s) for s in getattr(h, "path", [])]]
+            for h in result.hits
+        ]
+        try:
+            self.cache.set(user_id, key, entry)
+        except Exception as e:  # noqa: BLE001
+            log.warning("search cache unavailable: %s", e)
+
+    def _invalidate(self, user_id: str) -> None:
+        """A user's write, update or forget makes every cached result of theirs stale."""
+        try:
+            self.cache.invalidate(user_id)
+        except Exception as e:  # noqa: BLE001 - entries expire by TTL if Redis is down now
+            log.warning("could not invalidate the search cache for a user: %s", e)
+
+    @property
+    def cache_hit_rate(self) -> float:
+        total = self.cache_hits + self.cache_misses
+        return self.cache_hits / total if total else 0.0
 
     # ------------------------------------------------------------------ graph
     def relate(
@@ -382,6 +452,7 @@ class MemoryService:
         rel = Relation(user_id, str(source_id), str(target_id), rtype, w)
         with self._write_lock:
             self.records.save_graph(GraphRows(user_id, {}, [rel]), set_strength=True)
+            self._invalidate(user_id)
             self.projector.apply(self.records.outbox_for([rel.source_id, rel.target_id]))
             self.records.audit(user_id, "relate", [rel.source_id, rel.target_id],
                                {"relation_type": rtype, "strength": w})
@@ -448,6 +519,7 @@ class MemoryService:
                 "vectors": self.vectors.count(user_id) if self._vectors_ok() else None,
                 "outbox_pending": self.records.outbox_count(),
                 "query_cache_hit_rate": round(self.embedder.cache_hit_rate, 4),
+                "search_cache_hit_rate": round(self.cache_hit_rate, 4),
                 "recall_p50_ms": round(lat[len(lat) // 2], 3) if lat else None,
                 "recall_p95_ms": round(lat[int(len(lat) * 0.95)], 3) if lat else None,
                 "graph": self.records.graph_counts(user_id),
@@ -455,6 +527,7 @@ class MemoryService:
                     "records": self.records.health(),
                     "vectors": self.vectors.health(),
                     "graph": self.graph_store.health(),
+                    "cache": self.cache.health(),
                 },
             }
         )

@@ -66,6 +66,12 @@ class Settings(BaseSettings):
     access_flush_seconds: float = 2.0
 
     # graph memory: extraction, projection, associative recall
+    redis_url: str | None = Field(
+        None, description="Redis for the search cache, working memory and rate limits; unset"
+        " means in-process structures (one server process)"
+    )
+    search_cache_ttl_seconds: float = 60.0
+
     graph_backend: Literal["networkx", "neo4j"] = "networkx"
     neo4j_url: str = "bolt://127.0.0.1:7687"
     neo4j_user: str = "neo4j"

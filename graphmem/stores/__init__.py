@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from graphmem.stores.cache import ResultCache
 from graphmem.stores.graph import GraphStore
 from graphmem.stores.records import RecordsStore
 from graphmem.stores.vectors import VectorFilter, VectorHit, VectorStore
@@ -16,6 +17,8 @@ if TYPE_CHECKING:
     from graphmem.settings import Settings
 
 __all__ = [
+    "ResultCache",
+    "open_cache",
     "GraphStore",
     "RecordsStore",
     "VectorFilter",
@@ -35,6 +38,14 @@ def open_records(settings: Settings) -> RecordsStore:
     from graphmem.stores.records_sqlite import SQLiteRecords
 
     return SQLiteRecords(settings.sqlite_path)
+
+
+def open_cache(settings: Settings) -> ResultCache:
+    from graphmem.stores.cache import InProcessCache, RedisCache
+
+    if settings.redis_url:
+        return RedisCache(settings.redis_url, settings.search_cache_ttl_seconds)
+    return InProcessCache(settings.search_cache_ttl_seconds)
 
 
 def open_graph(settings: Settings) -> GraphStore:
