@@ -131,7 +131,7 @@ def cmd_forget(args: argparse.Namespace) -> None:
     _emit(args, data, text)
 
 
-def cmd_forget_user(args: argparse.Namespace) -> None:
+def cmd_forget_user(args: argparse.Namespace) -> int:
     user = _user(args)
     if args.confirm != user:
         raise ValidationError("confirm", f"erasing a user is final: repeat it as --confirm {user}")
@@ -143,8 +143,25 @@ def cmd_forget_user(args: argparse.Namespace) -> None:
     lines += [f"  deleted {k}: {v}" for k, v in data["deleted"].items()]
     lines += [f"  residue {k}: {v}" for k, v in data["residue"].items() if v]
     _emit(args, data, "\n".join(lines))
-    if not receipt.verified:
-        raise SystemExit(4)
+    return 0 if receipt.verified else 4
+
+
+def cmd_doctor(args: argparse.Namespace) -> int:
+    from graphmem.doctor import diagnose
+
+    overrides: dict[str, Any] = {"data_dir": args.data_dir} if args.data_dir else {}
+    report = diagnose(Settings(**overrides))
+    lines = []
+    for name, st in report["stores"].items():
+        detail = st.get("version") or st.get("error") or ""
+        lines.append(f"{'ok ' if st.get('ok') else 'DOWN'}  {name:8} {st.get('backend', '')}"
+                     f"  {detail}".rstrip())
+    drift = report.get("drift")
+    if drift:
+        lines.append("drift: " + ", ".join(f"{k}={v}" for k, v in drift.items() if k != "ok"))
+    lines.append("healthy" if report["ok"] else "NOT healthy")
+    _emit(args, report, "\n".join(lines))
+    return 0 if report["ok"] else 1
 
 
 def cmd_stats(args: argparse.Namespace) -> None:
@@ -242,7 +259,7 @@ def build_parser() -> argparse.ArgumentParser:
     types = [t.value for t in MemoryType]
 
     def add(
-        name: str, fn: Callable[[argparse.Namespace], None], help_: str
+        name: str, fn: Callable[[argparse.Namespace], int | None], help_: str
     ) -> argparse.ArgumentParser:
         sp = sub.add_parser(name, parents=[common], help=help_, description=help_)
         sp.set_defaults(fn=fn)
@@ -288,6 +305,9 @@ def build_parser() -> argparse.ArgumentParser:
 
     add("stats", cmd_stats, "counts, latency and store status for a user")
 
+    add("doctor", cmd_doctor,
+        "check every configured store: reachable, version, and projection drift")
+
     sp = add("forget-user", cmd_forget_user,
              "erase everything about a user from every store, with a verified receipt")
     sp.add_argument("--confirm", required=True, help="the user id again, to confirm")
@@ -331,7 +351,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     args = build_parser().parse_args(argv)
     try:
-        args.fn(args)
+        code = args.fn(args) or 0
     except ValidationError as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
@@ -344,7 +364,7 @@ def main(argv: list[str] | None = None) -> int:
     except (OSError, json.JSONDecodeError) as e:
         print(f"error: {e}", file=sys.stderr)
         return 1
-    return 0
+    return code
 
 
 if __name__ == "__main__":
