@@ -14,6 +14,7 @@ from datetime import timedelta
 
 import numpy as np
 
+from graphmem.breaker import Breaker
 from graphmem.embedder import Embedder
 from graphmem.model import Memory, utcnow
 from graphmem.stores.graph import GraphEdge, GraphNode, GraphStore
@@ -83,6 +84,7 @@ class Projector:
         self.vectors = vectors
         self.embedder = embedder
         self.graph = graph
+        self.breaker = Breaker()
         self.last_error: str | None = None
 
     def drain(self, limit: int = 1000, *, force: bool = False) -> tuple[int, int]:
@@ -91,6 +93,8 @@ class Projector:
         Never raises for store errors: they are recorded on the rows and retried later.
         """
         applied = failed = 0
+        if force:
+            self.breaker.reset()
         while True:
             due_by = utcnow() + timedelta(seconds=MAX_BACKOFF_SECONDS * 2) if force else utcnow()
             items = self.records.outbox_due(limit, due_by)
@@ -112,9 +116,14 @@ class Projector:
             subset = [it for it in items if target in _targets(it)]
             if not subset or (target == "graph" and self.graph is None):
                 continue
+            if not self.breaker.allow(target):
+                errors[target] = f"{target}: store down, retrying later"
+                continue
             try:
                 fn(subset, known)
+                self.breaker.ok(target)
             except Exception as e:  # noqa: BLE001 - any store failure is retried later
+                self.breaker.failed(target)
                 errors[target] = f"{target}: {type(e).__name__}: {e}"
                 log.warning("%s projection of %d outbox rows failed, will retry: %s",
                             target, len(subset), e)

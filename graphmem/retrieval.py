@@ -16,6 +16,7 @@ import numpy as np
 
 from graphmem import associative, ranking
 from graphmem.associative import TracedHit
+from graphmem.errors import StoreUnavailableError
 from graphmem.model import (
     Memory,
     Status,
@@ -85,12 +86,17 @@ class Retriever:
             flt = VectorFilter(
                 user_id, mt, statuses, since.timestamp() if since else None, session_id
             )
+            breaker = self.svc.projector.breaker
             try:
+                if not breaker.allow("vectors"):
+                    raise StoreUnavailableError("vector store down, retrying later")
                 vec_scores = {
                     h.memory_id: h.score for h in self.svc.vectors.search(qvec, flt, pool)
                 }
+                breaker.ok("vectors")
             except Exception as e:  # noqa: BLE001 - degrade to keyword-only, say so
                 log.warning("vector channel unavailable: %s", e)
+                breaker.failed("vectors")
                 degraded.append("vectors")
 
         kw_scores: dict[str, float] = {}
@@ -126,12 +132,17 @@ class Retriever:
             cfg = associative.ExpansionConfig(
                 hops, rtypes, s.relation_weights, s.hop_decay, s.graph_fanout, s.graph_max_nodes
             )
+            breaker = self.svc.projector.breaker
             try:
+                if not breaker.allow("graph"):
+                    raise StoreUnavailableError("graph store down, retrying later")
                 reached = associative.expand(
                     self.svc.graph_store, user_id, _seed_relevance(hits[: s.graph_seeds]), cfg
                 )
+                breaker.ok("graph")
             except Exception as e:  # noqa: BLE001 - degrade to hybrid-only, say so
                 log.warning("graph expansion unavailable: %s", e)
+                breaker.failed("graph")
                 degraded.append("graph")
                 reached = {}
             known = {h.memory.id for h in hits}

@@ -7,6 +7,7 @@ name, type}) linked by MENTIONS. Constraints and indexes are applied on connect.
 
 from __future__ import annotations
 
+import logging
 import os
 import re
 from functools import lru_cache
@@ -41,6 +42,9 @@ def statement(filename: str, name: str) -> str:
     return load_statements(filename)[name]
 
 
+log = logging.getLogger("graphmem.graph")
+
+
 class Neo4jGraph:
     backend = "neo4j"
 
@@ -50,20 +54,37 @@ class Neo4jGraph:
         self._neo4j = neo4j
         self.url = url
         self.database = database or None
-        self.driver = neo4j.GraphDatabase.driver(url, auth=(user, password or ""))
+        # Short timeouts: a graph store that is down must degrade recall, not stall it.
+        self.driver = neo4j.GraphDatabase.driver(
+            url, auth=(user, password or ""), connection_timeout=3.0,
+            connection_acquisition_timeout=5.0, max_transaction_retry_time=2.0,
+        )
+        self._schema_ready = False
         try:
-            for stmt in load_statements("schema.cypher").values():
-                self._run(stmt)
+            self._ensure_schema()
+        except StoreUnavailableError as e:  # started before Neo4j: retried on first use
+            log.warning("%s; the schema is applied when it comes back", e)
         except Exception:
             self.driver.close()
             raise
 
-    def _run(self, stmt: str, **params: Any) -> list[Any]:
+    def _ensure_schema(self) -> None:
+        for stmt in load_statements("schema.cypher").values():
+            self._execute(stmt, {})
+        self._schema_ready = True
+
+    def _execute(self, stmt: str, params: dict[str, Any]) -> list[Any]:
         try:
             records, _, _ = self.driver.execute_query(stmt, params, database_=self.database)
-        except (self._neo4j.exceptions.ServiceUnavailable, OSError) as e:
+        except (self._neo4j.exceptions.ServiceUnavailable, self._neo4j.exceptions.SessionExpired,
+                OSError) as e:
             raise StoreUnavailableError(f"graph store (Neo4j) unreachable: {e}") from e
         return records
+
+    def _run(self, stmt: str, **params: Any) -> list[Any]:
+        if not self._schema_ready:
+            self._ensure_schema()
+        return self._execute(stmt, params)
 
     def sync(self, nodes: list[GraphNode], edges: list[GraphEdge]) -> None:
         if nodes:
