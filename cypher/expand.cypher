@@ -8,8 +8,7 @@
 UNWIND $ids AS id
 MATCH (a:Memory {id: id})
 WHERE a.user_id = $user_id
-CALL {
-  WITH a
+CALL (a) {
   MATCH (a)-[r]-(b:Memory)
   WHERE b.user_id = $user_id AND r.user_id = $user_id
     AND ($types IS NULL OR toLower(type(r)) IN $types)
