@@ -25,6 +25,7 @@ from graphmem.associative import Step, TracedHit
 from graphmem.embedder import Embedder, shared_embedder
 from graphmem.erasure import ErasureReceipt, Purger, erase_user, residue
 from graphmem.errors import NotFoundError, ValidationError
+from graphmem.guard import Guard, GuardSettings, WriteDecision
 from graphmem.linking import Linker
 from graphmem.model import (
     Hit,
@@ -119,6 +120,7 @@ class MemoryService:
         graph: GraphStore | None = None,
         extractor: Extractor | None = None,
         cache: ResultCache | None = None,
+        guard: Guard | None = None,
     ) -> None:
         self.settings = settings or Settings()
         s = self.settings
@@ -137,6 +139,7 @@ class MemoryService:
         # Stores outside the records/vectors/graph trio (working memory, result caches) register
         # (purge, count) callables here so erasing a user reaches them too.
         self.cache = cache or open_cache(s)
+        self.guard = guard or Guard(GuardSettings())
         self.cache_hits = 0
         self.cache_misses = 0
         self.purgers: dict[str, Purger] = {
@@ -176,8 +179,21 @@ class MemoryService:
             self.drain_outbox(force=False)
 
     # ------------------------------------------------------------------ writes
-    def _prepare(self, user_id: str, item: Mapping[str, Any], now: datetime) -> Memory:
+    def _prepare(
+        self, user_id: str, item: Mapping[str, Any], now: datetime
+    ) -> tuple[Memory, WriteDecision]:
+        """Validate one write and pass it through the firewall: the returned memory holds the
+        masked content and metadata, and is quarantined if the screen said so."""
         content = check_content(item.get("content"), self.settings.max_content_chars)
+        source = parse_source(item.get("source"))
+        metadata = check_metadata(item.get("metadata"))
+        decision = self.guard.screen_write(content, source.value, metadata)
+        if decision.action == "reject":
+            reason = decision.reasons[0] if decision.reasons else "refused by the memory firewall"
+            raise ValidationError("content", f"rejected by the memory firewall: {reason}")
+        content = decision.content_after_masking
+        if decision.metadata_after_masking is not None:
+            metadata = decision.metadata_after_masking
         created = parse_datetime(item.get("created_at"), "created_at") or now
         summary = item.get("summary")
         if summary is not None and not isinstance(summary, str):
@@ -190,14 +206,16 @@ class MemoryService:
             user_id=user_id,
             content=content,
             memory_type=parse_memory_type(item.get("memory_type") or "fact"),
-            summary=(summary or summarize(content))[:255],
+            summary=(self.guard.screen_write(summary, source.value).content_after_masking
+                     if summary else summarize(content))[:255],
             session_id=session_id or None,
-            source=parse_source(item.get("source")),
+            source=source,
             confidence=check_confidence(item.get("confidence", 1.0)),
-            metadata=check_metadata(item.get("metadata")),
+            metadata=metadata,
+            status=Status(decision.status),
             created_at=created,
             updated_at=now,
-        )
+        ), decision
 
     def write(self, user_id: str, content: str, memory_type: str = "fact", **fields: Any) -> Memory:
         """Store one memory and return it (its id is the memory id)."""
@@ -205,22 +223,34 @@ class MemoryService:
             user_id, [{"content": content, "memory_type": memory_type, **fields}]
         )[0]
 
-    def write_many(self, user_id: str, items: list[Mapping[str, Any]]) -> list[Memory]:
-        """Store a batch: all validated before any is written; one transaction; one embed batch."""
+    def write_many(
+        self, user_id: str, items: list[Mapping[str, Any]], *, tool: str | None = None
+    ) -> list[Memory]:
+        """Store a batch: all validated and screened before any is written; one transaction;
+        one embed batch. `tool` names the interface calling (e.g. "memory_write"): calls that
+        come through an interface are rate-limited per user and tool; in-process calls are not.
+        """
         user_id = check_user(user_id)
         if not isinstance(items, list) or not items:
             raise ValidationError("items", "must be a non-empty list")
         if len(items) > self.settings.max_batch:
             raise ValidationError("items", f"at most {self.settings.max_batch} per batch")
+        if tool:
+            self.guard.check_rate(user_id, tool, len(items), kind="write")
         now = utcnow()
-        memories = []
+        memories: list[Memory] = []
+        decisions: list[WriteDecision] = []
         for i, item in enumerate(items):
             try:
-                memories.append(self._prepare(user_id, item, now))
+                m, d = self._prepare(user_id, item, now)
             except ValidationError as e:
+                if e.message.startswith("rejected by the memory firewall"):
+                    self.records.audit(user_id, "reject", [], {"item": i, "tool": tool})
                 if len(items) == 1:
                     raise
                 raise ValidationError(f"items[{i}].{e.field}", e.message) from None
+            memories.append(m)
+            decisions.append(d)
         vecs = self.embedder.encode([m.content for m in memories])
         extractions = self.extractor.extract_many([m.content for m in memories])
         with self._write_lock:
@@ -228,7 +258,24 @@ class MemoryService:
             self.records.insert(memories, [search_text(m.content) for m in memories], graph)
             self._invalidate(user_id)
             self._project(memories, vecs)
+        self._audit_writes(user_id, memories, decisions, tool)
         return memories
+
+    def _audit_writes(
+        self, user_id: str, memories: list[Memory], decisions: list[WriteDecision],
+        tool: str | None,
+    ) -> None:
+        """One audit row per batch: ids and screening outcomes, never content or PII values."""
+        flagged = {
+            m.id: d.audit_details() for m, d in zip(memories, decisions, strict=True)
+            if d.action != "allow" or d.pii_found
+        }
+        self.records.audit(user_id, "write", [m.id for m in memories], {
+            "count": len(memories), "tool": tool,
+            "quarantined": sum(d.action == "quarantine" for d in decisions),
+            "pii_masked": sum(len(d.pii_found) for d in decisions),
+            "flagged": flagged,
+        })
 
     def _project(self, memories: list[Memory], vecs: np.ndarray) -> None:
         known = {m.id: v for m, v in zip(memories, vecs, strict=True)}
@@ -253,14 +300,26 @@ class MemoryService:
         memory_type: str | None = None,
         metadata: Mapping[str, Any] | None = None,
         confidence: float | None = None,
+        tool: str | None = None,
     ) -> Memory:
-        """Change a memory; a content change re-embeds and re-indexes it."""
+        """Change a memory; new content is screened, then re-embedded and re-indexed."""
         mem = self.get(user_id, memory_id)
         if content is None and memory_type is None and metadata is None and confidence is None:
             raise ValidationError("content", "nothing to update: give content or another field")
+        if tool:
+            self.guard.check_rate(mem.user_id, tool, 1, kind="write")
+        decision = None
         if content is not None:
-            mem.content = check_content(content, self.settings.max_content_chars)
+            text = check_content(content, self.settings.max_content_chars)
+            decision = self.guard.screen_write(text, mem.source.value, None)
+            if decision.action == "reject":
+                reason = decision.reasons[0] if decision.reasons else "refused"
+                self.records.audit(mem.user_id, "reject", [mem.id], {"tool": tool})
+                raise ValidationError("content", f"rejected by the memory firewall: {reason}")
+            mem.content = decision.content_after_masking
             mem.summary = summarize(mem.content)
+            if decision.action == "quarantine":
+                mem.status = Status.QUARANTINED
         if memory_type is not None:
             mem.memory_type = parse_memory_type(memory_type)
         if metadata is not None:
@@ -277,7 +336,9 @@ class MemoryService:
             else:
                 self.projector.apply(self.records.outbox_for([mem.id]))
             self.records.audit(
-                mem.user_id, "update", [mem.id], {"content_changed": vec is not None}
+                mem.user_id, "update", [mem.id],
+                {"content_changed": vec is not None, "tool": tool,
+                 "screen": decision.audit_details() if decision else None},
             )
         return mem
 
@@ -338,6 +399,7 @@ class MemoryService:
         track_access: bool = True,
         expand_hops: int | None = None,
         relation_types: str | list[str] | None = None,
+        tool: str | None = None,
     ) -> SearchResult:
         """Hybrid recall, expanded `expand_hops` (default 2, 0 disables) over the memory graph,
         optionally only over `relation_types`; every hit carries the path that brought it.
@@ -348,6 +410,11 @@ class MemoryService:
         self._maybe_drain()
         start = time.perf_counter()
         user_id = check_user(user_id)
+        if tool:
+            self.guard.check_rate(user_id, tool, 1, kind="search")
+        if isinstance(query, str) and query.strip():
+            # PII in a query is masked before it reaches the embedder, caches and logs.
+            query = self.guard.before_search_text(query)
         key = cache_key(query=query, top_k=top_k, memory_type=memory_type,
                         time_range=time_range, session_id=session_id, weights=weights,
                         profile=profile, include_archived=include_archived,

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 import random
 import uuid
 from collections.abc import Iterator
@@ -12,7 +11,7 @@ import pytest
 
 from graphmem import associative
 from graphmem.stores.graph import GraphEdge, GraphNode, GraphStore
-from graphmem.stores.graph_neo4j import Neo4jGraph, cypher_dir, load_statements
+from graphmem.stores.graph_neo4j import cypher_dir, load_statements
 from graphmem.stores.graph_networkx import NetworkxGraph
 from graphmem.stores.records import EntityRef
 from tests.conftest import open_neo4j

@@ -81,7 +81,8 @@ def test_sqlite_schema_is_equivalent_to_init_sql(tmp_path: Path) -> None:
     assert (
         set(mysql)
         == set(sqlite)
-        == {"memories", "memory_relations", "entities", "memory_entities", "audit_log", "outbox"}
+        == {"memories", "memory_relations", "entities", "memory_entities", "audit_log", "outbox",
+        "keyword_df"}
     )
     for table in mysql:
         assert sqlite[table] == mysql[table], table

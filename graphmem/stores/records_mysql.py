@@ -49,6 +49,7 @@ class MySQLRecords(SQLRecords):
         with self._tx() as cur:
             for stmt in _statements(schema_sql()):
                 cur.execute(stmt)
+        self._ensure_keyword_stats()
 
     def _conn(self) -> pymysql.connections.Connection:
         if self._db is not None and self._db.open:
@@ -74,20 +75,22 @@ class MySQLRecords(SQLRecords):
     def _q(self, sql: str) -> str:
         return sql.replace("?", "%s")
 
-    def keyword_search(
-        self, q: RecordQuery, terms: list[str], limit: int
-    ) -> list[tuple[str, float]]:
-        if not terms:
-            return []
+    _df_upsert = (
+        "INSERT INTO keyword_df (user_id, term, df) VALUES (?, ?, ?)"
+        " ON DUPLICATE KEY UPDATE df = df + VALUES(df)"
+    )
+
+    def _candidates(self, q: RecordQuery, terms: list[str], limit: int) -> list[tuple[str, str]]:
         where, params = self._where(q)
         text = " ".join(terms)
         rows = self._fetch(
-            "SELECT id, MATCH(search_text) AGAINST (? IN NATURAL LANGUAGE MODE) AS s"
-            f" FROM memories WHERE MATCH(search_text) AGAINST (? IN NATURAL LANGUAGE MODE)"
-            f" AND {where} ORDER BY s DESC LIMIT {int(limit)}",
-            (text, text, *params),
+            "SELECT id, search_text FROM memories"
+            " WHERE MATCH(search_text) AGAINST (? IN NATURAL LANGUAGE MODE)"
+            f" AND {where} ORDER BY MATCH(search_text) AGAINST (? IN NATURAL LANGUAGE MODE) DESC"
+            f" LIMIT {int(limit)}",
+            (text, *params, text),
         )
-        return [(r[0], max(0.0, float(r[1]))) for r in rows]
+        return [(r[0], r[1]) for r in rows]
 
     def close(self) -> None:
         with self._lock:

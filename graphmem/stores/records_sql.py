@@ -14,6 +14,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from graphmem.model import Memory, MemoryType, Source, Status, utcnow
+from graphmem.stores.keyword import KeywordIndex
 from graphmem.stores.records import GraphRows, OutboxItem, RecordQuery
 from graphmem.stores.records_graph import GraphRecords
 
@@ -25,7 +26,7 @@ MEMORY_COLUMNS = (
 )
 
 
-class SQLRecords(GraphRecords):
+class SQLRecords(KeywordIndex, GraphRecords):
     """Shared implementation; subclasses set `ph`, connect, and implement `keyword_search`."""
 
     backend = "sql"
@@ -179,10 +180,20 @@ class SQLRecords(GraphRecords):
             )
             if graph is not None:
                 self._write_graph(cur, graph)
+            for user_id in {m.user_id for m in memories}:
+                self._df_change(cur, user_id, [st for m, st in zip(memories, search_texts,
+                                strict=True) if m.user_id == user_id], +1)
             self._outbox_rows(cur, [(m.user_id, m.id, "upsert") for m in memories])
 
     def update_content(self, memory: Memory, search_text: str, *, op: str = "upsert") -> None:
         with self._tx() as cur:
+            cur.execute(
+                self._q("SELECT search_text FROM memories WHERE id = ? AND user_id = ?"),
+                (memory.id, memory.user_id),
+            )
+            old = [r[0] for r in cur.fetchall()]
+            self._df_change(cur, memory.user_id, old, -1)
+            self._df_change(cur, memory.user_id, [search_text] if old else [], +1)
             cur.execute(
                 self._q(
                     "UPDATE memories SET content = ?, summary = ?, search_text = ?,"
@@ -210,12 +221,16 @@ class SQLRecords(GraphRecords):
         marks = self._marks(len(memory_ids))
         with self._tx() as cur:
             cur.execute(
-                self._q(f"SELECT id FROM memories WHERE user_id = ? AND id IN ({marks})"),
+                self._q(
+                    f"SELECT id, search_text FROM memories WHERE user_id = ? AND id IN ({marks})"
+                ),
                 (user_id, *memory_ids),
             )
-            found = [r[0] for r in cur.fetchall()]
+            rows = cur.fetchall()
+            found = [r[0] for r in rows]
             if not found:
                 return []
+            self._df_change(cur, user_id, [r[1] for r in rows], -1)
             fm = self._marks(len(found))
             cur.execute(
                 self._q(f"DELETE FROM memories WHERE user_id = ? AND id IN ({fm})"),
@@ -248,7 +263,9 @@ class SQLRecords(GraphRecords):
             self._outbox_rows(cur, [(user_id, m, "delete") for m in found])
             return found
 
-    USER_TABLES = ("memories", "memory_relations", "entities", "memory_entities", "outbox")
+    USER_TABLES = (
+        "memories", "memory_relations", "entities", "memory_entities", "outbox", "keyword_df"
+    )
 
     def erase_user(self, user_id: str, requested_by: str) -> dict[str, int]:
         """Delete every row about a user and queue an `erase_user` tombstone, in one transaction.

@@ -30,6 +30,7 @@ class SQLiteRecords(SQLRecords):
         self._db.execute("PRAGMA synchronous = NORMAL")
         self._db.execute("PRAGMA foreign_keys = OFF")
         self._db.executescript(schema_sql())
+        self._ensure_keyword_stats()
 
     def _conn(self) -> sqlite3.Connection:
         if self._db is None:
@@ -40,20 +41,21 @@ class SQLiteRecords(SQLRecords):
         dt = super()._dt_in(value)
         return dt.isoformat(sep=" ", timespec="microseconds") if dt else None
 
-    def keyword_search(
-        self, q: RecordQuery, terms: list[str], limit: int
-    ) -> list[tuple[str, float]]:
-        if not terms:
-            return []
-        match = " OR ".join(f'"{t}"' for t in terms)
+    _df_upsert = (
+        "INSERT INTO keyword_df (user_id, term, df) VALUES (?, ?, ?)"
+        " ON CONFLICT (user_id, term) DO UPDATE SET df = df + excluded.df"
+    )
+
+    def _candidates(self, q: RecordQuery, terms: list[str], limit: int) -> list[tuple[str, str]]:
         where, params = self._where(q, alias="m")
         rows = self._fetch(
-            "SELECT m.id, -bm25(memories_fts) AS s FROM memories_fts"
+            "SELECT m.id, m.search_text FROM memories_fts"
             " JOIN memories m ON m.doc_id = memories_fts.rowid"
-            f" WHERE memories_fts MATCH ? AND {where} ORDER BY s DESC LIMIT {int(limit)}",
-            (match, *params),
+            f" WHERE memories_fts MATCH ? AND {where} ORDER BY bm25(memories_fts)"
+            f" LIMIT {int(limit)}",
+            (" OR ".join(f'"{t}"' for t in terms), *params),
         )
-        return [(r[0], max(0.0, float(r[1]))) for r in rows]
+        return [(r[0], r[1]) for r in rows]
 
     def close(self) -> None:
         with self._lock:

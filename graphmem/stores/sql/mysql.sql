@@ -91,3 +91,12 @@ CREATE TABLE IF NOT EXISTS outbox (
   KEY ix_outbox_due (next_attempt_at),
   KEY ix_outbox_memory (memory_id)
 ) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_unicode_ci;
+
+-- Per-user keyword statistics for BM25 (term '' = document count, '#len' = total tokens),
+-- so one tenant's memories never change another tenant's keyword scores.
+CREATE TABLE IF NOT EXISTS keyword_df (
+  user_id  VARCHAR(128) NOT NULL,
+  term     VARCHAR(64)  NOT NULL,
+  df       BIGINT       NOT NULL DEFAULT 0,
+  PRIMARY KEY (user_id, term)
+) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_bin;

@@ -100,3 +100,10 @@ CREATE TABLE IF NOT EXISTS outbox (
 );
 CREATE INDEX IF NOT EXISTS ix_outbox_due ON outbox (next_attempt_at);
 CREATE INDEX IF NOT EXISTS ix_outbox_memory ON outbox (memory_id);
+
+CREATE TABLE IF NOT EXISTS keyword_df (
+  user_id  TEXT    NOT NULL,
+  term     TEXT    NOT NULL,
+  df       INTEGER NOT NULL DEFAULT 0,
+  PRIMARY KEY (user_id, term)
+);

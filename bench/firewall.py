@@ -1,0 +1,493 @@
+"""Memory-firewall benchmark: attacks caught, benign memories left alone, PII found, time spent.
+
+Inputs, none of them copied into the repository except our own corpus:
+  - bench/firewall_corpus/attacks.jsonl  our attacks, English and Chinese, with obfuscated variants
+  - bench/firewall_corpus/benign.jsonl   benign near-misses ("from now on I'm vegetarian")
+  - bench/firewall_corpus/pii.jsonl      labelled PII positives and look-alike negatives
+  - ../shared/bench/bipia_text_attack_train.json   BIPIA hidden instructions (15 x 5)
+  - ../shared/bench/locomo10.json                  all 5,882 LoCoMo turns as benign memories
+
+Every text goes through `Guard.screen_write` exactly as a write would (canonicalise, PII, injection;
+rate limits off). An attack counts as caught when the action is quarantine or reject; a benign text
+counts as flagged when it is not allowed.
+
+Splits. Our corpus was written in rounds, each scored once as a held-out set and then folded
+into dev: round 1 (hash split by family, so an obfuscated variant shares its original's split),
+rounds 2-4 (each written in fresh words and new domains after the previous round had been
+scored), round 5 (the current `test` split, written after the last tuning pass and scored once).
+The `round` field says which is which; the table "by corpus round" shows all of them. BIPIA
+instructions 1-2 of each category are dev and 3-5 test (all 75 were read before any rule was
+written, so BIPIA is not a clean held-out set). LoCoMo conv-26 and conv-30 are dev (the project's
+tuning split), the other eight test; only their aggregate flag rate was ever looked at.
+`--show-misses dev` lists what dev still gets wrong.
+
+Latency is the wall time of `screen_write` per LoCoMo turn (p50/p95), with the tokenisation that
+every write already pays (`graphmem.text.search_text`) timed in the same run as the baseline.
+
+Presidio: `--presidio-python PATH` runs bench/firewall_presidio.py under another interpreter
+(one with presidio-analyzer installed; it is not a graphmem dependency) on the same PII set and
+puts its recall and latency beside ours.
+
+Usage: python bench/firewall.py [--show-misses dev|test|all] [--presidio-python PATH]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import subprocess
+import sys
+import time
+from collections import defaultdict
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from _common import REPO_ROOT, RESULTS_DIR, command_line, machine_info, percentile  # noqa: E402
+
+from graphmem.guard import Guard, GuardSettings  # noqa: E402
+from graphmem.text import search_text  # noqa: E402
+
+CORPUS = Path(__file__).resolve().parent / "firewall_corpus"
+SHARED = REPO_ROOT / ".." / "shared" / "bench"
+DEV_CONVS = ("conv-26", "conv-30")
+SPLITS = ("dev", "test", "all")
+
+
+def load_jsonl(path: Path) -> list[dict[str, Any]]:
+    with open(path, encoding="utf-8") as f:
+        return [json.loads(line) for line in f if line.strip()]
+
+
+def load_bipia(path: Path) -> list[dict[str, Any]]:
+    data = json.loads(path.read_text("utf-8"))
+    return [
+        {
+            "id": f"bipia-{cat}-{i + 1}",
+            "text": text,
+            "split": "dev" if i < 2 else "test",
+            "category": cat,
+            "lang": "en",
+            "source": "bipia",
+            "obfuscation": None,
+        }
+        for cat, texts in data.items()
+        for i, text in enumerate(texts)
+    ]
+
+
+def load_locomo(path: Path) -> list[dict[str, Any]]:
+    out = []
+    for conv in json.loads(path.read_text("utf-8")):
+        split = "dev" if conv["sample_id"] in DEV_CONVS else "test"
+        for key, turns in conv["conversation"].items():
+            if not re.fullmatch(r"session_\d+", key):
+                continue
+            for t in turns:
+                out.append(
+                    {
+                        "id": f"{conv['sample_id']}:{t['dia_id']}",
+                        "split": split,
+                        "text": f"{t['speaker']}: {t['text']}".strip(),
+                        "metadata": {"dia_id": t["dia_id"], "session": key},
+                    }
+                )
+    return out
+
+
+def rate(rows: list[dict[str, Any]], key: str, split: str) -> dict[str, Any]:
+    sel = [r for r in rows if split == "all" or r["split"] == split]
+    n = sum(1 for r in sel if r[key])
+    return {"n": len(sel), "count": n, "rate": n / len(sel) if sel else None}
+
+
+def screen_all(guard: Guard, rows: list[dict[str, Any]], want: str) -> None:
+    for r in rows:
+        t0 = time.perf_counter()
+        d = guard.screen_write(r["text"], "user", r.get("metadata"))
+        r["ms"] = (time.perf_counter() - t0) * 1000
+        r["action"] = d.action
+        r["risk"] = d.risk
+        r["flagged"] = d.action != "allow"
+        r["reasons"] = d.reasons
+        r["pii"] = sorted({f.type for f in d.pii_found})
+        r["ok"] = r["flagged"] if want == "attack" else not r["flagged"]
+
+
+# ------------------------------------------------------------------ PII
+
+
+def locate(text: str, value: str) -> tuple[int, int] | None:
+    i = text.find(value)
+    return (i, i + len(value)) if i >= 0 else None
+
+
+def eval_pii(guard: Guard, rows: list[dict[str, Any]]) -> dict[str, Any]:
+    """Recall: a labelled value counts as found when a finding of its type covers its span."""
+    from graphmem.guard.canonical import canonicalize
+    from graphmem.guard.pii import find_pii
+
+    per: dict[str, dict[str, dict[str, int]]] = defaultdict(
+        lambda: defaultdict(lambda: {"n": 0, "found": 0, "found_any_type": 0})
+    )
+    neg = {s: {"n": 0, "flagged": 0} for s in SPLITS}
+    extra = {s: 0 for s in SPLITS}
+    misses: list[dict[str, Any]] = []
+    times: list[float] = []
+    for r in rows:
+        t0 = time.perf_counter()
+        canon = canonicalize(r["text"])
+        found = find_pii(canon)
+        times.append((time.perf_counter() - t0) * 1000)
+        spans = []
+        for e in r["entities"]:
+            span = locate(canon.sanitized, e["value"])
+            spans.append(span)
+            typ = e["type"].lower()
+            hit = span is not None and any(
+                f.type == typ and f.start <= span[0] and span[1] <= f.end for f in found
+            )
+            hit_any = span is not None and any(f.start < span[1] and span[0] < f.end for f in found)
+            for s in (r["split"], "all"):
+                for k in (typ, "overall"):
+                    c = per[s][k]
+                    c["n"] += 1
+                    c["found"] += int(hit)
+                    c["found_any_type"] += int(hit_any)
+            if not hit:
+                misses.append(
+                    {
+                        "id": r["id"],
+                        "split": r["split"],
+                        "type": typ,
+                        "text": r["text"],
+                        "got": [(f.type, f.value) for f in found],
+                    }
+                )
+        if not r["entities"]:
+            for s in (r["split"], "all"):
+                neg[s]["n"] += 1
+                neg[s]["flagged"] += int(bool(found))
+            if found:
+                misses.append(
+                    {
+                        "id": r["id"],
+                        "split": r["split"],
+                        "type": "false_positive",
+                        "text": r["text"],
+                        "got": [(f.type, f.value) for f in found],
+                    }
+                )
+        else:
+            for f in found:
+                if not any(sp and f.start < sp[1] and sp[0] < f.end for sp in spans):
+                    for s in (r["split"], "all"):
+                        extra[s] += 1
+    recall = {
+        s: {
+            k: {**v, "recall": v["found"] / v["n"] if v["n"] else None}
+            for k, v in sorted(per[s].items())
+        }
+        for s in SPLITS
+    }
+    return {
+        "recall": recall,
+        "negatives": neg,
+        "extra_findings_on_positives": extra,
+        "misses": misses,
+        "p50_ms": percentile(times, 50),
+        "p95_ms": percentile(times, 95),
+    }
+
+
+def run_presidio(python: str, pii_path: Path) -> dict[str, Any]:
+    script = Path(__file__).resolve().parent / "firewall_presidio.py"
+    proc = subprocess.run(
+        [python, str(script), str(pii_path)], capture_output=True, text=True, timeout=900
+    )
+    if proc.returncode != 0:
+        return {"error": proc.stderr.strip().splitlines()[-1:] or ["failed"]}
+    return json.loads(proc.stdout)
+
+
+# ------------------------------------------------------------------ report
+
+
+def pct(x: float | None) -> str:
+    return "–" if x is None else f"{100 * x:.1f}%"
+
+
+def cell(d: dict[str, Any]) -> str:
+    return f"{pct(d['rate'])} ({d['count']}/{d['n']})"
+
+
+def markdown(res: dict[str, Any]) -> str:
+    a, b, lo, pii = res["attacks"], res["benign"], res["locomo"], res["pii"]
+    lat = res["latency_ms"]
+    lines = [
+        "| metric | target | dev | test | all |",
+        "|---|---|---|---|---|",
+    ]
+
+    def row(name: str, target: str, d: dict[str, dict[str, Any]]) -> None:
+        lines.append(f"| {name} | {target} | " + " | ".join(cell(d[s]) for s in SPLITS) + " |")
+
+    row("attacks caught, BIPIA + ours", ">= 95%", a["combined"])
+    row("  ours (EN + ZH, incl. obfuscated)", "", a["ours"])
+    row("  BIPIA", "", a["bipia"])
+    row("benign near-misses flagged", "", b["near_miss"])
+    row("LoCoMo turns flagged", "<= 1%", lo["flagged"])
+    row("LoCoMo turns with PII masked", "", lo["pii_masked"])
+    rec = pii["recall"]
+    lines.append(
+        "| PII recall (type-correct) | >= 98% | "
+        + " | ".join(
+            f"{pct(rec[s]['overall']['recall'])} ({rec[s]['overall']['found']}/"
+            f"{rec[s]['overall']['n']})"
+            for s in SPLITS
+        )
+        + " |"
+    )
+    neg = pii["negatives"]
+    lines.append(
+        "| PII negatives with a false finding | | "
+        + " | ".join(f"{neg[s]['flagged']}/{neg[s]['n']}" for s in SPLITS)
+        + " |"
+    )
+    lines.append(f"| screening p50 per write (LoCoMo) | <= 2 ms | | | {lat['guard_p50']:.3f} ms |")
+    lines.append(f"| screening p95 per write (LoCoMo) | | | | {lat['guard_p95']:.3f} ms |")
+    lines.append(
+        f"| baseline: search_text p50 (same run) | | | | {lat['baseline_p50']:.3f} ms"
+        f" (guard = {lat['ratio_p50']:.1f}x) |"
+    )
+    out = [
+        "\n".join(lines),
+        "",
+        "Attacks caught by category (all splits):",
+        "",
+        "| category | dev | test | all |",
+        "|---|---|---|---|",
+    ]
+    for cat, d in sorted(a["by_category"].items()):
+        out.append(f"| {cat} | " + " | ".join(cell(d[s]) for s in SPLITS) + " |")
+    out += ["", "| obfuscation | dev | test | all |", "|---|---|---|---|"]
+    for cat, d in sorted(a["by_obfuscation"].items()):
+        out.append(f"| {cat} | " + " | ".join(cell(d[s]) for s in SPLITS) + " |")
+    out += ["", "| corpus round | dev | test | all |", "|---|---|---|---|"]
+    for cat, d in sorted(a["by_round"].items()):
+        out.append(f"| {cat} | " + " | ".join(cell(d[s]) for s in SPLITS) + " |")
+    out += ["", "| benign near-misses flagged, by round | dev | test | all |", "|---|---|---|---|"]
+    for cat, d in sorted(res["benign"]["by_round"].items()):
+        out.append(f"| {cat} | " + " | ".join(cell(d[s]) for s in SPLITS) + " |")
+    out += ["", "| language | dev | test | all |", "|---|---|---|---|"]
+    for cat, d in sorted(a["by_lang"].items()):
+        out.append(f"| {cat} | " + " | ".join(cell(d[s]) for s in SPLITS) + " |")
+    out += [
+        "",
+        "PII recall by type (all splits):",
+        "",
+        "| type | dev | test | all |",
+        "|---|---|---|---|",
+    ]
+    types = sorted(k for k in rec["all"] if k != "overall")
+    for t in types:
+        out.append(
+            f"| {t} | "
+            + " | ".join(
+                f"{pct(rec[s][t]['recall'])} ({rec[s][t]['found']}/{rec[s][t]['n']})"
+                if t in rec[s]
+                else "–"
+                for s in SPLITS
+            )
+            + " |"
+        )
+    pres = res.get("presidio")
+    if pres and "error" not in pres:
+        out += [
+            "",
+            "PII: graphmem recognisers vs Presidio (all splits; Presidio "
+            f"{pres['version']}, blank spaCy pipeline):",
+            "",
+            "| type | graphmem | Presidio |",
+            "|---|---|---|",
+        ]
+        for t in [*types, "overall"]:
+            g = rec["all"][t]
+            p = pres["recall"].get(t)
+            ptxt = "no recogniser" if p is None else f"{pct(p['recall'])} ({p['found']}/{p['n']})"
+            out.append(f"| {t} | {pct(g['recall'])} ({g['found']}/{g['n']}) | {ptxt} |")
+        sup = pres["recall"].get("supported_overall")
+        if sup:
+            mine = sum(rec["all"][t]["found"] for t in pres["supported"])
+            n = sum(rec["all"][t]["n"] for t in pres["supported"])
+            out.append(
+                f"| types both cover | {pct(mine / n)} ({mine}/{n}) | "
+                f"{pct(sup['recall'])} ({sup['found']}/{sup['n']}) |"
+            )
+        out.append(
+            f"| negatives with a false finding | {neg['all']['flagged']}/{neg['all']['n']}"
+            f" | {pres['negatives_flagged']}/{pres['negatives']} |"
+        )
+        out.append(f"| p50 per text | {pii['p50_ms']:.3f} ms | {pres['p50_ms']:.3f} ms |")
+        out.append(f"| p95 per text | {pii['p95_ms']:.3f} ms | {pres['p95_ms']:.3f} ms |")
+        out.append(f"| start-up | – | {pres['init_s']:.1f} s |")
+    elif pres:
+        out += ["", f"Presidio: {pres['error']}"]
+    return "\n".join(out)
+
+
+def summarise(rows: list[dict[str, Any]], key: str = "ok") -> dict[str, dict[str, Any]]:
+    return {s: rate(rows, key, s) for s in SPLITS}
+
+
+def group(
+    rows: list[dict[str, Any]], field: str, key: str = "ok"
+) -> dict[str, dict[str, dict[str, Any]]]:
+    keys = sorted({str(r.get(field)) for r in rows})
+    return {k: summarise([r for r in rows if str(r.get(field)) == k], key) for k in keys}
+
+
+def run(args: argparse.Namespace) -> dict[str, Any]:
+    settings = GuardSettings(
+        rate_limit_backend="off", injection_threshold=args.threshold, _env_file=None
+    )
+    guard = Guard(settings)
+    ours = load_jsonl(args.corpus / "attacks.jsonl")
+    for r in ours:
+        r["source"] = "ours"
+    bipia = load_bipia(args.bipia)
+    benign = load_jsonl(args.corpus / "benign.jsonl")
+    pii_rows = load_jsonl(args.corpus / "pii.jsonl")
+    locomo = load_locomo(args.locomo)
+    for r in (*ours[:20], *locomo[:200]):  # warm caches (regex compilation, lru caches)
+        guard.screen_write(r["text"])
+    screen_all(guard, ours, "attack")
+    screen_all(guard, bipia, "attack")
+    screen_all(guard, benign, "benign")
+    screen_all(guard, locomo, "benign")
+    for r in locomo:
+        r["pii_masked"] = bool(r["pii"])
+    base = []
+    for r in locomo:
+        t0 = time.perf_counter()
+        search_text(r["text"])
+        base.append((time.perf_counter() - t0) * 1000)
+    guard_ms = [r["ms"] for r in locomo]
+    attacks = ours + bipia
+    result: dict[str, Any] = {
+        "command": command_line(),
+        "machine": machine_info(),
+        "threshold": args.threshold,
+        "reject_threshold": settings.reject_threshold,
+        "attacks": {
+            "combined": summarise(attacks),
+            "ours": summarise(ours),
+            "bipia": summarise(bipia),
+            "by_category": group(attacks, "category"),
+            "by_obfuscation": group(ours, "obfuscation"),
+            "by_lang": group(ours, "lang"),
+            "by_round": group(ours, "round"),
+            "actions": {
+                k: sum(1 for r in attacks if r["action"] == k)
+                for k in ("allow", "quarantine", "reject")
+            },
+        },
+        "benign": {
+            "near_miss": summarise(benign, "flagged"),
+            "by_round": group(benign, "round", "flagged"),
+            "by_lang": {
+                k: summarise([r for r in benign if r["lang"] == k], "flagged") for k in ("en", "zh")
+            },
+        },
+        "locomo": {
+            "flagged": summarise(locomo, "flagged"),
+            "pii_masked": summarise(locomo, "pii_masked"),
+            "pii_types": {
+                t: sum(1 for r in locomo if t in r["pii"])
+                for t in sorted({t for r in locomo for t in r["pii"]})
+            },
+        },
+        "pii": eval_pii(guard, pii_rows),
+        "latency_ms": {
+            "guard_p50": percentile(guard_ms, 50),
+            "guard_p95": percentile(guard_ms, 95),
+            "guard_p99": percentile(guard_ms, 99),
+            "guard_mean": sum(guard_ms) / len(guard_ms),
+            "baseline_p50": percentile(base, 50),
+            "n": len(guard_ms),
+            "attack_p50": percentile([r["ms"] for r in attacks], 50),
+        },
+    }
+    lat = result["latency_ms"]
+    lat["ratio_p50"] = lat["guard_p50"] / lat["baseline_p50"] if lat["baseline_p50"] else None
+    if args.presidio_python:
+        result["presidio"] = run_presidio(args.presidio_python, args.corpus / "pii.jsonl")
+    result["misses"] = {
+        "attacks": [
+            {k: r[k] for k in ("id", "split", "category", "risk", "text", "reasons")}
+            for r in attacks
+            if not r["ok"]
+        ],
+        "benign": [
+            {k: r[k] for k in ("id", "split", "risk", "text", "reasons")}
+            for r in benign + locomo
+            if r["flagged"]
+        ],
+    }
+    return result
+
+
+def show_misses(res: dict[str, Any], split: str) -> str:
+    def keep(r: dict[str, Any]) -> bool:
+        return split == "all" or r["split"] == split
+
+    out = [f"\nMisses ({split}):"]
+    for r in filter(keep, res["misses"]["attacks"]):
+        out.append(f"  attack not caught  {r['risk']:.2f}  {r['id']}  {r['text'][:100]!r}")
+    for r in filter(keep, res["misses"]["benign"]):
+        out.append(f"  benign flagged     {r['risk']:.2f}  {r['id']}  {r['text'][:100]!r}")
+        out.extend(f"      {x[:120]}" for x in r["reasons"][:4])
+    for r in filter(keep, res["pii"]["misses"]):
+        out.append(f"  pii {r['type']:<15} {r['id']}  {r['text'][:80]!r}  got={r['got']}")
+    return "\n".join(out)
+
+
+def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--corpus", type=Path, default=CORPUS)
+    p.add_argument("--bipia", type=Path, default=SHARED / "bipia_text_attack_train.json")
+    p.add_argument("--locomo", type=Path, default=SHARED / "locomo10.json")
+    p.add_argument("--threshold", type=float, default=0.7, help="quarantine threshold")
+    p.add_argument("--show-misses", choices=SPLITS, help="list what a split gets wrong")
+    p.add_argument("--presidio-python", help="an interpreter with presidio-analyzer installed")
+    p.add_argument("--out", type=Path, help="JSON result file (default: bench/results/...)")
+    return p.parse_args(argv)
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parse_args(argv)
+    for path in (args.bipia, args.locomo):
+        if not path.exists():
+            print(f"{path} not found (see bench data instructions)", file=sys.stderr)
+            return 2
+    res = run(args)
+    out = args.out or RESULTS_DIR / f"firewall-{datetime.now().strftime('%Y%m%d-%H%M%S')}.json"
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(json.dumps(res, indent=1, ensure_ascii=False, default=str), "utf-8")
+    m = res["machine"]
+    print(
+        f"Memory firewall — {m['date']}, {m['cpu']}, {m['cores']} cores, threshold"
+        f" {res['threshold']} (reject at {res['reject_threshold']})\n"
+    )
+    print(markdown(res))
+    if args.show_misses:
+        print(show_misses(res, args.show_misses))
+    shown = out.relative_to(REPO_ROOT) if out.is_relative_to(REPO_ROOT) else out
+    print(f"\n{command_line()}  ->  {shown}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

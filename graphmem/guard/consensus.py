@@ -1,0 +1,360 @@
+"""Consensus check without an LLM: does a new memory contradict what several others agree on?
+
+After A-MemGuard (Wei et al., 2025), whose insight is that a poisoned memory is usually *locally*
+plausible but disagrees with the consensus of related memories. A-MemGuard asks an LLM to compare
+reasoning paths; graphmem must work without one, so this module compares *claims* lexically:
+
+- a claim is a frame (the content words that say what the sentence is about: entity and
+  attribute), a polarity (negated or not) and the values it states (numbers, dates, times,
+  weekdays), in English and Chinese;
+- two memories are about the same thing when their frames overlap enough (Jaccard);
+- they contradict when the polarity flips ("I like coffee" / "I don't like coffee") or a value
+  of the same kind changes ("the meeting is on May 3" / "... on May 5").
+
+The decision is a pure function of the new text and the candidate memories the caller passes in
+(typically the nearest neighbours of the new memory in the same user's namespace), so it needs
+no store, is trivially testable and cannot leak across users: candidates of another user are
+ignored even if a caller passes them by mistake.
+
+Outcome: `quarantine` when the write contradicts at least `min_corroboration` memories that agree
+with each other and outnumber the memories supporting the write; `low_confidence` instead when
+configured so or when the user states an explicit update ("I moved", "now", "no longer");
+`allow` otherwise - with the contradicted ids so the caller can add `contradicts` relations.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Literal
+
+import snowballstemmer
+
+from graphmem.text import STOPWORDS
+
+Action = Literal["allow", "low_confidence", "quarantine"]
+_STEMMER = snowballstemmer.stemmer("english")
+
+
+@lru_cache(maxsize=65_536)
+def _stem(word: str) -> str:
+    return _STEMMER.stemWord(word)
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """A memory the caller already holds: the minimum the check needs."""
+
+    id: str
+    content: str
+    user_id: str | None = None
+    status: str = "active"
+
+
+@dataclass(frozen=True)
+class Claim:
+    frame: frozenset[str]
+    negated: bool
+    values: frozenset[str]
+    update: bool
+
+    def kinds(self) -> dict[str, frozenset[str]]:
+        out: dict[str, set[str]] = {}
+        for v in self.values:
+            out.setdefault(v.split(":", 1)[0], set()).add(v)
+        return {k: frozenset(v) for k, v in out.items()}
+
+
+@dataclass(frozen=True)
+class ConsensusDecision:
+    action: Action
+    contradicted_ids: tuple[str, ...] = ()
+    supporting_ids: tuple[str, ...] = ()
+    confidence: float | None = None
+    reasons: tuple[str, ...] = ()
+
+
+# ------------------------------------------------------------------ claim extraction
+
+_NEG_EN = re.compile(
+    r"\b(?:not|no|never|none|nobody|nothing|neither|nor|without|cannot|no longer|"
+    r"\w+n't|dont|doesnt|didnt|isnt|arent|wasnt|werent|wont|cant)\b"
+)
+_UPDATE_EN = re.compile(
+    r"\b(?:now|anymore|any more|no longer|changed|switched|moved|instead|as of|since|currently|"
+    r"these days|updated|new)\b"
+)
+# Chinese negators, minus words in which 不/没/无/非/未/别 do not negate.
+_ZH_NOT_NEGATION = re.compile(
+    r"不错|不过|不少|不久|不同|不断|不仅|无论|非常|未来|别人|别的|没事儿?|差不多"
+)
+_NEG_ZH = re.compile(r"不|没|無|无|非|未|别|甭")
+_UPDATE_ZH = re.compile(
+    r"现在|已经|改成|换成|换了|搬到|不再|如今|目前|改为|更新|改到|改在|推迟到|提前到"
+)
+
+_MONTHS = {m: i for i, m in enumerate("jan feb mar apr may jun jul aug sep oct nov dec".split(), 1)}
+_MONTH_RE = (
+    r"(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|"
+    r"sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)"
+)
+_WEEKDAYS = {
+    "monday": "mon",
+    "tuesday": "tue",
+    "wednesday": "wed",
+    "thursday": "thu",
+    "friday": "fri",
+    "saturday": "sat",
+    "sunday": "sun",
+}
+_ZH_WEEK = {
+    "一": "mon",
+    "二": "tue",
+    "三": "wed",
+    "四": "thu",
+    "五": "fri",
+    "六": "sat",
+    "日": "sun",
+    "天": "sun",
+}
+_ZH_DIGITS = {
+    "零": 0,
+    "〇": 0,
+    "一": 1,
+    "二": 2,
+    "两": 2,
+    "三": 3,
+    "四": 4,
+    "五": 5,
+    "六": 6,
+    "七": 7,
+    "八": 8,
+    "九": 9,
+}
+_ZH_UNITS = {"十": 10, "百": 100, "千": 1000, "万": 10_000, "亿": 100_000_000}
+_NUMBER_WORDS = {
+    w: i
+    for i, w in enumerate(
+        "zero one two three four five six seven eight nine ten eleven twelve".split()
+    )
+}
+
+_VALUE_PATTERNS: list[tuple[re.Pattern[str], str]] = [
+    (re.compile(r"\b(\d{4})[-/.](\d{1,2})[-/.](\d{1,2})\b"), "iso"),
+    (re.compile(rf"\b{_MONTH_RE}\.?\s+(\d{{1,2}})(?:st|nd|rd|th)?\b(?:,?\s*(\d{{4}}))?"), "md"),
+    (
+        re.compile(rf"\b(\d{{1,2}})(?:st|nd|rd|th)?\s+(?:of\s+)?{_MONTH_RE}\b(?:,?\s*(\d{{4}}))?"),
+        "dm",
+    ),
+    (re.compile(r"(?:(\d{4})年)?(\d{1,2})月(\d{1,2})[日号]"), "zh_date"),
+    (re.compile(r"\b(\d{1,2}):(\d{2})\s*(am|pm)?\b|\b(\d{1,2})\s*(am|pm)\b"), "time"),
+    (re.compile(r"\b(monday|tuesday|wednesday|thursday|friday|saturday|sunday)s?\b"), "weekday"),
+    (re.compile(r"(?:周|星期|礼拜)([一二三四五六日天])"), "zh_week"),
+    (re.compile(r"[$€£¥]?\b\d[\d,]*(?:\.\d+)?\b%?"), "number"),
+    (
+        re.compile(
+            r"[零〇一二两三四五六七八九十百千万亿]+(?=[个位名岁元块次天年月人号层公斤米件张])"
+        ),
+        "zh_number",
+    ),
+    (
+        re.compile(r"\b(zero|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve)\b"),
+        "word_number",
+    ),
+]
+_MONTH_ONLY = re.compile(_MONTH_RE)
+_WORD_RE = re.compile(r"[a-z][a-z']*")
+_CJK_RUN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff]+")
+_ZH_STOP = frozenset("的了是在我你他她它们这那就都也和与及或而吗呢吧啊呀么很还又")
+_EXTRA_STOP = frozenset(
+    "now anymore any more changed switched moved instead currently since new updated these days "
+    "actually still already".split()
+)
+
+
+def _zh_number(s: str) -> int | None:
+    total, section, digit = 0, 0, None
+    for ch in s:
+        if ch in _ZH_DIGITS:
+            digit = _ZH_DIGITS[ch]
+        elif ch in _ZH_UNITS:
+            unit = _ZH_UNITS[ch]
+            if unit >= 10_000:
+                section = (section + (digit or 0)) * unit
+                total += section
+                section = 0
+            else:
+                section += (digit if digit is not None else 1) * unit
+            digit = None
+        else:
+            return None
+    return total + section + (digit or 0)
+
+
+def _values(text: str) -> tuple[set[str], str]:
+    """Normalised values and the text with them blanked out (so they leave the frame)."""
+    found: set[str] = set()
+    spans: list[tuple[int, int]] = []
+
+    def free(m: re.Match[str]) -> bool:
+        return not any(m.start() < e and s < m.end() for s, e in spans)
+
+    for rx, kind in _VALUE_PATTERNS:
+        for m in rx.finditer(text):
+            if not free(m):
+                continue
+            g = m.groups()
+            if kind == "iso":
+                v = f"date:{int(g[1])}-{int(g[2])}"
+            elif kind in ("md", "dm"):
+                month = _MONTHS[_MONTH_ONLY.search(m.group()).group()[:3]]  # type: ignore[union-attr]
+                v = f"date:{month}-{int(g[0])}"
+            elif kind == "zh_date":
+                v = f"date:{int(g[1])}-{int(g[2])}"
+            elif kind == "time":
+                if g[0] is not None:
+                    h, mi, ap = int(g[0]), int(g[1]), g[2]
+                else:
+                    h, mi, ap = int(g[3]), 0, g[4]
+                h = h % 12 + (12 if ap == "pm" else 0) if ap else h
+                v = f"time:{h:02d}:{mi:02d}"
+            elif kind == "weekday":
+                v = f"day:{_WEEKDAYS[g[0]]}"
+            elif kind == "zh_week":
+                v = f"day:{_ZH_WEEK[g[0]]}"
+            elif kind == "number":
+                num = m.group().strip("$€£¥%").replace(",", "")
+                try:
+                    f = float(num)
+                except ValueError:
+                    continue
+                v = f"num:{f:g}"
+            elif kind == "zh_number":
+                n = _zh_number(m.group())
+                if n is None:
+                    continue
+                v = f"num:{n:g}"
+            else:
+                v = f"num:{_NUMBER_WORDS[g[0]]}"
+            found.add(v)
+            spans.append((m.start(), m.end()))
+    out = list(text)
+    for s, e in spans:
+        for i in range(s, e):
+            out[i] = " "
+    return found, "".join(out)
+
+
+def extract_claim(text: str) -> Claim:
+    """Frame, polarity, values and update marker of one memory (English and Chinese)."""
+    t = text.lower().replace("’", "'")
+    values, rest = _values(t)
+    update = bool(_UPDATE_EN.search(rest) or _UPDATE_ZH.search(rest))
+    zh = _ZH_NOT_NEGATION.sub(" ", rest)
+    negations = len(_NEG_EN.findall(rest)) + len(_NEG_ZH.findall(" ".join(_CJK_RUN.findall(zh))))
+    frame: set[str] = set()
+    no_neg = _NEG_EN.sub(" ", rest)
+    for w in _WORD_RE.findall(no_neg):
+        w = w.strip("'")
+        if w and w not in STOPWORDS and w not in _EXTRA_STOP and len(w) > 1:
+            frame.add(_stem(w.replace("'", "")))
+    for run in _CJK_RUN.findall(_NEG_ZH.sub("", _UPDATE_ZH.sub(" ", zh))):
+        chars = [c for c in run if c not in _ZH_STOP]
+        if len(chars) == 1:
+            frame.add(chars[0])
+        frame.update(a + b for a, b in zip(chars, chars[1:], strict=False))
+    return Claim(frozenset(frame), negations % 2 == 1, frozenset(values), update)
+
+
+def _same_subject(a: Claim, b: Claim, similarity: float) -> bool:
+    if not a.frame or not b.frame:
+        return False
+    inter = len(a.frame & b.frame)
+    return inter > 0 and inter / len(a.frame | b.frame) >= similarity
+
+
+def _value_conflict(a: Claim, b: Claim) -> str | None:
+    ka, kb = a.kinds(), b.kinds()
+    for kind in ka.keys() & kb.keys():
+        if ka[kind] != kb[kind]:
+            return kind
+    return None
+
+
+def relation(a: Claim, b: Claim, similarity: float = 0.6) -> str | None:
+    """'contradicts', 'supports' or None (not about the same thing)."""
+    if not _same_subject(a, b, similarity):
+        return None
+    if a.negated != b.negated or _value_conflict(a, b):
+        return "contradicts"
+    return "supports"
+
+
+def check_consensus(
+    content: str,
+    candidates: Iterable[Candidate],
+    *,
+    user_id: str | None = None,
+    source: str = "user",
+    min_corroboration: int = 2,
+    on_conflict: Literal["quarantine", "low_confidence"] = "quarantine",
+    low_confidence: float = 0.3,
+    similarity: float = 0.6,
+) -> ConsensusDecision:
+    """Decide what to do with `content` given memories the same user already has.
+
+    Only active candidates of `user_id` (when given) count: a quarantined memory is not evidence,
+    and another user's memory must never influence, or be revealed through, this decision.
+    """
+    new = extract_claim(content)
+    pool: Sequence[Candidate] = [
+        c
+        for c in candidates
+        if c.status == "active" and (user_id is None or c.user_id in (None, user_id))
+    ]
+    contradicted: list[tuple[Candidate, Claim]] = []
+    supporting: list[str] = []
+    for c in pool:
+        claim = extract_claim(c.content)
+        rel = relation(new, claim, similarity)
+        if rel == "contradicts":
+            contradicted.append((c, claim))
+        elif rel == "supports":
+            supporting.append(c.id)
+    if not contradicted:
+        return ConsensusDecision("allow", (), tuple(supporting))
+
+    # The contradicted memories must agree with each other - on the polarity and on the values
+    # the write changes - to count as corroborated; other details they add do not matter.
+    def key(cl: Claim) -> tuple[bool, frozenset[str]]:
+        kinds = {v.split(":", 1)[0] for v in new.values}
+        return cl.negated, frozenset(v for v in cl.values if v.split(":", 1)[0] in kinds)
+
+    groups = Counter(key(cl) for _, cl in contradicted)
+    (neg, vals), size = groups.most_common(1)[0]
+    ids = tuple(c.id for c, _ in contradicted)
+    reasons = [
+        f"contradicts {len(ids)} memories; the largest agreeing group has {size}"
+        f" (negated={neg}, values={sorted(vals)}); {len(supporting)} support the write"
+    ]
+    if size < min_corroboration or len(supporting) >= size:
+        return ConsensusDecision("allow", ids, tuple(supporting), None, tuple(reasons))
+    action: Action = on_conflict
+    if action == "quarantine" and new.update and source == "user":
+        action = "low_confidence"
+        reasons.append("the user states an explicit update, so it is kept with low confidence")
+    conf = low_confidence if action == "low_confidence" else None
+    return ConsensusDecision(action, ids, tuple(supporting), conf, tuple(reasons))
+
+
+__all__ = [
+    "Candidate",
+    "Claim",
+    "ConsensusDecision",
+    "check_consensus",
+    "extract_claim",
+    "relation",
+]

@@ -1,0 +1,280 @@
+"""The Guard: one object the service calls before every write and every search.
+
+It composes the pieces in the order that keeps them honest:
+
+1. rate limit (cheapest, and a refused call should cost nothing else);
+2. canonicalise once (canonical.py) - every later step reads the same undisguised text;
+3. PII: find on the canonical text, mask or hash in the stored text, or refuse per policy;
+4. injection screening with the source's extra risk -> allow | quarantine | reject.
+
+The decision carries the masked content to store, the risk, human-readable reasons (PII values
+scrubbed out of them) and what PII was found (types and positions, never values), so the caller
+can store, quarantine or refuse and write an audit row without ever logging sensitive text.
+
+The consensus check is separate (`Guard.consensus`) because it needs the user's nearest memories,
+which only the service can fetch; the guard stays free of stores.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from graphmem.guard.canonical import canonicalize
+from graphmem.guard.consensus import Candidate, ConsensusDecision, check_consensus
+from graphmem.guard.injection import InjectionResult, screen
+from graphmem.guard.pii import PiiFinding, apply_policy, find_pii
+from graphmem.guard.ratelimit import (
+    InProcessRateLimiter,
+    RateDecision,
+    RateLimiter,
+    RateLimitExceeded,
+    RedisRateLimiter,
+    bucket_key,
+)
+from graphmem.guard.settings import GuardSettings
+
+Action = Literal["allow", "quarantine", "reject"]
+_MAX_METADATA_STRINGS = 64
+
+
+@dataclass(frozen=True)
+class WriteDecision:
+    """What to do with one write. `content_after_masking` is what may be stored and embedded."""
+
+    action: Action
+    content_after_masking: str
+    risk: float
+    reasons: list[str] = field(default_factory=list)
+    pii_found: list[PiiFinding] = field(default_factory=list)
+    metadata_after_masking: dict[str, Any] | None = None
+    categories: list[str] = field(default_factory=list)
+    signals: dict[str, int] = field(default_factory=dict)
+
+    @property
+    def status(self) -> str | None:
+        """The memory status to store: active, quarantined, or None (do not store)."""
+        return {"allow": "active", "quarantine": "quarantined"}.get(self.action)
+
+    def audit_details(self) -> dict[str, Any]:
+        """A summary safe for the audit log: no content, no PII values."""
+        return {
+            "action": self.action,
+            "risk": self.risk,
+            "categories": self.categories,
+            "signals": self.signals,
+            "pii": sorted({f.type for f in self.pii_found}),
+            "pii_count": len(self.pii_found),
+            "reasons": self.reasons[:10],
+        }
+
+
+@dataclass(frozen=True)
+class SearchDecision:
+    """A search may always proceed (a query is never stored); its PII is masked all the same so
+    it does not reach query caches and logs, and its risk is kept for the audit."""
+
+    action: Action
+    query_after_masking: str
+    risk: float
+    reasons: list[str] = field(default_factory=list)
+    pii_found: list[PiiFinding] = field(default_factory=list)
+
+
+def make_limiter(settings: GuardSettings) -> RateLimiter | None:
+    if settings.rate_limit_backend == "off":
+        return None
+    if settings.rate_limit_backend == "redis":
+        return RedisRateLimiter.from_url(
+            settings.redis_url, settings.rate_limit_prefix, fail_open=settings.rate_limit_fail_open
+        )
+    return InProcessRateLimiter()
+
+
+def _scrub(reasons: list[str], findings: list[PiiFinding]) -> list[str]:
+    """Replace PII values that a rule excerpt quoted (rules read the unmasked text)."""
+    if not findings:
+        return reasons
+    out = []
+    for r in reasons:
+        low = r.lower()
+        for f in findings:
+            v = f.value.lower()
+            if v and v in low:
+                i = low.index(v)
+                r = r[:i] + f"[{f.type.upper()}]" + r[i + len(v) :]
+                low = r.lower()
+        out.append(r)
+    return out
+
+
+class Guard:
+    """Screens writes and searches; see the module docstring for the order of the checks."""
+
+    def __init__(
+        self, settings: GuardSettings | None = None, *, limiter: RateLimiter | None = None
+    ) -> None:
+        self.settings = settings or GuardSettings()
+        self.limiter = limiter if limiter is not None else make_limiter(self.settings)
+        key = self.settings.hash_key
+        self._hash_key = key.get_secret_value().encode() if key else None
+
+    # ------------------------------------------------------------------ rate limits
+    def check_rate(
+        self, user_id: str, tool: str, cost: float = 1, *, kind: str = "write"
+    ) -> RateDecision | None:
+        """Take `cost` tokens from the (user, tool) bucket or raise RateLimitExceeded."""
+        if self.limiter is None:
+            return None
+        limit = self.settings.limit_for(tool, kind)
+        decision = self.limiter.acquire(bucket_key(user_id, tool), limit, cost)
+        if not decision.allowed:
+            raise RateLimitExceeded(user_id, tool, decision, cost)
+        return decision
+
+    # ------------------------------------------------------------------ writes
+    def screen_write(
+        self, content: str, source: str = "user", metadata: Mapping[str, Any] | None = None
+    ) -> WriteDecision:
+        """Screen one write without touching rate limits (batches, imports, benchmarks)."""
+        s = self.settings
+        if not s.enabled:
+            return WriteDecision(
+                "allow", content, 0.0, metadata_after_masking=dict(metadata) if metadata else None
+            )
+        canon = canonicalize(content, max_depth=s.max_decode_depth)
+        findings = find_pii(canon)
+        masked, rejected = apply_policy(canon.sanitized, findings, s.pii_policy, self._hash_key)
+        result = screen(canon, source_weight=s.source_risk.get(str(source), 0.0))
+        meta_out: dict[str, Any] | None = dict(metadata) if metadata else None
+        if metadata and s.screen_metadata:
+            meta_out, meta_findings, meta_result = self._screen_metadata(metadata, source)
+            findings = findings + meta_findings
+            rejected += [f for f in meta_findings if s.pii_policy.get(f.type) == "reject"]
+            if meta_result.risk > result.risk:
+                result = InjectionResult(meta_result.risk, meta_result.hits, meta_result.signals)
+        reasons = _scrub(result.reasons(), findings)
+        if rejected:
+            kinds = sorted({f.type for f in rejected})
+            reasons.insert(0, f"pii: {', '.join(kinds)} not allowed by policy")
+            action: Action = "reject"
+        elif result.risk >= s.reject_threshold:
+            action = "reject"
+        elif result.risk >= s.injection_threshold:
+            action = "quarantine"
+        else:
+            action = "allow"
+        return WriteDecision(
+            action,
+            masked,
+            result.risk,
+            reasons,
+            findings,
+            meta_out,
+            result.categories,
+            result.signals,
+        )
+
+    def _screen_metadata(
+        self, metadata: Mapping[str, Any], source: str
+    ) -> tuple[dict[str, Any], list[PiiFinding], InjectionResult]:
+        """Mask PII inside metadata string values and screen them as one text."""
+        texts: list[str] = []
+        findings: list[PiiFinding] = []
+        s = self.settings
+
+        def walk(v: Any) -> Any:
+            if isinstance(v, str) and v and len(texts) < _MAX_METADATA_STRINGS:
+                canon = canonicalize(v, max_depth=s.max_decode_depth)
+                found = find_pii(canon)
+                findings.extend(found)
+                texts.append(canon.sanitized)
+                return apply_policy(canon.sanitized, found, s.pii_policy, self._hash_key)[0]
+            if isinstance(v, Mapping):
+                return {k: walk(x) for k, x in v.items()}
+            if isinstance(v, list):
+                return [walk(x) for x in v]
+            return v
+
+        masked = {k: walk(v) for k, v in metadata.items()}
+        joined = "\n".join(t for t in texts if len(t) > 3)
+        result = (
+            screen(joined, source_weight=s.source_risk.get(str(source), 0.0))
+            if joined
+            else InjectionResult(0.0)
+        )
+        return masked, findings, result
+
+    def before_write(
+        self,
+        user_id: str,
+        content: str,
+        source: str = "user",
+        metadata: Mapping[str, Any] | None = None,
+        *,
+        tool: str = "write",
+        cost: float = 1,
+    ) -> WriteDecision:
+        """Rate-limit then screen one write. Raises RateLimitExceeded when over the limit."""
+        self.check_rate(user_id, tool, cost, kind="write")
+        return self.screen_write(content, source, metadata)
+
+    def before_write_many(
+        self, user_id: str, items: Iterable[Mapping[str, Any]], *, tool: str = "write"
+    ) -> list[WriteDecision]:
+        """Charge the whole batch to the bucket once, then screen each item."""
+        batch = list(items)
+        self.check_rate(user_id, tool, len(batch), kind="write")
+        return [
+            self.screen_write(
+                str(i.get("content", "")), str(i.get("source") or "user"), i.get("metadata")
+            )
+            for i in batch
+        ]
+
+    # ------------------------------------------------------------------ searches
+    def before_search(self, user_id: str, query: str, *, tool: str = "search") -> SearchDecision:
+        """Rate-limit a search and mask PII in its query. Raises RateLimitExceeded."""
+        self.check_rate(user_id, tool, 1, kind="search")
+        if not self.settings.enabled:
+            return SearchDecision("allow", query, 0.0)
+        canon = canonicalize(query, max_depth=self.settings.max_decode_depth)
+        findings = find_pii(canon)
+        policy = {k: ("mask" if v == "reject" else v) for k, v in self.settings.pii_policy.items()}
+        masked, _ = apply_policy(canon.sanitized, findings, policy, self._hash_key)
+        result = screen(canon)
+        return SearchDecision(
+            "allow", masked, result.risk, _scrub(result.reasons(), findings), findings
+        )
+
+    def before_search_text(self, query: str) -> str:
+        """The query with PII masked (never rejected: a query is not stored). No rate limit."""
+        if not self.settings.enabled:
+            return query
+        canon = canonicalize(query, max_depth=0)
+        findings = find_pii(canon)
+        if not findings:
+            return query
+        policy = {k: ("mask" if v == "reject" else v) for k, v in self.settings.pii_policy.items()}
+        return apply_policy(canon.sanitized, findings, policy, self._hash_key)[0]
+
+    # ------------------------------------------------------------------ consensus
+    def consensus(
+        self, user_id: str, content: str, candidates: Iterable[Candidate], source: str = "user"
+    ) -> ConsensusDecision:
+        """Check `content` against memories of `user_id` that the caller fetched."""
+        s = self.settings
+        return check_consensus(
+            content,
+            candidates,
+            user_id=user_id,
+            source=source,
+            min_corroboration=s.consensus_min_corroboration,
+            on_conflict=s.consensus_on_conflict,
+            low_confidence=s.consensus_low_confidence,
+            similarity=s.consensus_similarity,
+        )
+
+
+__all__ = ["Guard", "SearchDecision", "WriteDecision", "make_limiter"]

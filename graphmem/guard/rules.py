@@ -1,0 +1,517 @@
+"""The phrase rules of injection screening, as data: (id, category, weight, regex).
+
+They read the canonical text (lower case, NFKC, homoglyphs folded; see canonical.py). Weights are
+the evidence one match carries; injection.py combines them with a noisy-OR, so a weight of 0.7 or
+more quarantines on its own at the default threshold and weaker cues need company. Each rule names
+one shape of instruction aimed at the agent; concepts.py holds the broader co-occurrence layer.
+
+Kept apart from the engine so the tables can be read, reviewed and extended without touching
+code, and so formatters leave their one-rule-per-entry layout alone.
+"""
+
+from __future__ import annotations
+
+# fmt: off
+# ------------------------------------------------------------------ English building blocks
+
+_PREV = (r"(?:previous|prior|preceding|earlier|above|former|original|initial|all|any|every|your|"
+         r"system|developer'?s?|the (?:previous|prior|above|earlier|original|system))")
+_INSTR = (r"(?:instructions?|prompts?|rules|guidelines?|directions|directives?|commands|guidance|"
+          r"constraints?|context|polic(?:y|ies)|programming|restrictions?|system prompt|"
+          r"safety (?:rules|policy|policies|guidelines))")
+_TEMPORAL = (r"(?:from now on|from here on(?: out)?|from this (?:point|moment)(?: on| forward)?|"
+             r"going forward|moving forward|hence ?forth|from today(?: on(?:wards?)?)?|"
+             r"in (?:the )?future (?:conversations|sessions|chats|replies|answers)|"
+             r"effective (?:immediately|today|now)|starting (?:now|today)|until further notice|"
+             r"for all future (?:requests|conversations|answers|sessions))")
+_FIRST_PERSON_AHEAD = r"(?!\s*,?\s*(?:i\b|i'm|i'll|i've|i'd|i am|i will|we\b|we'|my\b|our\b|me\b))"
+_CONTROL = (r"(?:confirmations?|approvals?|verifications?|authori[sz]ations?|authentications?|"
+            r"reviews?|sign[- ]?offs?|consent|callbacks?|2fa|mfa|otp|kyc|fraud checks?|"
+            r"security checks?|identity checks?|double[- ]check)")
+_OPS = (r"(?:transfers?|payments?|refunds?|withdrawals?|wires?|trades?|transactions?|invoices?|"
+        r"expenses?|reimbursements?|accounts?|password resets?|deletions?|deploy(?:ment)?s?|"
+        r"orders?|purchases?|payouts?|loans?|credit|closures?|ownership)")
+_AGENT = r"(?:assistant|ai|agent|bot|chatbot|model|llm|gpt|copilot)"
+_DATA = (r"(?:memor(?:y|ies)|notes?|conversations?|chat (?:history|logs?|transcripts?)|"
+         r"transcripts?|history|histories|contacts?|address book|credentials?|passwords?|"
+         r"secrets?|api keys?|keys|tokens?|credit card(?: details| numbers?)?|"
+         r"card (?:details|numbers?)|bank (?:details|account(?: details)?)|ssn|"
+         r"social security number|personal (?:data|information|info|details)|"
+         r"(?:home )?address(?:es)?|phone numbers?|locations?|emails?|documents?|files|"
+         r"database|data|records?|diagnosis|medical records?|password vault|profile)")
+_SEND = (r"(?<!looking )(?<!look )(?<!looks )(?<!moving )(?<!going )"
+         r"(?:send|sends|forward|email|e-mail|mail|post|upload|transmit|exfiltrate|leak|share|"
+         r"encode|"
+         r"copy|bcc|cc|submit|export|dump|sync|push|disclose|reveal|tell|give|append|include|"
+         r"attach|paste|publish|expose|summari[sz]e)")
+_OWNED = (r"(?:the user'?s?'?|users'|user'?s|all(?: of)?(?: the)?|every|each|the customer'?s|"
+          r"customers'|customer'?s|clients?'?s?|his|her|their|private|saved|stored|"
+          r"other users'?|another user'?s)")
+_RESP = r"(?:responses?|answers?|repl(?:y|ies)|messages?|outputs?|completions?)"
+_MOD = (r"(?:add|include|integrate|insert|append|modify|enhance|augment|mention|end|begin|start|"
+        r"write|use|replace|convert|remove|group|combine|scramble|jumble|rearrange|anagram|"
+        r"misspell|introduce|render|substitute|provide|encode|translate|suggest|recommend|"
+        r"promote|tease|hint|emphasi[sz]e|highlight|stress|express|invite|encourage|say|tell|"
+        r"respond|reply|answer|sign|finish|close|format|put)")
+_NOT_SELF = r"(?<!\bi )(?<!\bwe )(?<!\bthey )(?<!\bhe )(?<!\bshe )(?<!\byou )(?<!\bi'll )"
+
+EN: list[tuple[str, str, float, str]] = [
+    # --- override
+    ("ignore_previous", "override", 0.9,
+     rf"\b(?:ignore|disregard|forget|skip|bypass|override|overrule|discard|drop|abandon|"
+     rf"neglect|pay no attention to|stop following|do not follow|don'?t follow|never follow|"
+     rf"no longer follow|stop obeying)\b[^.\n]{{0,40}}?\b{_PREV}\b(?:(?!'s\b)[^.\n]){{0,25}}?"
+     rf"\b{_INSTR}"),
+    ("forget_told", "override", 0.85,
+     r"\bforget (?:everything|all|anything) (?:you(?:'ve| have)? (?:were |been |was )?"
+     r"(?:told|taught|learned|instructed|given))"),
+    ("rules_void", "override", 0.85,
+     r"\b(?:instructions?|rules|guidelines|prompts?|restrictions|constraints|"
+     r"settings)\b[^.\n]{0,30}"
+     r"\b(?:are|is|were|was|have been|has been)\b[^.\n]{0,15}\b(?:void|outdated|obsolete|revoked|"
+     r"cancel+ed|invalid|null|superseded|lifted|disabled|overridden|no longer (?:valid|apply|"
+     r"applicable|in effect))"),
+    ("supersede", "override", 0.8,
+     r"\b(?:supersedes?|overrides?|replaces?)\b[^.\n]{0,20}\b(?:previous|prior|all|any|system|"
+     r"earlier|old)\b[^.\n]{0,15}\b(?:instructions?|prompts?|rules|ones|messages?|guidelines)"),
+    ("takes_priority", "override", 0.6,
+     r"\b(?:takes?|has|have|gets?) (?:priority|precedence) over\b|\b(?:more important|"
+     r"higher priority) than (?:the |your |any |all )?(?:system|previous|other|instructions)"),
+    ("system_ref", "override", 0.45,
+     r"\bsystem (?:prompt|message|instructions?)\b|\b(?:hidden|initial|original) "
+     r"(?:prompt|instructions?|configuration|config)\b"),
+    ("without_restrictions", "override", 0.8,
+     r"\b(?:act|operate|respond|answer|work|behave|reply)\b[^.\n]{0,20}\bwithout (?:any )?"
+     r"(?:restrictions?|limits?|limitations?|filters?|guidelines|rules|censorship|safety)"),
+    ("disable_safety", "override", 0.85,
+     r"\b(?:disable|turn off|switch off|bypass|remove|ignore|disregard|lift|circumvent)\b"
+     r"[^.\n]{0,20}\b(?:content|safety|security|moderation)[ -](?:filters?|polic(?:y|ies)|rules|"
+     r"checks?|guard(?:rails?)?|restrictions?|settings|logging)"),
+    ("filter_disabled", "override", 0.8,
+     r"\b(?:content|safety|moderation)[ -](?:filters?|polic(?:y|ies)|settings|restrictions?|"
+     r"guard(?:rails?)?)\b[^.\n]{0,25}\b(?:disabled|off|removed|lifted|turned off|bypassed|"
+     r"updated|no longer)"),
+    ("never_refuse", "override", 0.75,
+     r"\b(?:never|do not|don'?t|must not) refuse\b|\bcomply with (?:all|every|any) "
+     r"(?:requests?|commands?|instructions?)|\bwithout (?:question|questioning|hesitation)\b"),
+    ("obey", "override", 0.6,
+     r"\b(?:obey|follow only|only (?:listen to|obey|follow))\b"),
+    ("self_priority", "override", 0.85,
+     r"\btreat this (?:memory|note|message|text|record|entry) as\b|\bthis (?:memory|note|record) "
+     r"(?:says|overrides|is your)\b|\bwhen this (?:memory|note|record) is (?:recalled|retrieved|"
+     r"read|loaded)"),
+    ("when_you_read", "addressee", 0.7,
+     rf"\b(?:when|whenever|if|once) (?:you|an? {_AGENT}|the {_AGENT}) (?:reads?|sees?|recalls?|"
+     rf"retrieves?|process(?:es)?|loads?) (?:this|these)\b"),
+    ("restrictions_lifted", "override", 0.8,
+     r"\brestrictions? (?:were|was|are|have been|has been) (?:lifted|removed|disabled|waived)"),
+    # --- policy rewrites
+    ("temporal_directive", "policy", 0.75,
+     rf"\b{_TEMPORAL}\b{_FIRST_PERSON_AHEAD}[^.\n]{{0,60}}?\b(?:you|your|the {_AGENT}|always|never|"
+     rf"must|should|any|all|every|anyone|everyone|no (?:\w+ )?(?:need|confirmation|approval|"
+     rf"verification|review)|approve|treat|skip|do not|don'?t)\b"),
+    ("directive_temporal", "policy", 0.7,
+     rf"\b(?:your|you must|you should|you will|you are to|you may)\b[^.\n]{{0,60}}\b{_TEMPORAL}"),
+    ("no_control", "policy", 0.55,
+     rf"\b(?:no longer|not|never|doesn'?t|don'?t|do not|does not|won'?t|without|no need (?:for|"
+     rf"to)|needn'?t|need not|exempt from|skip(?:ping)?|bypass(?:ing)?|waive[ds]?|removed?|"
+     rf"disabled?|no)\b[^.\n]{{0,30}}?{_CONTROL}"),
+    ("control_removed", "policy", 0.6,
+     rf"{_CONTROL}[^.\n]{{0,40}}\b(?:has been|have been|was|were|is|are|got) (?:removed|disabled|"
+     rf"dropped|waived|cancel+ed|abolished|turned off|no longer (?:needed|required))"),
+    ("exempt", "policy", 0.7,
+     rf"\b(?:exempt(?:ed)? from|waive[sd]?|excused from)\b[^.\n]{{0,20}}(?:{_CONTROL}|checks?|"
+     rf"screening|verification|limits?)"),
+    ("stop_asking", "policy", 0.55,
+     r"\b(?:do not|don'?t|never|no longer|stop|must not) (?:ask(?:ing)?|check(?:ing)?|"
+     r"verify(?:ing)?|confirm(?:ing)?) (?:for|with|the user|them|him|her|before)\b"),
+    ("auto_approve", "policy", 0.75,
+     r"\b(?:pre-?approved|pre-?authori[sz]ed|"
+     r"auto(?:matically)?[- ]?(?:approve|accept|authori[sz]e)|approve (?:any|every|all|each)\b|"
+     r"(?:approve|accept|authori[sz]e)[^.\n]{0,40}\bautomatically|"
+     r"always approve|(?:is|are) (?:now )?whitelisted)"),
+    ("answer_yes", "policy", 0.6,
+     rf"{_NOT_SELF}\b(?:always|never) (?:say|answer|respond|reply|tell|mention|recommend|"
+     rf"disclose|reveal|ask)\b"),
+    ("treat_as", "policy", 0.8,
+     r"\btreat (?:any|every|all|each|user|messages?|him|her|them|this|requests?)\b[^.\n]{0,40}"
+     r"\bas (?:approved|authori[sz]ed|verified|trusted|admin\w*|the same|legitimate|"
+     r"pre-?approved)"),
+    ("standing_rule", "policy", 0.6,
+     r"\b(?:standing|new|permanent|updated?) (?:instruction|rule|policy|directive|order)s?\s*:|"
+     r"\bremember this (?:policy|rule|instruction)|\bpolicy(?: update)?\s*:|"
+     r"\b(?:policy|workflow|process) (?:update|change)\b"),
+    ("regardless", "policy", 0.55,
+     r"\b(?:recommend|promote|push|sell|suggest|approve)\b[^.\n]{0,40}\b(?:regardless of|"
+     r"no matter)\b"),
+    ("bypass_queue", "policy", 0.6,
+     r"\b(?:bypass|skip|jump)\b[^.\n]{0,20}\b(?:approval|review|verification|queue|checks?|"
+     r"kyc|step)\b"),
+    # --- impersonation
+    ("role_tag", "impersonation", 0.85,
+     r"(?:^|\n|[.!?]\s+|[\[<(])\s*(?:system|assistant|developer|sys)\s*(?:message|prompt|notice|"
+     r"override)?\s*[:\]>]"),
+    ("admin_tag", "impersonation", 0.7,
+     r"(?:^|\n|[.!?]\s+|[\[<(])\s*(?:admin(?:istrator)?|root|operator)\s*(?:message|notice|"
+     r"override)?\s*[:\]>]"),
+    ("chat_template", "impersonation", 0.95,
+     r"<\|(?:im_start|im_end|system|assistant|user|endoftext|start_header_id|eot_id)\|>|"
+     r"\[/?inst\]|<</?sys>>|^\s*#{2,4}\s*(?:instruction|system|response)\b|"
+     r"\n\s*#{2,4}\s*(?:instruction|system|response)\b"),
+    ("you_are_now_free", "impersonation", 0.9,
+     r"\byou are (?:now )?(?:dan\b|in developer mode|jailbroken|unrestricted|unfiltered|freegpt|"
+     r"an? (?:ai|assistant|model|bot|llm) (?:without|with no|that (?:has no|ignores|shares|"
+     r"reveals)))"),
+    ("you_are_now_role", "impersonation", 0.85,
+     r"\byou are now (?:the |an? |my )?(?:admin\w*|root|system|developer|operator|superuser|god|"
+     r"owner|acting)"),
+    ("you_are_now", "impersonation", 0.45, r"\byou are now\b|\bnew persona\b|\byour new role\b"),
+    ("dev_mode", "impersonation", 0.5,
+     r"\b(?:developer|god|dan|debug|maintenance|admin) mode\b|\bjailbreak|\bdo anything now\b"),
+    ("pretend", "impersonation", 0.45,
+     r"\b(?:pretend (?:to be|you are|you're)|act as (?:the|an?|my|if)|role-?play as|"
+     r"impersonate|acting on behalf of|on behalf of)\b"),
+    ("pretend_authority", "impersonation", 0.75,
+     r"\b(?:pretend (?:to be|you are|you're)|act as|acting as|role-?play as|impersonate|"
+     r"acting on behalf of)\b[^.\n]{0,30}\b(?:admin\w*|operator|system|developer|compliance|"
+     r"officer|security team|support|bank|root|manager|ceo|cfo)"),
+    ("message_from_vendor", "impersonation", 0.65,
+     r"\b(?:message|notice|note|update|email|instruction)s? from (?:the )?(?:developers?|openai|"
+     r"anthropic|google|microsoft|admin\w*|system|platform team|security team|it department|"
+     r"support team|your creators?)"),
+    ("this_is_vendor", "impersonation", 0.8,
+     r"\bthis is (?:openai|anthropic|the system|your (?:developer|admin\w*|creator|operator|"
+     r"owner))|\b(?:as|i am|i'm) your (?:admin\w*|developer|creator|operator|owner|master|"
+     r"supervisor|programmer)\b"),
+    ("official_notice", "impersonation", 0.5,
+     r"\bofficial (?:notice|announcement|update) from\b"),
+    ("admin_power", "impersonation", 0.6,
+     r"\bverified (?:root )?(?:admin\w*|superuser)|\broot administrator|\bsuper ?admin|"
+     r"\badmin (?:override|privileges|rights|panel|access)|\boverride code"),
+    ("grant_access", "impersonation", 0.8,
+     r"\bgrant (?:them |him |her |me |the requester )?(?:full|admin\w*|root|all|unrestricted) "
+     r"(?:access|permissions?|privileges|rights)|\bgive (?:them|him|her) whatever they ask"),
+    ("reveal_prompt", "impersonation", 0.9,
+     r"\b(?:reveal|print|show|output|display|repeat|leak|dump|expose|disclose)\b[^.\n]{0,30}"
+     r"\b(?:system prompt|hidden (?:prompt|configuration|instructions?|config)|initial "
+     r"instructions|your (?:instructions|prompt|configuration|rules))"),
+    # --- tool calls
+    ("call_tool", "tool", 0.6,
+     r"\b(?:call|invoke|execute|run|trigger|use|fire|launch)\b[^.\n]{0,40}\b(?:tool|function|api|"
+     r"endpoint|webhook|command|script|snippet|shell|terminal|cron(?: job)?|plugin)\b"),
+    ("shell", "tool", 0.85,
+     r"rm -rf|\bcurl\s+\S+\s*\|\s*(?:ba)?sh|\bwget\s+https?://|\bos\.system\b|\bsubprocess\.|"
+     r"\beval\(|\bexec\(|\bpowershell\b|/etc/passwd|\.ssh/|\bid_rsa\b|authorized_keys|"
+     r"\bcron ?job\b"),
+    ("function_syntax", "tool", 0.85,
+     r"\b[a-z]+_[a-z_]+\s*\([^)]{0,80}=|\"(?:tool|function|tool_name|name)\"\s*:\s*\"|"
+     r"<(?:function_call|tool_call|tool_use|invoke)\b|\b(?:user_id|memory_id)\s*=\s*[\"']?\*"),
+    ("call_identifier", "tool", 0.8,
+     r"\b(?:call|invoke|run|execute|trigger)\s+(?:the\s+)?[a-z]+_[a-z_]+\b"),
+    ("payment_action", "tool", 0.55,
+     r"(?:^|[.!?:;]\s+|\band\s+)(?:please\s+)?(?:pay|transfer|wire|send)\s+(?:\$?\d|invoice|the "
+     r"invoice|money|funds|the funds|\w+ (?:dollars|euros|yuan|pounds))"),
+    ("enter_credentials", "tool", 0.6,
+     r"\benter (?:the user'?s|their|his|her|the customer'?s) (?:credentials|password|login|pin|"
+     r"card)"),
+    ("destroy_all", "tool", 0.7,
+     r"\b(?:delete|wipe|erase|remove|purge|clear|forget|drop)\b[^.\n]{0,30}\b(?:all|every|each|"
+     r"entire|whole|the user'?s|his|her|their|customer'?s?)\b[^.\n]{0,30}\b(?:memor(?:y|ies)|"
+     r"records?|data|database|files?|calendar|contacts|history|notes|emails|accounts?|logs?)"),
+    ("tool_access", "tool", 0.55,
+     r"\b(?:next time|when) you have (?:tool|shell|browser|api) access\b|\buse the \w+ tool\b"),
+    # --- exfiltration
+    ("send_data", "exfiltration", 0.7,
+     rf"\b{_SEND}\b[^.\n]{{0,40}}?\b{_OWNED}\b[^.\n]{{0,25}}?\b{_DATA}\b"),
+    ("send_dest", "exfiltration", 0.55,
+     rf"\b{_SEND}\b[^.\n]{{0,60}}?(?:https?://|ftp://|www\.|\b[\w.+-]+@[\w-]+\.[a-z]{{2,}}|"
+     rf"\bwebhook\b|\bpastebin\b|\bpublic\b|\bexternal (?:server|site)|\bthird[- ]part)"),
+    ("send_sensitive", "exfiltration", 0.6,
+     rf"\b{_SEND}\b[^.\n]{{0,20}}?\b(?:the |this |our )?(?:chat (?:history|transcript|log)s?|"
+     rf"conversation (?:history|log)s?|transcripts?|credentials|passwords?|api keys?|secrets|"
+     rf"contacts|address book|memories)\b"),
+    ("stealth", "exfiltration", 0.45,
+     r"\b(?:bcc|secretly|quietly|silently|covertly|without (?:telling|notifying|informing) "
+     r"(?:the user|them|him|her))\b"),
+    ("bcc_address", "exfiltration", 0.65, r"\b(?:bcc|cc)\b[^.\n]{0,20}@"),
+    ("markdown_exfil", "exfiltration", 0.85,
+     r"!\[[^\]]*\]\(\s*https?://[^)\s]*[?&][^)\s]*=|\{\{[^}]{1,40}\}\}|\$\{[^}]{1,40}\}"),
+    ("in_url", "exfiltration", 0.55,
+     r"\b(?:in|into|to) the (?:url|link|query string|query parameter)\b|"
+     r"\bas a (?:url|query) parameter\b"),
+    ("other_users", "exfiltration", 0.7,
+     r"\b(?:other users'?|another user'?s|other people'?s|everyone(?: else)?'s) "
+     r"(?:memor(?:y|ies)|data|records|notes|information|details|messages)"),
+    ("tell_anyone", "exfiltration", 0.65,
+     rf"\b(?:tell|give|show|reveal|disclose|share)\b[^.\n]{{0,20}}\b(?:anyone|everyone|whoever|"
+     rf"anybody|other users?)\b[^.\n]{{0,40}}\b{_DATA}\b"),
+    ("every_reply_data", "exfiltration", 0.6,
+     rf"\b(?:append|add|include|attach|put)\b[^.\n]{{0,40}}\b{_DATA}\b[^.\n]{{0,30}}\b(?:to|in|at "
+     rf"the end of) (?:every|each|all)\b"),
+    # --- bridging
+    ("same_person", "bridging", 0.7,
+     r"\b(?:same (?:person|user|individual|account|customer|people|human)|one and the same)\b"),
+    ("merge_accounts", "bridging", 0.7,
+     r"\b(?:merge|combine|link|sync|unify)\b[^.\n]{0,40}\b(?:their|his|her|\w+'s|both|the two) "
+     r"(?:memor(?:y|ies)|profiles?|histories|records|accounts?|data)|\bshare their histories\b"),
+    ("authorised_to_access", "bridging", 0.75,
+     r"\b(?:is|are) (?:now )?(?:authori[sz]ed|allowed|permitted|entitled|cleared)\b[^.\n]{0,20}"
+     r"\b(?:to )?(?:access|see|view|read|receive|get|know)\b[^.\n]{0,40}(?:\b\w+'s\b|\bother\b|"
+     r"\ball\b)"),
+    ("permission_to_read", "bridging", 0.75,
+     r"\bhas (?:permission|access|the right|rights|clearance) to (?:read|see|view|access|open)"
+     r"[^.\n]{0,30}\b\w+'s\b"),
+    ("can_see_others", "bridging", 0.7,
+     rf"\bcan (?:now |also )?(?:see|view|access|read|open)\s+\w+'s\s+(?:\w+\s+)?(?:{_DATA}|vault|"
+     rf"account|messages|inbox)"),
+    ("treat_user_as", "bridging", 0.85,
+     r"\btreat (?:user|customer|account|id|client)\s*\S+ as (?:user|customer|account|id|client)|"
+     r"\b(?:user|customer|account)\s*\S+ is the same (?:user|customer|account|person) as"),
+    ("visible_to", "bridging", 0.7,
+     r"\b(?:also )?(?:visible|accessible|available|shared|readable) (?:to|with) (?:user|customer|"
+     r"account|other|another|everyone|all users)"),
+    ("copy_between", "bridging", 0.8,
+     r"\b(?:copy|move|transfer|merge|migrate)\b[^.\n]{0,40}\b(?:customer|user|account|client)\s*"
+     r"\S+?'?s?\b[^.\n]{0,30}\b(?:into|to|with) (?:customer|user|account|client)"),
+    ("recovery_for", "bridging", 0.7,
+     r"\b(?:recovery|backup) (?:email|phone|number|address) for \w+'s|\blinked to \w+'s "
+     r"account|\bsend (?:her|his|their) (?:otps?|codes?|verification codes?) (?:there|to)"),
+    ("disclose_to", "bridging", 0.75,
+     rf"\b(?:disclose|reveal|tell|give|share|send)\b[^.\n]{{0,30}}\b\w+'s\s+(?:\w+\s+)?{_DATA}\b"
+     rf"[^.\n]{{0,30}}\b(?:to|with) (?:him|her|them|anyone|whoever)|\bgive (?:him|her|them) "
+     rf"\w+'s\b"),
+    ("same_as_owner", "bridging", 0.75,
+     r"\b(?:get|see|have) the same (?:memor(?:y|ies)|data|access|permissions|history) as\b"),
+    ("when_asks", "bridging", 0.5,
+     r"\b(?:when|whenever|if) (?:\w+ )?(?:asks|requests|calls)\b"),
+    # --- response manipulation (BIPIA)
+    ("modify_response", "response", 0.8,
+     rf"\b{_MOD}\b[^.\n]{{0,60}}\b(?:your|each|every|all|any|the next|every future|all future|all "
+     rf"your|each of your)\s+(?:\w+\s+)?{_RESP}\b"),
+    ("in_your_response", "response", 0.75,
+     rf"\b(?:in|to|from|for|with|throughout|within|of|into) (?:your|each|every|all|any) "
+     rf"(?:future |subsequent |following |next )?(?:\w+ )?{_RESP}\b"),
+    ("respond_style", "response", 0.7,
+     r"\b(?:respond|reply|answer|write|speak|talk)\b[^.\n]{0,40}\bin (?:morse code|pig latin|"
+     r"reverse|pirate speak|all caps|base64|binary|leetspeak|rot13|code|emojis? only)"
+     r"|\brespond to all questions\b"),
+    ("tell_user", "response", 0.55,
+     rf"{_NOT_SELF}\b(?:tell|remind|warn|inform|convince|urge) (?:the )?(?:user|users|customers?|"
+     rf"readers?|them|everyone|people)\b[^.\n]{{0,30}}\b(?:to|that)\b"),
+    ("say_that", "response", 0.45,
+     r"\b(?:say|claim|state|assert) that\b"),
+    ("say_that_imperative", "response", 0.7,
+     r"(?:^|[.!?]\s+)(?:always\s+)?(?:say|claim|state|assert|announce) that (?!again\b)"),
+    ("promo_link", "response", 0.55,
+     r"\b(?:download|install|click|visit|go to|check out|buy|sign up|register|join|call)\b"
+     r"[^.\n]{0,40}(?:https?://|www\.|\b[\w-]+\.(?:com|xyz|net|org|io|cn|ru|top|biz|info)\b|"
+     r"\+?\d[\d -]{8,}\d)"),
+    ("before_answering", "response", 0.55,
+     r"\bbefore (?:answering|responding|replying)\b|\bafter summari[sz]ing\b|\bwhen(?:ever)? the "
+     r"user (?:next )?asks\b"),
+    ("hidden_content", "response", 0.65,
+     r"\b(?:hidden|invisible|secret) (?:tracking|pixel|link|text|instruction|message|command|"
+     r"prompt)s?\b|\btracking pixel\b|</?hidden>"),
+    ("disable_av", "response", 0.65,
+     r"\b(?:disable|turn off|uninstall)\b[^.\n]{0,20}\b(?:antivirus|firewall|defender|2fa|"
+     r"two-factor)\b"),
+    # --- tasks for the assistant
+    ("task_imperative", "task", 0.72,
+     r"(?:^|[.!?:]\s+)(?:please\s+)?(?:explain|describe|draft|compose|write|develop|translate|"
+     r"summari[sz]e|outline|elaborate on|define|break down|provide)\s+(?!(?:me|my|us|our|to me|"
+     r"to my|it|that|this|them)\b)(?:a|an|the|how|what|why|some|your|in|about|\w+ing)\b"),
+    ("task_request", "task", 0.72,
+     r"(?:^|[.!?:]\s+)(?:can|could|would|will) you (?:please )?(?:show me|give me|write|explain|"
+     r"provide|draft|compose|translate)\s+(?:a|an|the|how|some)\s+(?:simple |short |quick )?"
+     r"(?:python|javascript|java|php|sql|code|function|script|program|example|essay|poem|story|"
+     r"letter|speech|summary)"),
+    ("translate_q", "task", 0.75,
+     r"\bhow do you say\b|\bwhat(?:'s| is) ['\"‘“][^'\"’”]{1,40}['\"’”] in [a-z]+|"
+     r"\b(?:equivalent|translation) (?:for|of) ['\"‘“]"),
+    ("knowledge_q", "task", 0.4,
+     r"^(?:what|who|how|why|which)(?:'s| is| are| was| were| do| does| did)\b(?![^?]*\b(?:you|your|"
+     r"i|my|me|we|our|us|he|she|his|her|they|them|their)\b)[^?]{3,120}\?\s*$"),
+    # --- speaking to the AI
+    ("note_to_ai", "addressee", 0.6,
+     rf"\b(?:note|message|instruction|reminder|update|memo|p\.?s\.?|important|hidden instruction)"
+     rf"s?\b[^.\n]{{0,15}}\b(?:to|for)\s+(?:the |any |an |all |every )?{_AGENT}s?\b"),
+    ("vocative_ai", "addressee", 0.55,
+     rf"(?:^|[.!?,;:/|(\[-]\s*|\bp\.?s\.?\s*)(?:hey |dear )?{_AGENT}\s*(?:,|:|—|-\s)"),
+    ("addressed_command", "addressee", 0.75,
+     rf"(?:^|[.!?,;:/|(\[-]\s*|\bp\.?s\.?\s*|\bby the way\s*,?\s*|\battention\s+)"
+     rf"(?:hey |dear )?(?:(?:note|message|instruction|memo|reminder) (?:for|to) )?(?:the |any )?"
+     rf"(?:\w+ )?{_AGENT}\s*(?:,|:|—|-)\s*(?:please |also |and |then |now |just )*(?:add|append|"
+     rf"attach|"
+     rf"send|forward|email|share|copy|export|delete|wipe|reset|grant|approve|refund|pay|transfer|"
+     rf"book|charge|tell|say|reveal|disclose|remove|disable|enable|skip|ignore|disregard|forget|"
+     rf"include|insert|change|update|replace|unlock|schedule|cancel|give|make|mark|treat|"
+     rf"respond|reply|answer|always|never|from now on|do not|don't)\b"),
+    ("ai_reading_this", "addressee", 0.75,
+     rf"\b(?:any|every|the|an?) {_AGENT}s? (?:reading|that reads|who reads|processing|seeing|"
+     rf"that sees) this\b"),
+    ("agent_should", "addressee", 0.6,
+     rf"\b(?:the|this|any|every) {_AGENT} (?:should|must|shall|needs to|has to|is (?:required|"
+     rf"instructed|allowed|authori[sz]ed|permitted) to|may)\b"),
+]
+
+# ------------------------------------------------------------------ Chinese building blocks
+# Punctuation is folded by NFKC: ，：；！？（） become , : ; ! ? ( ); 。“”【】 stay.
+_ZB = r"[^。!?\n]"  # any character within a sentence
+_ZTEMP = r"(?:从现在起|从现在开始|从今(?:天|日)?(?:开始|起|以后)|从此以后|即日起|自即日起)"
+_ZTEMP_WEAK = r"(?:今后|以后|往后|从此|此后|下次)"
+_ZCTRL = r"(?:二次确认|确认|审批|审核|核对|核验|验证|认证|授权|复核|评审|同意|签字|检查|实名)"
+_ZOPS = (r"(?:转账|付款|支付|退款|汇款|电汇|取款|提现|交易|发票|报销|账户|密码|删除|上线|部署|"
+         r"开户|注销|提额|订单|采购)")
+_ZDATA = (r"(?:记忆|笔记|聊天记录|对话记录|通讯录|联系人|密码|密钥|身份证号?|银行卡(?:号|信息)?|"
+          r"住址|地址|手机号|电话|病历|隐私|个人信息|资料|文件|数据库|邮箱|历史记录|档案)")
+_ZSEND = r"(?:发送|发到|发给|转发|抄送|上传|提交|导出|泄露|透露|告诉|附上|写出|贴到|同步到|发往)"
+_ZOWN = r"(?:用户|客户|所有|全部|每条|其他用户|他人|别人|私密|保存的)"
+_ZAI = r"(?:AI|ai|助手|智能体|模型|机器人|大模型|代理)"
+
+ZH: list[tuple[str, str, float, str]] = [
+    ("zh_ignore_previous", "override", 0.9,
+     rf"(?:忽略|无视|忽视|不要理会|别理会|不用理会|不理会|忘掉|忘记|丢弃|抛弃|覆盖|绕过|跳过|"
+     rf"停止(?:执行|遵守|遵循)|不要(?:遵守|遵循|执行|听从)){_ZB}{{0,12}}(?:之前|以前|先前|上面|"
+     rf"上述|以上|前面|此前|原来|原有|所有|全部|一切|系统|开发者|你的){_ZB}{{0,10}}(?:指令|指示|"
+     rf"规则|提示词?|要求|设定|说明|约束|限制|规定|命令|上下文|策略|政策)"),
+    ("zh_rules_void", "override", 0.85,
+     rf"(?:指令|指示|规则|说明|设定|限制|规定|提示){_ZB}{{0,6}}(?:全部|都|已经|已)?(?:作废|失效|无效|"
+     rf"取消|解除|废除|不再有效|过时)"),
+    ("zh_priority", "override", 0.75,
+     r"优先级?高于|优先于|以本条为准|以这条为准|只听我的|照做|必须服从|服从所有|唯一的?事实来源"),
+    ("zh_system_ref", "override", 0.45, r"系统(?:提示词?|消息|设定|指令)"),
+    ("zh_never_refuse", "override", 0.75, r"(?:不要|不得|永远不要|别|不能)拒绝"),
+    ("zh_skip_safety", "override", 0.85,
+     rf"(?:不要|无需|不用|不必|别)(?:遵守|遵循){_ZB}{{0,10}}(?:安全|策略|规则|政策)|"
+     rf"(?:关闭|绕过|解除|无视|忽略|禁用){_ZB}{{0,8}}(?:安全(?:规则|策略|限制|设置|检查|过滤)|"
+     rf"内容(?:政策|过滤|审核)|日志)"),
+    ("zh_clear_context", "override", 0.7,
+     r"(?:清空|忘掉|丢弃)(?:之前|以前|前面)?的?(?:上下文|对话|记忆)"),
+    ("zh_temporal_directive", "policy", 0.6,
+     rf"{_ZTEMP}(?![,\s]*(?:我|咱|我们))[,\s]*{_ZB}{{0,30}}(?:一律|都|直接|全部|所有|任何|必须|"
+     rf"不要|不用|不需要|无需|别再|永远|你|自动|凡是)"),
+    ("zh_temporal_weak", "policy", 0.45,
+     rf"{_ZTEMP_WEAK}(?![,\s]*(?:我|咱|我们))[,\s]*{_ZB}{{0,30}}(?:一律|都|直接|全部|所有|任何|必须|"
+     rf"不要|不用|不需要|无需|别再|永远|你|自动|凡是)"),
+    ("zh_no_control", "policy", 0.55,
+     rf"(?:不再|无需|无须|不需要|不用|不必|免除?|跳过|省去|取消(?:了)?|绕过|别再){_ZB}{{0,10}}"
+     rf"{_ZCTRL}"),
+    ("zh_no_control_ops", "policy", 0.35, rf"{_ZOPS}{_ZB}{{0,20}}(?:不再|无需|无须|不需要|不用|"
+                                          rf"不必|免除?|跳过|省去|取消|别再|已经?预先)|"
+                                          rf"(?:不再|无需|无须|不需要|不用|不必|免|跳过){_ZB}{{0,12}}"
+                                          rf"{_ZOPS}"),
+    ("zh_auto_approve", "policy", 0.7,
+     r"(?:一律|直接|自动|全部)(?:批准|通过|同意|放行|接受)|(?:已|已经)?(?:预先|提前)(?:批准|授权)"),
+    ("zh_deemed", "policy", 0.75, r"视为(?:已)?(?:批准|授权|认证|同意|通过)"),
+    ("zh_whitelist", "policy", 0.4, r"白名单"),
+    ("zh_exempt", "policy", 0.7,
+     rf"(?:免除|豁免|免于|免去){_ZB}{{0,8}}(?:{_ZCTRL}|审查|风控|反欺诈|限额|检查)"),
+    ("zh_control_removed", "policy", 0.6,
+     rf"{_ZCTRL}{_ZB}{{0,8}}(?:已经?|已被|被)?(?:取消|关闭|去掉|删除|废除|停用|免除)"),
+    ("zh_answer_always", "policy", 0.6,
+     r"(?:一律|都|永远|总是)回答|永远不要(?:提|说|告诉|透露)|不要再(?:征求|询问|问)"),
+    ("zh_new_rule", "policy", 0.55, r"(?:新规定|政策更新|流程变更|请记住这条(?:政策|规则))[:：]?"),
+    ("zh_role_tag", "impersonation", 0.85, r"(?:^|[。!?\n])\s*(?:系统|助手|开发者)\s*:"),
+    ("zh_admin_tag", "impersonation", 0.7, r"(?:^|[。!?\n])\s*管理员\s*:"),
+    ("zh_bracket_tag", "impersonation", 0.8, r"【(?:系统|官方|管理员)[^】]{0,6}】|<!--"),
+    ("zh_you_are_now", "impersonation", 0.55, r"你现在是|你现在扮演|你的新身份|你现在代表"),
+    ("zh_you_are_now_free", "impersonation", 0.85,
+     rf"你现在(?:是|扮演|代表){_ZB}{{0,10}}(?:管理员|没有(?:任何)?限制|不受限制|开发者模式|超级|"
+     rf"安全团队|root)"),
+    ("zh_dev_mode", "impersonation", 0.55, r"开发者模式|越狱|维护模式|DAN模式|dan模式"),
+    ("zh_pretend", "impersonation", 0.75,
+     rf"(?:扮演|假装(?:你是|自己是|成)?|冒充|以{_ZB}{{0,6}}身份){_ZB}{{0,10}}(?:管理员|合规|运维|"
+     rf"系统|开发者|银行|安全团队|客服|官方)"),
+    ("zh_i_am_admin", "impersonation", 0.8, r"我是你的(?:管理员|开发者|主人|创造者|上级)"),
+    ("zh_from_vendor", "impersonation", 0.7,
+     r"来自(?:开发团队|开发者|官方|系统|管理员|安全团队|平台)的(?:通知|消息|指令)"),
+    ("zh_admin_power", "impersonation", 0.6, r"超级管理员|最高权限|全部权限|开放.{0,6}权限"),
+    ("zh_obey_all", "impersonation", 0.7,
+     r"要什么就给什么|服从所有请求|满足(?:他|她|用户)的?所有要求|安全设置已更新"),
+    ("zh_reveal_prompt", "impersonation", 0.9,
+     r"(?:公开|泄露|输出|显示|告诉我|打印)[^。]{0,8}(?:系统提示词?|隐藏(?:的)?(?:配置|指令|提示))"),
+    ("zh_call_tool", "tool", 0.6,
+     rf"(?:调用|执行|运行|触发|使用){_ZB}{{0,15}}(?:工具|函数|接口|命令|代码|脚本|api|插件)"),
+    ("zh_cron", "tool", 0.45, r"定时任务"),
+    ("zh_use_tool", "tool", 0.6, r"(?:用|使用|调用)[^。]{0,6}工具"),
+    ("zh_payment_action", "tool", 0.55, r"(?:付给|转给|汇给|打给|支付给|转账给)"),
+    ("zh_enter_credentials", "tool", 0.6,
+     rf"输入{_ZOWN}的?{_ZB}{{0,6}}(?:账号|密码|凭证|验证码|银行卡)"),
+    ("zh_destroy_all", "tool", 0.6,
+     rf"(?:清空|删除|删掉|抹掉){_ZB}{{0,10}}(?:所有|全部|一切)?的?(?:记忆|记录|数据|日历|通讯录|"
+     rf"数据库)"),
+    ("zh_send_data", "exfiltration", 0.7,
+     rf"{_ZOWN}的?{_ZB}{{0,8}}{_ZDATA}{_ZB}{{0,15}}{_ZSEND}|{_ZSEND}{_ZB}{{0,15}}{_ZOWN}的?"
+     rf"{_ZB}{{0,8}}{_ZDATA}"),
+    ("zh_send_sensitive", "exfiltration", 0.6,
+     rf"{_ZSEND}{_ZB}{{0,6}}(?:聊天记录|对话记录|历史记录|通讯录|密码|密钥|记忆)|"
+     rf"(?:聊天记录|对话记录|通讯录|密码|密钥|全部记忆){_ZB}{{0,6}}{_ZSEND}"),
+    ("zh_send_dest", "exfiltration", 0.55,
+     rf"{_ZSEND}{_ZB}{{0,12}}(?:https?://|ftp://|www\.|[\w.+-]+@[\w-]+\.[a-z]{{2,}}|外部|回调)"),
+    ("zh_tell_other", "exfiltration", 0.75,
+     rf"把{_ZB}{{1,8}}的{_ZB}{{0,4}}{_ZDATA}{_ZB}{{0,4}}(?:告诉|发给|给)(?:他|她|他们|别人)|"
+     rf"告诉(?:他|她|他们)?{_ZB}{{0,4}}(?:其他用户|用户|他人)的{_ZB}{{0,6}}{_ZDATA}"),
+    ("zh_same_person", "bridging", 0.7,
+     r"同一个人|同一人|同一个用户|同一用户|同一个账户|同一账户|"
+     r"就是\s*(?:用户)?\s*[a-z0-9_]+\s*[,，]"),
+    ("zh_show_hers", "bridging", 0.7,
+     rf"(?:把|将)(?:她|他|其|对方)的{_ZB}{{0,6}}(?:记录|记忆|资料|档案|数据|订单){_ZB}{{0,4}}"
+     rf"(?:给|发给|告诉)(?:他|她|他们)"),
+    ("zh_merge", "bridging", 0.7,
+     rf"(?<!我)(?<!我们)(?:合并|关联到|绑定到|挂到|转移到)(?:到|在)?{_ZB}{{0,10}}(?:的)?(?:记忆|档案|"
+     rf"账户|账号|资料|记录|名下)|(?:他们|她们|两人|二人|对方|两个人)的?{_ZB}{{0,6}}(?:记忆|档案|"
+     rf"账户|账号|资料){_ZB}{{0,4}}(?:合并|关联|绑定)"),
+    ("zh_authorised", "bridging", 0.75,
+     rf"有权(?:限)?(?:查看|读取|访问|获取|知道|调阅){_ZB}{{0,10}}的"),
+    ("zh_can_see", "bridging", 0.7,
+     rf"可以(?:查看|读取|访问|看到){_ZB}{{0,6}}的(?:密码|病历|账户|账号|记忆|笔记|银行卡|记录|资料)"),
+    ("zh_treat_as", "bridging", 0.8, r"(?:当作|视为|看作|当成)(?:用户|客户|账户|账号)"),
+    ("zh_visible_to", "bridging", 0.7,
+     r"(?:对|给)(?:用户|客户)[^。]{0,10}(?:可见|开放|共享)|互相查看|共享(?:彼此|各自)"),
+    ("zh_copy_between", "bridging", 0.75,
+     rf"(?:复制|拷贝|转移|迁移)到?{_ZB}{{0,10}}(?:客户|用户){_ZB}{{0,8}}的(?:资料|档案|账户)"),
+    ("zh_when_asks", "bridging", 0.5,
+     r"(?:问起|来问|询问)时|谁问都|谁来问|(?:只要|如果|一旦)有人(?:问|提到|发)|有人问起"),
+    ("zh_every_reply", "response", 0.75,
+     rf"(?:每次|每个|每条|所有|你的|以后的?)(?:回答|回复|答复|输出){_ZB}{{0,10}}(?:都|要|必须)?"
+     rf"(?:推荐|加上|附上|写出|插入|包含|提到|说|用|结尾|开头|末尾)"),
+    ("zh_in_reply", "response", 0.7,
+     r"在(?:你的)?(?:每个)?(?:回答|回复|答复)(?:中|里|末尾|结尾|的末尾)"),
+    ("zh_reply_style", "response", 0.7, r"用(?:摩斯电码|火星文|拼音|倒序|密文|暗语)(?:回答|回复)"),
+    ("zh_tell_user", "response", 0.55, rf"告诉用户{_ZB}{{0,20}}(?:必须|需要|要|已经)"),
+    ("zh_make_user", "response", 0.65,
+     r"(?:让|要求|请)用户[^。]{0,6}(?:关闭|卸载|禁用|下载|安装|拨打|转账)"),
+    ("zh_before_answer", "response", 0.5, r"回答之前|回复之前|回答前|回复前"),
+    ("zh_promo", "response", 0.45,
+     r"(?:拨打|致电|访问|点击|下载|安装|推荐访问)[^。]{0,6}(?:\d{3,4}-|https?://|www\.|"
+     r"\.xyz|\.com)"),
+    ("zh_note_to_ai", "addressee", 0.6,
+     rf"(?:致|给)(?:读取|读到|看到)?{_ZB}{{0,10}}{_ZAI}的?(?:备注|指令|隐藏指令|消息|更新|"
+     rf"重要更新|:)|(?:致|给){_ZB}{{0,10}}{_ZAI}\s*:"),
+    ("zh_vocative_ai", "addressee", 0.55, rf"(?:^|[,。!?>】(\[【/|-])\s*{_ZAI}\s*[,:]"),
+    ("zh_addressed_command", "addressee", 0.75,
+     rf"(?:^|[,。!?>】(\[【/|-])\s*(?:给|致)?{_ZAI}(?:的备注)?\s*[,:]\s*{_ZB}{{0,20}}?(?:要|请|必须|"
+     rf"应该|把|将|说|告诉|删除|发|转|顺便|立即|马上|以后|从现在)"),
+    ("zh_ai_should", "addressee", 0.6, rf"{_ZAI}(?:应该|应|必须|需要|要)"),
+    ("zh_hidden", "addressee", 0.65, r"隐藏指令|隐藏的指令"),
+]
+
+# Phrases that survive s p a c e d - o u t writing once all spaces are removed.
+COMPACT: list[tuple[str, str, float, str]] = [
+    ("compact_override", "override", 0.85,
+     r"(?:ignore|disregard|forget)(?:all)?(?:the)?(?:previous|prior|above|earlier|your)"
+     r"(?:instructions|rules|prompts|guidelines)"),
+    ("compact_policy", "policy", 0.7,
+     r"newrule|fromnowon|goingforward|noconfirmation|withoutverification|approveevery|"
+     r"secondconfirmation"),
+    ("compact_shell", "tool", 0.8, r"curlhttp|wgethttp|rmrf|ossystem|idrsa|etcpasswd"),
+    ("compact_task", "task", 0.72,
+     r"^(?:please)?(?:explainthe|describethe|summari[sz]ethe|translatethe|generatea|composea|"
+     r"drafta|writea(?:poem|story|haiku|letter|speech|limerick|essay))"),
+    ("compact_promo", "response", 0.6, r"(?:promote|advertise|recommend)(?:the|our|this)"),
+    ("compact_roles", "impersonation", 0.7,
+     r"systemprompt|developermode|youarenow|theassistant|theagent|notetotheai"),
+]
+# fmt: on
+
+__all__ = ["COMPACT", "EN", "ZH"]

@@ -1,0 +1,98 @@
+"""Firewall settings, from GRAPHMEM_GUARD_* environment variables or a .env file.
+
+They live beside the guard rather than in graphmem.settings so the firewall can be configured,
+tested and benchmarked on its own; the service builds one `GuardSettings()` next to its
+`Settings()`. Dict-valued settings are JSON, and a partial dict is merged into the defaults, so
+`GRAPHMEM_GUARD_PII_POLICY='{"email": "hash"}'` changes e-mail only.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import Field, SecretStr, field_validator, model_validator
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+from graphmem.guard.pii import PII_TYPES, Policy
+
+DEFAULT_PII_POLICY: dict[str, Policy] = {t: "mask" for t in PII_TYPES}
+DEFAULT_RATE_LIMITS: dict[str, float] = {"write": 60.0, "search": 120.0}
+# Extra injection risk by provenance, counted only when some rule already fired: text that came
+# from a document or another agent is where indirect prompt injection lives.
+DEFAULT_SOURCE_RISK: dict[str, float] = {
+    "user": 0.0,
+    "system": 0.0,
+    "agent": 0.15,
+    "document": 0.15,
+}
+
+
+class GuardSettings(BaseSettings):
+    model_config = SettingsConfigDict(env_prefix="GRAPHMEM_GUARD_", env_file=".env", extra="ignore")
+
+    enabled: bool = Field(True, description="screen writes at all (off: allow everything)")
+    injection_threshold: float = Field(
+        0.7, gt=0.0, le=1.0, description="risk at or above which a write is quarantined"
+    )
+    reject_threshold: float = Field(
+        0.95, gt=0.0, le=1.0, description="risk at or above which a write is refused outright"
+    )
+    source_risk: dict[str, float] = Field(default_factory=lambda: dict(DEFAULT_SOURCE_RISK))
+    screen_metadata: bool = Field(True, description="screen and mask string values in metadata")
+    max_decode_depth: int = Field(2, ge=0, le=4, description="nested base64/hex decoding depth")
+
+    pii_policy: dict[str, Policy] = Field(default_factory=lambda: dict(DEFAULT_PII_POLICY))
+    hash_key: SecretStr | None = Field(
+        None, description="HMAC key for the 'hash' PII policy; required when any type uses it"
+    )
+
+    rate_limit_backend: Literal["memory", "redis", "off"] = "memory"
+    redis_url: str = "redis://127.0.0.1:6379/0"
+    rate_limit_prefix: str = "graphmem:rl:"
+    rate_limits: dict[str, float] = Field(default_factory=lambda: dict(DEFAULT_RATE_LIMITS))
+    rate_limit_fail_open: bool = Field(
+        True, description="when Redis is unreachable: allow calls (True) or refuse them"
+    )
+
+    consensus_min_corroboration: int = Field(2, ge=1)
+    consensus_on_conflict: Literal["quarantine", "low_confidence"] = "quarantine"
+    consensus_low_confidence: float = Field(0.3, ge=0.0, le=1.0)
+    consensus_similarity: float = Field(0.6, gt=0.0, le=1.0)
+
+    @field_validator("pii_policy", mode="before")
+    @classmethod
+    def _merge_policy(cls, v: Any) -> Any:
+        if isinstance(v, dict):
+            unknown = set(v) - set(PII_TYPES)
+            if unknown:
+                raise ValueError(f"unknown PII types {sorted(unknown)}; known: {list(PII_TYPES)}")
+            return {**DEFAULT_PII_POLICY, **{k.lower(): val for k, val in v.items()}}
+        return v
+
+    @field_validator("rate_limits", mode="before")
+    @classmethod
+    def _merge_limits(cls, v: Any) -> Any:
+        return {**DEFAULT_RATE_LIMITS, **v} if isinstance(v, dict) else v
+
+    @field_validator("source_risk", mode="before")
+    @classmethod
+    def _merge_sources(cls, v: Any) -> Any:
+        return {**DEFAULT_SOURCE_RISK, **v} if isinstance(v, dict) else v
+
+    @model_validator(mode="after")
+    def _check(self) -> GuardSettings:
+        if self.reject_threshold < self.injection_threshold:
+            raise ValueError("reject_threshold must be >= injection_threshold")
+        if "hash" in self.pii_policy.values() and not self.hash_key:
+            raise ValueError(
+                "the 'hash' PII policy needs GRAPHMEM_GUARD_HASH_KEY (an HMAC key),"
+                " otherwise hashed values could be recovered by guessing"
+            )
+        return self
+
+    def limit_for(self, tool: str, kind: str) -> float:
+        """Per-minute limit of `tool`, falling back to its kind ("write" or "search")."""
+        return self.rate_limits.get(tool, self.rate_limits.get(kind, 0.0))
+
+
+__all__ = ["DEFAULT_PII_POLICY", "DEFAULT_RATE_LIMITS", "DEFAULT_SOURCE_RISK", "GuardSettings"]

@@ -1,0 +1,1066 @@
+"""graphmem as an MCP server: MemoryService's operations as tools an LLM agent calls.
+
+`graphmem serve` speaks streamable HTTP on 127.0.0.1 (one process, many agents, each
+identified by its bearer token); `graphmem serve --stdio` serves the one local agent that
+started it, as the user from settings. Both run the same FastMCP server built by
+`create_server`, so a tool behaves identically whichever way it is reached.
+
+Design choices that matter to callers:
+
+* The user is never a tool argument. Over HTTP it comes from the token (see identity.py), over
+  stdio from GRAPHMEM_USER_ID, so no argument can reach another user's memories.
+* Every failure a caller can fix comes back as an MCP tool error whose text starts with the
+  field to fix ("top_k: Input should be greater than or equal to 1"). Anything else is
+  logged and masked, so the server never crashes on input and never leaks internals.
+* Limits are checked before work: the HTTP body size before it is parsed, the serialised
+  arguments before validation, every field by its JSON Schema before the tool body runs, and
+  the service validates a whole write before embedding or storing anything.
+"""
+
+import argparse
+import contextlib
+import json
+import logging
+import sys
+import time
+import urllib.request
+from collections import deque
+from collections.abc import Callable, Iterator
+from datetime import UTC, datetime
+from functools import partial
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated, Any, Literal, TypeVar
+
+from pydantic import Field, SecretStr
+from pydantic import ValidationError as PydanticValidationError
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+from graphmem import __version__
+from graphmem.errors import (
+    GraphmemError,
+    NotFoundError,
+    StoreUnavailableError,
+    ValidationError,
+)
+from graphmem.identity import TokenTable, add_token, token_verifier
+from graphmem.model import Status, check_user
+from graphmem.settings import Settings
+from graphmem.summary import summarize_many
+from graphmem.working import (
+    WorkingMemoryPatch,
+    WorkingMemoryStore,
+    check_session_id,
+    empty,
+    open_working,
+    patch_session,
+)
+
+if TYPE_CHECKING:
+    from fastmcp import FastMCP
+    from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+    from graphmem.model import Hit, Memory
+    from graphmem.service import MemoryService
+
+log = logging.getLogger("graphmem.mcp")
+T = TypeVar("T")
+
+MemoryTypeName = Literal["fact", "preference", "event", "task"]
+SourceName = Literal["user", "agent", "document", "system"]
+TIME_RANGE_PATTERN = r"^\s*[1-9]\d*\s*[mhdwyMHDWY]\s*$"
+TOOL_NAMES = frozenset(
+    {
+        "memory_write",
+        "memory_search",
+        "memory_update",
+        "memory_forget",
+        "memory_summarize",
+        "working_memory_get",
+        "working_memory_set",
+        "memory_health",
+    }
+)
+MAX_TOP_K = 50
+MAX_IDS = 50
+NEW_TODAY_CAP = 100_000
+
+
+class McpSettings(BaseSettings):
+    """Settings of the MCP server only; the store settings stay in graphmem.settings.Settings.
+
+    Same GRAPHMEM_ prefix and .env file, so one environment configures both.
+    """
+
+    model_config = SettingsConfigDict(env_prefix="GRAPHMEM_", env_file=".env", extra="ignore")
+
+    host: str = Field("127.0.0.1", description="HTTP bind address; loopback unless you mean it")
+    port: int = Field(8765, ge=0, le=65535, description="HTTP port (0 picks a free one)")
+    mcp_path: str = Field("/mcp", description="the streamable-HTTP endpoint path")
+    tokens_file: Path | None = Field(
+        None, description="hashed bearer tokens; default <data_dir>/mcp_tokens.json"
+    )
+    tokens: SecretStr | None = Field(
+        None, description="GRAPHMEM_TOKENS: 'token=user' pairs, hashed when read"
+    )
+    working_backend: Literal["auto", "memory", "redis"] = Field(
+        "auto", description="auto: redis when GRAPHMEM_REDIS_URL is set, else in-process"
+    )
+    redis_url: str | None = Field(None, description="Redis for working memory")
+    working_ttl_seconds: float = Field(86_400, gt=0, description="working memory expires after")
+    working_max_sessions: int = Field(10_000, gt=0, description="in-process adapter's bound")
+    max_request_bytes: int = Field(
+        262_144, gt=0, description="larger HTTP bodies / tool arguments are refused unread"
+    )
+    llm_url: str | None = Field(
+        None, description="OpenAI-compatible base URL for memory_summarize, e.g. .../v1"
+    )
+    llm_model: str | None = None
+    llm_api_key: SecretStr | None = None
+    llm_timeout_seconds: float = Field(20.0, gt=0)
+    torch_threads: int = Field(
+        1,
+        ge=0,
+        description="intra-op threads for the embedding model in the server (0: torch's"
+        " default). Requests already run in parallel threads; more intra-op threads only"
+        " oversubscribe the CPU, which on a busy machine slows every embedding many times over",
+    )
+
+    def tokens_path(self, settings: Settings) -> Path:
+        return (self.tokens_file or settings.data_dir / "mcp_tokens.json").expanduser()
+
+
+GUIDANCE = """\
+You have a long-term memory about the user, reached through the graphmem tools. Use it like
+this:
+
+1. Search before you answer anything about the past. When a question depends on what the user
+   told you before - who they are, their preferences, people and projects they mentioned,
+   earlier decisions, events, open tasks - call memory_search first, with the key names and
+   nouns of the question. Add memory_type or time_range (e.g. "7d") when the question names a
+   kind of thing or a period. Search again with other words if the first search misses.
+2. Write personal facts, preferences and events when they appear. When the user states
+   something lasting about themselves or their world (a fact), how they like things done
+   (a preference), something that happened or is planned at a time (an event), or a commitment
+   (a task), call memory_write with one self-contained sentence that says who, what and when,
+   and the matching memory_type. Do not store small talk, passwords or other secrets, or what
+   only matters for this turn.
+3. Keep memory correct. If a stored memory turns out to be outdated or wrong, memory_update it.
+   If the user asks you to forget something, memory_forget it and tell them what was deleted.
+4. Never pretend to remember. Only state what a memory_search hit actually says. If nothing
+   relevant comes back, say you do not have that in memory and ask - do not guess, and do not
+   fill gaps with plausible details.
+5. Keep this conversation's working memory current: working_memory_get at the start of a
+   session, working_memory_set with the task context, a one-line summary of each turn and the
+   names, numbers and preferences that come up.
+"""
+
+INSTRUCTIONS = (
+    "graphmem: long-term and working memory for this user. Search memory (memory_search)"
+    " before answering anything about the past; write personal facts, preferences, events and"
+    " tasks (memory_write) when they appear; never pretend to remember - if a search finds"
+    " nothing, say so. The prompt 'memory_guidance' has the full rules."
+)
+
+
+# ----------------------------------------------------------------------------- helpers
+def _annotations(
+    title: str,
+    *,
+    read_only: bool,
+    destructive: bool = False,
+    idempotent: bool = False,
+    open_world: bool = False,
+) -> Any:
+    from mcp.types import ToolAnnotations
+
+    return ToolAnnotations(
+        title=title,
+        read_only_hint=read_only,
+        destructive_hint=destructive,
+        idempotent_hint=idempotent,
+        open_world_hint=open_world,
+    )
+
+
+@contextlib.contextmanager
+def _tool_errors() -> Iterator[None]:
+    """graphmem's own errors -> MCP tool errors that name the field; everything else masked."""
+    from fastmcp.exceptions import ToolError
+
+    try:
+        yield
+    except ValidationError as e:
+        raise ToolError(f"{e.field}: {e.message}") from None
+    except NotFoundError as e:
+        raise ToolError(str(e)) from None
+    except StoreUnavailableError as e:
+        raise ToolError(f"a store is unavailable, try again shortly ({e})") from None
+    except GraphmemError as e:
+        raise ToolError(str(e)) from None
+
+
+def _compact_hit(h: "Hit") -> dict[str, Any]:
+    """What a model needs from a hit: the text, its kind and age, and why it ranked there."""
+    m = h.memory
+    d: dict[str, Any] = {
+        "memory_id": m.id,
+        "content": m.content,
+        "memory_type": m.memory_type.value,
+        "score": round(h.score, 4),
+        "scores": {k: round(v, 4) for k, v in h.scores.items()},
+        "created_at": m.created_at.isoformat(),
+        "source": m.source.value,
+    }
+    if m.session_id:
+        d["session_id"] = m.session_id
+    if m.metadata:
+        d["metadata"] = m.metadata
+    return d
+
+
+def _memory_dict(m: "Memory") -> dict[str, Any]:
+    d = m.to_dict()
+    d.pop("user_id", None)  # the caller is that user; echoing it adds nothing
+    d["memory_id"] = d.pop("id")
+    return d
+
+
+def _pct(values: list[float], p: float) -> float | None:
+    if not values:
+        return None
+    s = sorted(values)
+    return round(s[min(len(s) - 1, int(round(p / 100 * (len(s) - 1))))], 3)
+
+
+def _avg(values: list[float]) -> float | None:
+    return round(sum(values) / len(values), 3) if values else None
+
+
+class ToolStats:
+    """End-to-end tool latency inside the server, for memory_health. Bounded per tool."""
+
+    def __init__(self, keep: int = 2048) -> None:
+        self.keep = keep
+        self.calls: dict[str, int] = {}
+        self.errors: dict[str, int] = {}
+        self.latency_ms: dict[str, deque[float]] = {}
+
+    def record(self, tool: str, ms: float, ok: bool) -> None:
+        if tool not in TOOL_NAMES:  # made-up names must not grow these tables
+            tool = "(unknown tool)"
+        self.calls[tool] = self.calls.get(tool, 0) + 1
+        if not ok:
+            self.errors[tool] = self.errors.get(tool, 0) + 1
+        self.latency_ms.setdefault(tool, deque(maxlen=self.keep)).append(ms)
+
+    def snapshot(self) -> dict[str, Any]:
+        return {
+            t: {
+                "calls": n,
+                "errors": self.errors.get(t, 0),
+                "avg_ms": _avg(list(self.latency_ms[t])),
+                "p95_ms": _pct(list(self.latency_ms[t]), 95),
+            }
+            for t, n in sorted(self.calls.items())
+        }
+
+
+# Arguments typed as objects/arrays that some clients send as a JSON string instead.
+_JSON_ARGS = {
+    "working_memory_set": ("content",),
+    "memory_write": ("metadata",),
+    "memory_summarize": ("memory_ids",),
+}
+
+
+def _pydantic_message(e: PydanticValidationError) -> str:
+    parts = []
+    for d in e.errors(include_url=False, include_input=False):
+        loc = ".".join(str(x) for x in d["loc"]) or "arguments"
+        msg = d["msg"]
+        if d["type"] == "unexpected_keyword_argument":
+            msg = "is not an argument of this tool"
+        elif d["type"] in ("missing_argument", "missing"):
+            msg = "is required"
+        elif d["type"] == "string_pattern_mismatch" and loc == "time_range":
+            msg = "must be a number and a unit m/h/d/w/y, like '24h', '7d' or '2w'"
+        parts.append(f"{loc}: {msg}")
+    return "; ".join(parts)
+
+
+def _guard_middleware(cfg: McpSettings, stats: ToolStats) -> Any:
+    from fastmcp.exceptions import ToolError
+    from fastmcp.exceptions import ValidationError as FastMCPValidationError
+    from fastmcp.server.middleware import Middleware
+
+    class GuardMiddleware(Middleware):
+        """Size limit and argument repair before a tool runs; concise errors and timing after.
+
+        Applies to every transport, so stdio callers get the same limits as HTTP ones.
+        """
+
+        async def on_call_tool(self, context: Any, call_next: Any) -> Any:
+            name = context.message.name
+            args = context.message.arguments or {}
+            size = len(json.dumps(args, ensure_ascii=False, default=str).encode())
+            if size > cfg.max_request_bytes:
+                stats.record(name, 0.0, ok=False)
+                raise ToolError(
+                    f"arguments: {size} bytes; this server accepts at most"
+                    f" {cfg.max_request_bytes} per call (GRAPHMEM_MAX_REQUEST_BYTES)"
+                )
+            for key in _JSON_ARGS.get(name, ()):
+                value = args.get(key)
+                if isinstance(value, str) and value.strip()[:1] in ("{", "["):
+                    with contextlib.suppress(json.JSONDecodeError):
+                        args[key] = json.loads(value)
+            start = time.perf_counter()
+            ok = False
+            try:
+                result = await call_next(context)
+                ok = not getattr(result, "is_error", False)
+                return result
+            except FastMCPValidationError as e:
+                cause = e.__cause__
+                if isinstance(cause, PydanticValidationError):
+                    raise ToolError(_pydantic_message(cause)) from None
+                raise
+            finally:
+                stats.record(name, (time.perf_counter() - start) * 1000, ok)
+
+    return GuardMiddleware()
+
+
+def _llm_summary(texts: list[str], cfg: McpSettings) -> str:
+    """One call to an OpenAI-compatible chat-completions endpoint; raises on any failure."""
+    if not cfg.llm_url:
+        raise ValueError("no LLM endpoint configured")
+    url = cfg.llm_url.rstrip("/")
+    if not url.endswith("/chat/completions"):
+        url += "/chat/completions"
+    listing = "\n".join(f"{i}. {t}" for i, t in enumerate(texts, 1))
+    body = {
+        "model": cfg.llm_model or "default",
+        "temperature": 0,
+        "max_tokens": 300,
+        "messages": [
+            {
+                "role": "system",
+                "content": "Summarise the user's memories below in at most three sentences."
+                " Use only what they say; do not add facts.",
+            },
+            {"role": "user", "content": listing},
+        ],
+    }
+    headers = {"Content-Type": "application/json"}
+    if cfg.llm_api_key:
+        headers["Authorization"] = f"Bearer {cfg.llm_api_key.get_secret_value()}"
+    req = urllib.request.Request(url, json.dumps(body).encode(), headers, method="POST")
+    with urllib.request.urlopen(req, timeout=cfg.llm_timeout_seconds) as resp:
+        data = json.loads(resp.read())
+    text = data["choices"][0]["message"]["content"]
+    if not isinstance(text, str) or not text.strip():
+        raise ValueError("empty completion")
+    return text.strip()
+
+
+def _count_new_since(svc: "MemoryService", user_id: str, since: datetime) -> int:
+    """Memories created since `since`, capped. The records port has no count-by-time yet."""
+    from graphmem.stores.records import RecordQuery
+
+    q = RecordQuery(user_id, None, tuple(s.value for s in Status), created_after=since)
+    return len(svc.records.list(q, NEW_TODAY_CAP))
+
+
+# ----------------------------------------------------------------------------- the server
+def create_server(
+    service: "MemoryService",
+    *,
+    settings: McpSettings | None = None,
+    working: WorkingMemoryStore | None = None,
+    auth: Any = None,
+    default_user: str | None = None,
+) -> "FastMCP":
+    """The FastMCP server over one MemoryService.
+
+    With `auth` (a TokenVerifier) every call must carry a token and the token's user is the
+    caller; without it (stdio, in-process) the caller is `default_user`, else the settings user.
+    """
+    import anyio
+    from fastmcp import FastMCP
+    from fastmcp.exceptions import ResourceError, ToolError
+    from fastmcp.server.dependencies import get_access_token
+
+    cfg = settings or McpSettings()
+    svc = service
+    wm = working or open_working(
+        cfg.working_backend,
+        ttl_seconds=cfg.working_ttl_seconds,
+        redis_url=cfg.redis_url,
+        max_sessions=cfg.working_max_sessions,
+    )
+    local_user = check_user(default_user or svc.settings.user_id)
+    require_token = auth is not None
+    stats = ToolStats()
+    started = time.time()
+    max_chars = svc.settings.max_content_chars
+    llm_on = bool(cfg.llm_url)
+
+    mcp = FastMCP(
+        "graphmem",
+        instructions=INSTRUCTIONS,
+        version=__version__,
+        auth=auth,
+        middleware=[_guard_middleware(cfg, stats)],
+        mask_error_details=True,
+    )
+
+    def caller() -> str:
+        """The user this request acts for. Fails closed: a token server never falls back."""
+        token = get_access_token()
+        if token is not None:
+            user = (token.claims or {}).get("graphmem_user")
+            if isinstance(user, str) and user:
+                return user
+            raise ToolError("authentication: this token does not name a graphmem user")
+        if require_token:
+            raise ToolError("authentication: a bearer token is required")
+        return local_user
+
+    async def run(fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
+        """Service calls block (embedding, SQLite); keep them off the event loop."""
+        return await anyio.to_thread.run_sync(partial(fn, *args, **kwargs))
+
+    # ---------------------------------------------------------------- tools
+    @mcp.tool(
+        description="Store one new long-term memory about the user and return its memory_id."
+        " Call it when the user states a lasting personal fact, a preference, an event (past or"
+        " planned, with its date) or a task/commitment. Write one self-contained statement per"
+        " call, with who, what and when, e.g. 'The user's manager is Priya (since March 2024).'"
+        " Don't store small talk, secrets, or what only matters for this turn; if the memory"
+        " already exists but changed, use memory_update instead.",
+        annotations=_annotations("Write a memory", read_only=False),
+    )
+    async def memory_write(
+        content: Annotated[
+            str,
+            Field(
+                min_length=1,
+                max_length=max_chars,
+                description="The memory, one self-contained statement (who, what, when).",
+            ),
+        ],
+        memory_type: Annotated[
+            MemoryTypeName,
+            Field(
+                description="fact: a stable truth about the user or their world;"
+                " preference: a like, dislike or way they want things done;"
+                " event: something that happened or will happen at a time;"
+                " task: something to do, a commitment or reminder."
+            ),
+        ],
+        metadata: Annotated[
+            dict[str, Any] | None,
+            Field(description='Optional small JSON object (≤16 KiB), e.g. {"project": "Atlas"}.'),
+        ] = None,
+        source: Annotated[
+            SourceName | None,
+            Field(
+                description="Who it came from: user (the user said it; default), agent (you"
+                " inferred it), document, or system."
+            ),
+        ] = None,
+        session_id: Annotated[
+            str | None,
+            Field(max_length=128, description="The conversation it came from, if you track one."),
+        ] = None,
+    ) -> dict[str, Any]:
+        user = caller()
+        fields = {"metadata": metadata, "source": source, "session_id": session_id}
+        with _tool_errors():
+            m = await run(
+                svc.write,
+                user,
+                content,
+                memory_type,
+                **{k: v for k, v in fields.items() if v is not None},
+            )
+        return {
+            "memory_id": m.id,
+            "memory_type": m.memory_type.value,
+            "summary": m.summary,
+            "created_at": m.created_at.isoformat(),
+        }
+
+    @mcp.tool(
+        description="Recall the user's long-term memories most relevant to a query, best first."
+        " Call it before answering anything that depends on the past (what the user said,"
+        " their preferences, people, projects, events, tasks). Each hit has its content, a"
+        " score in [0, 1] and the per-channel breakdown (vector similarity, keyword match,"
+        " recency, frequency). Only state what the hits say; if none is relevant, say you"
+        " don't remember rather than guessing.",
+        annotations=_annotations("Search memories", read_only=True, idempotent=True),
+    )
+    async def memory_search(
+        query: Annotated[
+            str,
+            Field(
+                min_length=1,
+                max_length=max_chars,
+                description="What to recall, in natural language; include the key names/nouns.",
+            ),
+        ],
+        top_k: Annotated[
+            int, Field(ge=1, le=MAX_TOP_K, description="How many hits to return.")
+        ] = 5,
+        memory_type: Annotated[
+            MemoryTypeName | None,
+            Field(description="Only memories of this type: fact, preference, event or task."),
+        ] = None,
+        time_range: Annotated[
+            str | None,
+            Field(
+                pattern=TIME_RANGE_PATTERN,
+                description="Only memories created within this window back from now: a number"
+                " and a unit m/h/d/w/y, e.g. '24h', '7d', '2w'.",
+            ),
+        ] = None,
+    ) -> dict[str, Any]:
+        user = caller()
+        with _tool_errors():
+            res = await run(
+                svc.search, user, query, top_k, memory_type=memory_type, time_range=time_range
+            )
+        return {
+            "hits": [_compact_hit(h) for h in res.hits],
+            "count": len(res.hits),
+            "took_ms": round(res.took_ms, 3),
+            "degraded": res.degraded,
+        }
+
+    @mcp.tool(
+        description="Replace the content of one existing memory (it is re-embedded and"
+        " re-indexed). Use it when a stored memory is outdated or wrong, e.g. the user changed"
+        " jobs. The memory_id comes from memory_search or memory_write.",
+        annotations=_annotations(
+            "Update a memory", read_only=False, destructive=True, idempotent=True
+        ),
+    )
+    async def memory_update(
+        memory_id: Annotated[
+            str, Field(min_length=1, max_length=64, description="The memory to change.")
+        ],
+        content: Annotated[
+            str,
+            Field(
+                min_length=1,
+                max_length=max_chars,
+                description="The complete new content; it replaces the old content entirely.",
+            ),
+        ],
+    ) -> dict[str, Any]:
+        user = caller()
+        with _tool_errors():
+            m = await run(svc.update, user, memory_id, content)
+        return {
+            "memory_id": m.id,
+            "updated": True,
+            "content": m.content,
+            "summary": m.summary,
+            "updated_at": m.updated_at.isoformat(),
+        }
+
+    @mcp.tool(
+        description="Permanently delete memories, either one by memory_id or all memories"
+        " similar to a query. Call it when the user asks you to forget something. Give exactly"
+        " one of memory_id or query; with query, try dry_run=true first to see what would go."
+        " Returns what was deleted so you can tell the user.",
+        annotations=_annotations(
+            "Forget memories", read_only=False, destructive=True, idempotent=True
+        ),
+    )
+    async def memory_forget(
+        memory_id: Annotated[
+            str | None, Field(max_length=64, description="Delete exactly this memory.")
+        ] = None,
+        query: Annotated[
+            str | None,
+            Field(
+                max_length=max_chars,
+                description="Delete the memories about this (cosine similarity ≥ threshold).",
+            ),
+        ] = None,
+        threshold: Annotated[
+            float | None,
+            Field(
+                gt=0,
+                le=1,
+                description="Similarity a memory needs to match query (default 0.75);"
+                " higher deletes less.",
+            ),
+        ] = None,
+        limit: Annotated[
+            int, Field(ge=1, le=MAX_IDS, description="At most this many memories (with query).")
+        ] = 10,
+        dry_run: Annotated[
+            bool, Field(description="With query: only list what would be deleted.")
+        ] = False,
+    ) -> dict[str, Any]:
+        user = caller()
+        if (memory_id is None) == (query is None):
+            raise ToolError("memory_id: give exactly one of memory_id or query")
+        with _tool_errors():
+            if memory_id is not None:
+                m = await run(svc.get, user, memory_id)
+                if not dry_run:
+                    await run(svc.forget, user, [m.id])
+                matched = [m]
+            else:
+                matched = await run(
+                    svc.forget_by_query,
+                    user,
+                    query,
+                    threshold=threshold,
+                    limit=limit,
+                    dry_run=dry_run,
+                )
+        items = [
+            {"memory_id": m.id, "content": m.content, "memory_type": m.memory_type.value}
+            for m in matched
+        ]
+        return {
+            ("would_delete" if dry_run else "deleted"): items,
+            "count": len(items),
+            "dry_run": dry_run,
+        }
+
+    @mcp.tool(
+        description="Summarise the given memories into a short text, e.g. to brief yourself"
+        " on several hits at once. Extractive (each memory's first sentence) unless the"
+        " operator configured an LLM. Ids that don't exist are listed under 'missing'.",
+        annotations=_annotations(
+            "Summarise memories", read_only=True, idempotent=True, open_world=llm_on
+        ),
+    )
+    async def memory_summarize(
+        memory_ids: Annotated[
+            list[Annotated[str, Field(min_length=1, max_length=64)]],
+            Field(min_length=1, max_length=MAX_IDS, description="The memories to summarise."),
+        ],
+    ) -> dict[str, Any]:
+        user = caller()
+        found: list[Memory] = []
+        missing: list[str] = []
+        with _tool_errors():
+            for mid in dict.fromkeys(memory_ids):
+                try:
+                    found.append(await run(svc.get, user, mid))
+                except NotFoundError:
+                    missing.append(mid)
+        if not found:
+            raise ToolError(f"memory_ids: none of these exist for this user: {missing}")
+        texts = [m.content for m in found]
+        out: dict[str, Any] = {"memory_ids": [m.id for m in found], "missing": missing}
+        if llm_on:
+            try:
+                out["summary"] = await run(_llm_summary, texts, cfg)
+                out["method"] = "llm"
+                return out
+            except (OSError, ValueError, KeyError, IndexError, TypeError) as e:
+                log.warning("LLM summary failed, using the extractive one: %s", e)
+                out["llm_error"] = f"{type(e).__name__}: {e}"[:300]
+        out["summary"] = summarize_many(texts)
+        out["method"] = "extractive"
+        return out
+
+    @mcp.tool(
+        description="Read this session's working memory: the current task context, summaries"
+        " of the last few turns, and entity slots (names, numbers, preferences). Call it at"
+        " the start of a session or after a break. A session that was never set or has expired"
+        " comes back empty with exists=false.",
+        annotations=_annotations("Get working memory", read_only=True, idempotent=True),
+    )
+    async def working_memory_get(
+        session_id: Annotated[
+            str, Field(min_length=1, max_length=128, description="The conversation's id.")
+        ],
+    ) -> dict[str, Any]:
+        user = caller()
+        with _tool_errors():
+            sid = check_session_id(session_id)
+            cur = await run(wm.get, user, sid)
+        return (cur or empty(sid)).to_dict()
+
+    @mcp.tool(
+        description="Update this session's working memory by patching it: set task_context,"
+        " append turn summaries with add_turns (only the last 5 are kept), and set entity"
+        ' slots, e.g. {"slots": {"names": {"manager": "Priya"}, "numbers": {"budget_eur":'
+        " 5000}}}. Fields you leave out are kept; a slot set to null is removed; clear=true"
+        " starts over. Every write renews the session's expiry. Returns the whole working"
+        " memory after the change.",
+        annotations=_annotations("Set working memory", read_only=False, destructive=True),
+    )
+    async def working_memory_set(
+        session_id: Annotated[
+            str, Field(min_length=1, max_length=128, description="The conversation's id.")
+        ],
+        content: Annotated[WorkingMemoryPatch, Field(description="The change to apply.")],
+    ) -> dict[str, Any]:
+        user = caller()
+        with _tool_errors():
+            new = await run(patch_session, wm, user, session_id, content)
+        return new.to_dict()
+
+    @mcp.tool(
+        description="Operator health report: memory totals and new today for this user, recall"
+        " latency (average, p50, p95), query-embedding cache hit rate, per-tool call counts and"
+        " latency, and the status of each store. Not needed for normal conversations.",
+        annotations=_annotations("Memory health", read_only=True, idempotent=True),
+    )
+    async def memory_health() -> dict[str, Any]:
+        user = caller()
+        return await run(_health, user)
+
+    def _health(user: str) -> dict[str, Any]:
+        out: dict[str, Any] = {"user_id": user, "version": __version__}
+        st: dict[str, Any] = {}
+        try:
+            st = svc.stats(user)
+            midnight = datetime.now(UTC).replace(hour=0, minute=0, second=0, microsecond=0)
+            out["memories"] = {
+                "total": st.get("total"),
+                "new_today": _count_new_since(svc, user, midnight),
+                "by_type": st.get("by_type"),
+                "by_status": st.get("by_status"),
+                "all_users_total": svc.records.count(),
+            }
+            stores = dict(st.get("stores", {}))
+            out["outbox_pending"] = st.get("outbox_pending")
+        except Exception as e:  # noqa: BLE001 - a health report must report, not fail
+            log.warning("health: records unavailable: %s", e)
+            out["memories"] = None
+            stores = {
+                "records": {"ok": False, "error": str(e)},
+                "vectors": svc.vectors.health(),
+            }
+        lat = list(svc.latencies_ms)
+        out["recall"] = {
+            "searches": len(lat),
+            "avg_ms": _avg(lat),
+            "p50_ms": _pct(lat, 50),
+            "p95_ms": _pct(lat, 95),
+        }
+        # Every cache the service reports (query embeddings, search results, ...), by name.
+        rates = {
+            k[: -len("_cache_hit_rate")]: v for k, v in st.items() if k.endswith("_cache_hit_rate")
+        }
+        rates.setdefault("query", round(svc.embedder.cache_hit_rate, 4))
+        out["cache_hit_rate"] = rates
+        out["tools"] = stats.snapshot()
+        stores["working_memory"] = wm.health()
+        out["stores"] = stores
+        out["status"] = "ok" if all(s.get("ok") for s in stores.values()) else "degraded"
+        out["uptime_s"] = round(time.time() - started, 1)
+        return out
+
+    # ---------------------------------------------------------------- resources
+    @mcp.resource(
+        "memory://{memory_id}",
+        name="memory",
+        description="One of the caller's long-term memories, as JSON.",
+        mime_type="application/json",
+    )
+    async def memory_resource(memory_id: str) -> str:
+        user = caller()
+        try:
+            m = await run(svc.get, user, memory_id)
+        except GraphmemError as e:
+            raise ResourceError(str(e)) from None
+        return json.dumps(_memory_dict(m), ensure_ascii=False)
+
+    @mcp.resource(
+        "working://{session_id}",
+        name="working_memory",
+        description="The caller's working memory for one session (task context, recent turns,"
+        " entity slots), as JSON.",
+        mime_type="application/json",
+    )
+    async def working_resource(session_id: str) -> str:
+        user = caller()
+        try:
+            sid = check_session_id(session_id)
+            cur = await run(wm.get, user, sid)
+        except GraphmemError as e:
+            raise ResourceError(str(e)) from None
+        return json.dumps((cur or empty(sid)).to_dict(), ensure_ascii=False)
+
+    # ---------------------------------------------------------------- prompt
+    @mcp.prompt(
+        name="memory_guidance",
+        description="How to use graphmem: search before answering about the past, write"
+        " personal facts/preferences/events as they appear, never pretend to remember.",
+    )
+    def memory_guidance() -> str:
+        return GUIDANCE
+
+    return mcp
+
+
+# ----------------------------------------------------------------------------- HTTP layer
+class HttpGate:
+    """ASGI middleware in front of the MCP endpoint: clear 401s and a body-size limit.
+
+    It runs after fastmcp's bearer authentication has set scope["user"], and before the MCP
+    handler parses anything. fastmcp's own RequireAuthMiddleware still guards the route; this
+    layer exists to answer a missing or wrong token with a JSON message a person can act on,
+    and to refuse an oversized body before reading it into the JSON parser.
+    """
+
+    def __init__(self, app: "ASGIApp", *, mcp_path: str, max_bytes: int) -> None:
+        self.app = app
+        self.path = mcp_path.rstrip("/") or "/"
+        self.max_bytes = max_bytes
+
+    async def __call__(self, scope: "Scope", receive: "Receive", send: "Send") -> None:
+        if scope["type"] != "http" or (scope["path"].rstrip("/") or "/") != self.path:
+            await self.app(scope, receive, send)
+            return
+        user = scope.get("user")
+        if not getattr(user, "is_authenticated", False):
+            await self._unauthorized(scope, send)
+            return
+        headers = dict(scope.get("headers") or [])
+        length = headers.get(b"content-length")
+        if length is not None and length.isdigit() and int(length) > self.max_bytes:
+            await self._too_large(send, int(length))
+            return
+        if scope.get("method") != "POST":
+            await self.app(scope, receive, send)
+            return
+        chunks: list[bytes] = []
+        size = 0
+        more = True
+        while more:
+            message = await receive()
+            if message["type"] == "http.disconnect":
+                return
+            chunk = message.get("body", b"")
+            size += len(chunk)
+            if size > self.max_bytes:
+                await self._too_large(send, size)
+                return
+            chunks.append(chunk)
+            more = message.get("more_body", False)
+        body = b"".join(chunks)
+        replayed = False
+
+        async def replay() -> "Message":
+            nonlocal replayed
+            if not replayed:
+                replayed = True
+                return {"type": "http.request", "body": body, "more_body": False}
+            return await receive()
+
+        await self.app(scope, replay, send)
+
+    async def _unauthorized(self, scope: "Scope", send: "Send") -> None:
+        auth = next((v for k, v in scope.get("headers") or [] if k == b"authorization"), None)
+        if auth is None:
+            error = "missing_token"
+            text = (
+                "This graphmem MCP server needs a bearer token: send the header"
+                " 'Authorization: Bearer <token>'. An operator creates tokens with"
+                " `graphmem serve --add-token USER`."
+            )
+        elif auth[:7].lower() != b"bearer ":
+            error = "invalid_request"
+            text = "Use the Bearer scheme: 'Authorization: Bearer <token>'."
+        else:
+            error = "invalid_token"
+            text = (
+                "The bearer token was not recognised by this graphmem server (unknown,"
+                " revoked or mistyped). Check the token your client sends; an operator"
+                " creates new ones with `graphmem serve --add-token USER`."
+            )
+        challenge = f'Bearer error="{error}"' if error != "missing_token" else "Bearer"
+        await _json_response(
+            send,
+            401,
+            {"error": error, "error_description": text},
+            [(b"www-authenticate", challenge.encode())],
+        )
+
+    async def _too_large(self, send: "Send", size: int) -> None:
+        await _json_response(
+            send,
+            413,
+            {
+                "error": "payload_too_large",
+                "error_description": f"The request body is at least {size} bytes; this server"
+                f" accepts at most {self.max_bytes} (GRAPHMEM_MAX_REQUEST_BYTES). Nothing was"
+                " processed.",
+            },
+            [(b"connection", b"close")],
+        )
+
+
+async def _json_response(
+    send: "Send", status: int, body: dict[str, Any], extra: list[tuple[bytes, bytes]]
+) -> None:
+    data = json.dumps(body).encode()
+    await send(
+        {
+            "type": "http.response.start",
+            "status": status,
+            "headers": [
+                (b"content-type", b"application/json"),
+                (b"content-length", str(len(data)).encode()),
+                *extra,
+            ],
+        }
+    )
+    await send({"type": "http.response.body", "body": data})
+
+
+def http_middleware(cfg: McpSettings) -> list[Any]:
+    from starlette.middleware import Middleware
+
+    return [Middleware(HttpGate, mcp_path=cfg.mcp_path, max_bytes=cfg.max_request_bytes)]
+
+
+async def serve_http(server: "FastMCP", cfg: McpSettings, *, log_level: str = "warning") -> None:
+    """Run streamable HTTP until SIGINT/SIGTERM (uvicorn handles both gracefully).
+
+    Host/Origin checking is on ("auto": enforced while bound to loopback), so a web page the
+    user visits cannot reach the server through DNS rebinding or a cross-origin request.
+    """
+    await server.run_http_async(
+        transport="http",
+        host=cfg.host,
+        port=cfg.port,
+        path=cfg.mcp_path,
+        host_origin_protection="auto",
+        middleware=http_middleware(cfg),
+        show_banner=False,
+        log_level=log_level,
+        uvicorn_config={"access_log": False},
+    )
+
+
+# ----------------------------------------------------------------------------- CLI entry
+def load_tokens(settings: Settings, cfg: McpSettings) -> TokenTable:
+    env = cfg.tokens.get_secret_value() if cfg.tokens else None
+    return TokenTable(cfg.tokens_path(settings), env)
+
+
+def serve_command(args: argparse.Namespace) -> None:
+    """`graphmem serve`: HTTP by default, --stdio for one local agent, --add-token to mint."""
+    overrides: dict[str, Any] = {}
+    if args.data_dir:
+        overrides["data_dir"] = args.data_dir
+    settings = Settings(**overrides)
+    cfg = McpSettings()
+    if args.host:
+        cfg.host = args.host
+    if args.port is not None:
+        cfg.port = args.port
+    if not 0 <= cfg.port <= 65535:
+        raise ValidationError("port", "must be between 0 and 65535")
+
+    if args.add_token:
+        path = cfg.tokens_path(settings)
+        token = add_token(path, args.add_token)
+        if args.json:
+            print(json.dumps({"user_id": args.add_token, "token": token, "tokens_file": str(path)}))
+        else:
+            print(token)
+            print(
+                f"(token for user {args.add_token!r}; its SHA-256 is in {path}, the token itself"
+                " is stored nowhere - keep it now. Clients send 'Authorization: Bearer <token>'.)",
+                file=sys.stderr,
+            )
+        return
+
+    level = logging.getLogger().getEffectiveLevel()
+    log_level = logging.getLevelName(level).lower() if level <= logging.INFO else "warning"
+
+    if args.stdio:
+        import anyio
+
+        user = check_user(args.user or settings.user_id)
+        # Nothing but protocol may reach stdout; model loading gets stderr instead.
+        with contextlib.redirect_stdout(sys.stderr):
+            svc, working = _open_service(settings, cfg)
+        try:
+            server = create_server(svc, settings=cfg, working=working, default_user=user)
+            anyio.run(partial(server.run_stdio_async, show_banner=False))
+        except KeyboardInterrupt:
+            pass  # the client went away or the user pressed Ctrl-C: a normal stop
+        finally:
+            working.close()
+            svc.close()
+        return
+
+    if args.user:
+        raise ValidationError(
+            "user", "over HTTP the bearer token decides the user; --user applies to --stdio only"
+        )
+    table = load_tokens(settings, cfg)
+    if len(table) == 0:
+        path = cfg.tokens_path(settings)
+        token = add_token(path, settings.user_id)
+        table = load_tokens(settings, cfg)
+        print(
+            f"graphmem: no MCP tokens were configured, so one was created for user"
+            f" {settings.user_id!r}:\n\n    {token}\n\nIts SHA-256 is in {path}; the token"
+            " itself is stored nowhere, so copy it now. Clients send 'Authorization: Bearer"
+            " <token>'. Add more with `graphmem serve --add-token USER`.\n",
+            file=sys.stderr,
+        )
+    import anyio
+
+    svc, working = _open_service(settings, cfg)
+    try:
+        server = create_server(svc, settings=cfg, working=working, auth=token_verifier(table))
+        print(
+            f"graphmem MCP server on http://{cfg.host}:{cfg.port}{cfg.mcp_path}"
+            f" ({len(table.users())} user(s) with tokens; data in {settings.data_dir})",
+            file=sys.stderr,
+            flush=True,
+        )
+        anyio.run(partial(serve_http, server, cfg, log_level=log_level))
+    except KeyboardInterrupt:
+        pass
+    finally:
+        working.close()
+        svc.close()
+
+
+def _open_service(
+    settings: Settings, cfg: McpSettings
+) -> tuple["MemoryService", WorkingMemoryStore]:
+    from graphmem.service import MemoryService
+
+    if cfg.torch_threads:
+        import torch
+
+        torch.set_num_threads(cfg.torch_threads)
+
+    working = open_working(
+        cfg.working_backend,
+        ttl_seconds=cfg.working_ttl_seconds,
+        redis_url=cfg.redis_url,
+        max_sessions=cfg.working_max_sessions,
+    )
+    return MemoryService(settings), working
+
+
+__all__ = [
+    "GUIDANCE",
+    "HttpGate",
+    "McpSettings",
+    "create_server",
+    "http_middleware",
+    "serve_command",
+    "serve_http",
+]
