@@ -164,6 +164,51 @@ def cmd_doctor(args: argparse.Namespace) -> int:
     return 0 if report["ok"] else 1
 
 
+def cmd_quarantine(args: argparse.Namespace) -> None:
+    user = _user(args)
+    with _service(args) as svc:
+        if args.action == "list":
+            items = svc.quarantined(user, args.limit)
+            _emit(args, {"quarantined": [m.to_dict() for m in items], "count": len(items)},
+                  "\n".join(_line(m) for m in items) or "nothing is quarantined")
+            return
+        if not args.memory_id:
+            raise ValidationError("memory_id", f"give the ids to {args.action}")
+        done = svc.review(user, args.memory_id, approve=args.action == "approve",
+                          reviewer="cli")
+    verb = "approved" if args.action == "approve" else "rejected and deleted"
+    _emit(args, {verb.split()[0]: done, "count": len(done)},
+          "\n".join(f"{verb} {i}" for i in done) or "no quarantined memory matched")
+
+
+def cmd_audit(args: argparse.Namespace) -> None:
+    from graphmem.guard.audit_report import anomalies
+
+    user = _user(args)
+    with _service(args) as svc:
+        audit = svc.records.audit_rows(user, args.limit)
+        contents = [m.content for m in svc.list(user)]
+    rows = []
+    for r in audit:  # one row per memory, so bursts and flags count memories, not batches
+        details = r.get("details") or {}
+        ids = r.get("memory_ids") or [None]
+        flagged = details.get("flagged") or {}
+        for mid in ids:
+            rows.append({"user_id": user, "action": r["action"], "created_at": r["created_at"],
+                         "details": flagged.get(mid, details)})
+    found = [vars(a) for a in anomalies(rows)]
+    total = len(contents)
+    dup = 1 - len(set(contents)) / total if total else 0.0
+    actions: dict[str, int] = {}
+    for r in audit:
+        actions[r["action"]] = actions.get(r["action"], 0) + 1
+    report = {"user_id": user, "audit_rows": len(audit), "actions": actions,
+              "memories": total, "duplicate_ratio": round(dup, 4), "anomalies": found}
+    lines = [f"{k}: {v}" for k, v in report.items() if k != "anomalies"]
+    lines += [f"ANOMALY {a['kind']}: {a['detail']}" for a in found] or ["no anomalies"]
+    _emit(args, report, "\n".join(lines))
+
+
 def cmd_stats(args: argparse.Namespace) -> None:
     with _service(args) as svc:
         st = svc.stats(_user(args))
@@ -304,6 +349,16 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("--dry-run", action="store_true", help="list what would be deleted")
 
     add("stats", cmd_stats, "counts, latency and store status for a user")
+
+    sp = add("quarantine", cmd_quarantine,
+             "review memories the firewall held back: list, approve or reject")
+    sp.add_argument("action", choices=["list", "approve", "reject"])
+    sp.add_argument("memory_id", nargs="*")
+    sp.add_argument("--limit", type=_int("limit"), default=100)
+
+    sp = add("audit", cmd_audit,
+             "a user's audit trail summarised: write bursts, duplicates, suspicious writes")
+    sp.add_argument("--limit", type=_int("limit"), default=10_000, help="audit rows to read")
 
     add("doctor", cmd_doctor,
         "check every configured store: reachable, version, and projection drift")

@@ -67,6 +67,7 @@ T = TypeVar("T")
 
 MemoryTypeName = Literal["fact", "preference", "event", "task"]
 SourceName = Literal["user", "agent", "document", "system"]
+RelationName = Literal["causal", "temporal", "related", "mentions", "merged_from", "explicit"]
 TIME_RANGE_PATTERN = r"^\s*[1-9]\d*\s*[mhdwyMHDWY]\s*$"
 TOOL_NAMES = frozenset(
     {
@@ -78,6 +79,11 @@ TOOL_NAMES = frozenset(
         "working_memory_get",
         "working_memory_set",
         "memory_health",
+        "memory_relate",
+        "memory_graph",
+        "memory_forget_user",
+        "memory_quarantine_list",
+        "memory_quarantine_review",
     }
 )
 MAX_TOP_K = 50
@@ -215,6 +221,9 @@ def _compact_hit(h: "Hit") -> dict[str, Any]:
         d["session_id"] = m.session_id
     if m.metadata:
         d["metadata"] = m.metadata
+    path = getattr(h, "path", None)
+    if path:
+        d["path"] = [step.to_dict() for step in path]
     return d
 
 
@@ -399,6 +408,8 @@ def create_server(
         redis_url=cfg.redis_url,
         max_sessions=cfg.working_max_sessions,
     )
+    # Erasing a user reaches their working memory too.
+    svc.purgers["working_memory"] = (wm.delete_user, wm.count_user)
     local_user = check_user(default_user or svc.settings.user_id)
     require_token = auth is not None
     stats = ToolStats()
@@ -483,6 +494,7 @@ def create_server(
                 user,
                 content,
                 memory_type,
+                tool="memory_write",
                 **{k: v for k, v in fields.items() if v is not None},
             )
         return {
@@ -525,11 +537,33 @@ def create_server(
                 " and a unit m/h/d/w/y, e.g. '24h', '7d', '2w'.",
             ),
         ] = None,
+        expand_hops: Annotated[
+            int | None,
+            Field(
+                ge=0,
+                le=4,
+                description="Also follow the memory graph this many hops from"
+                " the best hits (default 2; 0 = only direct matches). Hits found this way"
+                " carry the 'path' of relations that led to them.",
+            ),
+        ] = None,
+        relation_types: Annotated[
+            list[RelationName] | None,
+            Field(description="Only follow these relation types when expanding."),
+        ] = None,
     ) -> dict[str, Any]:
         user = caller()
         with _tool_errors():
             res = await run(
-                svc.search, user, query, top_k, memory_type=memory_type, time_range=time_range
+                svc.search,
+                user,
+                query,
+                top_k,
+                memory_type=memory_type,
+                time_range=time_range,
+                expand_hops=expand_hops,
+                relation_types=relation_types,
+                tool="memory_search",
             )
         return {
             "hits": [_compact_hit(h) for h in res.hits],
@@ -561,7 +595,7 @@ def create_server(
     ) -> dict[str, Any]:
         user = caller()
         with _tool_errors():
-            m = await run(svc.update, user, memory_id, content)
+            m = await run(svc.update, user, memory_id, content, tool="memory_update")
         return {
             "memory_id": m.id,
             "updated": True,
@@ -762,6 +796,98 @@ def create_server(
         out["status"] = "ok" if all(s.get("ok") for s in stores.values()) else "degraded"
         out["uptime_s"] = round(time.time() - started, 1)
         return out
+
+    @mcp.tool(
+        description="State a relation between two of the user's memories, e.g. that one"
+        " caused the other (causal), came before it (temporal) or is about the same thing"
+        " (related). Recall then finds one from the other. Ids come from memory_search.",
+        annotations=_annotations("Relate memories", read_only=False, idempotent=True),
+    )
+    async def memory_relate(
+        source_id: Annotated[str, Field(min_length=1, max_length=64)],
+        target_id: Annotated[str, Field(min_length=1, max_length=64)],
+        relation_type: Annotated[
+            RelationName, Field(description="The kind of relation.")
+        ] = "related",
+        strength: Annotated[float, Field(gt=0, le=1, description="How strong, 0-1.")] = 1.0,
+    ) -> dict[str, Any]:
+        user = caller()
+        with _tool_errors():
+            rel = await run(svc.relate, user, source_id, target_id, relation_type, strength)
+        return {
+            "source_id": rel.source_id,
+            "target_id": rel.target_id,
+            "relation_type": rel.relation_type,
+            "strength": rel.strength,
+        }
+
+    @mcp.tool(
+        description="Show a memory's neighbourhood in the memory graph: the memories related"
+        " to it within `hops`, with the relation types and the entities they mention.",
+        annotations=_annotations("Memory graph", read_only=True, idempotent=True),
+    )
+    async def memory_graph(
+        memory_id: Annotated[str, Field(min_length=1, max_length=64)],
+        hops: Annotated[int, Field(ge=1, le=3)] = 1,
+    ) -> dict[str, Any]:
+        user = caller()
+        with _tool_errors():
+            return await run(svc.graph, user, memory_id, hops)
+
+    @mcp.tool(
+        description="Erase EVERYTHING stored about the calling user, in every store (memories,"
+        " relations, entities, vectors, graph, working memory, caches). Irreversible. Only when"
+        " the user explicitly asks to be forgotten entirely; `confirm` must be 'ERASE'. Returns"
+        " a receipt with counts per store and a verification that nothing is left.",
+        annotations=_annotations(
+            "Erase the user", read_only=False, destructive=True, idempotent=True
+        ),
+    )
+    async def memory_forget_user(
+        confirm: Annotated[str, Field(description="Type ERASE to confirm.")],
+    ) -> dict[str, Any]:
+        user = caller()
+        if confirm != "ERASE":
+            raise ToolError("confirm: erasing a user is irreversible; pass confirm='ERASE'")
+        with _tool_errors():
+            receipt = await run(svc.forget_user, user, requested_by="mcp:memory_forget_user")
+        return receipt.to_dict()
+
+    @mcp.tool(
+        description="List the user's memories that the memory firewall quarantined (held out"
+        " of recall because they looked like injected instructions or contradicted what the"
+        " user said before), with their ids, for review with memory_quarantine_review.",
+        annotations=_annotations("Quarantined memories", read_only=True, idempotent=True),
+    )
+    async def memory_quarantine_list(
+        limit: Annotated[int, Field(ge=1, le=500)] = 50,
+    ) -> dict[str, Any]:
+        user = caller()
+        with _tool_errors():
+            items = await run(svc.quarantined, user, limit)
+        return {"quarantined": [_memory_dict(m) for m in items], "count": len(items)}
+
+    @mcp.tool(
+        description="Approve quarantined memories (they return to recall) or reject them"
+        " (deleted from every store). Only after the user confirmed which ones are genuine.",
+        annotations=_annotations(
+            "Review quarantined memories", read_only=False, destructive=True, idempotent=True
+        ),
+    )
+    async def memory_quarantine_review(
+        memory_ids: Annotated[list[str], Field(min_length=1, max_length=MAX_IDS)],
+        approve: Annotated[bool, Field(description="true: approve; false: reject and delete")],
+    ) -> dict[str, Any]:
+        user = caller()
+        with _tool_errors():
+            done = await run(
+                svc.review,
+                user,
+                memory_ids,
+                approve=approve,
+                reviewer="mcp:memory_quarantine_review",
+            )
+        return {("approved" if approve else "rejected"): done, "count": len(done)}
 
     # ---------------------------------------------------------------- resources
     @mcp.resource(

@@ -217,10 +217,13 @@ class MemoryService:
             updated_at=now,
         ), decision
 
-    def write(self, user_id: str, content: str, memory_type: str = "fact", **fields: Any) -> Memory:
+    def write(
+        self, user_id: str, content: str, memory_type: str = "fact", *,
+        tool: str | None = None, **fields: Any,
+    ) -> Memory:
         """Store one memory and return it (its id is the memory id)."""
         return self.write_many(
-            user_id, [{"content": content, "memory_type": memory_type, **fields}]
+            user_id, [{"content": content, "memory_type": memory_type, **fields}], tool=tool
         )[0]
 
     def write_many(
@@ -353,6 +356,36 @@ class MemoryService:
                 self.projector.apply(self.records.outbox_for(deleted))
                 self.records.audit(user_id, "forget", deleted, {"count": len(deleted)})
         return deleted
+
+    def quarantined(self, user_id: str, limit: int = 100) -> list[Memory]:
+        """Memories the firewall held back from recall, waiting for review."""
+        from graphmem.stores.records import RecordQuery
+
+        user_id = check_user(user_id)
+        return self.records.list(RecordQuery(user_id, None, (Status.QUARANTINED.value,)),
+                                 check_top_k(limit, 10_000))
+
+    def review(self, user_id: str, memory_ids: list[str], *, approve: bool,
+               reviewer: str = "user") -> list[str]:
+        """Approve (back into recall) or reject (deleted from every store) quarantined
+        memories; only quarantined ones are touched. Returns the ids acted on."""
+        user_id = check_user(user_id)
+        ids = [str(i) for i in memory_ids]
+        if not ids:
+            raise ValidationError("memory_ids", "give at least one memory id")
+        pending = {m.id for m in self.quarantined(user_id, 10_000)}
+        ids = [i for i in ids if i in pending]
+        if approve:
+            with self._write_lock:
+                done = self.records.set_status(user_id, ids, Status.ACTIVE.value,
+                                               only_from=Status.QUARANTINED.value)
+                self._invalidate(user_id)
+                self.projector.apply(self.records.outbox_for(done))
+        else:
+            done = self.forget(user_id, ids)
+        self.records.audit(user_id, "approve" if approve else "reject_quarantined", done,
+                           {"reviewer": reviewer, "count": len(done)})
+        return done
 
     def forget_user(self, user_id: str, *, requested_by: str = "user") -> ErasureReceipt:
         """Erase everything about a user from every store; the receipt proves what is left."""

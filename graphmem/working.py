@@ -229,6 +229,10 @@ class WorkingMemoryStore(Protocol):
 
     def delete(self, user_id: str, session_id: str) -> bool: ...
 
+    def delete_user(self, user_id: str) -> int: ...
+
+    def count_user(self, user_id: str) -> int: ...
+
     def health(self) -> dict[str, Any]: ...
 
     def close(self) -> None: ...
@@ -309,6 +313,18 @@ class InProcessWorkingMemory:
         with self._lock:
             return self._data.pop((user_id, session_id), None) is not None
 
+    def delete_user(self, user_id: str) -> int:
+        """Every session of a user (erasure); returns how many there were."""
+        with self._lock:
+            keys = [k for k in self._data if k[0] == user_id]
+            for k in keys:
+                del self._data[k]
+            return len(keys)
+
+    def count_user(self, user_id: str) -> int:
+        with self._lock:
+            return sum(1 for k in self._data if k[0] == user_id)
+
     def __len__(self) -> int:
         with self._lock:
             return len(self._data)
@@ -377,6 +393,24 @@ class RedisWorkingMemory:
     def delete(self, user_id: str, session_id: str) -> bool:
         try:
             return bool(self._redis.delete(self.key(user_id, session_id)))
+        except self._errors as e:
+            raise StoreUnavailableError(f"working memory (redis): {e}") from e
+
+    def _user_keys(self, user_id: str) -> list[str]:
+        pattern = f"{self.prefix}{quote(user_id, safe='')}:*"
+        return list(self._redis.scan_iter(match=pattern, count=500))
+
+    def delete_user(self, user_id: str) -> int:
+        """Every session of a user (erasure); returns how many there were."""
+        try:
+            keys = self._user_keys(user_id)
+            return int(self._redis.delete(*keys)) if keys else 0
+        except self._errors as e:
+            raise StoreUnavailableError(f"working memory (redis): {e}") from e
+
+    def count_user(self, user_id: str) -> int:
+        try:
+            return len(self._user_keys(user_id))
         except self._errors as e:
             raise StoreUnavailableError(f"working memory (redis): {e}") from e
 

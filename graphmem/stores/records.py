@@ -90,6 +90,10 @@ class RecordsStore(Protocol):
 
     def stats(self, user_id: str) -> dict[str, Any]: ...
 
+    def set_status(
+        self, user_id: str, memory_ids: list[str], status: str, *, only_from: str | None = None
+    ) -> list[str]: ...
+
     def erase_user(self, user_id: str, requested_by: str) -> dict[str, int]:
         """Every row about the user, gone in one transaction; an erase tombstone queued."""
 

@@ -298,6 +298,32 @@ class SQLRecords(KeywordIndex, GraphRecords):
                 f"SELECT COUNT(*) FROM {table} WHERE user_id = ?{extra}", (user_id,))[0][0])
         return out
 
+    def set_status(
+        self, user_id: str, memory_ids: list[str], status: str, *, only_from: str | None = None
+    ) -> list[str]:
+        """Change the status of the user's memories (optionally only those now `only_from`)
+        and queue their re-projection, in one transaction; returns the ids changed."""
+        if not memory_ids:
+            return []
+        marks = self._marks(len(memory_ids))
+        extra = " AND status = ?" if only_from else ""
+        args = (user_id, *memory_ids, *((only_from,) if only_from else ()))
+        with self._tx() as cur:
+            cur.execute(
+                self._q(f"SELECT id FROM memories WHERE user_id = ? AND id IN ({marks}){extra}"),
+                args,
+            )
+            found = [r[0] for r in cur.fetchall()]
+            if found:
+                fm = self._marks(len(found))
+                cur.execute(
+                    self._q(f"UPDATE memories SET status = ?, updated_at = ?"
+                            f" WHERE user_id = ? AND id IN ({fm})"),
+                    (status, self._dt_in(utcnow()), user_id, *found),
+                )
+                self._outbox_rows(cur, [(user_id, m, "upsert") for m in found])
+        return found
+
     def record_access(self, counts: dict[tuple[str, str], int], at: datetime) -> None:
         if not counts:
             return
