@@ -124,7 +124,12 @@ class Retriever:
                 "recency": ranking.recency(mem.created_at, now, s.recency_half_life_days),
                 "frequency": ranking.frequency(mem.access_count, s.frequency_saturation),
             }
-            return TracedHit(mem, ranking.combine(channels, w), channels)
+            # Provenance: what the user said outranks what an agent inferred, at equal match.
+            trust = s.source_trust.get(mem.source.value, 1.0)
+            final = ranking.combine(channels, w) * trust
+            if trust != 1.0:
+                channels["trust"] = trust
+            return TracedHit(mem, final, channels)
 
         hits = [score(mem) for mem in rows.values() if mem.status.value in statuses]
         hits.sort(key=lambda h: (-h.score, h.memory.id))

@@ -98,6 +98,10 @@ class Settings(BaseSettings):
     graph_fanout: int = Field(20, description="edges followed per memory per hop")
     graph_max_nodes: int = Field(200, description="frontier size cap per hop")
 
+    source_trust: dict[str, float] = Field(
+        default_factory=lambda: {"user": 1.0, "system": 0.95, "document": 0.85, "agent": 0.7},
+        description="multiplies a hit's score by its provenance: user-stated ranks highest",
+    )
     weights: dict[str, float] = Field(default_factory=lambda: dict(DEFAULT_WEIGHTS))
     profiles: dict[str, dict[str, float]] = Field(
         default_factory=lambda: {k: dict(v) for k, v in DEFAULT_PROFILES.items()}

@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 import uuid
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pymysql
@@ -56,9 +57,9 @@ def svc(settings: Settings, embedder: Embedder) -> Iterator[MemoryService]:
     service.close()
 
 
-@pytest.fixture
-def mysql_url() -> Iterator[str]:
-    """A fresh, empty MariaDB database for one test, dropped afterwards."""
+@contextmanager
+def fresh_mysql_database() -> Iterator[str]:
+    """A fresh, empty MariaDB database, dropped afterwards."""
     base = service_url("GRAPHMEM_TEST_MYSQL_URL")
     kw = parse_mysql_url(base)
     name = f"graphmem_t{uuid.uuid4().hex[:12]}"
@@ -74,3 +75,15 @@ def mysql_url() -> Iterator[str]:
         with admin.cursor() as cur:
             cur.execute(f"DROP DATABASE IF EXISTS {name}")
         admin.close()
+
+
+@pytest.fixture
+def mysql_url() -> Iterator[str]:
+    with fresh_mysql_database() as url:
+        yield url
+
+
+@pytest.fixture(scope="module")
+def mysql_url_module() -> Iterator[str]:
+    with fresh_mysql_database() as url:
+        yield url

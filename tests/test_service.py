@@ -207,3 +207,12 @@ def test_stats_reports_totals_latency_and_stores(svc: MemoryService) -> None:
     st = svc.stats("u")
     assert st["total"] == 3 and st["by_type"] == {"task": 3} and st["vectors"] == 3
     assert st["recall_p50_ms"] > 0 and st["stores"]["records"]["ok"] is True
+
+
+def test_user_stated_memories_outrank_agent_inferences(svc: MemoryService) -> None:
+    said = svc.write("u", "My favourite colour is green", source="user")
+    guessed = svc.write("u", "My favourite colour is green", source="agent")
+    hits = svc.search("u", "favourite colour", 2).hits
+    assert [h.memory.id for h in hits] == [said.id, guessed.id]
+    assert hits[1].scores["trust"] == 0.7 and "trust" not in hits[0].scores
+    assert hits[1].memory.source.value == "agent"

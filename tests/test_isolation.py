@@ -1,0 +1,73 @@
+"""Property-based isolation: whatever users, memories and queries, no search hit, graph
+expansion, neighbourhood, summary source, working-memory read or cached result ever holds another
+user's memory. On the embedded stores and on MariaDB + qdrant-client + Neo4j."""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from graphmem import MemoryService, Settings
+from graphmem.embedder import Embedder
+from graphmem.stores.records_mysql import MySQLRecords
+from graphmem.stores.vectors_qdrant import QdrantServerVectors
+from graphmem.working import InProcessWorkingMemory, WorkingMemoryPatch, patch_session
+from tests.conftest import open_neo4j
+
+WORDS = ["Apollo", "budget", "Zhang San", "Lisbon", "contract", "because", "after", "风险",
+         "项目", "Priya", "flight", "doctor", "so", "then", "医疗"]
+texts = st.lists(st.sampled_from(WORDS), min_size=2, max_size=6).map(" ".join)
+
+
+@pytest.fixture(scope="module", params=["embedded",
+                                        pytest.param("production", marks=pytest.mark.services)])
+def svc(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory,
+        embedder: Embedder) -> Iterator[MemoryService]:
+    tmp: Path = tmp_path_factory.mktemp("iso")
+    if request.param == "embedded":
+        service = MemoryService(Settings(data_dir=tmp), embedder=embedder)
+    else:
+        service = MemoryService(
+            Settings(data_dir=tmp), embedder=embedder,
+            records=MySQLRecords(request.getfixturevalue("mysql_url_module")),
+            vectors=QdrantServerVectors(":memory:", None, "iso", embedder.dim),
+            graph=open_neo4j(),
+        )
+    yield service
+    service.close()
+
+
+@settings(max_examples=8, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+@given(mine=st.lists(texts, min_size=1, max_size=4), theirs=st.lists(texts, min_size=1,
+       max_size=4), query=texts)
+def test_nothing_ever_crosses_users(svc: MemoryService, mine: list[str], theirs: list[str],
+                                    query: str) -> None:
+    tag = uuid.uuid4().hex[:8]
+    me, other = f"me-{tag}", f"other-{tag}"
+    svc.write_many(me, [{"content": t, "session_id": "s"} for t in mine])
+    foreign = {m.id for m in svc.write_many(other, [{"content": t, "session_id": "s"}
+                                                     for t in theirs])}
+    for _ in range(2):  # the second round is served from the search cache
+        res = svc.search(me, query, 20, expand_hops=2)
+        ids = {h.memory.id for h in res.hits}
+        assert all(h.memory.user_id == me for h in res.hits) and not ids & foreign
+        for h in res.hits:
+            for step in getattr(h, "path", []):
+                assert step.source not in foreign and step.target not in foreign
+    mine_ids = [m.id for m in svc.list(me)]
+    hood = svc.graph(me, mine_ids[0], 2)
+    assert not any(fid in str(hood) for fid in foreign)
+    assert svc.graph_store.node_ids(me).isdisjoint(foreign)
+    assert svc.forget(me, list(foreign)) == []  # another user's ids delete nothing
+    assert svc.records.count(other) == len(foreign)
+    wm = InProcessWorkingMemory()
+    patch_session(wm, other, "s", WorkingMemoryPatch(task_context=theirs[0]))
+    assert wm.get(me, "s") is None
+    svc.forget_user(me)
+    svc.forget_user(other)
