@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import platform
 import resource
 import subprocess
 import sys
+import time
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -121,12 +123,99 @@ def machine_info() -> dict[str, Any]:
 def command_line() -> str:
     """The command as typed, relative to the repository root where possible."""
     script = Path(sys.argv[0])
-    try:
+    with contextlib.suppress(ValueError):
         script = script.resolve().relative_to(REPO_ROOT)
-    except ValueError:
-        pass
     return " ".join(["python", str(script), *sys.argv[1:]])
 
 
 def fmt(value: float | None, digits: int = 3) -> str:
     return "–" if value is None else f"{value:.{digits}f}"
+
+
+def settings_snapshot(settings: Any) -> dict[str, Any]:
+    """The service settings that shape results, without locations or credentials."""
+    try:
+        data = settings.model_dump(mode="json")
+    except AttributeError:
+        data = dict(vars(settings))
+    hidden = ("password", "api_key", "url", "data_dir", "user_id", "secret", "token")
+    return {k: v for k, v in data.items() if not any(h in k for h in hidden)}
+
+
+def _cpu_ticks() -> tuple[int, int]:
+    """(busy ticks of the whole machine, ticks of this process incl. its threads)."""
+    with open("/proc/stat") as f:
+        fields = [int(x) for x in f.readline().split()[1:]]
+    idle = fields[3] + (fields[4] if len(fields) > 4 else 0)
+    with open("/proc/self/stat") as f:
+        own = f.read().rsplit(")", 1)[1].split()
+    return sum(fields) - idle, int(own[11]) + int(own[12])
+
+
+def others_cpu_busy(interval: float = 1.0) -> float | None:
+    """Fraction of the machine's CPU capacity used by other processes over `interval` s."""
+    try:
+        b0, o0 = _cpu_ticks()
+        time.sleep(interval)
+        b1, o1 = _cpu_ticks()
+    except (OSError, ValueError, IndexError):
+        return None
+    ticks = os.sysconf("SC_CLK_TCK") * interval * (os.cpu_count() or 1)
+    return max(0.0, ((b1 - b0) - (o1 - o0)) / ticks)
+
+
+def wait_for_quiet(max_busy: float = 0.15, timeout: float = 900.0, stable: int = 3) -> dict:
+    """Wait until other processes use < max_busy of the CPU for `stable` seconds in a row.
+
+    Returns what happened, for the results file; gives up (and says so) after `timeout` s.
+    """
+    start = time.monotonic()
+    quiet = 0
+    last = None
+    while time.monotonic() - start < timeout:
+        last = others_cpu_busy(1.0)
+        if last is None:
+            return {"waited_s": 0.0, "others_busy": None, "quiet": None}
+        quiet = quiet + 1 if last < max_busy else 0
+        if quiet >= stable:
+            return {
+                "waited_s": round(time.monotonic() - start, 1),
+                "others_busy": round(last, 3),
+                "quiet": True,
+            }
+    return {"waited_s": round(time.monotonic() - start, 1), "others_busy": last, "quiet": False}
+
+
+class CpuMeter:
+    """Average CPU use of this process and of everything else between start() and stop()."""
+
+    def start(self) -> CpuMeter:
+        self._t = time.monotonic()
+        try:
+            self._b, self._o = _cpu_ticks()
+        except (OSError, ValueError, IndexError):
+            self._b = None
+        return self
+
+    def stop(self) -> dict[str, float | None]:
+        if self._b is None:
+            return {"self_cores": None, "others_busy": None}
+        b, o = _cpu_ticks()
+        secs = max(1e-9, time.monotonic() - self._t)
+        hz = os.sysconf("SC_CLK_TCK")
+        cores = os.cpu_count() or 1
+        if secs < 1.0:  # too short for clock ticks (1/100 s) to say anything
+            return {"self_cores": None, "others_busy": None}
+        others = ((b - self._b) - (o - self._o)) / hz / secs / cores
+        return {
+            "self_cores": round((o - self._o) / hz / secs, 2),
+            "others_busy": round(min(1.0, max(0.0, others)), 3),
+        }
+
+
+def make_settings(**overrides: Any) -> Any:
+    """graphmem Settings with these overrides; fields this graphmem version lacks are skipped."""
+    from graphmem import Settings
+
+    fields = getattr(Settings, "model_fields", {})
+    return Settings(**{k: v for k, v in overrides.items() if not fields or k in fields})

@@ -11,12 +11,15 @@ hits are scored against the question's evidence:
   MRR       1 / rank of the first evidence turn within the top 20 (0 if none)
 
 for k = 5, 10, 20, per category and overall. Modes share one store, ingested once:
-  bm25    weights={"keyword": 1}   (SQLite FTS5 BM25 only)
-  vector  weights={"vector": 1}    (embedding similarity only)
-  hybrid  weights=None             (the service's default weights)
-and any extra `--weights NAME:SPEC` mode. Searches run with track_access=False so one question
+  bm25            weights={"keyword": 1}, expand_hops=0   (SQLite FTS5 BM25 only)
+  vector          weights={"vector": 1}, expand_hops=0    (embedding similarity only)
+  hybrid          the service's defaults (default weights and, where the service has it,
+                  graph expansion)
+  hybrid-nograph  default weights, expand_hops=0          (hybrid without graph expansion)
+and any extra `--weights NAME:SPEC` mode (SPEC goes to search(weights=...) as is; it may carry
+graph=W where the service supports it). Searches run with track_access=False so one question
 cannot influence the next, and with the query-embedding cache off so every vector/hybrid search
-pays for embedding its query.
+pays for embedding its query (and with the search-result cache off, where the service has one).
 
 conv-26 and conv-30 are the tuning split; the other eight are the test split. Tables are printed
 for both splits and for all selected conversations, each labelled.
@@ -28,7 +31,9 @@ from __future__ import annotations
 
 import argparse
 import hashlib
+import inspect
 import json
+import os
 import re
 import sys
 import tempfile
@@ -43,12 +48,16 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _common import (  # noqa: E402
     REPO_ROOT,
     RESULTS_DIR,
+    CpuMeter,
     command_line,
     fmt,
     machine_info,
+    make_settings,
     median,
     peak_rss_mb,
     percentile,
+    settings_snapshot,
+    wait_for_quiet,
 )
 
 DEFAULT_DATA = REPO_ROOT / ".." / "shared" / "bench" / "locomo10.json"
@@ -57,21 +66,20 @@ TUNE_SPLIT = ("conv-26", "conv-30")
 CATEGORIES = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop"}
 KS = (5, 10, 20)
 TOP_K = max(KS)
-BUILTIN_MODES: dict[str, Any] = {
-    "bm25": {"keyword": 1.0},
-    "vector": {"vector": 1.0},
-    "hybrid": None,  # the service default
+# mode -> (weights, extra search() keyword arguments); expand_hops is dropped where the
+# service's search() has no such parameter (no graph expansion to switch off).
+BUILTIN_MODES: dict[str, tuple[Any, dict[str, Any]]] = {
+    "bm25": ({"keyword": 1.0}, {"expand_hops": 0}),
+    "vector": ({"vector": 1.0}, {"expand_hops": 0}),
+    "hybrid": (None, {}),
+    "hybrid-nograph": (None, {"expand_hops": 0}),
 }
 METRICS = [f"{m}@{k}" for m in ("recall", "hit", "all") for k in KS] + ["mrr"]
 
-_MONTHS = {
-    m: i
-    for i, m in enumerate(
-        "january february march april may june july august september october november december"
-        .split(),
-        start=1,
-    )
-}
+_MONTH_NAMES = (
+    "january february march april may june july august september october november december"
+)
+_MONTHS = {m: i for i, m in enumerate(_MONTH_NAMES.split(), start=1)}
 _DATE_RE = re.compile(
     r"^\s*(\d{1,2}):(\d{2})\s*([ap])\.?m\.?\s+on\s+(\d{1,2})\s+([A-Za-z]+),?\s+(\d{4})\s*$",
     re.IGNORECASE,
@@ -173,9 +181,7 @@ def load_locomo(
         c = conv["conversation"]
         turns: list[Turn] = []
         # Iterate the session_N keys themselves: some conversations carry extra date keys.
-        sessions = sorted(
-            (int(m.group(1)), k) for k in c if (m := _SESSION_RE.match(k)) and c[k]
-        )
+        sessions = sorted((int(m.group(1)), k) for k in c if (m := _SESSION_RE.match(k)) and c[k])
         for n, key in sessions:
             when = parse_session_date(c[f"session_{n}_date_time"])
             rep.sessions += 1
@@ -259,9 +265,7 @@ def summarise(
             s = q["scores"][mode]
             by_cat[CATEGORIES[q["category"]]].append(s)
             by_cat["overall"].append(s)
-        out[mode] = {
-            name: aggregate(by_cat[name]) for name in [*CATEGORIES.values(), "overall"]
-        }
+        out[mode] = {name: aggregate(by_cat[name]) for name in [*CATEGORIES.values(), "overall"]}
     return out
 
 
@@ -269,11 +273,13 @@ def summarise(
 def markdown(result: dict[str, Any]) -> str:
     modes = result["modes"]
     lines: list[str] = []
+    split_ns: set[int] = set()
     for split, label in result["split_labels"].items():
         summ = result["splits"][split]
         n = summ[modes[0]]["overall"]["n"]
-        if not n:
-            continue
+        if not n or (split == "all" and n in split_ns):
+            continue  # empty, or the same questions as a split already shown
+        split_ns.add(n)
         lines.append(f"#### {label} — overall ({n} questions)")
         lines.append("")
         head = "| mode | " + " | ".join(METRICS) + " |"
@@ -327,7 +333,8 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument(
         "--modes",
         default="bm25,vector,hybrid",
-        help="comma-separated modes among bm25, vector, hybrid and any --weights names",
+        help="comma-separated modes among bm25, vector, hybrid, hybrid-nograph and any"
+        " --weights names",
     )
     p.add_argument(
         "--weights",
@@ -366,7 +373,18 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         action="store_true",
         help="keep the query-embedding cache on (off by default so latency includes embedding)",
     )
-    p.add_argument("--data-dir", type=Path, default=None, help="keep the store here (default: temp)")
+    p.add_argument(
+        "--data-dir", type=Path, default=None, help="keep the store here (default: a temp dir)"
+    )
+    p.add_argument(
+        "--wait-quiet",
+        type=float,
+        default=0.0,
+        metavar="SECONDS",
+        help="before ingesting and before searching, wait up to this long until other"
+        " processes use < 15%% of the CPU (latency on a busy machine mostly measures the"
+        " neighbours); default 0: do not wait",
+    )
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     return p.parse_args(argv)
 
@@ -385,7 +403,7 @@ def select_conversations(spec: str, all_ids: list[str]) -> list[str]:
 def run(args: argparse.Namespace) -> dict[str, Any]:
     from tqdm import tqdm
 
-    from graphmem import MemoryService, Settings
+    from graphmem import MemoryService
 
     data_path: Path = args.data
     if not data_path.exists():
@@ -408,14 +426,16 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         extra[name.strip()] = w.strip()
     modes = [m.strip() for m in args.modes.split(",") if m.strip()]
     modes += [m for m in extra if m not in modes]
-    mode_weights: dict[str, Any] = {}
+    mode_args: dict[str, tuple[Any, dict[str, Any]]] = {}
     for m in modes:
         if m in extra:
-            mode_weights[m] = extra[m]
+            mode_args[m] = (extra[m], {})
         elif m in BUILTIN_MODES:
-            mode_weights[m] = BUILTIN_MODES[m]
+            mode_args[m] = BUILTIN_MODES[m]
         else:
-            raise SystemExit(f"unknown mode {m!r}; use bm25, vector, hybrid or --weights")
+            raise SystemExit(
+                f"unknown mode {m!r}; use {', '.join(BUILTIN_MODES)} or --weights NAME:SPEC"
+            )
 
     turns_by_conv, questions, rep = load_locomo(data_path, convs, args.captions)
 
@@ -425,37 +445,36 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         data_dir = Path(tmp.name)
     else:
         data_dir = args.data_dir
-    overrides: dict[str, Any] = {"data_dir": data_dir}
+    # the search-result cache is off: every question must be computed, once per mode
+    overrides: dict[str, Any] = {"data_dir": data_dir, "search_cache_ttl_seconds": 0}
     if not args.query_cache:
         overrides["query_cache_size"] = 0
     if args.candidate_pool:
         overrides["candidate_pool"] = args.candidate_pool
-    settings = Settings(**overrides)
+    settings = make_settings(**overrides)
     t0 = time.perf_counter()
     svc = MemoryService(settings)
     load_s = time.perf_counter() - t0
+    accepted = set(inspect.signature(svc.search).parameters)
+    mode_args = {
+        m: (w, {k: v for k, v in kw.items() if k in accepted}) for m, (w, kw) in mode_args.items()
+    }
     progress = not args.no_progress
+    load_before = os.getloadavg()
 
+    quiet: dict[str, Any] = {}
+    cpu: dict[str, Any] = {}
     try:
-        # -------- ingest: one user namespace per conversation, one batch per conversation
+        if args.wait_quiet:
+            quiet["before ingest"] = wait_for_quiet(timeout=args.wait_quiet)
+        meter = CpuMeter().start()
         t0 = time.perf_counter()
-        for cid in tqdm(convs, desc="ingest", unit="conv", file=sys.stderr, disable=not progress):
-            items = [
-                {
-                    "content": t.content,
-                    "created_at": t.created_at,
-                    "metadata": {"dia_id": t.dia_id, "session": t.session},
-                    "session_id": f"session_{t.session}",
-                    "memory_type": "event",
-                }
-                for t in turns_by_conv[cid]
-            ]
-            svc.write_many(user_of(cid), items)
+        ingest(svc, turns_by_conv, progress)
         ingest_s = time.perf_counter() - t0
-        for cid in convs:
-            nv, nt = svc.vectors.count(user_of(cid)), len(turns_by_conv[cid])
-            if nv != nt:
-                raise RuntimeError(f"{cid}: {nv} vectors indexed for {nt} turns")
+        cpu["ingest"] = meter.stop()
+        if args.wait_quiet:
+            quiet["before search"] = wait_for_quiet(timeout=args.wait_quiet)
+        meter = CpuMeter().start()
 
         # -------- search: every question once per mode, modes interleaved per question
         latencies: dict[str, list[float]] = {m: [] for m in modes}
@@ -472,16 +491,24 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
             }
             for mode in modes:
                 t = time.perf_counter()
+                weights, kwargs = mode_args[mode]
                 res = svc.search(
-                    user_of(q.conv), q.question, TOP_K, weights=mode_weights[mode],
+                    user_of(q.conv),
+                    q.question,
+                    TOP_K,
+                    weights=weights,
                     track_access=False,
+                    **kwargs,
                 )
-                latencies[mode].append((time.perf_counter() - t) * 1000)
+                ms = (time.perf_counter() - t) * 1000
+                latencies[mode].append(ms)
                 dia = [str(h.memory.metadata.get("dia_id")) for h in res.hits]
                 row["retrieved"][mode] = dia
+                row.setdefault("latency_ms", {})[mode] = round(ms, 3)
                 row["scores"][mode] = score(dia, q.evidence)
             per_question.append(row)
         bar.close()
+        cpu["search"] = meter.stop()
         health = svc.vectors.health()
     finally:
         svc.close()
@@ -507,15 +534,8 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         "data": {"file": data_path.name, "sha256": sha, **rep.to_dict()},
         "conversations": convs,
         "modes": modes,
-        "mode_weights": {m: mode_weights[m] for m in modes},
-        "settings": {
-            "weights_default": dict(settings.weights),
-            "candidate_pool": settings.candidate_pool,
-            "query_cache_size": settings.query_cache_size,
-            "recency_half_life_days": settings.recency_half_life_days,
-            "embedding_model": settings.embedding_model,
-            "captions": bool(args.captions),
-        },
+        "mode_args": {m: {"weights": w, **kw} for m, (w, kw) in mode_args.items()},
+        "settings": {**settings_snapshot(settings), "captions": bool(args.captions)},
         "vector_index": health,
         "timing_s": {"service_open": round(load_s, 2), "ingest": round(ingest_s, 2)},
         "ingest_turns_per_s": round(rep.turns / ingest_s, 1) if ingest_s else None,
@@ -529,6 +549,9 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
             for m, v in latencies.items()
         },
         "peak_rss_mb": round(peak_rss_mb(), 1),
+        "loadavg_before_after": [round(load_before[0], 2), round(os.getloadavg()[0], 2)],
+        "wait_for_quiet": quiet,
+        "cpu_use": cpu,
         "split_labels": labels,
         "splits": splits,
         "per_question": per_question,
@@ -537,6 +560,30 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
 
 def user_of(conv_id: str) -> str:
     return f"locomo-{conv_id}"
+
+
+def ingest(svc: Any, turns_by_conv: dict[str, list[Turn]], progress: bool = True) -> None:
+    """One user namespace per conversation, one write_many batch per conversation."""
+    from tqdm import tqdm
+
+    for cid in tqdm(
+        list(turns_by_conv), desc="ingest", unit="conv", file=sys.stderr, disable=not progress
+    ):
+        items = [
+            {
+                "content": t.content,
+                "created_at": t.created_at,
+                "metadata": {"dia_id": t.dia_id, "session": t.session},
+                "session_id": f"session_{t.session}",
+                "memory_type": "event",
+            }
+            for t in turns_by_conv[cid]
+        ]
+        svc.write_many(user_of(cid), items)
+    for cid, turns in turns_by_conv.items():
+        nv = svc.vectors.count(user_of(cid))
+        if nv != len(turns):
+            raise RuntimeError(f"{cid}: {nv} vectors indexed for {len(turns)} turns")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -558,7 +605,9 @@ def main(argv: list[str] | None = None) -> int:
         f"Command: `{result['command']}`\n"
         f"Ingest: {d['turns']} turns in {result['timing_s']['ingest']} s"
         f" ({result['ingest_turns_per_s']} turns/s incl. embedding); peak RSS"
-        f" {result['peak_rss_mb']} MiB.\n"
+        f" {result['peak_rss_mb']} MiB. Other processes used"
+        f" {result['cpu_use']['ingest']['others_busy']} (ingest) /"
+        f" {result['cpu_use']['search']['others_busy']} (search) of the CPU on average.\n"
     )
     out.with_suffix(".md").write_text(header + "\n" + md, "utf-8")
     print(header)

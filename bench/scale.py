@@ -1,0 +1,749 @@
+"""Scale benchmark: write throughput, search latency and memory at 10k / 100k (/ 1M) memories.
+
+One embedded store (SQLite + Qdrant Edge, the defaults) grows through the requested sizes. At
+each size it measures:
+
+writes   memories/s of `svc.write_many` in batches (default 500), INCLUDING embedding, with the
+         time split into embedding, the records transaction, the vector upsert and the HNSW
+         builds that Qdrant Edge runs inside upsert every 20,000 points;
+search   p50/p95 of `svc.search` (top-10, wall clock) per mode (hybrid = the service defaults,
+         hybrid without graph expansion, vector only, keyword only) with fresh queries that
+         were never searched before, so the query embedding is paid for; then the hybrid
+         queries again with only their embeddings cached (search-result cache cleared), and
+         once more answered from the search-result cache;
+stages   where one uncached hybrid search spends its time (query embedding, vector search,
+         keyword search, row fetch, vector fetch, the rest);
+memory   peak RSS of the process (getrusage), which includes the embedding model.
+
+Memories are distinct synthetic chat-style sentences (bench/synth.py, ~26 words on average),
+all embedded for real up to `--real-max` (default 100,000). Sizes above that (e.g. 1,000,000)
+are filled by a bulk path that writes the same kind of record rows straight into the records
+store and inserts vectors into the vector store without the embedding model: each vector is one
+of the first 20,000 real embeddings plus Gaussian noise (`--perturb`, per dimension), then
+re-normalised. Every point is distinct and the distribution stays clustered like real text, but
+such a row's text and vector no longer match, so only latency (not relevance) is meaningful
+there. The bulk path is reported separately and not counted as write throughput.
+
+Finally, in the same run, a tenant-filtered top-10 over `--compare-points` real embeddings
+(default 20,000, spread over `--compare-tenants` users) is timed on Qdrant Edge and on
+qdrant-client's local mode (`QdrantServerVectors(url=":memory:")`), with recall against an
+exact numpy search.
+
+Usage: python bench/scale.py [--sizes 10000,100000] [--batch 500] [--queries 200]
+"""
+
+from __future__ import annotations
+
+import argparse
+import cProfile
+import inspect
+import io
+import json
+import os
+import pstats
+import sys
+import tempfile
+import time
+from collections import defaultdict
+from collections.abc import Callable
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from _common import (  # noqa: E402
+    RESULTS_DIR,
+    CpuMeter,
+    command_line,
+    current_rss_mb,
+    fmt,
+    machine_info,
+    median,
+    peak_rss_mb,
+    percentile,
+    wait_for_quiet,
+)
+from synth import Generator  # noqa: E402
+
+TOP_K = 10
+RETRY_ABOVE = 0.25  # with --wait-quiet: redo a timed block if others used more of the CPU
+TARGETS = {"p50_ms": 20.0, "p95_ms": 50.0, "writes_per_s": 400.0, "at": 100_000}
+# mode -> search() keyword arguments; expand_hops is dropped where search() lacks it.
+MODES: dict[str, dict[str, Any]] = {
+    "hybrid": {},
+    "hybrid-nograph": {"expand_hops": 0},
+    "vector": {"weights": {"vector": 1.0}, "expand_hops": 0},
+    "keyword": {"weights": {"keyword": 1.0}, "expand_hops": 0},
+}
+
+
+class Stages:
+    """Wraps callables on live objects or modules to add up their wall time; undo() restores.
+
+    Attributes that do not exist are skipped, so the breakdown follows whatever pipeline the
+    installed graphmem has.
+    """
+
+    def __init__(self) -> None:
+        self.seconds: dict[str, float] = defaultdict(float)
+        self.calls: dict[str, int] = defaultdict(int)
+        self.samples: dict[str, list[float]] = defaultdict(list)
+        self._undo: list[tuple[Any, str, Any, bool]] = []
+
+    def wrap(self, obj: Any, name: str, label: str) -> None:
+        if obj is None or not callable(getattr(obj, name, None)):
+            return
+        orig = getattr(obj, name)
+        own = name in vars(obj)  # a module function / instance attribute, not a class method
+
+        def timed(*a: Any, **k: Any) -> Any:
+            t0 = time.perf_counter()
+            try:
+                return orig(*a, **k)
+            finally:
+                dt = time.perf_counter() - t0
+                self.seconds[label] += dt
+                self.calls[label] += 1
+                self.samples[label].append(dt)
+
+        setattr(obj, name, timed)
+        self._undo.append((obj, name, orig, own))
+
+    def undo(self) -> None:
+        for obj, name, orig, own in reversed(self._undo):
+            if own:
+                setattr(obj, name, orig)
+            else:
+                delattr(obj, name)
+        self._undo.clear()
+
+
+def lat_summary(ms: list[float]) -> dict[str, Any]:
+    return {
+        "p50": median(ms),
+        "p95": percentile(ms, 95),
+        "mean": sum(ms) / len(ms) if ms else None,
+        "max": max(ms) if ms else None,
+        "n": len(ms),
+    }
+
+
+# ------------------------------------------------------------------------------ writes
+def write_real(
+    svc: Any, gen: Generator, users: list[str], start: int, end: int, batch: int, bar: Any
+) -> dict[str, Any]:
+    """Write memories [start, end) through svc.write_many; returns timings."""
+    import random
+
+    rng = random.Random(start)
+    now = datetime.now(UTC)
+    st = Stages()
+    st.wrap(svc.embedder, "encode", "embedding")
+    st.wrap(getattr(svc, "extractor", None), "extract_many", "extraction")
+    st.wrap(getattr(svc, "linker", None), "link", "linking")
+    st.wrap(svc.records, "insert", "records_insert")
+    st.wrap(svc.vectors, "optimize", "hnsw_build")
+    st.wrap(svc.vectors, "upsert", "vector_upsert")  # includes hnsw_build when it runs
+    st.wrap(getattr(svc, "projector", None), "_apply_graph", "graph_projection")
+    batch_s: list[float] = []
+    ids: list[str] = []
+    try:
+        i = start
+        while i < end:
+            n = min(batch, end - i)
+            texts = gen.memories(n)
+            user = users[(i // batch) % len(users)]
+            items = [
+                {
+                    "content": t,
+                    "memory_type": "fact",
+                    "created_at": now - timedelta(minutes=rng.randint(0, 525_600)),
+                    "metadata": {"i": i + j},
+                }
+                for j, t in enumerate(texts)
+            ]
+            t0 = time.perf_counter()
+            mems = svc.write_many(user, items)
+            batch_s.append(time.perf_counter() - t0)
+            ids.extend(m.id for m in mems)
+            i += n
+            bar.update(n)
+    finally:
+        st.undo()
+    total = sum(batch_s)
+    n = end - start
+    sec = st.seconds
+    hnsw = sec.get("hnsw_build", 0.0)
+    stages = {
+        "embedding": sec.get("embedding", 0.0),
+        "extraction": sec.get("extraction"),
+        "linking": sec.get("linking"),
+        "records insert": sec.get("records_insert", 0.0),
+        "vector upsert": sec.get("vector_upsert", 0.0) - hnsw,
+        "HNSW build": hnsw,
+        "graph projection": sec.get("graph_projection"),
+    }
+    stages = {k: v for k, v in stages.items() if v is not None}
+    stages["other"] = total - sum(stages.values())
+    return {
+        "path": "write_many (real embeddings)",
+        "memories": n,
+        "batch": batch,
+        "wall_s": round(total, 2),
+        "per_s": round(n / total, 1) if total else None,
+        "per_s_excl_hnsw": round(n / (total - hnsw), 1) if total > hnsw else None,
+        "embedding_only_per_s": round(n / stages["embedding"], 1) if stages["embedding"] else None,
+        "stages_s": {k: round(v, 2) for k, v in stages.items()},
+        "hnsw_builds": st.calls.get("hnsw_build", 0),
+        "batch_p50_s": median(batch_s),
+        "batch_max_s": max(batch_s) if batch_s else None,
+        "ids": ids,
+    }
+
+
+def write_bulk(
+    svc: Any,
+    gen: Generator,
+    users: list[str],
+    start: int,
+    end: int,
+    base: Any,
+    sigma: float,
+    bar: Any,
+    chunk: int = 10_000,
+) -> dict[str, Any]:
+    """Fill [start, end) without the embedding model: record rows + perturbed real vectors."""
+    import numpy as np
+
+    from graphmem.model import Memory, MemoryType, new_id
+    from graphmem.projection import vector_point
+    from graphmem.summary import summarize
+    from graphmem.text import search_text
+
+    rng = np.random.default_rng(start)
+    now = datetime.now(UTC)
+    t_start = time.perf_counter()
+    st = Stages()
+    st.wrap(svc.vectors, "optimize", "hnsw_build")
+    try:
+        i = start
+        while i < end:
+            n = min(chunk, end - i)
+            user = users[(i // chunk) % len(users)]
+            mems = [
+                Memory(
+                    id=new_id(),
+                    user_id=user,
+                    content=t,
+                    summary=summarize(t)[:255],
+                    memory_type=MemoryType.FACT,
+                    metadata={"i": i + j, "bulk": True},
+                    created_at=now - timedelta(minutes=int(rng.integers(0, 525_600))),
+                    updated_at=now,
+                )
+                for j, t in enumerate(gen.memories(n))
+            ]
+            picks = base[rng.integers(0, len(base), size=n)]
+            vecs = picks + rng.normal(0.0, sigma, size=picks.shape).astype(np.float32)
+            vecs /= np.linalg.norm(vecs, axis=1, keepdims=True)
+            svc.records.insert(mems, [search_text(m.content) for m in mems])
+            svc.vectors.upsert([vector_point(m, v) for m, v in zip(mems, vecs, strict=True)])
+            done = svc.records.outbox_for([m.id for m in mems])
+            svc.records.outbox_done([o.id for o in done])
+            i += n
+            bar.update(n)
+    finally:
+        st.undo()
+    total = time.perf_counter() - t_start
+    return {
+        "path": "bulk (records rows + perturbed vectors, no embedding)",
+        "memories": end - start,
+        "wall_s": round(total, 2),
+        "per_s": round((end - start) / total, 1),
+        "hnsw_build_s": round(st.seconds.get("hnsw_build", 0.0), 2),
+        "hnsw_builds": st.calls.get("hnsw_build", 0),
+        "perturb_sigma": sigma,
+        "ids": [],
+    }
+
+
+# ------------------------------------------------------------------------------ search
+def measure_search(
+    svc: Any, gen: Generator, users: list[str], n_queries: int, profile: bool, quiet_s: float
+) -> dict[str, Any]:
+    out: dict[str, Any] = {"modes": {}, "cpu": {}, "wait_for_quiet": {}}
+
+    def settle(label: str) -> None:
+        if quiet_s:
+            out["wait_for_quiet"][label] = wait_for_quiet(timeout=quiet_s)
+
+    accepted = set(inspect.signature(svc.search).parameters)
+    modes = {m: {k: v for k, v in kw.items() if k in accepted} for m, kw in MODES.items()}
+    if "expand_hops" not in accepted:
+        modes.pop("hybrid-nograph")  # no graph expansion in this version: same as hybrid
+    out["mode_args"] = modes
+
+    def run(queries: list[str], kwargs: dict[str, Any]) -> list[float]:
+        ms = []
+        for k, q in enumerate(queries):
+            t0 = time.perf_counter()
+            svc.search(users[k % len(users)], q, TOP_K, track_access=False, **kwargs)
+            ms.append((time.perf_counter() - t0) * 1000)
+        return ms
+
+    def measured(
+        label: str,
+        make_queries: Callable[[], list[str]],
+        kwargs: dict,
+        before: Callable[[], None] | None = None,
+    ) -> list[str]:
+        """Time one block; with --wait-quiet, redo it (up to 3 times) if neighbours were busy."""
+        for attempt in range(1, 4):
+            settle(label)
+            if before is not None:
+                before()
+            qs = make_queries()
+            meter = CpuMeter().start()
+            out["modes"][label] = lat_summary(run(qs, kwargs))
+            out["cpu"][label] = meter.stop()
+            out["attempts"][label] = attempt
+            busy = out["cpu"][label]["others_busy"]
+            if not quiet_s or busy is None or busy <= RETRY_ABOVE:
+                break
+        return qs
+
+    out["attempts"] = {}
+    run(gen.queries(5), {})  # warm-up (statement caches, first HNSW touch)
+    hybrid_queries: list[str] = []
+    for mode, kwargs in modes.items():
+        # fresh queries: never searched, so never in the query-embedding cache
+        qs = measured(f"{mode} (uncached)", lambda: gen.queries(n_queries), kwargs)
+        if mode == "hybrid":
+            hybrid_queries = qs
+    # the same queries again: with the search-result cache cleared, only the query embedding
+    # is cached; then once more, answered from the result cache (where the service has one)
+    cache = getattr(svc, "cache", None)
+
+    def clear_results() -> None:
+        for u in users if cache is not None else ():
+            cache.invalidate(u)
+
+    measured("hybrid (query embedding cached)", lambda: hybrid_queries, {}, clear_results)
+    if cache is not None and getattr(svc.settings, "search_cache_ttl_seconds", 0) > 0:
+        measured("hybrid (search-result cache hit)", lambda: hybrid_queries, {})
+
+    # stage breakdown on fresh queries, hybrid
+    st = Stages()
+    st.wrap(svc.embedder, "encode_query", "query embedding")
+    st.wrap(svc.vectors, "search", "vector search")
+    st.wrap(svc.records, "keyword_search", "keyword search")
+    st.wrap(svc.records, "get", "row fetch")
+    st.wrap(svc.vectors, "vectors", "vector fetch")
+    try:
+        from graphmem import associative
+
+        st.wrap(associative, "expand", "graph expansion")
+    except ImportError:
+        pass
+    settle("stages")
+    try:
+        totals = run(gen.queries(n_queries), {})
+    finally:
+        st.undo()
+    stages: dict[str, Any] = {}
+    for label, samples in st.samples.items():
+        per_search = [s * 1000 for s in samples]
+        stages[label] = {
+            "p50_ms": median(per_search),
+            "mean_ms": st.seconds[label] * 1000 / len(totals),
+        }
+    accounted = sum(st.seconds.values()) * 1000 / len(totals)
+    stages["everything else (ranking, parsing, Python)"] = {
+        "p50_ms": None,
+        "mean_ms": sum(totals) / len(totals) - accounted,
+    }
+    stages["total"] = {"p50_ms": median(totals), "mean_ms": sum(totals) / len(totals)}
+    out["stages_hybrid_uncached"] = stages
+
+    if profile:
+        prof = cProfile.Profile()
+        qs = gen.queries(50)
+        prof.enable()
+        run(qs, {})
+        prof.disable()
+        buf = io.StringIO()
+        pstats.Stats(prof, stream=buf).sort_stats("cumulative").print_stats(25)
+        out["cprofile_50_hybrid_searches"] = buf.getvalue()
+    return out
+
+
+# ------------------------------------------------------------------------------ Edge vs local
+def compare_vector_stores(
+    svc: Any, ids: list[str], gen: Generator, n_points: int, tenants: int, n_queries: int
+) -> dict[str, Any]:
+    import numpy as np
+
+    from graphmem.stores.vectors import VectorFilter, VectorPoint
+    from graphmem.stores.vectors_edge import EdgeVectors
+    from graphmem.stores.vectors_qdrant import QdrantServerVectors
+
+    got: dict[str, Any] = {}
+    for i in range(0, min(len(ids), n_points), 1000):
+        got.update(svc.vectors.vectors(ids[i : i + 1000]))
+    keys = [i for i in ids[:n_points] if i in got]
+    base = np.stack([got[k] for k in keys]).astype(np.float32)
+    made = 0
+    if len(keys) < n_points:  # not enough real vectors: perturbed copies fill up
+        rng = np.random.default_rng(0)
+        extra = base[rng.integers(0, len(base), size=n_points - len(keys))]
+        extra = extra + rng.normal(0, 0.02, size=extra.shape).astype(np.float32)
+        extra /= np.linalg.norm(extra, axis=1, keepdims=True)
+        base = np.concatenate([base, extra])
+        made = len(extra)
+        import uuid
+
+        keys += [str(uuid.uuid4()) for _ in range(made)]
+    owner = [f"tenant-{j % tenants}" for j in range(n_points)]
+    now = time.time()
+    points = [
+        VectorPoint(k, base[j], owner[j], "fact", "active", now, None) for j, k in enumerate(keys)
+    ]
+    qv = svc.embedder.encode(gen.queries(n_queries))
+    owner_arr = np.array(owner)
+    exact: list[set[str]] = []
+    for j in range(n_queries):
+        mask = owner_arr == f"tenant-{j % tenants}"
+        sims = base[mask] @ qv[j]
+        top = np.argsort(-sims)[:TOP_K]
+        sub = [k for k, m in zip(keys, mask, strict=True) if m]
+        exact.append({sub[t] for t in top})
+
+    result: dict[str, Any] = {
+        "points": n_points,
+        "tenants": tenants,
+        "points_per_tenant": n_points // tenants,
+        "synthetic_points": made,
+        "queries": n_queries,
+        "top_k": TOP_K,
+        "stores": {},
+    }
+    with tempfile.TemporaryDirectory(prefix="graphmem-cmp-") as tmp:
+        stores: list[tuple[str, Callable[[], Any]]] = [
+            ("qdrant-edge (embedded default)", lambda: EdgeVectors(Path(tmp) / "edge", dim=384)),
+            (
+                "qdrant-client local mode (:memory:)",
+                lambda: QdrantServerVectors(url=":memory:", api_key=None, collection="c", dim=384),
+            ),
+        ]
+        for name, make in stores:
+            store = make()
+            try:
+                t0 = time.perf_counter()
+                for i in range(0, len(points), 1000):
+                    store.upsert(points[i : i + 1000])
+                upsert_s = time.perf_counter() - t0
+                t0 = time.perf_counter()
+                if getattr(store, "_since_optimize", 0):
+                    store.optimize()
+                build_s = time.perf_counter() - t0
+                ms: list[float] = []
+                recall: list[float] = []
+                for j in range(n_queries):
+                    flt = VectorFilter(f"tenant-{j % tenants}")
+                    t0 = time.perf_counter()
+                    hits = store.search(qv[j], flt, TOP_K)
+                    ms.append((time.perf_counter() - t0) * 1000)
+                    recall.append(len({h.memory_id for h in hits} & exact[j]) / TOP_K)
+                result["stores"][name] = {
+                    "upsert_s": round(upsert_s, 2),
+                    "index_build_s": round(build_s, 2),
+                    "search_ms": lat_summary(ms),
+                    "recall_at_10_vs_exact": sum(recall) / len(recall),
+                    "health": store.health(),
+                }
+            finally:
+                store.close()
+    return result
+
+
+# ------------------------------------------------------------------------------ report
+def markdown(r: dict[str, Any]) -> str:
+    L: list[str] = []
+    real = [s for s in r["sizes"] if not s["write"]["path"].startswith("bulk")]
+    stage_names = list(dict.fromkeys(k for s in real for k in s["write"]["stages_s"]))
+    L += [
+        "#### Writes (`write_many` in batches, embedding included; seconds per stage)",
+        "",
+        "| phase | memories | batch | wall s | memories/s | "
+        + " | ".join(stage_names)
+        + " | memories/s excl. HNSW build |",
+        "|---|---|---|---|---|" + "---|" * len(stage_names) + "---|",
+    ]
+    for s in r["sizes"]:
+        w = s["write"]
+        if w["path"].startswith("bulk"):
+            L.append(
+                f"| to {s['size']:,} (bulk: rows + perturbed vectors, no model) |"
+                f" {w['memories']:,} | – | {w['wall_s']} | ({w['per_s']}) | "
+                + " | ".join("–" for _ in stage_names)
+                + " | – |"
+            )
+            continue
+        L.append(
+            f"| to {s['size']:,} | {w['memories']:,} | {w['batch']} | {w['wall_s']} |"
+            f" **{w['per_s']}** | "
+            + " | ".join(fmt(w["stages_s"].get(k), 1) for k in stage_names)
+            + f" | {w['per_s_excl_hnsw']} |"
+        )
+    busy = [
+        f"{s['size']:,}: {s['write']['cpu']['others_busy']:.0%}"
+        for s in r["sizes"]
+        if s["write"].get("cpu", {}).get("others_busy") is not None
+    ]
+    if busy:
+        L += ["", "Other processes' average CPU use during the write phases: " + ", ".join(busy)]
+    L += ["", f"#### Search latency (`svc.search`, top-{TOP_K}, ms)", ""]
+    L += [
+        "| size | mode | p50 | p95 | mean | max | searches | other processes' CPU |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
+    for s in r["sizes"]:
+        for mode, m in s["search"]["modes"].items():
+            busy = s["search"].get("cpu", {}).get(mode, {}).get("others_busy")
+            L.append(
+                f"| {s['size']:,} | {mode} | {fmt(m['p50'], 2)} | {fmt(m['p95'], 2)} |"
+                f" {fmt(m['mean'], 2)} | {fmt(m['max'], 1)} | {m['n']} |"
+                f" {'–' if busy is None else f'{busy:.0%}'} |"
+            )
+    L += ["", "#### Where an uncached hybrid search spends its time (mean ms per search)", ""]
+    names = list(r["sizes"][0]["search"]["stages_hybrid_uncached"])
+    L += ["| stage | " + " | ".join(f"{s['size']:,}" for s in r["sizes"]) + " |"]
+    L += ["|---|" + "---|" * len(r["sizes"])]
+    for n in names:
+        cells = [
+            fmt(s["search"]["stages_hybrid_uncached"].get(n, {}).get("mean_ms"), 2)
+            for s in r["sizes"]
+        ]
+        L.append(f"| {n} | " + " | ".join(cells) + " |")
+    L += ["", "#### Memory", ""]
+    L += ["| point | peak RSS MiB | current RSS MiB |", "|---|---|---|"]
+    for label, (peak, cur) in r["rss_mb"].items():
+        L.append(f"| {label} | {fmt(peak, 0)} | {fmt(cur, 0)} |")
+    c = r.get("compare")
+    if c:
+        L += [
+            "",
+            f"#### Tenant-filtered top-{c['top_k']} over {c['points']:,} points"
+            f" ({c['tenants']} tenants x {c['points_per_tenant']:,}), {c['queries']} queries",
+            "",
+            "| vector store | upsert s | p50 ms | p95 ms | recall@10 vs exact |",
+            "|---|---|---|---|---|",
+        ]
+        for name, s in c["stores"].items():
+            L.append(
+                f"| {name} | {s['upsert_s']} | {fmt(s['search_ms']['p50'], 2)} |"
+                f" {fmt(s['search_ms']['p95'], 2)} | {fmt(s['recall_at_10_vs_exact'])} |"
+            )
+        if c.get("p50_ratio_local_over_edge"):
+            L.append("")
+            L.append(
+                f"Local mode is {c['p50_ratio_local_over_edge']:.0f}x slower than Edge at p50"
+                f" ({c['p95_ratio_local_over_edge']:.0f}x at p95)."
+            )
+    if r.get("targets"):
+        L += ["", "#### Targets", ""]
+        L += [f"- {t}" for t in r["targets"]]
+    return "\n".join(L) + "\n"
+
+
+def check_targets(r: dict[str, Any]) -> list[str]:
+    at = next((s for s in r["sizes"] if s["size"] == TARGETS["at"]), None)
+    lines = []
+    if at:
+        m = at["search"]["modes"]["hybrid (uncached)"]
+        for key, target in (("p50", TARGETS["p50_ms"]), ("p95", TARGETS["p95_ms"])):
+            v = m[key]
+            verdict = "met" if v <= target else f"MISSED by {v - target:.1f} ms ({v / target:.1f}x)"
+            lines.append(
+                f"hybrid search {key} at {TARGETS['at']:,}: {v:.1f} ms (target <= {target:.0f} ms):"
+                f" {verdict}"
+            )
+    real = [s["write"] for s in r["sizes"] if not s["write"]["path"].startswith("bulk")]
+    if real:
+        n = sum(w["memories"] for w in real)
+        wall = sum(w["wall_s"] for w in real)
+        per_s = n / wall
+        verdict = (
+            "met"
+            if per_s >= TARGETS["writes_per_s"]
+            else f"MISSED by {TARGETS['writes_per_s'] - per_s:.0f}/s"
+            f" ({per_s / TARGETS['writes_per_s']:.0%} of target)"
+        )
+        lines.append(
+            f"batched writes incl. embedding: {per_s:.0f} memories/s over {n:,}"
+            f" (target >= {TARGETS['writes_per_s']:.0f}/s): {verdict}"
+        )
+    return lines
+
+
+# ------------------------------------------------------------------------------ main
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--sizes", default="10000,100000", help="comma-separated store sizes")
+    p.add_argument("--batch", type=int, default=500, help="memories per write_many call")
+    p.add_argument("--queries", type=int, default=200, help="fresh queries per mode and size")
+    p.add_argument("--users", type=int, default=1, help="spread memories over this many users")
+    p.add_argument(
+        "--real-max",
+        type=int,
+        default=100_000,
+        help="embed memories for real up to this count; beyond it use the bulk path",
+    )
+    p.add_argument("--perturb", type=float, default=0.02, help="bulk path: noise per dimension")
+    p.add_argument("--compare-points", type=int, default=20_000)
+    p.add_argument("--compare-tenants", type=int, default=10)
+    p.add_argument("--compare-queries", type=int, default=100)
+    p.add_argument("--no-compare", action="store_true", help="skip Edge vs local mode")
+    p.add_argument("--profile", action="store_true", help="cProfile 50 searches at the last size")
+    p.add_argument("--data-dir", type=Path, default=None, help="keep the store here")
+    p.add_argument("--out", type=Path, default=None)
+    p.add_argument(
+        "--wait-quiet",
+        type=float,
+        default=0.0,
+        metavar="SECONDS",
+        help="before each write phase and each timed search block, wait up to this long until"
+        " other processes use < 15%% of the CPU; default 0: do not wait",
+    )
+    p.add_argument("--no-progress", action="store_true")
+    args = p.parse_args(argv)
+    sizes = sorted({int(s.replace("_", "")) for s in args.sizes.split(",") if s.strip()})
+
+    import numpy as np
+    from tqdm import tqdm
+
+    from graphmem import MemoryService, Settings
+
+    rss: dict[str, tuple[float, float | None]] = {"start": (peak_rss_mb(), current_rss_mb())}
+    tmp = None
+    if args.data_dir is None:
+        tmp = tempfile.TemporaryDirectory(prefix="graphmem-scale-")
+        data_dir = Path(tmp.name)
+    else:
+        data_dir = args.data_dir
+    gen = Generator()
+    users = [f"scale-user-{i}" for i in range(max(1, args.users))]
+    result: dict[str, Any] = {
+        "benchmark": "scale",
+        "command": command_line(),
+        "machine": machine_info(),
+        "loadavg_start": round(os.getloadavg()[0], 2),
+        "users": len(users),
+        "top_k": TOP_K,
+        "sizes": [],
+    }
+    t0 = time.perf_counter()
+    svc = MemoryService(Settings(data_dir=data_dir))
+    result["service_open_s"] = round(time.perf_counter() - t0, 2)
+    result["settings"] = {
+        "weights_default": dict(svc.settings.weights),
+        "candidate_pool": svc.settings.candidate_pool,
+        "embedding_batch_size": svc.settings.embedding_batch_size,
+        "query_cache_size": svc.settings.query_cache_size,
+    }
+    svc.embedder.encode(["warm up the model"] * 64)  # first-call overhead is not throughput
+    rss["service open + model warm"] = (peak_rss_mb(), current_rss_mb())
+    all_ids: list[str] = []
+    progress = not args.no_progress
+    try:
+        count = 0
+        for size in sizes:
+            bar = tqdm(
+                total=size - count,
+                desc=f"fill to {size:,}",
+                unit="mem",
+                file=sys.stderr,
+                disable=not progress,
+            )
+            phases = []
+            if args.wait_quiet:
+                result.setdefault("wait_for_quiet", {})[f"before fill to {size}"] = wait_for_quiet(
+                    timeout=args.wait_quiet
+                )
+            meter = CpuMeter().start()
+            real_end = min(size, max(count, args.real_max))
+            if real_end > count:
+                phases.append(write_real(svc, gen, users, count, real_end, args.batch, bar))
+                all_ids.extend(phases[-1]["ids"])
+                count = real_end
+            if size > count:
+                keep = all_ids[:20_000]
+                got: dict[str, Any] = {}
+                for i in range(0, len(keep), 1000):
+                    got.update(svc.vectors.vectors(keep[i : i + 1000]))
+                if not got:
+                    base = svc.embedder.encode(gen.memories(2000))
+                else:
+                    base = np.stack(list(got.values()))
+                phases.append(write_bulk(svc, gen, users, count, size, base, args.perturb, bar))
+                count = size
+            bar.close()
+            write_cpu = meter.stop()
+            write = phases[0] if len(phases) == 1 else {**phases[-1], "also": phases[:-1]}
+            write["cpu"] = write_cpu
+            for ph in phases:
+                ph.pop("ids", None)
+            entry: dict[str, Any] = {
+                "size": size,
+                "write": write,
+                "vector_index": svc.vectors.health(),
+                "records": svc.records.count(),
+            }
+            print(f"searching at {size:,} ...", file=sys.stderr)
+            entry["search"] = measure_search(
+                svc, gen, users, args.queries, args.profile and size == sizes[-1], args.wait_quiet
+            )
+            rss[f"after {size:,}"] = (peak_rss_mb(), current_rss_mb())
+            entry["loadavg"] = round(os.getloadavg()[0], 2)
+            result["sizes"].append(entry)
+        if not args.no_compare:
+            print("comparing Qdrant Edge with qdrant-client local mode ...", file=sys.stderr)
+            if args.wait_quiet:
+                result.setdefault("wait_for_quiet", {})["before compare"] = wait_for_quiet(
+                    timeout=args.wait_quiet
+                )
+            c = compare_vector_stores(
+                svc, all_ids, gen, args.compare_points, args.compare_tenants, args.compare_queries
+            )
+            e, lo = list(c["stores"].values())
+            c["p50_ratio_local_over_edge"] = lo["search_ms"]["p50"] / e["search_ms"]["p50"]
+            c["p95_ratio_local_over_edge"] = lo["search_ms"]["p95"] / e["search_ms"]["p95"]
+            result["compare"] = c
+            rss["after the Edge / local-mode comparison"] = (peak_rss_mb(), current_rss_mb())
+    finally:
+        svc.close()
+        if tmp is not None:
+            tmp.cleanup()
+
+    result["rss_mb"] = rss
+    result["targets"] = check_targets(result)
+    out = args.out or RESULTS_DIR / f"scale-{datetime.now().strftime('%Y%m%d-%H%M%S')}.json"
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(json.dumps(result, indent=1, default=str), "utf-8")
+    m = result["machine"]
+    header = (
+        f"Scale — {m['date']}, {m['cores']} cores ({m['cpu']}), {len(users)} user(s);"
+        f" load average at start {result['loadavg_start']}\nCommand: `{result['command']}`\n"
+    )
+    md = header + "\n" + markdown(result)
+    out.with_suffix(".md").write_text(md, "utf-8")
+    print(md)
+    for s in result["sizes"]:
+        if "cprofile_50_hybrid_searches" in s["search"]:
+            print(s["search"]["cprofile_50_hybrid_searches"])
+    print(f"results: {out}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
