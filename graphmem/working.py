@@ -27,6 +27,7 @@ from urllib.parse import quote
 from pydantic import BaseModel, ConfigDict, Field
 
 from graphmem.errors import StoreUnavailableError, ValidationError
+from graphmem.stores.redis_health import redis_health
 
 MAX_TURNS = 5
 """Turn summaries kept; older ones fall off the front. The seed asks for the last 3-5 turns."""
@@ -415,11 +416,7 @@ class RedisWorkingMemory:
             raise StoreUnavailableError(f"working memory (redis): {e}") from e
 
     def health(self) -> dict[str, Any]:
-        try:
-            info = self._redis.info("server")
-            return {"backend": self.backend, "ok": True, "version": info.get("redis_version")}
-        except Exception as e:  # noqa: BLE001 - health reports, never raises
-            return {"backend": self.backend, "ok": False, "error": str(e)}
+        return redis_health(self._redis, self.backend)
 
     def close(self) -> None:
         self._redis.close()

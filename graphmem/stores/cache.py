@@ -15,6 +15,8 @@ import time
 from collections import OrderedDict
 from typing import Any, Protocol
 
+from graphmem.stores.redis_health import redis_health
+
 
 class ResultCache(Protocol):
     backend: str
@@ -35,8 +37,9 @@ class ResultCache(Protocol):
 class InProcessCache:
     backend = "in-process"
 
-    def __init__(self, ttl_seconds: float = 60.0, max_users: int = 10_000,
-                 max_per_user: int = 256) -> None:
+    def __init__(
+        self, ttl_seconds: float = 60.0, max_users: int = 10_000, max_per_user: int = 256
+    ) -> None:
         self.ttl = ttl_seconds
         self.max_users = max_users
         self.max_per_user = max_per_user
@@ -119,11 +122,7 @@ class RedisCache:
         return int(self._redis.hlen(self._key(user_id)))
 
     def health(self) -> dict[str, object]:
-        try:
-            info = self._redis.info("server")
-            return {"backend": self.backend, "ok": True, "version": info.get("redis_version")}
-        except Exception as e:  # noqa: BLE001 - health reports, never raises
-            return {"backend": self.backend, "ok": False, "error": str(e)}
+        return redis_health(self._redis, self.backend)
 
     def close(self) -> None:
         self._redis.close()
