@@ -58,6 +58,7 @@ def sqlite_schema(path: Path) -> dict[str, dict[str, tuple[str, bool]]]:
         r[0]
         for r in db.execute(
             "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'memories_fts%'"
+            " AND name NOT LIKE 'sqlite_%'"  # SQLite's own statistics tables
             " AND sql NOT LIKE 'CREATE VIRTUAL%'"
         )
     ]
@@ -81,8 +82,15 @@ def test_sqlite_schema_is_equivalent_to_init_sql(tmp_path: Path) -> None:
     assert (
         set(mysql)
         == set(sqlite)
-        == {"memories", "memory_relations", "entities", "memory_entities", "audit_log", "outbox",
-        "keyword_df"}
+        == {
+            "memories",
+            "memory_relations",
+            "entities",
+            "memory_entities",
+            "audit_log",
+            "outbox",
+            "keyword_df",
+        }
     )
     for table in mysql:
         assert sqlite[table] == mysql[table], table

@@ -8,7 +8,8 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from graphmem.stores.records import RecordQuery
+from graphmem.model import Memory
+from graphmem.stores.records import GraphRows, RecordQuery
 from graphmem.stores.records_sql import SQLRecords
 
 
@@ -30,7 +31,30 @@ class SQLiteRecords(SQLRecords):
         self._db.execute("PRAGMA synchronous = NORMAL")
         self._db.execute("PRAGMA foreign_keys = OFF")
         self._db.executescript(schema_sql())
+        # Without statistics SQLite assumes `user_id = ?` picks a handful of rows and scans a
+        # whole tenant instead of using the id index (24 ms instead of 0.1 ms for 60 ids at
+        # 100k memories). A sampled ANALYZE is cheap; it is refreshed as the table grows.
+        self._db.execute("PRAGMA analysis_limit = 1000")
+        self._analyzed_at = -1
+        self._rows_since_analyze = 0
+        self._maybe_analyze(force=True)
         self._ensure_keyword_stats()
+
+    def _maybe_analyze(self, added: int = 0, force: bool = False) -> None:
+        self._rows_since_analyze += added
+        if force or self._rows_since_analyze > max(1000, self._analyzed_at // 2):
+            with self._lock:
+                self._db.execute("ANALYZE")
+                self._analyzed_at = int(
+                    self._db.execute("SELECT COUNT(*) FROM memories").fetchone()[0]
+                )
+            self._rows_since_analyze = 0
+
+    def insert(
+        self, memories: list[Memory], search_texts: list[str], graph: GraphRows | None = None
+    ) -> None:
+        super().insert(memories, search_texts, graph)
+        self._maybe_analyze(len(memories))
 
     def _conn(self) -> sqlite3.Connection:
         if self._db is None:
