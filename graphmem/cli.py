@@ -15,7 +15,7 @@ from collections.abc import Callable, Iterator
 from typing import Any, TextIO
 
 from graphmem.errors import GraphmemError, StoreUnavailableError, ValidationError
-from graphmem.model import Memory, MemoryType
+from graphmem.model import Memory, MemoryType, utcnow
 from graphmem.settings import Settings
 
 IMPORT_BATCH = 256
@@ -76,9 +76,12 @@ def cmd_search(args: argparse.Namespace) -> None:
         )
     lines = [
         f"{i}. {h.score:.3f}  {h.memory.id}  [{h.memory.memory_type.value}]  {h.memory.content}\n"
-        "      " + "  ".join(f"{k}={v:.3f}" for k, v in h.scores.items())
-        + "".join(f"\n      via {s.source} -[{s.relation_type}]-> {s.target}"
-                  for s in getattr(h, "path", []))
+        "      "
+        + "  ".join(f"{k}={v:.3f}" for k, v in h.scores.items())
+        + "".join(
+            f"\n      via {s.source} -[{s.relation_type}]-> {s.target}"
+            for s in getattr(h, "path", [])
+        )
         for i, h in enumerate(res.hits, 1)
     ]
     if res.degraded:
@@ -138,8 +141,14 @@ def cmd_forget_user(args: argparse.Namespace) -> int:
     with _service(args) as svc:
         receipt = svc.forget_user(user, requested_by=args.requested_by)
     data = receipt.to_dict()
-    lines = [f"erased user {user}: " + ("verified, zero residue" if receipt.verified else
-                                          f"NOT yet complete (pending: {receipt.pending})")]
+    lines = [
+        f"erased user {user}: "
+        + (
+            "verified, zero residue"
+            if receipt.verified
+            else f"NOT yet complete (pending: {receipt.pending})"
+        )
+    ]
     lines += [f"  deleted {k}: {v}" for k, v in data["deleted"].items()]
     lines += [f"  residue {k}: {v}" for k, v in data["residue"].items() if v]
     _emit(args, data, "\n".join(lines))
@@ -154,8 +163,10 @@ def cmd_doctor(args: argparse.Namespace) -> int:
     lines = []
     for name, st in report["stores"].items():
         detail = st.get("version") or st.get("error") or ""
-        lines.append(f"{'ok ' if st.get('ok') else 'DOWN'}  {name:8} {st.get('backend', '')}"
-                     f"  {detail}".rstrip())
+        lines.append(
+            f"{'ok ' if st.get('ok') else 'DOWN'}  {name:8} {st.get('backend', '')}"
+            f"  {detail}".rstrip()
+        )
     drift = report.get("drift")
     if drift:
         lines.append("drift: " + ", ".join(f"{k}={v}" for k, v in drift.items() if k != "ok"))
@@ -169,16 +180,21 @@ def cmd_quarantine(args: argparse.Namespace) -> None:
     with _service(args) as svc:
         if args.action == "list":
             items = svc.quarantined(user, args.limit)
-            _emit(args, {"quarantined": [m.to_dict() for m in items], "count": len(items)},
-                  "\n".join(_line(m) for m in items) or "nothing is quarantined")
+            _emit(
+                args,
+                {"quarantined": [m.to_dict() for m in items], "count": len(items)},
+                "\n".join(_line(m) for m in items) or "nothing is quarantined",
+            )
             return
         if not args.memory_id:
             raise ValidationError("memory_id", f"give the ids to {args.action}")
-        done = svc.review(user, args.memory_id, approve=args.action == "approve",
-                          reviewer="cli")
+        done = svc.review(user, args.memory_id, approve=args.action == "approve", reviewer="cli")
     verb = "approved" if args.action == "approve" else "rejected and deleted"
-    _emit(args, {verb.split()[0]: done, "count": len(done)},
-          "\n".join(f"{verb} {i}" for i in done) or "no quarantined memory matched")
+    _emit(
+        args,
+        {verb.split()[0]: done, "count": len(done)},
+        "\n".join(f"{verb} {i}" for i in done) or "no quarantined memory matched",
+    )
 
 
 def cmd_audit(args: argparse.Namespace) -> None:
@@ -194,16 +210,28 @@ def cmd_audit(args: argparse.Namespace) -> None:
         ids = r.get("memory_ids") or [None]
         flagged = details.get("flagged") or {}
         for mid in ids:
-            rows.append({"user_id": user, "action": r["action"], "created_at": r["created_at"],
-                         "details": flagged.get(mid, details)})
+            rows.append(
+                {
+                    "user_id": user,
+                    "action": r["action"],
+                    "created_at": r["created_at"],
+                    "details": flagged.get(mid, details),
+                }
+            )
     found = [vars(a) for a in anomalies(rows)]
     total = len(contents)
     dup = 1 - len(set(contents)) / total if total else 0.0
     actions: dict[str, int] = {}
     for r in audit:
         actions[r["action"]] = actions.get(r["action"], 0) + 1
-    report = {"user_id": user, "audit_rows": len(audit), "actions": actions,
-              "memories": total, "duplicate_ratio": round(dup, 4), "anomalies": found}
+    report = {
+        "user_id": user,
+        "audit_rows": len(audit),
+        "actions": actions,
+        "memories": total,
+        "duplicate_ratio": round(dup, 4),
+        "anomalies": found,
+    }
     lines = [f"{k}: {v}" for k, v in report.items() if k != "anomalies"]
     lines += [f"ANOMALY {a['kind']}: {a['detail']}" for a in found] or ["no anomalies"]
     _emit(args, report, "\n".join(lines))
@@ -250,7 +278,7 @@ def cmd_import(args: argparse.Namespace) -> None:
         # Validate everything before writing anything: an import never stops half-way on bad data.
         for n, obj in rows:
             try:
-                svc._prepare(_user(args), obj, svc_now())
+                svc._prepare(_user(args), obj, utcnow())
             except ValidationError as e:
                 raise ValidationError(f"line {n}: {e.field}", e.message) from None
         bar = tqdm(
@@ -266,12 +294,6 @@ def cmd_import(args: argparse.Namespace) -> None:
             bar.update(len(batch))
         bar.close()
     _emit(args, {"imported": written}, f"imported {written} memories")
-
-
-def svc_now() -> Any:
-    from graphmem.model import utcnow
-
-    return utcnow()
 
 
 def cmd_export(args: argparse.Namespace) -> None:
@@ -318,8 +340,12 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("--metadata", help="a JSON object")
     sp.add_argument("--created-at", help="ISO-8601 time the memory is from (default now)")
 
-    sp = add("search", cmd_search, "hybrid recall over the memory graph: vector + keyword +"
-             " recency + frequency, expanded over related memories")
+    sp = add(
+        "search",
+        cmd_search,
+        "hybrid recall over the memory graph: vector + keyword +"
+        " recency + frequency, expanded over related memories",
+    )
     sp.add_argument("query")
     sp.add_argument("-k", "--top-k", type=_int("top_k"), default=5)
     sp.add_argument("--type", help=f"only this memory type: {', '.join(types)}")
@@ -328,8 +354,11 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("--weights", help="e.g. vector=0.7,keyword=0.3 or a JSON object")
     sp.add_argument("--profile", help="a named weight profile: default, support, knowledge, ...")
     sp.add_argument("--include-archived", action="store_true")
-    sp.add_argument("--expand-hops", type=_int("expand_hops"),
-                    help="graph expansion hops (default 2; 0 disables)")
+    sp.add_argument(
+        "--expand-hops",
+        type=_int("expand_hops"),
+        help="graph expansion hops (default 2; 0 disables)",
+    )
     sp.add_argument("--relation-types", help="expand only over these, e.g. causal,temporal")
 
     sp = add("get", cmd_get, "show one memory")
@@ -350,21 +379,33 @@ def build_parser() -> argparse.ArgumentParser:
 
     add("stats", cmd_stats, "counts, latency and store status for a user")
 
-    sp = add("quarantine", cmd_quarantine,
-             "review memories the firewall held back: list, approve or reject")
+    sp = add(
+        "quarantine",
+        cmd_quarantine,
+        "review memories the firewall held back: list, approve or reject",
+    )
     sp.add_argument("action", choices=["list", "approve", "reject"])
     sp.add_argument("memory_id", nargs="*")
     sp.add_argument("--limit", type=_int("limit"), default=100)
 
-    sp = add("audit", cmd_audit,
-             "a user's audit trail summarised: write bursts, duplicates, suspicious writes")
+    sp = add(
+        "audit",
+        cmd_audit,
+        "a user's audit trail summarised: write bursts, duplicates, suspicious writes",
+    )
     sp.add_argument("--limit", type=_int("limit"), default=10_000, help="audit rows to read")
 
-    add("doctor", cmd_doctor,
-        "check every configured store: reachable, version, and projection drift")
+    add(
+        "doctor",
+        cmd_doctor,
+        "check every configured store: reachable, version, and projection drift",
+    )
 
-    sp = add("forget-user", cmd_forget_user,
-             "erase everything about a user from every store, with a verified receipt")
+    sp = add(
+        "forget-user",
+        cmd_forget_user,
+        "erase everything about a user from every store, with a verified receipt",
+    )
     sp.add_argument("--confirm", required=True, help="the user id again, to confirm")
     sp.add_argument("--requested-by", default="cli", help="who asked (kept in the audit log)")
 

@@ -30,7 +30,6 @@ from graphmem.linking import Linker
 from graphmem.model import (
     Hit,
     Memory,
-    MemoryType,
     Status,
     check_confidence,
     check_content,
@@ -206,8 +205,11 @@ class MemoryService:
             user_id=user_id,
             content=content,
             memory_type=parse_memory_type(item.get("memory_type") or "fact"),
-            summary=(self.guard.screen_write(summary, source.value).content_after_masking
-                     if summary else summarize(content))[:255],
+            summary=(
+                self.guard.screen_write(summary, source.value).content_after_masking
+                if summary
+                else summarize(content)
+            )[:255],
             session_id=session_id or None,
             source=source,
             confidence=check_confidence(item.get("confidence", 1.0)),
@@ -218,8 +220,13 @@ class MemoryService:
         ), decision
 
     def write(
-        self, user_id: str, content: str, memory_type: str = "fact", *,
-        tool: str | None = None, **fields: Any,
+        self,
+        user_id: str,
+        content: str,
+        memory_type: str = "fact",
+        *,
+        tool: str | None = None,
+        **fields: Any,
     ) -> Memory:
         """Store one memory and return it (its id is the memory id)."""
         return self.write_many(
@@ -265,20 +272,30 @@ class MemoryService:
         return memories
 
     def _audit_writes(
-        self, user_id: str, memories: list[Memory], decisions: list[WriteDecision],
+        self,
+        user_id: str,
+        memories: list[Memory],
+        decisions: list[WriteDecision],
         tool: str | None,
     ) -> None:
         """One audit row per batch: ids and screening outcomes, never content or PII values."""
         flagged = {
-            m.id: d.audit_details() for m, d in zip(memories, decisions, strict=True)
+            m.id: d.audit_details()
+            for m, d in zip(memories, decisions, strict=True)
             if d.action != "allow" or d.pii_found
         }
-        self.records.audit(user_id, "write", [m.id for m in memories], {
-            "count": len(memories), "tool": tool,
-            "quarantined": sum(d.action == "quarantine" for d in decisions),
-            "pii_masked": sum(len(d.pii_found) for d in decisions),
-            "flagged": flagged,
-        })
+        self.records.audit(
+            user_id,
+            "write",
+            [m.id for m in memories],
+            {
+                "count": len(memories),
+                "tool": tool,
+                "quarantined": sum(d.action == "quarantine" for d in decisions),
+                "pii_masked": sum(len(d.pii_found) for d in decisions),
+                "flagged": flagged,
+            },
+        )
 
     def _project(self, memories: list[Memory], vecs: np.ndarray) -> None:
         known = {m.id: v for m, v in zip(memories, vecs, strict=True)}
@@ -339,9 +356,14 @@ class MemoryService:
             else:
                 self.projector.apply(self.records.outbox_for([mem.id]))
             self.records.audit(
-                mem.user_id, "update", [mem.id],
-                {"content_changed": vec is not None, "tool": tool,
-                 "screen": decision.audit_details() if decision else None},
+                mem.user_id,
+                "update",
+                [mem.id],
+                {
+                    "content_changed": vec is not None,
+                    "tool": tool,
+                    "screen": decision.audit_details() if decision else None,
+                },
             )
         return mem
 
@@ -362,11 +384,13 @@ class MemoryService:
         from graphmem.stores.records import RecordQuery
 
         user_id = check_user(user_id)
-        return self.records.list(RecordQuery(user_id, None, (Status.QUARANTINED.value,)),
-                                 check_top_k(limit, 10_000))
+        return self.records.list(
+            RecordQuery(user_id, None, (Status.QUARANTINED.value,)), check_top_k(limit, 10_000)
+        )
 
-    def review(self, user_id: str, memory_ids: list[str], *, approve: bool,
-               reviewer: str = "user") -> list[str]:
+    def review(
+        self, user_id: str, memory_ids: list[str], *, approve: bool, reviewer: str = "user"
+    ) -> list[str]:
         """Approve (back into recall) or reject (deleted from every store) quarantined
         memories; only quarantined ones are touched. Returns the ids acted on."""
         user_id = check_user(user_id)
@@ -377,14 +401,19 @@ class MemoryService:
         ids = [i for i in ids if i in pending]
         if approve:
             with self._write_lock:
-                done = self.records.set_status(user_id, ids, Status.ACTIVE.value,
-                                               only_from=Status.QUARANTINED.value)
+                done = self.records.set_status(
+                    user_id, ids, Status.ACTIVE.value, only_from=Status.QUARANTINED.value
+                )
                 self._invalidate(user_id)
                 self.projector.apply(self.records.outbox_for(done))
         else:
             done = self.forget(user_id, ids)
-        self.records.audit(user_id, "approve" if approve else "reject_quarantined", done,
-                           {"reviewer": reviewer, "count": len(done)})
+        self.records.audit(
+            user_id,
+            "approve" if approve else "reject_quarantined",
+            done,
+            {"reviewer": reviewer, "count": len(done)},
+        )
         return done
 
     def forget_user(self, user_id: str, *, requested_by: str = "user") -> ErasureReceipt:
@@ -448,10 +477,18 @@ class MemoryService:
         if isinstance(query, str) and query.strip():
             # PII in a query is masked before it reaches the embedder, caches and logs.
             query = self.guard.before_search_text(query)
-        key = cache_key(query=query, top_k=top_k, memory_type=memory_type,
-                        time_range=time_range, session_id=session_id, weights=weights,
-                        profile=profile, include_archived=include_archived,
-                        expand_hops=expand_hops, relation_types=relation_types)
+        key = cache_key(
+            query=query,
+            top_k=top_k,
+            memory_type=memory_type,
+            time_range=time_range,
+            session_id=session_id,
+            weights=weights,
+            profile=profile,
+            include_archived=include_archived,
+            expand_hops=expand_hops,
+            relation_types=relation_types,
+        )
         result = self._cached(user_id, key)
         if result is None:
             result = self.retriever.search(
@@ -499,8 +536,7 @@ class MemoryService:
 
     def _cache_put(self, user_id: str, key: str, result: SearchResult) -> None:
         entry = [
-            [h.memory.id, h.score, h.scores,
-             [vars(s) for s in getattr(h, "path", [])]]
+            [h.memory.id, h.score, h.scores, [vars(s) for s in getattr(h, "path", [])]]
             for h in result.hits
         ]
         try:
@@ -554,8 +590,12 @@ class MemoryService:
             self.records.save_graph(GraphRows(user_id, {}, [rel]), set_strength=True)
             self._invalidate(user_id)
             self.projector.apply(self.records.outbox_for([rel.source_id, rel.target_id]))
-            self.records.audit(user_id, "relate", [rel.source_id, rel.target_id],
-                               {"relation_type": rtype, "strength": w})
+            self.records.audit(
+                user_id,
+                "relate",
+                [rel.source_id, rel.target_id],
+                {"relation_type": rtype, "strength": w},
+            )
         return rel
 
     def graph(
@@ -580,14 +620,24 @@ class MemoryService:
             "memory_id": str(memory_id),
             "hops": hops,
             "nodes": [
-                {"id": i, "content": rows[i].content, "memory_type": rows[i].memory_type.value,
-                 "entities": names.get(i, [])}
-                for i in ids if i in rows
+                {
+                    "id": i,
+                    "content": rows[i].content,
+                    "memory_type": rows[i].memory_type.value,
+                    "entities": names.get(i, []),
+                }
+                for i in ids
+                if i in rows
             ],
             "edges": [
-                {"from": e.source_id, "type": e.relation_type, "to": e.target_id,
-                 "strength": round(e.strength, 6)}
-                for e in edges if e.source_id in rows and e.target_id in rows
+                {
+                    "from": e.source_id,
+                    "type": e.relation_type,
+                    "to": e.target_id,
+                    "strength": round(e.strength, 6),
+                }
+                for e in edges
+                if e.source_id in rows and e.target_id in rows
             ],
         }
 
@@ -635,10 +685,6 @@ class MemoryService:
 
     def _vectors_ok(self) -> bool:
         return bool(self.vectors.health().get("ok"))
-
-
-def memory_types() -> list[str]:
-    return [t.value for t in MemoryType]
 
 
 __all__ = ["AccessTracker", "MemoryService", "SearchResult"]
