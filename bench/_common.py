@@ -219,3 +219,19 @@ def make_settings(**overrides: Any) -> Any:
 
     fields = getattr(Settings, "model_fields", {})
     return Settings(**{k: v for k, v in overrides.items() if not fields or k in fields})
+
+
+def parse_sets(pairs: list[str]) -> dict[str, Any]:
+    """['torch_threads=0', 'graph_weight=0.2'] -> {'torch_threads': 0, 'graph_weight': 0.2}."""
+    import json
+
+    out: dict[str, Any] = {}
+    for pair in pairs:
+        key, sep, raw = pair.partition("=")
+        if not sep or not key.strip():
+            raise SystemExit(f"--set {pair!r}: expected KEY=VALUE (a graphmem Settings field)")
+        try:
+            out[key.strip()] = json.loads(raw)
+        except json.JSONDecodeError:
+            out[key.strip()] = raw
+    return out

@@ -11,15 +11,17 @@ hits are scored against the question's evidence:
   MRR       1 / rank of the first evidence turn within the top 20 (0 if none)
 
 for k = 5, 10, 20, per category and overall. Modes share one store, ingested once:
-  bm25            weights={"keyword": 1}, expand_hops=0   (SQLite FTS5 BM25 only)
+  bm25            weights={"keyword": 1}, expand_hops=0   (keyword channel only)
   vector          weights={"vector": 1}, expand_hops=0    (embedding similarity only)
   hybrid          the service's defaults (default weights and, where the service has it,
                   graph expansion)
   hybrid-nograph  default weights, expand_hops=0          (hybrid without graph expansion)
-and any extra `--weights NAME:SPEC` mode (SPEC goes to search(weights=...) as is; it may carry
-graph=W where the service supports it). Searches run with track_access=False so one question
-cannot influence the next, and with the query-embedding cache off so every vector/hybrid search
-pays for embedding its query (and with the search-result cache off, where the service has one).
+and any extra `--weights NAME:SPEC[;hops=N]` mode (SPEC goes to search(weights=...) as is and
+may carry graph=W; hops=N goes to search(expand_hops=N)).
+
+Searches run with track_access=False so one question cannot influence the next, with the
+query-embedding cache off so every vector/hybrid search pays for embedding its query, and with
+the search-result cache off (where the service has one) so every search is computed.
 
 conv-26 and conv-30 are the tuning split; the other eight are the test split. Tables are printed
 for both splits and for all selected conversations, each labelled.
@@ -54,6 +56,7 @@ from _common import (  # noqa: E402
     machine_info,
     make_settings,
     median,
+    parse_sets,
     peak_rss_mb,
     percentile,
     settings_snapshot,
@@ -341,8 +344,9 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         action="append",
         default=[],
         metavar="NAME:SPEC",
-        help="an extra mode with explicit weights, e.g. 'v7k3:vector=0.7,keyword=0.3'"
-        " (SPEC is passed to search(weights=...)); repeatable; added to --modes",
+        help="an extra mode with explicit weights, e.g. 'v7k3:vector=0.7,keyword=0.3' or"
+        " 'g:vector=0.6,keyword=0.4,graph=0.4;hops=1' (SPEC is passed to search(weights=...),"
+        " ;hops=N to search(expand_hops=N)); repeatable; added to --modes",
     )
     p.add_argument(
         "--conversations",
@@ -385,6 +389,13 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         " processes use < 15%% of the CPU (latency on a busy machine mostly measures the"
         " neighbours); default 0: do not wait",
     )
+    p.add_argument(
+        "--set",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="override a graphmem setting, e.g. --set expand_hops=1 (repeatable)",
+    )
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     return p.parse_args(argv)
 
@@ -419,17 +430,24 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     convs = select_conversations(args.conversations, all_ids)
 
     extra: dict[str, str] = {}
+    extra_hops: dict[str, dict[str, Any]] = {}
     for spec in args.weights:
         name, sep, w = spec.partition(":")
         if not sep or not name or not w:
-            raise SystemExit(f"--weights {spec!r}: expected NAME:SPEC")
+            raise SystemExit(f"--weights {spec!r}: expected NAME:SPEC[;hops=N]")
+        w, _, hops = w.partition(";")
         extra[name.strip()] = w.strip()
+        if hops:
+            key, _, val = hops.partition("=")
+            if key.strip() != "hops" or not val.strip().isdigit():
+                raise SystemExit(f"--weights {spec!r}: the suffix must be ';hops=N'")
+            extra_hops[name.strip()] = {"expand_hops": int(val)}
     modes = [m.strip() for m in args.modes.split(",") if m.strip()]
     modes += [m for m in extra if m not in modes]
     mode_args: dict[str, tuple[Any, dict[str, Any]]] = {}
     for m in modes:
         if m in extra:
-            mode_args[m] = (extra[m], {})
+            mode_args[m] = (extra[m], extra_hops.get(m, {}))
         elif m in BUILTIN_MODES:
             mode_args[m] = BUILTIN_MODES[m]
         else:
@@ -451,6 +469,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         overrides["query_cache_size"] = 0
     if args.candidate_pool:
         overrides["candidate_pool"] = args.candidate_pool
+    overrides.update(parse_sets(args.set))
     settings = make_settings(**overrides)
     t0 = time.perf_counter()
     svc = MemoryService(settings)

@@ -59,8 +59,10 @@ from _common import (  # noqa: E402
     fmt,
     machine_info,
     median,
+    parse_sets,
     peak_rss_mb,
     percentile,
+    settings_snapshot,
     wait_for_quiet,
 )
 from synth import Generator  # noqa: E402
@@ -631,6 +633,13 @@ def main(argv: list[str] | None = None) -> int:
         help="before each write phase and each timed search block, wait up to this long until"
         " other processes use < 15%% of the CPU; default 0: do not wait",
     )
+    p.add_argument(
+        "--set",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="override a graphmem setting, e.g. --set torch_threads=0 (repeatable)",
+    )
     p.add_argument("--no-progress", action="store_true")
     args = p.parse_args(argv)
     sizes = sorted({int(s.replace("_", "")) for s in args.sizes.split(",") if s.strip()})
@@ -659,14 +668,15 @@ def main(argv: list[str] | None = None) -> int:
         "sizes": [],
     }
     t0 = time.perf_counter()
-    svc = MemoryService(Settings(data_dir=data_dir))
+    overrides = parse_sets(args.set)
+    fields = getattr(Settings, "model_fields", {})
+    unknown = [k for k in overrides if fields and k not in fields]
+    if unknown:
+        raise SystemExit(f"--set: not a graphmem setting: {', '.join(unknown)}")
+    svc = MemoryService(Settings(data_dir=data_dir, **overrides))
     result["service_open_s"] = round(time.perf_counter() - t0, 2)
-    result["settings"] = {
-        "weights_default": dict(svc.settings.weights),
-        "candidate_pool": svc.settings.candidate_pool,
-        "embedding_batch_size": svc.settings.embedding_batch_size,
-        "query_cache_size": svc.settings.query_cache_size,
-    }
+    result["settings_overridden"] = overrides
+    result["settings"] = settings_snapshot(svc.settings)
     svc.embedder.encode(["warm up the model"] * 64)  # first-call overhead is not throughput
     rss["service open + model warm"] = (peak_rss_mb(), current_rss_mb())
     all_ids: list[str] = []
@@ -749,7 +759,9 @@ def main(argv: list[str] | None = None) -> int:
     m = result["machine"]
     header = (
         f"Scale — {m['date']}, {m['cores']} cores ({m['cpu']}), {len(users)} user(s);"
-        f" load average at start {result['loadavg_start']}\nCommand: `{result['command']}`\n"
+        f" load average at start {result['loadavg_start']}; torch threads"
+        f" {result['settings'].get('torch_threads', 'default')}\n"
+        f"Command: `{result['command']}`\n"
     )
     md = header + "\n" + markdown(result)
     out.with_suffix(".md").write_text(md, "utf-8")

@@ -12,22 +12,22 @@ metrics:
    for all of them, and track_access=False keeps frequency at 0);
 2. where the service has graph expansion: graph weight and hops at the best weights;
    Settings.candidate_pool at the best weights (the service uses max(pool, 3 * top_k));
-3. what-ifs the service does not implement, computed here from each channel's raw top-N:
-   - keyword scores from a BM25 whose statistics are the user's own ("per-user BM25"), instead
-     of the statistics of one FTS5 table shared by every user;
+3. what-ifs computed here from each channel's raw top-N (the service's own keyword channel,
+   `records.keyword_search`, and two Python BM25s over the same tokens: one with the user's own
+   statistics, one with everybody's, i.e. what a single shared FTS5 table scores):
+   - the service's linear formula over each keyword source;
    - min-max-normalised linear fusion and reciprocal-rank fusion (RRF, k=60).
-   Check rows show that the simulation reproduces svc.search (service formula over FTS5) and
-   that the Python BM25 with everybody's statistics reproduces FTS5's own ranking.
+   A check row shows that the simulation reproduces svc.search (expand_hops=0).
 
 `--questions test` then scores ONLY configurations fixed in advance (from the tuning run) on the
 eight test conversations: BM25, vector, the defaults (with and without graph expansion),
-`--service-weights` with `--service-hops`, and per-user BM25 fused with the service formula at
-`--user-bm25-vector`.
+`--service-weights` with `--service-hops`, and (with `--user-bm25-vector`) the Python per-user
+BM25 fused with the service formula.
 
 Usage:
   python bench/tune_locomo.py                     # tuning grid on conv-26 + conv-30
   python bench/tune_locomo.py --questions test --service-weights vector=0.1,keyword=0.9 \\
-      --user-bm25-vector 0.7                      # confirm the chosen settings on test
+      --service-hops 0                            # confirm the chosen settings on test
 """
 
 from __future__ import annotations
@@ -63,7 +63,7 @@ Scorer = Callable[[dict[str, Any], str], float]
 
 
 class BM25:
-    """Okapi BM25 (k1=1.2, b=0.75, as FTS5) over graphmem's own keyword tokens.
+    """Okapi BM25 (k1=1.2, b=0.75, FTS5's idf) over graphmem's own keyword tokens.
 
     Built from one set of memories, so its document frequencies are either one user's (what a
     per-tenant keyword index would use) or everybody's (what one shared FTS5 table uses).
@@ -169,7 +169,7 @@ class Lab:
             qvec = svc.embedder.encode_query(q.question)
             vec = {h.memory_id: h.score for h in svc.vectors.search(qvec, VectorFilter(uid), pool)}
             sources = {
-                "fts5": dict(svc.records.keyword_search(RecordQuery(uid), terms, pool)),
+                "service": dict(svc.records.keyword_search(RecordQuery(uid), terms, pool)),
                 "user": dict(per_user[uid].top(terms, pool)),
                 "global": dict(everyone.top(terms, pool, only=per_user[uid].ids)),
             }
@@ -239,14 +239,16 @@ def tune(lab: Lab) -> list[dict[str, Any]]:
         key=lambda x: (x["recall@10"], x["mrr"]),
     )["config"]
     if lab.has_graph:
-        for hops in (1, 2):
-            for g in (0.2, 0.4, 0.6, 0.8):
-                w = {**best, "graph": g}
-                add(
-                    "graph expansion at the best weights",
-                    {**w, "expand_hops": hops},
-                    evaluate(qs, lab.service(w, hops)),
-                )
+        defaults = dict(lab.svc.settings.weights)
+        for label, base in (("the default", defaults), ("the best", best)):
+            for hops in (1, 2):
+                for g in (0.2, 0.4, 0.6, 0.8):
+                    w = {**base, "graph": g}
+                    add(
+                        f"graph expansion at {label} weights",
+                        {**w, "expand_hops": hops},
+                        evaluate(qs, lab.service(w, hops)),
+                    )
     settings = lab.svc.settings
     default_pool = settings.candidate_pool
     for pool in (60, 100, 200):
@@ -259,11 +261,15 @@ def tune(lab: Lab) -> list[dict[str, Any]]:
     settings.candidate_pool = default_pool
 
     add(
-        "check: service formula, FTS5",
+        "check: service formula, service keyword channel",
         "vector=.75,keyword=.25",
-        evaluate(qs, lab.fused(linear(0.75, 0.25), "fts5")),
+        evaluate(qs, lab.fused(linear(0.75, 0.25), "service")),
     )
-    add("check: FTS5 keyword only", "keyword=1", evaluate(qs, lab.fused(linear(0, 1), "fts5")))
+    add(
+        "check: service keyword channel only",
+        "keyword=1",
+        evaluate(qs, lab.fused(linear(0, 1), "service")),
+    )
     add(
         "check: Python BM25, everybody's stats",
         "keyword=1",
@@ -271,8 +277,9 @@ def tune(lab: Lab) -> list[dict[str, Any]]:
     )
     for family, fn, src in (
         ("per-user BM25, service formula", linear, "user"),
-        ("FTS5, min-max linear", minmax, "fts5"),
-        ("FTS5, RRF k=60", rrf, "fts5"),
+        ("everybody's BM25, service formula", linear, "global"),
+        ("service keyword, min-max linear", minmax, "service"),
+        ("service keyword, RRF k=60", rrf, "service"),
         ("per-user BM25, RRF k=60", rrf, "user"),
     ):
         for v in grid:
@@ -282,11 +289,10 @@ def tune(lab: Lab) -> list[dict[str, Any]]:
 
 
 def confirm(
-    lab: Lab, service_weights: str, service_hops: int | None, user_vector: float
+    lab: Lab, service_weights: str, service_hops: int | None, user_vector: float | None
 ) -> list[dict[str, Any]]:
     qs = lab.questions
-    k = round(1 - user_vector, 3)
-    rows = [
+    rows: list[tuple[str, Any, Callable[[Any], list[str]]]] = [
         ("service: bm25", {"keyword": 1}, lab.service({"keyword": 1}, 0)),
         ("service: vector", {"vector": 1}, lab.service({"vector": 1}, 0)),
         ("service: defaults", "default", lab.service(None)),
@@ -296,12 +302,16 @@ def confirm(
             f"{service_weights}; expand_hops={service_hops}",
             lab.service(service_weights, service_hops),
         ),
-        (
-            "per-user BM25, service formula",
-            {"vector": user_vector, "keyword": k},
-            lab.fused(linear(user_vector, k), "user"),
-        ),
     ]
+    if user_vector is not None:
+        k = round(1 - user_vector, 3)
+        rows.append(
+            (
+                "per-user BM25 (Python), service formula",
+                {"vector": user_vector, "keyword": k},
+                lab.fused(linear(user_vector, k), "user"),
+            )
+        )
     return [{"family": f, "config": c, **evaluate(qs, run)} for f, c, run in rows]
 
 
@@ -327,8 +337,8 @@ def main(argv: list[str] | None = None) -> int:
     if args.questions == "test":
         if args.store != "all":
             raise SystemExit("--questions test needs --store all")
-        if args.service_weights is None or args.user_bm25_vector is None:
-            raise SystemExit("--questions test needs --service-weights and --user-bm25-vector")
+        if args.service_weights is None:
+            raise SystemExit("--questions test needs --service-weights")
 
     from graphmem import MemoryService
 
