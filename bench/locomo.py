@@ -272,6 +272,38 @@ def summarise(
     return out
 
 
+def paired_deltas(
+    per_question: list[dict[str, Any]],
+    modes: list[str],
+    convs: set[str],
+    metric: str = "recall@10",
+    resamples: int = 2000,
+) -> dict[str, dict[str, Any]]:
+    """Mean per-question difference of `metric` for every pair of modes, with a 95% paired
+    bootstrap interval (questions resampled with replacement, seeded)."""
+    import random
+
+    rows = [q["scores"] for q in per_question if q["conv"] in convs]
+    if not rows:
+        return {}
+    rng = random.Random(0)
+    n = len(rows)
+    picks = [[rng.randrange(n) for _ in range(n)] for _ in range(resamples)]
+    out: dict[str, dict[str, Any]] = {}
+    for i, a in enumerate(modes):
+        for b in modes[:i]:
+            d = [r[a][metric] - r[b][metric] for r in rows]
+            means = sorted(sum(d[k] for k in pick) / n for pick in picks)
+            out[f"{a} - {b}"] = {
+                "delta": sum(d) / n,
+                "ci95": [means[int(0.025 * resamples)], means[int(0.975 * resamples) - 1]],
+                "better": sum(x > 0 for x in d),
+                "worse": sum(x < 0 for x in d),
+                "n": n,
+            }
+    return out
+
+
 # ------------------------------------------------------------------------------ report
 def markdown(result: dict[str, Any]) -> str:
     modes = result["modes"]
@@ -309,6 +341,22 @@ def markdown(result: dict[str, Any]) -> str:
                     else f"{fmt(s['recall@10'])} / {fmt(s['hit@5'])} / {fmt(s['mrr'])}"
                 )
             lines.append(f"| {mode} | " + " | ".join(cells) + " |")
+        lines.append("")
+    deltas = result.get("paired_recall10_test") or {}
+    if deltas:
+        lines.append(
+            "#### Test split — recall@10 differences, mean over questions with a 95% paired"
+            " bootstrap interval"
+        )
+        lines.append("")
+        lines.append("| pair | Δ recall@10 | 95% interval | questions better / worse |")
+        lines.append("|---|---|---|---|")
+        for pair, d in deltas.items():
+            lo, hi = d["ci95"]
+            lines.append(
+                f"| {pair} | {d['delta']:+.3f} | [{lo:+.3f}, {hi:+.3f}] |"
+                f" {d['better']} / {d['worse']} |"
+            )
         lines.append("")
     lines.append("#### Search latency per mode (ms, wall clock around `svc.search`, top-20)")
     lines.append("")
@@ -571,6 +619,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         "loadavg_before_after": [round(load_before[0], 2), round(os.getloadavg()[0], 2)],
         "wait_for_quiet": quiet,
         "cpu_use": cpu,
+        "paired_recall10_test": paired_deltas(per_question, modes, test),
         "split_labels": labels,
         "splits": splits,
         "per_question": per_question,
