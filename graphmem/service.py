@@ -477,33 +477,20 @@ class MemoryService:
         if isinstance(query, str) and query.strip():
             # PII in a query is masked before it reaches the embedder, caches and logs.
             query = self.guard.before_search_text(query)
-        key = cache_key(
-            query=query,
-            top_k=top_k,
-            memory_type=memory_type,
-            time_range=time_range,
-            session_id=session_id,
-            weights=weights,
-            profile=profile,
-            include_archived=include_archived,
-            expand_hops=expand_hops,
-            relation_types=relation_types,
-        )
+        filters: dict[str, Any] = {
+            "memory_type": memory_type,
+            "time_range": time_range,
+            "session_id": session_id,
+            "weights": weights,
+            "profile": profile,
+            "include_archived": include_archived,
+            "expand_hops": expand_hops,
+            "relation_types": relation_types,
+        }
+        key = cache_key(query=query, top_k=top_k, **filters)  # every argument that shapes hits
         result = self._cached(user_id, key)
         if result is None:
-            result = self.retriever.search(
-                user_id,
-                query,
-                top_k,
-                memory_type=memory_type,
-                time_range=time_range,
-                session_id=session_id,
-                weights=weights,
-                profile=profile,
-                include_archived=include_archived,
-                expand_hops=expand_hops,
-                relation_types=relation_types,
-            )
+            result = self.retriever.search(user_id, query, top_k, **filters)
             if not result.degraded:
                 self._cache_put(user_id, key, result)
         if track_access and result.hits:
