@@ -108,7 +108,8 @@ def machine_info() -> dict[str, Any]:
         import torch
 
         info["torch"] = torch.__version__
-        info["torch_threads"] = torch.get_num_threads()
+        # torch's own default; graphmem's Settings.torch_threads may set another (see settings)
+        info["torch_default_threads"] = torch.get_num_threads()
     except ImportError:
         pass
     try:

@@ -140,6 +140,7 @@ def write_real(
     rng = random.Random(start)
     now = datetime.now(UTC)
     st = Stages()
+    st.wrap(svc, "_prepare", "validation_screening")
     st.wrap(svc.embedder, "encode", "embedding")
     st.wrap(getattr(svc, "extractor", None), "extract_many", "extraction")
     st.wrap(getattr(svc, "linker", None), "link", "linking")
@@ -177,6 +178,7 @@ def write_real(
     sec = st.seconds
     hnsw = sec.get("hnsw_build", 0.0)
     stages = {
+        "validation + screening": sec.get("validation_screening"),
         "embedding": sec.get("embedding", 0.0),
         "extraction": sec.get("extraction"),
         "linking": sec.get("linking"),
@@ -350,38 +352,40 @@ def measure_search(
         if hits0 is not None:
             out["modes"][label]["cache_hits"] = svc.cache_hits - hits0
 
-    # stage breakdown on fresh queries, hybrid
-    st = Stages()
-    st.wrap(svc.embedder, "encode_query", "query embedding")
-    st.wrap(svc.vectors, "search", "vector search")
-    st.wrap(svc.records, "keyword_search", "keyword search")
-    st.wrap(svc.records, "get", "row fetch")
-    st.wrap(svc.vectors, "vectors", "vector fetch")
-    try:
-        from graphmem import associative
+    # stage breakdown on fresh queries: hybrid, and hybrid without graph expansion
+    for name in [m for m in ("hybrid", "hybrid-nograph") if m in modes]:
+        st = Stages()
+        st.wrap(svc.embedder, "encode_query", "query embedding")
+        st.wrap(svc.vectors, "search", "vector search")
+        st.wrap(svc.records, "keyword_search", "keyword search")
+        st.wrap(svc.records, "get", "row fetch")
+        st.wrap(svc.vectors, "vectors", "vector fetch")
+        try:
+            from graphmem import associative
 
-        st.wrap(associative, "expand", "graph expansion")
-    except ImportError:
-        pass
-    settle("stages")
-    try:
-        totals = run(gen.queries(n_queries), {})
-    finally:
-        st.undo()
-    stages: dict[str, Any] = {}
-    for label, samples in st.samples.items():
-        per_search = [s * 1000 for s in samples]
-        stages[label] = {
-            "p50_ms": median(per_search),
-            "mean_ms": st.seconds[label] * 1000 / len(totals),
+            st.wrap(associative, "expand", "graph expansion")
+        except ImportError:
+            pass
+        settle(f"stages {name}")
+        try:
+            totals = run(gen.queries(n_queries), modes[name])
+        finally:
+            st.undo()
+        stages: dict[str, Any] = {}
+        for label, samples in st.samples.items():
+            per_search = [x * 1000 for x in samples]
+            stages[label] = {
+                "p50_ms": median(per_search),
+                "mean_ms": st.seconds[label] * 1000 / len(totals),
+            }
+        accounted = sum(st.seconds.values()) * 1000 / len(totals)
+        stages["everything else (ranking, parsing, Python)"] = {
+            "p50_ms": None,
+            "mean_ms": sum(totals) / len(totals) - accounted,
         }
-    accounted = sum(st.seconds.values()) * 1000 / len(totals)
-    stages["everything else (ranking, parsing, Python)"] = {
-        "p50_ms": None,
-        "mean_ms": sum(totals) / len(totals) - accounted,
-    }
-    stages["total"] = {"p50_ms": median(totals), "mean_ms": sum(totals) / len(totals)}
-    out["stages_hybrid_uncached"] = stages
+        stages["total"] = {"p50_ms": median(totals), "mean_ms": sum(totals) / len(totals)}
+        key = "stages_hybrid_uncached" if name == "hybrid" else f"stages_{name}_uncached"
+        out[key] = stages
 
     if profile:
         prof = cProfile.Profile()
@@ -533,16 +537,19 @@ def markdown(r: dict[str, Any]) -> str:
                 f" {fmt(m['mean'], 2)} | {fmt(m['max'], 1)} | {m['n']} |"
                 f" {'–' if busy is None else f'{busy:.0%}'} |"
             )
-    L += ["", "#### Where an uncached hybrid search spends its time (mean ms per search)", ""]
-    names = list(r["sizes"][0]["search"]["stages_hybrid_uncached"])
-    L += ["| stage | " + " | ".join(f"{s['size']:,}" for s in r["sizes"]) + " |"]
-    L += ["|---|" + "---|" * len(r["sizes"])]
-    for n in names:
-        cells = [
-            fmt(s["search"]["stages_hybrid_uncached"].get(n, {}).get("mean_ms"), 2)
-            for s in r["sizes"]
-        ]
-        L.append(f"| {n} | " + " | ".join(cells) + " |")
+    for key, what in (
+        ("stages_hybrid_uncached", "an uncached hybrid search (defaults)"),
+        ("stages_hybrid-nograph_uncached", "an uncached hybrid search without graph expansion"),
+    ):
+        if key not in r["sizes"][0]["search"]:
+            continue
+        L += ["", f"#### Where {what} spends its time (mean ms per search)", ""]
+        names = list(dict.fromkeys(n for s in r["sizes"] for n in s["search"][key]))
+        L += ["| stage | " + " | ".join(f"{s['size']:,}" for s in r["sizes"]) + " |"]
+        L += ["|---|" + "---|" * len(r["sizes"])]
+        for n in names:
+            cells = [fmt(s["search"][key].get(n, {}).get("mean_ms"), 2) for s in r["sizes"]]
+            L.append(f"| {n} | " + " | ".join(cells) + " |")
     L += ["", "#### Memory", ""]
     L += ["| point | peak RSS MiB | current RSS MiB |", "|---|---|---|"]
     for label, (peak, cur) in r["rss_mb"].items():
