@@ -394,7 +394,8 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         metavar="NAME:SPEC",
         help="an extra mode with explicit weights, e.g. 'v7k3:vector=0.7,keyword=0.3' or"
         " 'g:vector=0.6,keyword=0.4,graph=0.4;hops=1' (SPEC is passed to search(weights=...),"
-        " ;hops=N to search(expand_hops=N)); repeatable; added to --modes",
+        " ;hops=N to search(expand_hops=N), ;types=related+causal to search(relation_types=...));"
+        " repeatable; added to --modes",
     )
     p.add_argument(
         "--conversations",
@@ -427,6 +428,12 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     )
     p.add_argument(
         "--data-dir", type=Path, default=None, help="keep the store here (default: a temp dir)"
+    )
+    p.add_argument(
+        "--reuse-store",
+        action="store_true",
+        help="with --data-dir: skip ingest when the kept store already holds every turn"
+        " (for comparing settings; the ingest timing is then meaningless)",
     )
     p.add_argument(
         "--wait-quiet",
@@ -482,14 +489,19 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     for spec in args.weights:
         name, sep, w = spec.partition(":")
         if not sep or not name or not w:
-            raise SystemExit(f"--weights {spec!r}: expected NAME:SPEC[;hops=N]")
-        w, _, hops = w.partition(";")
+            raise SystemExit(f"--weights {spec!r}: expected NAME:SPEC[;hops=N][;types=a+b]")
+        w, *suffixes = w.split(";")
         extra[name.strip()] = w.strip()
-        if hops:
-            key, _, val = hops.partition("=")
-            if key.strip() != "hops" or not val.strip().isdigit():
-                raise SystemExit(f"--weights {spec!r}: the suffix must be ';hops=N'")
-            extra_hops[name.strip()] = {"expand_hops": int(val)}
+        for suffix in suffixes:
+            key, _, val = (x.strip() for x in suffix.partition("="))
+            if key == "hops" and val.isdigit():
+                extra_hops.setdefault(name.strip(), {})["expand_hops"] = int(val)
+            elif key == "types" and val:
+                extra_hops.setdefault(name.strip(), {})["relation_types"] = val.replace("+", ",")
+            else:
+                raise SystemExit(
+                    f"--weights {spec!r}: a suffix must be ';hops=N' or ';types=a+b'"
+                )
     modes = [m.strip() for m in args.modes.split(",") if m.strip()]
     modes += [m for m in extra if m not in modes]
     mode_args: dict[str, tuple[Any, dict[str, Any]]] = {}
@@ -536,7 +548,10 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
             quiet["before ingest"] = wait_for_quiet(timeout=args.wait_quiet)
         meter = CpuMeter().start()
         t0 = time.perf_counter()
-        ingest(svc, turns_by_conv, progress)
+        if args.reuse_store and stored(svc, turns_by_conv):
+            print(f"reusing the store in {data_dir}", file=sys.stderr)
+        else:
+            ingest(svc, turns_by_conv, progress)
         ingest_s = time.perf_counter() - t0
         cpu["ingest"] = meter.stop()
         if args.wait_quiet:
@@ -628,6 +643,11 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
 
 def user_of(conv_id: str) -> str:
     return f"locomo-{conv_id}"
+
+
+def stored(svc: Any, turns_by_conv: dict[str, list[Turn]]) -> bool:
+    """True if every conversation is already fully indexed (a kept --data-dir)."""
+    return all(svc.vectors.count(user_of(c)) == len(t) for c, t in turns_by_conv.items())
 
 
 def ingest(svc: Any, turns_by_conv: dict[str, list[Turn]], progress: bool = True) -> None:

@@ -151,7 +151,14 @@ class Retriever:
                 degraded.append("graph")
                 reached = {}
             known = {h.memory.id for h in hits}
-            new = self.svc.records.get(user_id, [i for i in reached if i not in known])
+            # Only the best-reached newcomers are worth a row and vector fetch: a weak path
+            # cannot lift a memory into the top k, and fetching every reached memory made
+            # expansion cost grow with the graph (hundreds of rows per search at 100k).
+            newcomers = sorted(
+                (r for i, r in reached.items() if i not in known),
+                key=lambda r: (-r.score, r.memory_id),
+            )[: max(s.graph_candidates, top_k)]
+            new = self.svc.records.get(user_id, [r.memory_id for r in newcomers])
             new = {
                 i: m for i, m in new.items()
                 if m.status.value in statuses and (mt is None or m.memory_type.value == mt)

@@ -90,6 +90,12 @@ class Settings(BaseSettings):
     link_per_entity: int = Field(
         10, description="a shared entity links a new memory to at most this many earlier ones"
     )
+    link_hub_share: float = Field(
+        0.05,
+        description="an entity mentioned by more than this share of a user's memories (and"
+        " more than link_hub_min of them) links nothing: 0 turns hub suppression off",
+    )
+    link_hub_min: int = Field(25, description="mentions an entity may have before it is a hub")
     expand_hops: int = 2
     graph_weight: float = Field(
         0.4, description="weight of the graph term: final = 1 - (1 - hybrid)(1 - w * graph)"
@@ -101,6 +107,9 @@ class Settings(BaseSettings):
     graph_seeds: int = Field(10, description="how many top hybrid hits seed the expansion")
     graph_fanout: int = Field(20, description="edges followed per memory per hop")
     graph_max_nodes: int = Field(200, description="frontier size cap per hop")
+    graph_candidates: int = Field(
+        30, description="graph-reached memories (best paths first) re-scored per search"
+    )
 
     source_trust: dict[str, float] = Field(
         default_factory=lambda: {"user": 1.0, "system": 0.95, "document": 0.85, "agent": 0.7},

@@ -156,3 +156,25 @@ def test_graph_store_down_delays_projection_and_loses_nothing(
     assert [h.memory.id for h in again.search("u", QUESTION, 5, weights="keyword=1").hits] == [
         a, b]
     again.close()
+
+
+def test_an_entity_in_most_memories_links_nothing(tmp_path: Path, embedder: Embedder) -> None:
+    """A hub (here the user's chat partner, named in every turn) is a stop word for linking;
+    a specific entity shared by two memories still relates them."""
+    settings = Settings(data_dir=tmp_path / "data", link_hub_min=3, link_hub_share=0.05)
+    with MemoryService(settings, embedder=embedder) as svc:
+        chat = [
+            "Caroline said the pottery class starts on Monday.",
+            "Caroline told me her dog is sick again.",
+            "Caroline thinks the new cafe downtown is overpriced.",
+            "Caroline asked whether I finished the book.",
+        ]
+        caroline = [m.id for m in svc.write_many("u", [{"content": c} for c in chat])]
+        a = svc.write("u", "Caroline and I planned a trip to Lisbon in May.").id
+        b = svc.write("u", "I booked the hotel in Lisbon near the old tram line.").id
+        related = {
+            frozenset((r.source_id, r.target_id))
+            for r in svc.records.relations_for("u", [*caroline, a, b])
+            if r.relation_type == "related"
+        }
+        assert related == {frozenset((a, b))}  # Lisbon links; Caroline links nothing

@@ -128,6 +128,9 @@ class RecordsStore(Protocol):
     def mentions_of(self, user_id: str, keys: list[str], per_key: int) -> dict[str, list[str]]:
         """Memory ids mentioning each entity key, newest first, at most `per_key` each."""
 
+    def mention_counts(self, user_id: str, keys: list[str]) -> dict[str, int]:
+        """How many of the user's memories mention each entity key (absent: none)."""
+
     def session_previous(self, user_id: str, session_id: str, before: datetime) -> str | None:
         """The latest memory of a session created before `before`."""
 

@@ -67,10 +67,7 @@ class GraphRecords:
         if refs:
             ids = self._entity_ids(cur, graph.user_id, refs)
             links = {
-                (mid, ids[r.key])
-                for mid, rs in graph.entities.items()
-                for r in rs
-                if r.key in ids
+                (mid, ids[r.key]) for mid, rs in graph.entities.items() for r in rs if r.key in ids
             }
             cur.executemany(
                 self._q(
@@ -96,18 +93,22 @@ class GraphRecords:
                 f"{self._ignore} INTO memory_relations (user_id, source_memory_id,"
                 " target_memory_id, relation_type, strength, created_at) VALUES (?, ?, ?, ?, ?, ?)"
             ),
-            [(r.user_id, r.source_id, r.target_id, r.relation_type, r.strength, now)
-             for r in rels],
+            [(r.user_id, r.source_id, r.target_id, r.relation_type, r.strength, now) for r in rels],
         )
 
     def save_graph(
         self, graph: GraphRows, *, project: bool = True, set_strength: bool = False
     ) -> int:
         """Store entities, links and relations; queue graph projection of every touched memory."""
-        touched = list(dict.fromkeys(
-            [*graph.entities, *(r.source_id for r in graph.relations),
-             *(r.target_id for r in graph.relations)]
-        ))
+        touched = list(
+            dict.fromkeys(
+                [
+                    *graph.entities,
+                    *(r.source_id for r in graph.relations),
+                    *(r.target_id for r in graph.relations),
+                ]
+            )
+        )
         with self._tx() as cur:
             self._write_graph(cur, graph, set_strength=set_strength)
             if project and touched:
@@ -134,6 +135,20 @@ class GraphRecords:
                 got = out.setdefault(key, [])
                 if len(got) < per_key and mid not in got:
                     got.append(mid)
+        return out
+
+    def mention_counts(self, user_id: str, keys: list[str]) -> dict[str, int]:
+        """How many of the user's memories mention each entity key (absent: none)."""
+        out: dict[str, int] = {}
+        for chunk in _chunks(sorted(set(keys))):
+            rows = self._fetch(
+                "SELECT e.normalized_name, COUNT(*) FROM entities e"
+                " JOIN memory_entities me ON me.entity_id = e.id AND me.user_id = e.user_id"
+                f" WHERE e.user_id = ? AND e.normalized_name IN ({self._marks(len(chunk))})"
+                " GROUP BY e.normalized_name",
+                (user_id, *chunk),
+            )
+            out.update({k: int(n) for k, n in rows})
         return out
 
     def session_previous(
