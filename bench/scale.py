@@ -22,7 +22,10 @@ store and inserts vectors into the vector store without the embedding model: eac
 of the first 20,000 real embeddings plus Gaussian noise (`--perturb`, per dimension), then
 re-normalised. Every point is distinct and the distribution stays clustered like real text, but
 such a row's text and vector no longer match, so only latency (not relevance) is meaningful
-there. The bulk path is reported separately and not counted as write throughput.
+there. The bulk path is reported separately and not counted as write throughput. With
+`--bulk-path service` the bulk part goes through `write_many` with only the embedding model
+swapped for such vectors, so screening, entity extraction, linking and the graph projection run
+as for real writes (graph expansion at that size then walks a graph real writes would build).
 
 Finally, in the same run, a tenant-filtered top-10 over `--compare-points` real embeddings
 (default 20,000, spread over `--compare-tenants` users) is timed on Qdrant Edge and on
@@ -203,6 +206,39 @@ def write_real(
         "batch_max_s": max(batch_s) if batch_s else None,
         "ids": ids,
     }
+
+
+def write_precomputed(
+    svc: Any,
+    gen: Generator,
+    users: list[str],
+    start: int,
+    end: int,
+    batch: int,
+    bar: Any,
+    base: Any,
+    sigma: float,
+) -> dict[str, Any]:
+    """Fill [start, end) through svc.write_many with the embedding model swapped for perturbed
+    real vectors: screening, extraction, linking, records, vectors and graph all run for real,
+    so the graph and keyword statistics at this size are those of real writes."""
+    import numpy as np
+
+    rng = np.random.default_rng(start)
+
+    def precomputed(texts: list[str]) -> Any:
+        picks = base[rng.integers(0, len(base), size=len(texts))]
+        vecs = picks + rng.normal(0.0, sigma, size=picks.shape).astype(np.float32)
+        return (vecs / np.linalg.norm(vecs, axis=1, keepdims=True)).astype(np.float32)
+
+    svc.embedder.encode = precomputed
+    try:
+        out = write_real(svc, gen, users, start, end, batch, bar)
+    finally:
+        del svc.embedder.encode  # the model's own method again
+    out["path"] = "write_many with pre-computed vectors (everything but the embedding model)"
+    out.pop("embedding_only_per_s", None)
+    return out
 
 
 def write_bulk(
@@ -624,6 +660,14 @@ def main(argv: list[str] | None = None) -> int:
         default=100_000,
         help="embed memories for real up to this count; beyond it use the bulk path",
     )
+    p.add_argument(
+        "--bulk-path",
+        choices=("rows", "service"),
+        default="rows",
+        help="beyond --real-max: 'rows' writes record rows and vectors directly (fast, no graph);"
+        " 'service' runs write_many with pre-computed vectors (graph and keyword statistics"
+        " as real writes make them, only the embedding model skipped)",
+    )
     p.add_argument("--perturb", type=float, default=0.02, help="bulk path: noise per dimension")
     p.add_argument("--compare-points", type=int, default=20_000)
     p.add_argument("--compare-tenants", type=int, default=10)
@@ -718,7 +762,14 @@ def main(argv: list[str] | None = None) -> int:
                     base = svc.embedder.encode(gen.memories(2000))
                 else:
                     base = np.stack(list(got.values()))
-                phases.append(write_bulk(svc, gen, users, count, size, base, args.perturb, bar))
+                if args.bulk_path == "service":
+                    phases.append(
+                        write_precomputed(
+                            svc, gen, users, count, size, args.batch, bar, base, args.perturb
+                        )
+                    )
+                else:
+                    phases.append(write_bulk(svc, gen, users, count, size, base, args.perturb, bar))
                 count = size
             bar.close()
             write_cpu = meter.stop()

@@ -11,8 +11,12 @@ import os
 import threading
 from collections import OrderedDict
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
+
+if TYPE_CHECKING:
+    from graphmem.embed_onnx import OnnxQueryEncoder
 
 DEFAULT_MODEL = "all-MiniLM-L6-v2"
 _DEFAULT_ALIASES = {DEFAULT_MODEL, f"sentence-transformers/{DEFAULT_MODEL}"}
@@ -35,6 +39,8 @@ class Embedder:
         batch_size: int = 64,
         cache_size: int = 4096,
         threads: int = 1,
+        query_runtime: str = "onnx",
+        onnx_cache_dir: Path | None = None,
     ):
         os.environ.setdefault("HF_HUB_OFFLINE", "1")
         os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
@@ -60,6 +66,11 @@ class Embedder:
         self._lock = threading.Lock()
         self.cache_hits = 0
         self.cache_misses = 0
+        self.query_runtime = query_runtime
+        self._threads = threads
+        self._onnx_dir = onnx_cache_dir
+        self._query_encoder: OnnxQueryEncoder | None = None
+        self._query_encoder_tried = query_runtime != "onnx"
 
     def encode(self, texts: list[str]) -> np.ndarray:
         if not texts:
@@ -84,12 +95,35 @@ class Embedder:
                 self.cache_hits += 1
                 return hit
             self.cache_misses += 1
-        vec = self.encode([text])[0]
+        vec = self._encode_one(text)
         with self._lock:
             self._cache[key] = vec
             if len(self._cache) > self._cache_size:
                 self._cache.popitem(last=False)
         return vec
+
+    def _encode_one(self, text: str) -> np.ndarray:
+        """One query: through ONNX Runtime when available (graphmem.embed_onnx), else torch."""
+        if not self._query_encoder_tried:
+            with self._lock:
+                if not self._query_encoder_tried:
+                    from graphmem.embed_onnx import OnnxQueryEncoder, default_cache_dir
+
+                    self._query_encoder = OnnxQueryEncoder.build(
+                        self._model,
+                        resolve_model_path(self.model_name),
+                        self._onnx_dir or default_cache_dir(),
+                        self._threads,
+                    )
+                    self._query_encoder_tried = True
+        if self._query_encoder is not None:
+            return self._query_encoder.encode([text])[0]
+        return self.encode([text])[0]
+
+    @property
+    def query_backend(self) -> str:
+        """'onnx' or 'torch': which runtime embeds queries (after the first one)."""
+        return "onnx" if self._query_encoder is not None else "torch"
 
     def forget_user(self, user_id: str) -> int:
         """Drop a user's cached queries; returns how many there were."""
@@ -109,16 +143,22 @@ class Embedder:
         return self.cache_hits / total if total else 0.0
 
 
-_SHARED: dict[tuple[str, int, int], Embedder] = {}
+_SHARED: dict[tuple[str, int, int, str], Embedder] = {}
 _SHARED_LOCK = threading.Lock()
 
 
 def shared_embedder(
-    model: str = DEFAULT_MODEL, batch_size: int = 64, cache_size: int = 4096, threads: int = 1
+    model: str = DEFAULT_MODEL,
+    batch_size: int = 64,
+    cache_size: int = 4096,
+    threads: int = 1,
+    query_runtime: str = "onnx",
 ) -> Embedder:
     """One loaded model per process: services opened one after another reuse it (CLI, tests)."""
-    key = (model, batch_size, cache_size)
+    key = (model, batch_size, cache_size, query_runtime)
     with _SHARED_LOCK:
         if key not in _SHARED:
-            _SHARED[key] = Embedder(model, batch_size, cache_size, threads)
+            _SHARED[key] = Embedder(
+                model, batch_size, cache_size, threads, query_runtime=query_runtime
+            )
         return _SHARED[key]

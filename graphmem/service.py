@@ -124,7 +124,11 @@ class MemoryService:
         self.settings = settings or Settings()
         s = self.settings
         self.embedder = embedder or shared_embedder(
-            s.embedding_model, s.embedding_batch_size, s.query_cache_size, s.torch_threads
+            s.embedding_model,
+            s.embedding_batch_size,
+            s.query_cache_size,
+            s.torch_threads,
+            s.query_runtime,
         )
         self.records = records or open_records(s)
         self.vectors = vectors or open_vectors(s, self.embedder.dim)
