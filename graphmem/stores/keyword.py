@@ -7,6 +7,8 @@ only finds candidates; the score is Okapi BM25 (k1 = 1.2, b = 0.75, with Lucene'
 log(1 + (N - df + 0.5) / (df + 0.5)), which stays positive for a user with few memories) from
 `keyword_df`, a per-user document-frequency table kept in the same transaction as the memories.
 Its row with term '' holds the user's document count and the row '#len' their total tokens.
+Candidates are matched on the query's informative terms only (see MATCH_MAX_SHARE) and scored
+on all of them.
 """
 
 from __future__ import annotations
@@ -24,6 +26,9 @@ B = 0.75
 DOCS = ""  # keyword_df.term of the per-user document count
 LENGTH = "#len"  # keyword_df.term of the per-user total token count
 CANDIDATES = 1000  # full-text matches re-scored per query, at most
+# Terms in more than this share of a user's memories score every memory alike (idf near 0) but
+# would make the full-text match return most of the store: they are scored, not matched on.
+MATCH_MAX_SHARE = 0.25
 
 
 def bm25(tf: int, df: int, n: int, dl: int, avgdl: float) -> float:
@@ -48,8 +53,10 @@ class KeywordIndex:
         if not docs:
             return
         counts[DOCS] = docs
-        cur.executemany(self._q(self._df_upsert),  # type: ignore[attr-defined]
-                        [(user_id, t[:64], sign * n) for t, n in counts.items()])
+        cur.executemany(
+            self._q(self._df_upsert),  # type: ignore[attr-defined]
+            [(user_id, t[:64], sign * n) for t, n in counts.items()],
+        )
 
     def keyword_search(
         self, q: RecordQuery, terms: list[str], limit: int
@@ -68,8 +75,11 @@ class KeywordIndex:
         useful = [t for t in terms if df.get(t, 0) > 0]
         if not useful:
             return []
+        match = [t for t in useful if df[t] <= MATCH_MAX_SHARE * n] or [
+            min(useful, key=lambda t: (df[t], t))
+        ]
         scored = []
-        for mid, text in self._candidates(q, useful, CANDIDATES):  # type: ignore[attr-defined]
+        for mid, text in self._candidates(q, match, CANDIDATES):  # type: ignore[attr-defined]
             toks = text.split()
             tf = Counter(toks)
             s = sum(bm25(tf[t], df[t], n, len(toks), avgdl) for t in useful if t in tf)
@@ -100,4 +110,5 @@ class KeywordIndex:
             import logging
 
             logging.getLogger("graphmem.records").warning(
-                "counted keyword statistics of %d memories in %.1f s", n, time.perf_counter() - t)
+                "counted keyword statistics of %d memories in %.1f s", n, time.perf_counter() - t
+            )
