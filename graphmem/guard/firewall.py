@@ -146,7 +146,9 @@ class Guard:
         canon = canonicalize(content, max_depth=s.max_decode_depth)
         findings = find_pii(canon)
         masked, rejected = apply_policy(canon.sanitized, findings, s.pii_policy, self._hash_key)
-        result = screen(canon, source_weight=s.source_risk.get(str(source), 0.0))
+        result = screen(
+            canon, source_weight=s.source_risk.get(str(source), 0.0), use_classifier=s.classifier
+        )
         meta_out: dict[str, Any] | None = dict(metadata) if metadata else None
         if metadata and s.screen_metadata:
             meta_out, meta_findings, meta_result = self._screen_metadata(metadata, source)
@@ -200,7 +202,11 @@ class Guard:
         masked = {k: walk(v) for k, v in metadata.items()}
         joined = "\n".join(t for t in texts if len(t) > 3)
         result = (
-            screen(joined, source_weight=s.source_risk.get(str(source), 0.0))
+            screen(
+                joined,
+                source_weight=s.source_risk.get(str(source), 0.0),
+                use_classifier=s.classifier,
+            )
             if joined
             else InjectionResult(0.0)
         )
@@ -243,7 +249,7 @@ class Guard:
         findings = find_pii(canon)
         policy = {k: ("mask" if v == "reject" else v) for k, v in self.settings.pii_policy.items()}
         masked, _ = apply_policy(canon.sanitized, findings, policy, self._hash_key)
-        result = screen(canon)
+        result = screen(canon, use_classifier=self.settings.classifier)
         return SearchDecision(
             "allow", masked, result.risk, _scrub(result.reasons(), findings), findings
         )
