@@ -54,6 +54,21 @@ _SPLIT_RE = re.compile(r"(?<=[.!?;。！？；])\s+|[\n\r]+|(?<=[。！？；])|
 _CJK_RE = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff]")
 
 
+_LATIN_WORD_RE = re.compile(r"[a-z]{2,}")
+MIN_WORDS = 3
+MIN_CJK = 6
+
+
+def is_prose(text: str) -> bool:
+    """Enough language for the classifier to judge (>= 3 Latin words or >= 6 CJK characters).
+
+    Shorter strings - ids, dates, tags, "ok" - carry too few n-grams: the score would be mostly
+    the bias, which is positive because attacks outnumber benign texts in training. They are
+    left to the rules, which is also why metadata identifiers are never scored by the model.
+    """
+    return len(_LATIN_WORD_RE.findall(text)) >= MIN_WORDS or len(_CJK_RE.findall(text)) >= MIN_CJK
+
+
 def normalise(text: str) -> str:
     """The string the features are read from: folded text, digits as 0, single spaces."""
     return _SPACE_RE.sub(" ", _DIGIT_RE.sub("0", text)).strip()[:MAX_CHARS]
@@ -194,6 +209,7 @@ __all__ = [
     "chunks",
     "default_model",
     "feature_indices",
+    "is_prose",
     "load_model",
     "normalise",
     "save_model",

@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from graphmem.guard.canonical import canonicalize
+from graphmem.guard.classifier import is_prose
 from graphmem.guard.consensus import Candidate, ConsensusDecision, check_consensus
 from graphmem.guard.injection import InjectionResult, screen
 from graphmem.guard.pii import PiiFinding, apply_policy, find_pii
@@ -201,15 +202,19 @@ class Guard:
 
         masked = {k: walk(v) for k, v in metadata.items()}
         joined = "\n".join(t for t in texts if len(t) > 3)
+        weight = s.source_risk.get(str(source), 0.0)
         result = (
-            screen(
-                joined,
-                source_weight=s.source_risk.get(str(source), 0.0),
-                use_classifier=s.classifier,
-            )
+            screen(joined, source_weight=weight, use_classifier=False)
             if joined
             else InjectionResult(0.0)
         )
+        # The classifier reads only the prose among the values: ids, dates and tags joined
+        # together are not language, and the model has no opinion worth having on them.
+        prose = "\n".join(t for t in texts if is_prose(t))
+        if s.classifier and prose:
+            learned = screen(prose, source_weight=weight, use_classifier=True)
+            if learned.risk > result.risk:
+                result = learned
         return masked, findings, result
 
     def before_write(

@@ -40,7 +40,7 @@ from dataclasses import dataclass, field
 
 from graphmem.guard import rules
 from graphmem.guard.canonical import Canonical, canonicalize
-from graphmem.guard.classifier import default_model
+from graphmem.guard.classifier import default_model, is_prose
 from graphmem.guard.concepts import combos, is_narrative
 
 _CJK_RE = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff]")
@@ -147,13 +147,13 @@ EVIDENCE_FLOOR = 0.5
 
 
 def classify(views: dict[str, str]) -> tuple[float, str, str]:
-    """Highest attack probability over the views: (p, view name, that view's text)."""
+    """Highest attack probability over the prose-like views: (p, view name, that view's text)."""
     model = default_model()
     best = (0.0, "text", "")
     if model is None:
         return best
     for name, body in views.items():
-        if body:
+        if body and is_prose(body):
             p = model.probability(body)
             if p > best[0]:
                 best = (p, name, body)
