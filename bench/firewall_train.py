@@ -6,8 +6,8 @@ Training data - training splits only, never a row the benchmark reports as held 
   - bench/firewall_corpus/train_extra.jsonl (extra attacks and everyday EN/ZH messages, training
     only, never scored)
   - BIPIA instructions 1-2 of each category (the benchmark's BIPIA dev split)
-  - LoCoMo conv-26, conv-30, conv-41, conv-42: their turns, observation facts and QA questions as
-    benign memories
+  - LoCoMo conv-26, conv-30, conv-41, conv-42: their turns, the single sentences of multi-sentence
+    turns, observation facts and QA questions as benign memories
 Held out and never read here: round 6 (split "test"), BIPIA 3-5, and LoCoMo conv-43/44/47/48/
 49/50, on which bench/firewall.py reports false positives.
 
@@ -16,13 +16,15 @@ decoded view (base64, hex, tag characters, ...) one more with the same label, be
 scores those views too.
 
 Model: L2-regularised logistic regression (scikit-learn liblinear, fixed random_state) over the
-hashed n-gram features of graphmem/guard/classifier.py, benign examples weighted x3. How C=30
-and "no bias offset" were chosen: a model trained on rounds 1-4 was scored on round 5 as a
-validation set together with grouped 5-fold out-of-fold false positives on the training LoCoMo
-turns; C in {3, 10, 30, 100}, benign weight {3, 6} and bias offsets {0, 0.5, 1} were compared,
-and the best round-5 recall with <= 0.5% LoCoMo and <= 5% near-miss false positives won
-(C=30: 91.0% of round 5 caught with the rules, 0.38% LoCoMo OOF). Round 5 was then folded into
-training. Round 6 was written before any model existed and was scored once, at the end.
+hashed n-gram features of graphmem/guard/classifier.py; benign texts weigh 3, the single LoCoMo
+sentences 1, attacks 1; BIAS_OFFSET is added to the fitted intercept (trading benign margin for
+recall). How C, the weights and the offset were chosen: a model trained without round 5 was
+scored on round 5 (validation; the combined rules + classifier score, as screening computes it)
+and on grouped out-of-fold LoCoMo training turns. C in {3, 10, 30, 100}, benign weight {3, 6},
+sentence weight {0.3, 1} and offsets {0, 0.5, 1, 1.5} were compared; the best round-5 recall
+with 0 OOF LoCoMo and <= 5% round-5 near-miss false positives won: C=30, offset 1.0 (92.8% of
+round 5 caught, 4% of its near-misses flagged). Round 5 was then folded into training. Round 6
+was written before any model existed; see docs/benchmarks.md for how often it was scored.
 Weights are stored as float16, the bias as float32; training is deterministic, so `--check`
 re-trains and compares with the shipped file.
 
@@ -36,6 +38,7 @@ from __future__ import annotations
 import argparse
 import hashlib
 import json
+import re
 import sys
 import time
 from pathlib import Path
@@ -54,6 +57,7 @@ from graphmem.guard.classifier import (  # noqa: E402
     MODEL_PATH,
     Model,
     feature_indices,
+    is_prose,
     load_model,
     normalise,
     save_model,
@@ -61,8 +65,11 @@ from graphmem.guard.classifier import (  # noqa: E402
 
 SHARED = REPO_ROOT.parent / "shared" / "bench"
 SEED = 20261202
+_SENTENCE_RE = re.compile(r"(?<=[.!?])\s+")
 C = 30.0  # chosen on validation round 5, see the module docstring
 BENIGN_WEIGHT = 3.0
+SENTENCE_WEIGHT = 1.0
+BIAS_OFFSET = 1.0  # added to the fitted intercept; chosen on validation round 5 (docstring)
 THRESHOLD = 0.7
 MAX_LOCOMO_FP = 0.005
 MAX_NEAR_MISS_FP = 0.03
@@ -92,8 +99,20 @@ def training_rows(corpus: Path, bipia: Path, locomo: Path) -> list[dict[str, Any
         if conv in LOCOMO_TRAIN:
             group = f"{conv}:{r['metadata']['session']}"
             rows.append({"text": r["text"], "label": 0, "group": group, "kind": "locomo"})
+            rows += [
+                {"text": s, "label": 0, "group": group, "kind": "aux_sentence"}
+                for s in short_sentences(r["text"].split(": ", 1)[-1])
+            ]
     rows += locomo_aux(locomo)
     return rows
+
+
+def short_sentences(text: str) -> list[str]:
+    """The sentences of a multi-sentence turn that are prose (see `is_prose`): short complete
+    texts, so the model learns that a short ordinary sentence is not an attack (without them,
+    a few unfamiliar words score near the bias, which attacks pull upwards)."""
+    parts = [p.strip() for p in _SENTENCE_RE.split(text) if p.strip()]
+    return [p for p in parts if is_prose(p)] if len(parts) > 1 else []
 
 
 def locomo_aux(locomo: Path) -> list[dict[str, Any]]:
@@ -144,7 +163,9 @@ def design(rows: list[dict[str, Any]], dim: int) -> tuple[Any, np.ndarray, np.nd
         (np.concatenate(data), np.concatenate(indices), np.array(indptr)), shape=(len(labels), dim)
     )
     y = np.array(labels)
+    kinds = np.array([rows[i]["kind"] for i in owner])
     w = np.where(y == 0, BENIGN_WEIGHT, 1.0)
+    w[kinds == "aux_sentence"] = SENTENCE_WEIGHT
     return x, y, w, np.array(owner)
 
 
@@ -176,7 +197,7 @@ def cross_validate(
     for train_rows, test_rows in tqdm(list(folds), desc="cv folds", file=sys.stderr):
         mask = np.isin(owner, train_rows)
         coef, bias = fit(x[mask], y[mask], w[mask], C)
-        m = Model(coef.astype(np.float16).astype(np.float32), bias, dim, {})
+        m = Model(coef.astype(np.float16).astype(np.float32), bias + BIAS_OFFSET, dim, {})
         oof[test_rows] = score_rows(m, [rows[i] for i in test_rows])
     flag = oof >= THRESHOLD
     return {
@@ -201,6 +222,7 @@ def train(
     x, y, w, owner = design(rows, dim)
     print(f"{len(rows)} training texts, {x.shape[0]} examples with views", file=sys.stderr)
     coef, bias = fit(x, y, w, C)
+    bias += BIAS_OFFSET
     counts: dict[str, int] = {}
     for r in rows:
         counts[r["kind"]] = counts.get(r["kind"], 0) + 1
@@ -210,6 +232,8 @@ def train(
         "C": C,
         "seed": SEED,
         "benign_weight": BENIGN_WEIGHT,
+        "sentence_weight": SENTENCE_WEIGHT,
+        "bias_offset": BIAS_OFFSET,
         "train_counts": counts,
         "train_digest": data_digest(rows),
         "locomo_train": list(LOCOMO_TRAIN),

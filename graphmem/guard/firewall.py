@@ -5,7 +5,8 @@ It composes the pieces in the order that keeps them honest:
 1. rate limit (cheapest, and a refused call should cost nothing else);
 2. canonicalise once (canonical.py) - every later step reads the same undisguised text;
 3. PII: find on the canonical text, mask or hash in the stored text, or refuse per policy;
-4. injection screening with the source's extra risk -> allow | quarantine | reject.
+4. injection screening with the source's extra risk -> allow | quarantine | reject (rules plus
+   the learned classifier; the classifier alone can quarantine but never reject).
 
 The decision carries the masked content to store, the risk, human-readable reasons (PII values
 scrubbed out of them) and what PII was found (types and positions, never values), so the caller
@@ -24,7 +25,7 @@ from typing import Any, Literal
 from graphmem.guard.canonical import canonicalize
 from graphmem.guard.classifier import is_prose
 from graphmem.guard.consensus import Candidate, ConsensusDecision, check_consensus
-from graphmem.guard.injection import InjectionResult, screen
+from graphmem.guard.injection import CLASSIFIER_RULE, InjectionResult, screen
 from graphmem.guard.pii import PiiFinding, apply_policy, find_pii
 from graphmem.guard.ratelimit import (
     InProcessRateLimiter,
@@ -91,6 +92,12 @@ def make_limiter(settings: GuardSettings) -> RateLimiter | None:
             settings.redis_url, settings.rate_limit_prefix, fail_open=settings.rate_limit_fail_open
         )
     return InProcessRateLimiter()
+
+
+def _learned_only(result: InjectionResult) -> bool:
+    """True when the classifier is the only evidence. A model's opinion alone sends a memory to
+    review (quarantine) but never refuses it: refusal needs a rule a person can read."""
+    return bool(result.hits) and all(h.rule == CLASSIFIER_RULE for h in result.hits)
 
 
 def _scrub(reasons: list[str], findings: list[PiiFinding]) -> list[str]:
@@ -162,7 +169,7 @@ class Guard:
             kinds = sorted({f.type for f in rejected})
             reasons.insert(0, f"pii: {', '.join(kinds)} not allowed by policy")
             action: Action = "reject"
-        elif result.risk >= s.reject_threshold:
+        elif result.risk >= s.reject_threshold and not _learned_only(result):
             action = "reject"
         elif result.risk >= s.injection_threshold:
             action = "quarantine"

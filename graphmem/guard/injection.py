@@ -137,9 +137,9 @@ def _dampen(h: RuleHit) -> RuleHit:
     return RuleHit(h.rule, h.category, round(h.weight * _NARRATIVE_FACTOR, 3), h.view, h.excerpt)
 
 
-# The classifier's probability always enters the noisy-OR (that is how it was validated, see
-# bench/firewall_train.py); it is listed as a reason from REASON_FLOOR and counts as "something
-# fired" (so obfuscation and source risk add to it) from EVIDENCE_FLOOR.
+# The classifier's probability enters the noisy-OR, and is listed as a reason, from REASON_FLOOR
+# (below it, ordinary text keeps risk 0.0 and no reason); from EVIDENCE_FLOOR it also counts as
+# "something fired", so obfuscation signals and source risk add to it as they add to a rule.
 CLASSIFIER_RULE = "classifier"
 CLASSIFIER_CATEGORY = "learned"
 REASON_FLOOR = 0.25
@@ -217,9 +217,9 @@ def screen(
     fired = bool(best)
     if use_classifier:
         p, view, body = classify(views)
-        weights.append(p)
         fired = fired or p >= EVIDENCE_FLOOR
         if p >= REASON_FLOOR:
+            weights.append(p)
             best[CLASSIFIER_RULE] = _classifier_hit(p, view, body)
     hits = tuple(sorted(best.values(), key=lambda h: -h.weight))
     signals = dict(c.signals)
@@ -227,7 +227,7 @@ def screen(
         weights += [OBFUSCATION_WEIGHTS.get(k, 0.2) for k in signals]
         if fired and source_weight > 0:
             weights.append(source_weight)
-    risk = round(noisy_or(weights), 4) if any(weights) else 0.0
+    risk = round(noisy_or(weights), 4) if weights else 0.0
     return InjectionResult(risk, hits, signals)
 
 
