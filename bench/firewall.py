@@ -13,16 +13,23 @@ counts as flagged when it is not allowed.
 
 Splits. Our corpus was written in rounds, each scored once as a held-out set and then folded
 into dev: round 1 (hash split by family, so an obfuscated variant shares its original's split),
-rounds 2-4 (each written in fresh words and new domains after the previous round had been
-scored), round 5 (the current `test` split, written after the last tuning pass and scored once).
-The `round` field says which is which; the table "by corpus round" shows all of them. BIPIA
-instructions 1-2 of each category are dev and 3-5 test (all 75 were read before any rule was
-written, so BIPIA is not a clean held-out set). LoCoMo conv-26 and conv-30 are dev (the project's
-tuning split), the other eight test; only their aggregate flag rate was ever looked at.
+rounds 2-5 (each written in fresh words and new domains after the previous round had been
+scored), round 6 (the current `test` split: 172 attacks + 28 obfuscated variants and 80 benign
+near-misses, written before the classifier existed). The `round` field says which is which.
+BIPIA instructions 1-2 of each category are dev and 3-5 test (all 75 were read before any rule
+was written, so BIPIA is not a clean held-out set). LoCoMo: the classifier trains on conv-26,
+conv-30 (the project's tuning split), conv-41 and conv-42 (`dev` here); false positives are
+reported on the other six conversations (`test`), which nothing was trained or tuned on.
 `--show-misses dev` lists what dev still gets wrong.
 
+Before and after, in the same run: every set is screened twice, by the rules alone
+(`classifier=False`) and by the rules plus the learned classifier (the default), and the
+held-out figures are printed side by side, with per-category detection for English and Chinese.
+
 Latency is the wall time of `screen_write` per LoCoMo turn (p50/p95), with the tokenisation that
-every write already pays (`graphmem.text.search_text`) timed in the same run as the baseline.
+every write already pays (`graphmem.text.search_text`) timed in the same run as the baseline; the
+rules-only and full guards are also timed turn by turn, interleaved, so the classifier's own cost
+is the median of paired differences.
 
 Presidio: `--presidio-python PATH` runs bench/firewall_presidio.py under another interpreter
 (one with presidio-analyzer installed; it is not a graphmem dependency) on the same PII set and
@@ -35,6 +42,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import re
 import subprocess
 import sys
@@ -498,6 +506,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     )
     guard = Guard(settings)
     rules_guard = Guard(settings.model_copy(update={"classifier": False}))
+    load_start = os.getloadavg()[0]
     ours = load_jsonl(args.corpus / "attacks.jsonl")
     for r in ours:
         r["source"] = "ours"
@@ -526,6 +535,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         "command": command_line(),
         "machine": machine_info(),
         "threshold": args.threshold,
+        "load_avg_1min_start_end": [load_start, os.getloadavg()[0]],
         "reject_threshold": settings.reject_threshold,
         "attacks": {
             "combined": summarise(attacks),
@@ -627,7 +637,8 @@ def main(argv: list[str] | None = None) -> int:
     m = res["machine"]
     print(
         f"Memory firewall — {m['date']}, {m['cpu']}, {m['cores']} cores, threshold"
-        f" {res['threshold']} (reject at {res['reject_threshold']})\n"
+        f" {res['threshold']} (reject at {res['reject_threshold']}), load average"
+        f" {res['load_avg_1min_start_end'][0]:.1f} -> {res['load_avg_1min_start_end'][1]:.1f}\n"
     )
     print(before_after_markdown(res))
     print("\nRules + classifier, every split:\n")
