@@ -77,6 +77,8 @@ def normalise(text: str) -> str:
 def _mix(h: np.ndarray, dim: int) -> np.ndarray:
     h = h * _MIX
     h ^= h >> _SHIFT
+    if dim & (dim - 1) == 0:  # a power of two: the same buckets as % dim, without a division
+        return (h & np.uint64(dim - 1)).astype(np.int64)
     return (h % np.uint64(dim)).astype(np.int64)
 
 
