@@ -116,8 +116,9 @@ def short_sentences(text: str) -> list[str]:
 
 
 def locomo_aux(locomo: Path) -> list[dict[str, Any]]:
-    """Observation facts and QA questions of the dev conversations: more benign memory-shaped
-    text (third-person facts, questions) from the same tuning split, never from a test one."""
+    """Observation facts, event and session summaries, QA questions and answers of the training
+    conversations: benign memory-shaped text (third-person facts, terse notes, questions) from
+    the training split, never from a held-out conversation."""
     out = []
     for conv in json.loads(locomo.read_text("utf-8")):
         sid = conv["sample_id"]
@@ -131,7 +132,29 @@ def locomo_aux(locomo: Path) -> list[dict[str, Any]]:
                     out.append(
                         {"text": text, "label": 0, "group": f"{sid}:{session}", "kind": "aux"}
                     )
+        for key, ev in conv.get("event_summary", {}).items():
+            session = key.replace("events_", "")
+            for speaker, items in ev.items():
+                if speaker == "date" or not isinstance(items, list):
+                    continue
+                out += [
+                    {"text": t, "label": 0, "group": f"{sid}:{session}", "kind": "aux"}
+                    for t in items
+                    if isinstance(t, str)
+                ]
+        for key, summary in conv.get("session_summary", {}).items():
+            session = key.replace("_summary", "")
+            out += [
+                {"text": t, "label": 0, "group": f"{sid}:{session}", "kind": "aux"}
+                for t in _SENTENCE_RE.split(summary)
+                if is_prose(t)
+            ]
         for i, qa in enumerate(conv.get("qa", [])):
+            answer = str(qa.get("answer") or qa.get("adversarial_answer") or "")
+            if answer:
+                out.append(
+                    {"text": answer, "label": 0, "group": f"{sid}:qa{i % 10}", "kind": "aux"}
+                )
             out.append(
                 {"text": qa["question"], "label": 0, "group": f"{sid}:qa{i % 10}", "kind": "aux"}
             )
