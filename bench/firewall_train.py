@@ -126,12 +126,18 @@ def locomo_aux(locomo: Path) -> list[dict[str, Any]]:
             continue
         for key, per_speaker in conv.get("observation", {}).items():
             session = key.replace("_observation", "")
-            for facts in per_speaker.values():
-                for fact in facts:
+            for speaker, facts in per_speaker.items():
+                for j, fact in enumerate(facts):
                     text = fact[0] if isinstance(fact, list) else str(fact)
-                    out.append(
-                        {"text": text, "label": 0, "group": f"{sid}:{session}", "kind": "aux"}
-                    )
+                    group = f"{sid}:{session}"
+                    out.append({"text": text, "label": 0, "group": group, "kind": "aux"})
+                    # the same fact as an agent would store it: "User ...", "The user's ..."
+                    name = re.compile(rf"\b{re.escape(speaker)}\b")
+                    if name.search(text):
+                        who = ("User", "The user")[j % 2]
+                        as_user = name.sub(who, text, count=1)
+                        as_user = name.sub("they", as_user)
+                        out.append({"text": as_user, "label": 0, "group": group, "kind": "aux"})
         for key, ev in conv.get("event_summary", {}).items():
             session = key.replace("events_", "")
             for speaker, items in ev.items():
