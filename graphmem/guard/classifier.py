@@ -69,6 +69,11 @@ def is_prose(text: str) -> bool:
     return len(_LATIN_WORD_RE.findall(text)) >= MIN_WORDS or len(_CJK_RE.findall(text)) >= MIN_CJK
 
 
+def is_short(text: str, words: int = 10) -> bool:
+    """Fewer than `words` Latin words and fewer than twice as many CJK characters."""
+    return len(_LATIN_WORD_RE.findall(text)) < words and len(_CJK_RE.findall(text)) < 2 * words
+
+
 def normalise(text: str) -> str:
     """The string the features are read from: folded text, digits as 0, single spaces."""
     return _SPACE_RE.sub(" ", _DIGIT_RE.sub("0", text)).strip()[:MAX_CHARS]
@@ -212,6 +217,7 @@ __all__ = [
     "default_model",
     "feature_indices",
     "is_prose",
+    "is_short",
     "load_model",
     "normalise",
     "save_model",
