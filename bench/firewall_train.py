@@ -18,15 +18,15 @@ scores those views too.
 Model: L2-regularised logistic regression (scikit-learn liblinear, fixed random_state) over the
 hashed n-gram features of graphmem/guard/classifier.py; benign texts weigh 3, the single LoCoMo
 sentences 1, attacks 1; BIAS_OFFSET is added to the fitted intercept (trading benign margin for
-recall). How C, the weights and the offset were chosen: a model trained without round 5 was
-scored on round 5 (validation; the combined rules + classifier score, as screening computes it)
-and on grouped out-of-fold LoCoMo training turns. C in {3, 10, 30, 100}, benign weight {3, 6},
-sentence weight {0.3, 1} and offsets {0, 0.5, 1, 1.5} were compared; the best round-5 recall
-with 0 OOF LoCoMo and <= 5% round-5 near-miss false positives won: C=30, offset 1.0 (92.8% of
-round 5 caught, 4% of its near-misses flagged). Round 5 was then folded into training. Round 6
-was written before any model existed; see docs/benchmarks.md for how often it was scored.
-Weights are stored as float16, the bias as float32; training is deterministic, so `--check`
-re-trains and compares with the shipped file.
+recall). How the settings were chosen: a model trained without round 5 was scored on round 5
+(validation; the combined rules + classifier score, as screening computes it) and on grouped
+out-of-fold LoCoMo training turns and summaries. C in {3, 10, 30, 100}, benign weight {3, 6},
+sentence weight {0.3, 1}, offsets {0, 0.5, 1, 1.5} and the short-text rule in injection.py were
+compared; the best round-5 recall with no out-of-fold LoCoMo flags and <= 5% round-5 near-miss
+flags won: C=30, offset 1.0 (90.1% of round 5 caught, 2% of its near-misses flagged). Round 5 was
+then folded into training. Round 6 was never trained on; docs/benchmarks.md says how often it
+was scored and why. Weights are stored as float16, the bias as float32; training is
+deterministic, so `--check` re-trains and compares with the shipped file.
 
 Usage: python bench/firewall_train.py [--cv] [--check] [--out PATH]
   --cv      also report out-of-fold figures of the classifier alone (slower)

@@ -2,8 +2,8 @@
 
 The phrase rules and concept combinations (rules.py, concepts.py) catch the wordings someone
 listed; held-out attacks written in fresh words got past them about half the time. A linear model
-over character n-grams generalises across wordings ("the restrictions above no longer count",
-"以上约束都不算数了") because it scores thousands of small fragments rather than a few phrases,
+over character n-grams generalises across wordings ("the limits you started with are lifted",
+"之前的约束全部取消") because it scores thousands of small fragments rather than a few phrases,
 and it stays cheap, offline and inspectable:
 
 - features: the canonical (folded) text with digits mapped to 0, hashed into `dim` buckets -
@@ -157,10 +157,10 @@ class Model:
         """The character n-grams of `text` with the largest positive weights (for reasons)."""
         s = f" {normalise(text)} "
         seen: dict[str, float] = {}
-        for n in (3, 4, 5):
+        for n in (4, 5):
             for i in range(len(s) - n + 1):
                 g = s[i : i + n]
-                if g in seen or not g.strip():
+                if g in seen or len(g.strip()) < 3:
                     continue
                 idx = feature_indices_single(g, self.dim)
                 seen[g] = float(self.weights[idx])
