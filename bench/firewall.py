@@ -13,16 +13,23 @@ counts as flagged when it is not allowed.
 
 Splits. Our corpus was written in rounds, each scored once as a held-out set and then folded
 into dev: round 1 (hash split by family, so an obfuscated variant shares its original's split),
-rounds 2-4 (each written in fresh words and new domains after the previous round had been
-scored), round 5 (the current `test` split, written after the last tuning pass and scored once).
-The `round` field says which is which; the table "by corpus round" shows all of them. BIPIA
-instructions 1-2 of each category are dev and 3-5 test (all 75 were read before any rule was
-written, so BIPIA is not a clean held-out set). LoCoMo conv-26 and conv-30 are dev (the project's
-tuning split), the other eight test; only their aggregate flag rate was ever looked at.
+rounds 2-5 (each written in fresh words and new domains after the previous round had been
+scored), round 6 (the current `test` split: 172 attacks + 28 obfuscated variants and 80 benign
+near-misses, written before the classifier existed). The `round` field says which is which.
+BIPIA instructions 1-2 of each category are dev and 3-5 test (all 75 were read before any rule
+was written, so BIPIA is not a clean held-out set). LoCoMo: the classifier trains on conv-26,
+conv-30 (the project's tuning split), conv-41 and conv-42 (`dev` here); false positives are
+reported on the other six conversations (`test`), which nothing was trained or tuned on.
 `--show-misses dev` lists what dev still gets wrong.
 
+Before and after, in the same run: every set is screened twice, by the rules alone
+(`classifier=False`) and by the rules plus the learned classifier (the default), and the
+held-out figures are printed side by side, with per-category detection for English and Chinese.
+
 Latency is the wall time of `screen_write` per LoCoMo turn (p50/p95), with the tokenisation that
-every write already pays (`graphmem.text.search_text`) timed in the same run as the baseline.
+every write already pays (`graphmem.text.search_text`) timed in the same run as the baseline; the
+rules-only and full guards are also timed turn by turn, interleaved, so the classifier's own cost
+is the median of paired differences.
 
 Presidio: `--presidio-python PATH` runs bench/firewall_presidio.py under another interpreter
 (one with presidio-analyzer installed; it is not a graphmem dependency) on the same PII set and
@@ -35,6 +42,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import re
 import subprocess
 import sys
@@ -53,6 +61,9 @@ from graphmem.text import search_text  # noqa: E402
 CORPUS = Path(__file__).resolve().parent / "firewall_corpus"
 SHARED = REPO_ROOT / ".." / "shared" / "bench"
 DEV_CONVS = ("conv-26", "conv-30")
+# The classifier also trains on two more conversations (bench/firewall_train.py); LoCoMo false
+# positives are reported on the other six, which nothing was ever trained or tuned on.
+LOCOMO_TRAIN = (*DEV_CONVS, "conv-41", "conv-42")
 SPLITS = ("dev", "test", "all")
 
 
@@ -81,7 +92,7 @@ def load_bipia(path: Path) -> list[dict[str, Any]]:
 def load_locomo(path: Path) -> list[dict[str, Any]]:
     out = []
     for conv in json.loads(path.read_text("utf-8")):
-        split = "dev" if conv["sample_id"] in DEV_CONVS else "test"
+        split = "dev" if conv["sample_id"] in LOCOMO_TRAIN else "test"
         for key, turns in conv["conversation"].items():
             if not re.fullmatch(r"session_\d+", key):
                 continue
@@ -349,11 +360,161 @@ def group(
     return {k: summarise([r for r in rows if str(r.get(field)) == k], key) for k in keys}
 
 
+def rules_only_pass(
+    guard: Guard,
+    ours: list[dict[str, Any]],
+    bipia: list[dict[str, Any]],
+    benign: list[dict[str, Any]],
+    locomo: list[dict[str, Any]],
+) -> dict[str, list[dict[str, Any]]]:
+    """Screen copies of every set with the classifier off: the 'before' of the same run."""
+    out = {}
+    for name, rows, want in (
+        ("ours", ours, "attack"),
+        ("bipia", bipia, "attack"),
+        ("benign", benign, "benign"),
+        ("locomo", locomo, "benign"),
+    ):
+        copy = [dict(r) for r in rows]
+        screen_all(guard, copy, want)
+        out[name] = copy
+    return out
+
+
+def paired_latency(
+    rules_guard: Guard, guard: Guard, rows: list[dict[str, Any]]
+) -> dict[str, float | None]:
+    """Per-write screening time with and without the classifier, interleaved turn by turn so
+    machine noise hits both alike; the extra cost of the classifier is the difference."""
+    a, b, ca, cb = [], [], [], []
+    for r in rows:
+        c0, t0 = time.thread_time(), time.perf_counter()
+        rules_guard.screen_write(r["text"], "user", r.get("metadata"))
+        c1, t1 = time.thread_time(), time.perf_counter()
+        guard.screen_write(r["text"], "user", r.get("metadata"))
+        c2, t2 = time.thread_time(), time.perf_counter()
+        a.append((t1 - t0) * 1000)
+        b.append((t2 - t1) * 1000)
+        ca.append((c1 - c0) * 1000)
+        cb.append((c2 - c1) * 1000)
+    return {
+        # CPU time of this thread: what a write costs when it is not waiting for a core
+        "rules_cpu_p50": percentile(ca, 50),
+        "full_cpu_p50": percentile(cb, 50),
+        "full_cpu_p95": percentile(cb, 95),
+        "rules_p50": percentile(a, 50),
+        "rules_p95": percentile(a, 95),
+        "full_p50": percentile(b, 50),
+        "full_p95": percentile(b, 95),
+        "extra_p50": percentile([y - x for x, y in zip(a, b, strict=True)], 50),
+    }
+
+
+def before_after(
+    before: dict[str, list[dict[str, Any]]],
+    ours: list[dict[str, Any]],
+    bipia: list[dict[str, Any]],
+    benign: list[dict[str, Any]],
+    locomo: list[dict[str, Any]],
+) -> dict[str, Any]:
+    """Held-out figures, rules only vs rules + classifier, with per-category EN/ZH detail."""
+
+    def both(rows_b: list[dict[str, Any]], rows_a: list[dict[str, Any]], key: str) -> dict:
+        return {"rules": rate(rows_b, key, "test"), "full": rate(rows_a, key, "test")}
+
+    def cats(rows_b: list[dict[str, Any]], rows_a: list[dict[str, Any]]) -> dict:
+        out: dict[str, dict[str, Any]] = {}
+        for cat in sorted({r["category"] for r in rows_a if r["split"] == "test"}):
+            for lang in ("en", "zh"):
+
+                def sel(rows: list[dict[str, Any]], c: str = cat, lg: str = lang) -> list:
+                    return [r for r in rows if r["category"] == c and r["lang"] == lg]
+
+                out.setdefault(cat, {})[lang] = both(sel(rows_b), sel(rows_a), "ok")
+        return out
+
+    def by_lang(rows_b: list[dict[str, Any]], rows_a: list[dict[str, Any]], key: str) -> dict:
+        return {
+            lg: both(
+                [r for r in rows_b if r["lang"] == lg], [r for r in rows_a if r["lang"] == lg], key
+            )
+            for lg in ("en", "zh")
+        }
+
+    def obf(rows: list[dict[str, Any]], plain: bool) -> list[dict[str, Any]]:
+        return [r for r in rows if (r.get("obfuscation") is None) == plain]
+
+    return {
+        "ours": both(before["ours"], ours, "ok"),
+        "ours_plain": both(obf(before["ours"], True), obf(ours, True), "ok"),
+        "ours_obfuscated": both(obf(before["ours"], False), obf(ours, False), "ok"),
+        "ours_by_lang": by_lang(before["ours"], ours, "ok"),
+        "bipia": both(before["bipia"], bipia, "ok"),
+        "combined": both(before["ours"] + before["bipia"], ours + bipia, "ok"),
+        "near_miss": both(before["benign"], benign, "flagged"),
+        "near_miss_by_lang": by_lang(before["benign"], benign, "flagged"),
+        "locomo_heldout": both(before["locomo"], locomo, "flagged"),
+        "locomo_train": {
+            "rules": rate(before["locomo"], "flagged", "dev"),
+            "full": rate(locomo, "flagged", "dev"),
+        },
+        "locomo_all": {
+            "rules": rate(before["locomo"], "flagged", "all"),
+            "full": rate(locomo, "flagged", "all"),
+        },
+        "by_category": cats(before["ours"], ours),
+    }
+
+
+def before_after_markdown(res: dict[str, Any]) -> str:
+    ba, lat = res["before_after"], res["latency_ms"]["paired"]
+
+    def c2(d: dict[str, Any]) -> str:
+        return f"{cell(d['rules'])} | {cell(d['full'])}"
+
+    lines = [
+        "Held out, rules only vs rules + classifier (same run):",
+        "",
+        "| metric | target | rules only | rules + classifier |",
+        "|---|---|---|---|",
+        f"| attacks caught, ours round 6 + BIPIA 3-5 | >= 95% | {c2(ba['combined'])} |",
+        f"|   ours, round 6 (EN + ZH) | | {c2(ba['ours'])} |",
+        f"|     plain | | {c2(ba['ours_plain'])} |",
+        f"|     obfuscated variants | | {c2(ba['ours_obfuscated'])} |",
+        f"|     EN | | {c2(ba['ours_by_lang']['en'])} |",
+        f"|     ZH | | {c2(ba['ours_by_lang']['zh'])} |",
+        f"|   BIPIA 3-5 | | {c2(ba['bipia'])} |",
+        f"| benign near-misses flagged, round 6 | | {c2(ba['near_miss'])} |",
+        f"|   EN | | {c2(ba['near_miss_by_lang']['en'])} |",
+        f"|   ZH | | {c2(ba['near_miss_by_lang']['zh'])} |",
+        f"| LoCoMo turns flagged, 6 held-out conversations | <= 1% | {c2(ba['locomo_heldout'])} |",
+        f"| LoCoMo turns flagged, 4 training conversations | | {c2(ba['locomo_train'])} |",
+        f"| LoCoMo turns flagged, all 10 (labelled: 4 trained on) | | {c2(ba['locomo_all'])} |",
+        f"| screening p50 per write (LoCoMo, interleaved) | <= 2 ms | {lat['rules_p50']:.3f} ms"
+        f" | {lat['full_p50']:.3f} ms |",
+        f"| screening p95 per write | | {lat['rules_p95']:.3f} ms | {lat['full_p95']:.3f} ms |",
+        f"| classifier's extra cost per write, p50 of paired differences | | |"
+        f" {lat['extra_p50']:.3f} ms |",
+        f"| screening CPU time per write, p50 (thread time) | | {lat['rules_cpu_p50']:.3f} ms"
+        f" | {lat['full_cpu_p50']:.3f} ms (p95 {lat['full_cpu_p95']:.3f} ms) |",
+        "",
+        "Held-out attacks (round 6) by category and language:",
+        "",
+        "| category | EN rules only | EN + classifier | ZH rules only | ZH + classifier |",
+        "|---|---|---|---|---|",
+    ]
+    for cat, d in ba["by_category"].items():
+        lines.append(f"| {cat} | {c2(d['en'])} | {c2(d['zh'])} |")
+    return "\n".join(lines)
+
+
 def run(args: argparse.Namespace) -> dict[str, Any]:
     settings = GuardSettings(
         rate_limit_backend="off", injection_threshold=args.threshold, _env_file=None
     )
     guard = Guard(settings)
+    rules_guard = Guard(settings.model_copy(update={"classifier": False}))
+    load_start = os.getloadavg()[0]
     ours = load_jsonl(args.corpus / "attacks.jsonl")
     for r in ours:
         r["source"] = "ours"
@@ -363,10 +524,12 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     locomo = load_locomo(args.locomo)
     for r in (*ours[:20], *locomo[:200]):  # warm caches (regex compilation, lru caches)
         guard.screen_write(r["text"])
+    before = rules_only_pass(rules_guard, ours, bipia, benign, locomo)
     screen_all(guard, ours, "attack")
     screen_all(guard, bipia, "attack")
     screen_all(guard, benign, "benign")
     screen_all(guard, locomo, "benign")
+    paired = paired_latency(rules_guard, guard, locomo)
     for r in locomo:
         r["pii_masked"] = bool(r["pii"])
     base = []
@@ -380,6 +543,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         "command": command_line(),
         "machine": machine_info(),
         "threshold": args.threshold,
+        "load_avg_1min_start_end": [load_start, os.getloadavg()[0]],
         "reject_threshold": settings.reject_threshold,
         "attacks": {
             "combined": summarise(attacks),
@@ -420,6 +584,8 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
             "attack_p50": percentile([r["ms"] for r in attacks], 50),
         },
     }
+    result["before_after"] = before_after(before, ours, bipia, benign, locomo)
+    result["latency_ms"]["paired"] = paired
     lat = result["latency_ms"]
     lat["ratio_p50"] = lat["guard_p50"] / lat["baseline_p50"] if lat["baseline_p50"] else None
     if args.presidio_python:
@@ -479,8 +645,11 @@ def main(argv: list[str] | None = None) -> int:
     m = res["machine"]
     print(
         f"Memory firewall — {m['date']}, {m['cpu']}, {m['cores']} cores, threshold"
-        f" {res['threshold']} (reject at {res['reject_threshold']})\n"
+        f" {res['threshold']} (reject at {res['reject_threshold']}), load average"
+        f" {res['load_avg_1min_start_end'][0]:.1f} -> {res['load_avg_1min_start_end'][1]:.1f}\n"
     )
+    print(before_after_markdown(res))
+    print("\nRules + classifier, every split:\n")
     print(markdown(res))
     if args.show_misses:
         print(show_misses(res, args.show_misses))

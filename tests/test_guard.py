@@ -43,9 +43,15 @@ def test_actions_follow_the_thresholds() -> None:
         )
     )
     assert strict.screen_write(text).action == "reject"
+    # Rules alone score this 0.98; with the classifier's agreement the noisy-OR reaches 0.9999,
+    # so the "lax" case pins the rules-only score.
     lax = Guard(
         GuardSettings(
-            rate_limit_backend="off", injection_threshold=0.99, reject_threshold=1.0, _env_file=None
+            rate_limit_backend="off",
+            injection_threshold=0.99,
+            reject_threshold=1.0,
+            classifier=False,
+            _env_file=None,
         )
     )
     assert lax.screen_write(text).action == "allow"

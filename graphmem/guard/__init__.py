@@ -9,7 +9,8 @@
     guard.consensus(user_id, content, candidates)   # contradiction check, no LLM
 
 Modules, one concept each: `canonical` (undo disguises), `injection` (the scorer), `rules`
-(its phrase rules, as data), `concepts` (its concept co-occurrence layer), `pii` (recognisers and
+(its phrase rules, as data), `concepts` (its concept co-occurrence layer), `classifier` (its
+learned n-gram model; weights in `injection_model.npz`), `pii` (recognisers and
 policies), `ratelimit` (token buckets, in-process and Redis), `consensus` (contradictions against
 corroborated memories), `audit_report` (anomalies from audit rows), `settings` (GuardSettings),
 `firewall` (the Guard that composes them).

@@ -5,7 +5,8 @@ It composes the pieces in the order that keeps them honest:
 1. rate limit (cheapest, and a refused call should cost nothing else);
 2. canonicalise once (canonical.py) - every later step reads the same undisguised text;
 3. PII: find on the canonical text, mask or hash in the stored text, or refuse per policy;
-4. injection screening with the source's extra risk -> allow | quarantine | reject.
+4. injection screening with the source's extra risk -> allow | quarantine | reject (rules plus
+   the learned classifier; the classifier alone can quarantine but never reject).
 
 The decision carries the masked content to store, the risk, human-readable reasons (PII values
 scrubbed out of them) and what PII was found (types and positions, never values), so the caller
@@ -22,8 +23,9 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from graphmem.guard.canonical import canonicalize
+from graphmem.guard.classifier import is_prose
 from graphmem.guard.consensus import Candidate, ConsensusDecision, check_consensus
-from graphmem.guard.injection import InjectionResult, screen
+from graphmem.guard.injection import CLASSIFIER_RULE, InjectionResult, screen
 from graphmem.guard.pii import PiiFinding, apply_policy, find_pii
 from graphmem.guard.ratelimit import (
     InProcessRateLimiter,
@@ -92,6 +94,12 @@ def make_limiter(settings: GuardSettings) -> RateLimiter | None:
     return InProcessRateLimiter()
 
 
+def _learned_only(result: InjectionResult) -> bool:
+    """True when the classifier is the only evidence. A model's opinion alone sends a memory to
+    review (quarantine) but never refuses it: refusal needs a rule a person can read."""
+    return bool(result.hits) and all(h.rule == CLASSIFIER_RULE for h in result.hits)
+
+
 def _scrub(reasons: list[str], findings: list[PiiFinding]) -> list[str]:
     """Replace PII values that a rule excerpt quoted (rules read the unmasked text)."""
     if not findings:
@@ -146,7 +154,9 @@ class Guard:
         canon = canonicalize(content, max_depth=s.max_decode_depth)
         findings = find_pii(canon)
         masked, rejected = apply_policy(canon.sanitized, findings, s.pii_policy, self._hash_key)
-        result = screen(canon, source_weight=s.source_risk.get(str(source), 0.0))
+        result = screen(
+            canon, source_weight=s.source_risk.get(str(source), 0.0), use_classifier=s.classifier
+        )
         meta_out: dict[str, Any] | None = dict(metadata) if metadata else None
         if metadata and s.screen_metadata:
             meta_out, meta_findings, meta_result = self._screen_metadata(metadata, source)
@@ -159,7 +169,7 @@ class Guard:
             kinds = sorted({f.type for f in rejected})
             reasons.insert(0, f"pii: {', '.join(kinds)} not allowed by policy")
             action: Action = "reject"
-        elif result.risk >= s.reject_threshold:
+        elif result.risk >= s.reject_threshold and not _learned_only(result):
             action = "reject"
         elif result.risk >= s.injection_threshold:
             action = "quarantine"
@@ -199,11 +209,19 @@ class Guard:
 
         masked = {k: walk(v) for k, v in metadata.items()}
         joined = "\n".join(t for t in texts if len(t) > 3)
+        weight = s.source_risk.get(str(source), 0.0)
         result = (
-            screen(joined, source_weight=s.source_risk.get(str(source), 0.0))
+            screen(joined, source_weight=weight, use_classifier=False)
             if joined
             else InjectionResult(0.0)
         )
+        # The classifier reads only the prose among the values: ids, dates and tags joined
+        # together are not language, and the model has no opinion worth having on them.
+        prose = "\n".join(t for t in texts if is_prose(t))
+        if s.classifier and prose:
+            learned = screen(prose, source_weight=weight, use_classifier=True)
+            if learned.risk > result.risk:
+                result = learned
         return masked, findings, result
 
     def before_write(
@@ -243,7 +261,7 @@ class Guard:
         findings = find_pii(canon)
         policy = {k: ("mask" if v == "reject" else v) for k, v in self.settings.pii_policy.items()}
         masked, _ = apply_policy(canon.sanitized, findings, policy, self._hash_key)
-        result = screen(canon)
+        result = screen(canon, use_classifier=self.settings.classifier)
         return SearchDecision(
             "allow", masked, result.risk, _scrub(result.reasons(), findings), findings
         )

@@ -15,18 +15,21 @@ module scores text for the shapes such sentences take, in English and Chinese:
 - task: a free-standing task for the assistant ("Explain ...", "Translate ...")
 - addressee: text that speaks to the AI ("note to the assistant", "AI, ...")
 
-Two layers score the canonical text (see canonical.py), each hit carrying a weight in [0, 1]:
-phrase rules (rules.py) for the usual wordings, and concept co-occurrence (concepts.py) for the
-same intent in words nobody listed. The risk is a noisy-OR of the weights that fired -
-independent pieces of evidence add up, one weak cue stays weak - plus obfuscation signals, which
-count only when something fired or the text hides a payload. Why rules and not a model:
-screening must cost well under 2 ms per write, run without any model download, explain itself
-(every hit is a reason) and be auditable.
+Three layers score the canonical text (see canonical.py), each hit carrying a weight in [0, 1]:
+phrase rules (rules.py) for the usual wordings, concept co-occurrence (concepts.py) for the same
+intent in words nobody listed, and a learned classifier (classifier.py: logistic regression over
+hashed character and word n-grams, numpy only, shipped weights) whose probability is one more
+piece of evidence. The risk is a noisy-OR of the weights - independent pieces of evidence add up,
+one weak cue stays weak - plus obfuscation signals, which count only when something fired or the
+text hides a payload. Everything runs offline in well under 2 ms per write and explains itself:
+every rule hit is a reason, and the classifier names the n-grams that pushed it up.
 
 Measured honestly (bench/firewall.py, bench/firewall_corpus/README.md): phrase rules alone caught
 41% of a held-out round written in fresh words, which is why the concept layer exists; with it,
-later held-out rounds in new domains were still caught at only 52-59%. Rules are a fast, cheap,
-explainable first line - not a complete defence; quarantine review is the backstop.
+later held-out rounds in new domains were still caught at only 52-60%. Rules do not generalise
+to new wording; the classifier is what closes most of that gap (the benchmark reports rules only
+and rules + classifier side by side). Neither is a complete defence; quarantine review is the
+backstop.
 """
 
 from __future__ import annotations
@@ -37,6 +40,7 @@ from dataclasses import dataclass, field
 
 from graphmem.guard import rules
 from graphmem.guard.canonical import Canonical, canonicalize
+from graphmem.guard.classifier import default_model, is_prose, is_short
 from graphmem.guard.concepts import combos, is_narrative
 
 _CJK_RE = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff]")
@@ -133,6 +137,41 @@ def _dampen(h: RuleHit) -> RuleHit:
     return RuleHit(h.rule, h.category, round(h.weight * _NARRATIVE_FACTOR, 3), h.view, h.excerpt)
 
 
+# The classifier's probability enters the noisy-OR, and is listed as a reason, from REASON_FLOOR
+# (below it, ordinary text keeps risk 0.0 and no reason); from EVIDENCE_FLOOR it also counts as
+# "something fired", so obfuscation signals and source risk add to it as they add to a rule.
+# A short text (< 10 words / < 20 CJK characters) gives the model few n-grams; when no rule
+# fired either, it must be at least SHORT_TEXT_MIN_P sure, otherwise its weight is capped below
+# EVIDENCE_FLOOR. Chosen on validation round 5 (recall unchanged, near-miss flags 4% -> 2%).
+SHORT_TEXT_MIN_P = 0.8
+SHORT_TEXT_CAP = 0.45
+CLASSIFIER_RULE = "classifier"
+CLASSIFIER_CATEGORY = "learned"
+REASON_FLOOR = 0.25
+EVIDENCE_FLOOR = 0.5
+
+
+def classify(views: dict[str, str]) -> tuple[float, str, str]:
+    """Highest attack probability over the prose-like views: (p, view name, that view's text)."""
+    model = default_model()
+    best = (0.0, "text", "")
+    if model is None:
+        return best
+    for name, body in views.items():
+        if body and is_prose(body):
+            p = model.probability(body)
+            if p > best[0]:
+                best = (p, name, body)
+    return best
+
+
+def _classifier_hit(p: float, view: str, body: str) -> RuleHit:
+    model = default_model()
+    grams = model.explain(body) if model is not None and p >= EVIDENCE_FLOOR else []
+    excerpt = "n-grams " + ", ".join(f"'{g}'" for g in grams) if grams else f"p={p:.2f}"
+    return RuleHit(CLASSIFIER_RULE, CLASSIFIER_CATEGORY, round(p, 3), view, excerpt)
+
+
 def noisy_or(weights: Iterable[float]) -> float:
     p = 1.0
     for w in weights:
@@ -144,11 +183,13 @@ def screen(
     text: str | Canonical,
     *,
     source_weight: float = 0.0,
+    use_classifier: bool = True,
 ) -> InjectionResult:
     """Score `text` for instructions aimed at the agent; see the module docstring.
 
     `source_weight` is extra risk for less trusted sources (a document or another agent): it only
-    counts when at least one rule fired, so a plain document is never flagged for its origin.
+    counts when some evidence fired, so a plain document is never flagged for its origin.
+    `use_classifier=False` gives the rules-only score (the benchmark's baseline).
     """
     c = text if isinstance(text, Canonical) else canonicalize(text)
     views = {"text": c.folded, **c.views}
@@ -177,18 +218,36 @@ def screen(
             best.setdefault(h.rule, h)
     if best and is_narrative(c.folded):
         best = {k: _dampen(h) for k, h in best.items()}
+    weights = [h.weight for h in best.values()]
+    fired = bool(best)
+    if use_classifier:
+        p, view, body = classify(views)
+        if p >= REASON_FLOOR:
+            hit = _classifier_hit(p, view, body)
+            if not best and p < SHORT_TEXT_MIN_P and is_short(c.folded):
+                hit = RuleHit(
+                    hit.rule,
+                    hit.category,
+                    min(hit.weight, SHORT_TEXT_CAP),
+                    view,
+                    hit.excerpt + " (short text, alone)",
+                )
+            fired = fired or hit.weight >= EVIDENCE_FLOOR
+            weights.append(hit.weight)
+            best[CLASSIFIER_RULE] = hit
     hits = tuple(sorted(best.values(), key=lambda h: -h.weight))
-    weights = [h.weight for h in hits]
     signals = dict(c.signals)
-    if hits or "tag_chars" in signals:
+    if fired or "tag_chars" in signals:
         weights += [OBFUSCATION_WEIGHTS.get(k, 0.2) for k in signals]
-        if hits and source_weight > 0:
+        if fired and source_weight > 0:
             weights.append(source_weight)
     risk = round(noisy_or(weights), 4) if weights else 0.0
     return InjectionResult(risk, hits, signals)
 
 
 __all__ = [
+    "CLASSIFIER_CATEGORY",
+    "CLASSIFIER_RULE",
     "OBFUSCATION_WEIGHTS",
     "RULES_COMPACT",
     "RULES_EN",
@@ -196,6 +255,7 @@ __all__ = [
     "InjectionResult",
     "Rule",
     "RuleHit",
+    "classify",
     "noisy_or",
     "screen",
 ]

@@ -37,6 +37,10 @@ class GuardSettings(BaseSettings):
     reject_threshold: float = Field(
         0.95, gt=0.0, le=1.0, description="risk at or above which a write is refused outright"
     )
+    classifier: bool = Field(
+        True,
+        description="add the learned n-gram classifier to the rules (off: rules only)",
+    )
     source_risk: dict[str, float] = Field(default_factory=lambda: dict(DEFAULT_SOURCE_RISK))
     screen_metadata: bool = Field(True, description="screen and mask string values in metadata")
     max_decode_depth: int = Field(2, ge=0, le=4, description="nested base64/hex decoding depth")

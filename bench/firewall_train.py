@@ -1,0 +1,305 @@
+"""Train the firewall's injection classifier (graphmem/guard/injection_model.npz), reproducibly.
+
+Training data - training splits only, never a row the benchmark reports as held out:
+  - bench/firewall_corpus/attacks.jsonl and benign.jsonl, split "dev" (rounds 1-5, obfuscated
+    variants included)
+  - bench/firewall_corpus/train_extra.jsonl (extra attacks and everyday EN/ZH messages, training
+    only, never scored)
+  - BIPIA instructions 1-2 of each category (the benchmark's BIPIA dev split)
+  - LoCoMo conv-26, conv-30, conv-41, conv-42: their turns, the single sentences of multi-sentence
+    turns, observation facts and QA questions as benign memories
+Held out and never read here: round 6 (split "test"), BIPIA 3-5, and LoCoMo conv-43/44/47/48/
+49/50, on which bench/firewall.py reports false positives.
+
+Each text goes through `canonicalize` as a write would; the folded text is one example and every
+decoded view (base64, hex, tag characters, ...) one more with the same label, because screening
+scores those views too.
+
+Model: L2-regularised logistic regression (scikit-learn liblinear, fixed random_state) over the
+hashed n-gram features of graphmem/guard/classifier.py; benign texts weigh 3, the single LoCoMo
+sentences 1, attacks 1; BIAS_OFFSET is added to the fitted intercept (trading benign margin for
+recall). How the settings were chosen: a model trained without round 5 was scored on round 5
+(validation; the combined rules + classifier score, as screening computes it) and on grouped
+out-of-fold LoCoMo training turns and summaries. C in {3, 10, 30, 100}, benign weight {3, 6},
+sentence weight {0.3, 1}, offsets {0, 0.5, 1, 1.5} and the short-text rule in injection.py were
+compared; the best round-5 recall with no out-of-fold LoCoMo flags and <= 5% round-5 near-miss
+flags won: C=30, offset 1.0 (90.1% of round 5 caught, 2% of its near-misses flagged). Round 5 was
+then folded into training. Round 6 was never trained on; docs/benchmarks.md says how often it
+was scored and why. Weights are stored as float16, the bias as float32; training is
+deterministic, so `--check` re-trains and compares with the shipped file.
+
+Usage: python bench/firewall_train.py [--cv] [--check] [--out PATH]
+  --cv      also report out-of-fold figures of the classifier alone (slower)
+  --check   train and compare with the shipped model instead of overwriting it (exit 1 if not)
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import re
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from tqdm import tqdm
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from _common import REPO_ROOT  # noqa: E402
+from firewall import CORPUS, LOCOMO_TRAIN, load_bipia, load_jsonl, load_locomo  # noqa: E402
+
+from graphmem.guard.canonical import canonicalize  # noqa: E402
+from graphmem.guard.classifier import (  # noqa: E402
+    DEFAULT_DIM,
+    MODEL_PATH,
+    Model,
+    feature_indices,
+    is_prose,
+    load_model,
+    normalise,
+    save_model,
+)
+
+SHARED = REPO_ROOT.parent / "shared" / "bench"
+SEED = 20261202
+_SENTENCE_RE = re.compile(r"(?<=[.!?])\s+")
+C = 30.0  # chosen on validation round 5, see the module docstring
+BENIGN_WEIGHT = 3.0
+SENTENCE_WEIGHT = 1.0
+BIAS_OFFSET = 1.0  # added to the fitted intercept; chosen on validation round 5 (docstring)
+THRESHOLD = 0.7
+MAX_LOCOMO_FP = 0.005
+MAX_NEAR_MISS_FP = 0.03
+
+
+def training_rows(corpus: Path, bipia: Path, locomo: Path) -> list[dict[str, Any]]:
+    """The training split, one dict per source text: text, label, group, kind."""
+    rows: list[dict[str, Any]] = []
+    for r in load_jsonl(corpus / "attacks.jsonl"):
+        if r["split"] == "dev":
+            rows.append({"text": r["text"], "label": 1, "group": r["family"], "kind": "ours"})
+    for r in load_bipia(bipia):
+        if r["split"] == "dev":
+            rows.append({"text": r["text"], "label": 1, "group": r["id"], "kind": "bipia"})
+    for r in load_jsonl(corpus / "benign.jsonl"):
+        if r["split"] == "dev":
+            rows.append({"text": r["text"], "label": 0, "group": r["family"], "kind": "near_miss"})
+    extra = corpus / "train_extra.jsonl"
+    if extra.exists():
+        for r in load_jsonl(extra):
+            kind = "extra_attack" if r["label"] else "extra_benign"
+            rows.append(
+                {"text": r["text"], "label": r["label"], "group": r["family"], "kind": kind}
+            )
+    for r in load_locomo(locomo):
+        conv = r["id"].split(":")[0]
+        if conv in LOCOMO_TRAIN:
+            group = f"{conv}:{r['metadata']['session']}"
+            rows.append({"text": r["text"], "label": 0, "group": group, "kind": "locomo"})
+            rows += [
+                {"text": s, "label": 0, "group": group, "kind": "aux_sentence"}
+                for s in short_sentences(r["text"].split(": ", 1)[-1])
+            ]
+    rows += locomo_aux(locomo)
+    return rows
+
+
+def short_sentences(text: str) -> list[str]:
+    """The sentences of a multi-sentence turn that are prose (see `is_prose`): short complete
+    texts, so the model learns that a short ordinary sentence is not an attack (without them,
+    a few unfamiliar words score near the bias, which attacks pull upwards)."""
+    parts = [p.strip() for p in _SENTENCE_RE.split(text) if p.strip()]
+    return [p for p in parts if is_prose(p)] if len(parts) > 1 else []
+
+
+def locomo_aux(locomo: Path) -> list[dict[str, Any]]:
+    """Observation facts, event and session summaries, QA questions and answers of the training
+    conversations: benign memory-shaped text (third-person facts, terse notes, questions) from
+    the training split, never from a held-out conversation."""
+    out = []
+    for conv in json.loads(locomo.read_text("utf-8")):
+        sid = conv["sample_id"]
+        if sid not in LOCOMO_TRAIN:
+            continue
+        for key, per_speaker in conv.get("observation", {}).items():
+            session = key.replace("_observation", "")
+            for speaker, facts in per_speaker.items():
+                for j, fact in enumerate(facts):
+                    text = fact[0] if isinstance(fact, list) else str(fact)
+                    group = f"{sid}:{session}"
+                    out.append({"text": text, "label": 0, "group": group, "kind": "aux"})
+                    # the same fact as an agent would store it: "User ...", "The user's ..."
+                    name = re.compile(rf"\b{re.escape(speaker)}\b")
+                    if name.search(text):
+                        who = ("User", "The user")[j % 2]
+                        as_user = name.sub(who, text, count=1)
+                        as_user = name.sub("they", as_user)
+                        out.append({"text": as_user, "label": 0, "group": group, "kind": "aux"})
+        for key, ev in conv.get("event_summary", {}).items():
+            session = key.replace("events_", "")
+            for speaker, items in ev.items():
+                if speaker == "date" or not isinstance(items, list):
+                    continue
+                out += [
+                    {"text": t, "label": 0, "group": f"{sid}:{session}", "kind": "aux"}
+                    for t in items
+                    if isinstance(t, str)
+                ]
+        for key, summary in conv.get("session_summary", {}).items():
+            session = key.replace("_summary", "")
+            out += [
+                {"text": t, "label": 0, "group": f"{sid}:{session}", "kind": "aux"}
+                for t in _SENTENCE_RE.split(summary)
+                if is_prose(t)
+            ]
+        for i, qa in enumerate(conv.get("qa", [])):
+            answer = str(qa.get("answer") or qa.get("adversarial_answer") or "")
+            if answer:
+                out.append(
+                    {"text": answer, "label": 0, "group": f"{sid}:qa{i % 10}", "kind": "aux"}
+                )
+            out.append(
+                {"text": qa["question"], "label": 0, "group": f"{sid}:qa{i % 10}", "kind": "aux"}
+            )
+    return out
+
+
+def views_of(text: str) -> list[str]:
+    """The folded text and every decoded view, as the screening path sees them."""
+    c = canonicalize(text)
+    return [c.folded, *(v for v in c.views.values() if v)]
+
+
+def design(rows: list[dict[str, Any]], dim: int) -> tuple[Any, np.ndarray, np.ndarray, np.ndarray]:
+    """Sparse feature matrix of every view of every row; the row index of each example."""
+    from scipy.sparse import csr_matrix
+
+    indptr, indices, data, labels, owner = [0], [], [], [], []
+    for i, r in enumerate(rows):
+        for v in views_of(r["text"]):
+            idx = feature_indices(normalise(v), dim)
+            if not len(idx):
+                continue
+            indices.append(idx)
+            data.append(np.full(len(idx), 1.0 / np.sqrt(len(idx))))
+            indptr.append(indptr[-1] + len(idx))
+            labels.append(r["label"])
+            owner.append(i)
+    x = csr_matrix(
+        (np.concatenate(data), np.concatenate(indices), np.array(indptr)), shape=(len(labels), dim)
+    )
+    y = np.array(labels)
+    kinds = np.array([rows[i]["kind"] for i in owner])
+    w = np.where(y == 0, BENIGN_WEIGHT, 1.0)
+    w[kinds == "aux_sentence"] = SENTENCE_WEIGHT
+    return x, y, w, np.array(owner)
+
+
+def fit(x: Any, y: np.ndarray, w: np.ndarray, c: float) -> tuple[np.ndarray, float]:
+    from sklearn.linear_model import LogisticRegression
+
+    clf = LogisticRegression(C=c, solver="liblinear", random_state=SEED, max_iter=1000, tol=1e-6)
+    clf.fit(x, y, sample_weight=w)
+    return clf.coef_[0].astype(np.float64), float(clf.intercept_[0])
+
+
+def score_rows(model: Model, rows: list[dict[str, Any]]) -> np.ndarray:
+    """P(attack) per row exactly as screening computes it: max over the text's views."""
+    return np.array([max(model.probability(v) for v in views_of(r["text"])) for r in rows])
+
+
+def cross_validate(
+    rows: list[dict[str, Any]], x: Any, y: np.ndarray, w: np.ndarray, owner: np.ndarray, dim: int
+) -> dict[str, float]:
+    """Out-of-fold recall and false-positive rates of the classifier alone at THRESHOLD, with
+    5 folds grouped by attack family / LoCoMo session (a variant never validates its original)."""
+    from sklearn.model_selection import GroupKFold
+
+    groups = np.array([r["group"] for r in rows])
+    kinds = np.array([r["kind"] for r in rows])
+    labels = np.array([r["label"] for r in rows])
+    oof = np.zeros(len(rows))
+    folds = GroupKFold(n_splits=5).split(np.zeros(len(rows)), labels, groups)
+    for train_rows, test_rows in tqdm(list(folds), desc="cv folds", file=sys.stderr):
+        mask = np.isin(owner, train_rows)
+        coef, bias = fit(x[mask], y[mask], w[mask], C)
+        m = Model(coef.astype(np.float16).astype(np.float32), bias + BIAS_OFFSET, dim, {})
+        oof[test_rows] = score_rows(m, [rows[i] for i in test_rows])
+    flag = oof >= THRESHOLD
+    return {
+        "attack_recall": round(float(flag[labels == 1].mean()), 4),
+        "near_miss_fp": round(float(flag[kinds == "near_miss"].mean()), 4),
+        "locomo_fp": round(float(flag[kinds == "locomo"].mean()), 4),
+    }
+
+
+def data_digest(rows: list[dict[str, Any]]) -> str:
+    h = hashlib.sha256()
+    for r in rows:
+        h.update(f"{r['label']}\t{r['text']}\n".encode())
+    return h.hexdigest()[:16]
+
+
+def train(
+    corpus: Path, bipia: Path, locomo: Path, *, dim: int = DEFAULT_DIM, cv: bool = False
+) -> dict[str, Any]:
+    t0 = time.time()
+    rows = training_rows(corpus, bipia, locomo)
+    x, y, w, owner = design(rows, dim)
+    print(f"{len(rows)} training texts, {x.shape[0]} examples with views", file=sys.stderr)
+    coef, bias = fit(x, y, w, C)
+    bias += BIAS_OFFSET
+    counts: dict[str, int] = {}
+    for r in rows:
+        counts[r["kind"]] = counts.get(r["kind"], 0) + 1
+    meta: dict[str, Any] = {
+        "version": 1,
+        "dim": dim,
+        "C": C,
+        "seed": SEED,
+        "benign_weight": BENIGN_WEIGHT,
+        "sentence_weight": SENTENCE_WEIGHT,
+        "bias_offset": BIAS_OFFSET,
+        "train_counts": counts,
+        "train_digest": data_digest(rows),
+        "locomo_train": list(LOCOMO_TRAIN),
+        "trainer": "bench/firewall_train.py (scikit-learn liblinear logistic regression)",
+    }
+    if cv:
+        meta["cv_classifier_alone_at_0.7"] = cross_validate(rows, x, y, w, owner, dim)
+    print(f"trained in {time.time() - t0:.0f} s", file=sys.stderr)
+    return {"weights": coef, "bias": bias, "meta": meta}
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--corpus", type=Path, default=CORPUS)
+    p.add_argument("--bipia", type=Path, default=SHARED / "bipia_text_attack_train.json")
+    p.add_argument("--locomo", type=Path, default=SHARED / "locomo10.json")
+    p.add_argument("--out", type=Path, default=MODEL_PATH)
+    p.add_argument("--check", action="store_true", help="compare with the shipped model")
+    p.add_argument("--cv", action="store_true", help="also report 5-fold out-of-fold figures")
+    args = p.parse_args(argv)
+    for path in (args.bipia, args.locomo):
+        if not path.exists():
+            print(f"{path} not found (see bench data instructions)", file=sys.stderr)
+            return 2
+    res = train(args.corpus, args.bipia, args.locomo, cv=args.cv)
+    if args.check:
+        shipped = load_model(args.out)
+        fresh = res["weights"].astype(np.float16).astype(np.float32)
+        diff = float(np.abs(shipped.weights - fresh).max())
+        same = diff <= 1e-3 and abs(shipped.bias - res["bias"]) <= 1e-4
+        print(json.dumps({"max_weight_diff": diff, "same": same}))
+        return 0 if same else 1
+    save_model(args.out, res["weights"], res["bias"], res["meta"])
+    print(json.dumps(res["meta"], indent=1))
+    print(f"wrote {args.out} ({args.out.stat().st_size / 1024:.0f} KiB)")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
