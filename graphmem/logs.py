@@ -114,10 +114,26 @@ def configure(level: str | None = None, fmt: str | None = None) -> None:
         root.removeHandler(h)
     root.addHandler(handler)
     root.setLevel(level)
+    if fmt == "json":
+        logging.captureWarnings(True)  # Python warnings become records too, not stray text
 
 
 def json_enabled() -> bool:
     return (os.environ.get("GRAPHMEM_LOG_FORMAT") or "text").lower() == "json"
+
+
+def route_framework_logs() -> None:
+    """Send fastmcp's and uvicorn's records through the root handler, so a JSON log stream
+    has no stray text lines (fastmcp otherwise installs its own console handlers)."""
+    import fastmcp
+
+    fastmcp.settings.log_enabled = False  # no re-configuration when the server starts
+    for name in ("fastmcp", "mcp", "uvicorn", "uvicorn.error", "uvicorn.access"):
+        lg = logging.getLogger(name)
+        for h in list(lg.handlers):
+            lg.removeHandler(h)
+        lg.propagate = True
+        lg.setLevel(logging.NOTSET)
 
 
 __all__ = [

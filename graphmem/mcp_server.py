@@ -1138,6 +1138,10 @@ async def serve_http(server: "FastMCP", cfg: McpSettings, *, log_level: str = "w
     Host/Origin checking is on ("auto": enforced while bound to loopback), so a web page the
     user visits cannot reach the server through DNS rebinding or a cross-origin request.
     """
+    uvicorn_config: dict[str, Any] = {"access_log": False}
+    if logs.json_enabled():
+        logs.route_framework_logs()
+        uvicorn_config["log_config"] = None  # uvicorn logs through the root (JSON) handler
     await server.run_http_async(
         transport="http",
         host=cfg.host,
@@ -1147,7 +1151,7 @@ async def serve_http(server: "FastMCP", cfg: McpSettings, *, log_level: str = "w
         middleware=http_middleware(cfg),
         show_banner=False,
         log_level=log_level,
-        uvicorn_config={"access_log": False},
+        uvicorn_config=uvicorn_config,
     )
 
 

@@ -88,6 +88,12 @@ WRITE_DECISIONS = Counter(
     ["action"],
     registry=REGISTRY,
 )
+QUARANTINE_REVIEWS = Counter(
+    "graphmem_quarantine_reviews",
+    "Quarantined memories reviewed: approved (back into recall) or rejected (deleted)",
+    ["decision"],
+    registry=REGISTRY,
+)
 
 _KNOWN_OPERATIONS = {
     "records": ("access_stats",),
@@ -113,6 +119,8 @@ def _initialise_series(tools: frozenset[str] | set[str] = frozenset()) -> None:
             STORE_ERRORS.labels(store, op)
     for action in ACTIONS:
         WRITE_DECISIONS.labels(action)
+    for decision in ("approved", "rejected"):
+        QUARANTINE_REVIEWS.labels(decision)
 
 
 _initialise_series()
@@ -147,6 +155,10 @@ def store_error(store: str, operation: str) -> None:
 
 def write_decision(action: str) -> None:
     WRITE_DECISIONS.labels(action if action in ACTIONS else "other").inc()
+
+
+def quarantine_review(approved: bool, count: int) -> None:
+    QUARANTINE_REVIEWS.labels("approved" if approved else "rejected").inc(count)
 
 
 # ----------------------------------------------------------------------------- service levels
@@ -281,6 +293,7 @@ __all__ = [
     "bind",
     "channel",
     "observe_tool",
+    "quarantine_review",
     "register_tools",
     "render",
     "snapshot",

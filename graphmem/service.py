@@ -411,6 +411,7 @@ class MemoryService:
                 self.projector.apply(self.records.outbox_for(done))
         else:
             done = self.forget(user_id, ids)
+        metrics.quarantine_review(approve, len(done))
         self.records.audit(
             user_id,
             "approve" if approve else "reject_quarantined",

@@ -95,6 +95,11 @@ def exercised(served: HttpServer) -> dict[str, Any]:
                 {"content": QUARANTINE_TEXT, "memory_type": "fact"},
                 raise_on_error=False,
             )
+            if not held.is_error:  # quarantined: review it (approve puts it back)
+                mid = held.structured_content["memory_id"]
+                await c.call_tool(
+                    "memory_quarantine_review", {"memory_ids": [mid], "approve": True}
+                )
             for _ in range(2):
                 await c.call_tool("memory_search", {"query": "What is the cat called?"})
             await c.call_tool("memory_search", {"query": "x", "top_k": 0}, raise_on_error=False)
@@ -127,8 +132,11 @@ def test_metrics_endpoint_exports_tools_channels_cache_firewall_outbox_and_count
     held = "reject" if exercised["held_rejected"] else "quarantine"
     assert v("graphmem_firewall_write_decisions_total", action=held) == 1
     assert v("graphmem_firewall_write_decisions_total", action="allow") == 2
-    assert v("graphmem_memories", status="active") == 2
-    assert v("graphmem_memories", status="quarantined") == (0 if held == "reject" else 1)
+    approved = 0 if held == "reject" else 1
+    assert v("graphmem_quarantine_reviews_total", decision="approved") == approved
+    assert v("graphmem_quarantine_reviews_total", decision="rejected") == 0
+    assert v("graphmem_memories", status="active") == 2 + approved
+    assert v("graphmem_memories", status="quarantined") == 0
     assert v("graphmem_outbox_pending") == 0 and v("graphmem_outbox_lag_seconds") == 0
     assert all(v("graphmem_store_up", store=st) == 1 for st in ("records", "vectors", "graph"))
     assert v("graphmem_store_errors_total", store="vectors", operation="search") == 0
@@ -197,7 +205,11 @@ def test_request_id_is_echoed_and_in_every_json_log_line_of_the_call(served: Htt
 
     asyncio.run(with_header())
     asyncio.run(go())
-    lines = [json.loads(line) for line in served.log.read_text().splitlines() if line[:1] == "{"]
+    text = [line for line in served.log.read_text().splitlines() if line.strip()]
+    stray = [line for line in text if not line.startswith("{")]
+    # only the startup message graphmem prints itself (and its token notice) is plain text
+    assert all(line.startswith("graphmem MCP server on") for line in stray), stray
+    lines = [json.loads(line) for line in text if line.startswith("{")]
     calls = [r for r in lines if r.get("tool") == "memory_search" and "duration_ms" in r]
     assert any(r["request_id"] == rid for r in calls)  # the caller's id is kept
     generated = [r["request_id"] for r in calls if r["request_id"] != rid]
