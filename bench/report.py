@@ -145,11 +145,22 @@ def _images(images: list[tuple[str, Path]], doc: Path) -> list[str]:
 
 
 # ----------------------------------------------------------------------------- sections
+_DATA_PATH = re.compile(r"(?:\S*/)?shared/bench/")
+
+
+def clean_command(command: str) -> str:
+    """The command as a reader would type it from the repository root: the benchmark data
+    directory as its documented default, no absolute paths of the machine that ran it."""
+    command = _DATA_PATH.sub("../shared/bench/", command)
+    return command.replace(str(REPO_ROOT) + os.sep, "")
+
+
 def _run_line(r: dict[str, Any]) -> str:
     m = r.get("machine", {})
     return (
         f"Run {m.get('date', '?')} on {m.get('cores', '?')} cores ({m.get('cpu', '?')}),"
-        f" commit {m.get('git', m.get('git_rev', '?'))}. Command: `{r.get('command', '?')}`"
+        f" commit {m.get('git', m.get('git_rev', '?'))}."
+        f" Command: `{clean_command(r.get('command', '?'))}`"
     )
 
 
@@ -282,7 +293,7 @@ def render_production(r: dict[str, Any], doc: Path, img: Path) -> str:
 
 def render_suite(r: dict[str, Any], doc: Path, img: Path) -> str:
     lines = [
-        f"`{r['command']}` — {r['machine']['date']}, {r['machine']['cores']} cores,"
+        f"`{clean_command(r['command'])}` — {r['machine']['date']}, {r['machine']['cores']} cores,"
         f" variant **{r['variant']}**, {r['total_s']:.0f} s in all.",
         "",
         "| benchmark | status | wall s | peak RSS MiB | results |",

@@ -113,3 +113,10 @@ def test_main_writes_the_doc_and_refuses_a_template_without_markers(tmp_path: Pa
         assert "no '<!-- BEGIN GENERATED" in str(e)
     else:
         raise AssertionError("a template without markers must be refused")
+
+
+def test_commands_are_shown_without_machine_paths() -> None:
+    cmd = f"python bench/locomo.py --data /srv/x/shared/bench/locomo10.json --out {ROOT}/b/r.json"
+    assert report.clean_command(cmd) == (
+        "python bench/locomo.py --data ../shared/bench/locomo10.json --out b/r.json"
+    )
