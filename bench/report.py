@@ -62,7 +62,7 @@ def plot_scale(r: dict[str, Any], img: Path) -> list[tuple[str, Path]]:
     sizes = [s["size"] for s in r["sizes"]]
     out: list[tuple[str, Path]] = []
 
-    fig, axes = plt.subplots(1, 2, figsize=(11, 4.2), sharex=True)
+    fig, axes = plt.subplots(1, 2, figsize=(11, 4.8), sharex=True)
     modes = list(dict.fromkeys(m for s in r["sizes"] for m in s["search"]["modes"]))
     for mode in modes:
         pts = [
@@ -79,8 +79,9 @@ def plot_scale(r: dict[str, Any], img: Path) -> list[tuple[str, Path]]:
         ax.set_ylabel(f"search {key} (ms)")
         ax.set_title(f"search latency {key}, top-{r.get('top_k', 10)}")
         ax.grid(True, which="both", alpha=0.3)
-    axes[1].legend(fontsize=7, loc="upper left")
-    fig.tight_layout()
+    handles, labels = axes[0].get_legend_handles_labels()
+    fig.legend(handles, labels, loc="lower center", ncol=3, fontsize=8, frameon=False)
+    fig.tight_layout(rect=(0, 0.12, 1, 1))
     out.append(("Search latency against store size", _save(fig, img / "scale-latency.png")))
 
     fig, (a1, a2) = plt.subplots(1, 2, figsize=(11, 4.2))
@@ -145,13 +146,13 @@ def _images(images: list[tuple[str, Path]], doc: Path) -> list[str]:
 
 
 # ----------------------------------------------------------------------------- sections
-_DATA_PATH = re.compile(r"(?:\S*/)?shared/bench/")
+_DATA_PATH = re.compile(r"(?:\S*/)?shared/bench\b")
 
 
 def clean_command(command: str) -> str:
     """The command as a reader would type it from the repository root: the benchmark data
     directory as its documented default, no absolute paths of the machine that ran it."""
-    command = _DATA_PATH.sub("../shared/bench/", command)
+    command = _DATA_PATH.sub("../shared/bench", command)
     return command.replace(str(REPO_ROOT) + os.sep, "")
 
 

@@ -191,12 +191,12 @@ def main(argv: list[str] | None = None) -> int:
         status = "ok" if code == 0 else f"FAILED (exit {code}, see {log.name})"
         if code:
             failed.append(name)
-        target = next((a for a in argv_or_reason if a.endswith(".json")), None)
+        target = argv_or_reason[argv_or_reason.index("--out") + 1]
         summary["stages"][name] = {
             "status": status,
             "wall_s": round(wall, 1),
             "peak_rss_mb": round(rss, 1),
-            "out": os.path.relpath(target, REPO_ROOT) if target else None,
+            "out": os.path.relpath(target, REPO_ROOT),
         }
         tqdm.write(f"[{name}] {status} in {wall:.0f} s, peak RSS {rss:.0f} MiB", file=sys.stderr)
     bar.close()
