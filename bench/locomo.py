@@ -451,6 +451,12 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         metavar="KEY=VALUE",
         help="override a graphmem setting, e.g. --set expand_hops=1 (repeatable)",
     )
+    p.add_argument(
+        "--peers",
+        default="",
+        help="comma-separated peer systems to run on the same data in the same run"
+        " (bench/peers.py: mem0); scored and reported like modes",
+    )
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     return p.parse_args(argv)
 
@@ -543,6 +549,8 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
 
     quiet: dict[str, Any] = {}
     cpu: dict[str, Any] = {}
+    peers: list[Any] = []
+    peer_info: dict[str, Any] = {}
     try:
         if args.wait_quiet:
             quiet["before ingest"] = wait_for_quiet(timeout=args.wait_quiet)
@@ -554,12 +562,13 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
             ingest(svc, turns_by_conv, progress)
         ingest_s = time.perf_counter() - t0
         cpu["ingest"] = meter.stop()
+        peers, peer_info = ingest_peers(args.peers, turns_by_conv, progress)
         if args.wait_quiet:
             quiet["before search"] = wait_for_quiet(timeout=args.wait_quiet)
         meter = CpuMeter().start()
 
         # -------- search: every question once per mode, modes interleaved per question
-        latencies: dict[str, list[float]] = {m: [] for m in modes}
+        latencies: dict[str, list[float]] = {m: [] for m in [*modes, *peer_info]}
         per_question: list[dict[str, Any]] = []
         bar = tqdm(questions, desc="search", unit="q", file=sys.stderr, disable=not progress)
         for q in bar:
@@ -588,15 +597,27 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
                 row["retrieved"][mode] = dia
                 row.setdefault("latency_ms", {})[mode] = round(ms, 3)
                 row["scores"][mode] = score(dia, q.evidence)
+            for peer in peers:  # same question, same scoring, right after graphmem's modes
+                t = time.perf_counter()
+                dia = peer.search(user_of(q.conv), q.question, TOP_K)
+                ms = (time.perf_counter() - t) * 1000
+                latencies[peer.name].append(ms)
+                row["retrieved"][peer.name] = dia
+                row.setdefault("latency_ms", {})[peer.name] = round(ms, 3)
+                row["scores"][peer.name] = score(dia, q.evidence)
             per_question.append(row)
         bar.close()
         cpu["search"] = meter.stop()
         health = svc.vectors.health()
     finally:
         svc.close()
+        for peer in peers:
+            peer.close()
         if tmp is not None:
             tmp.cleanup()
 
+    graphmem_modes = modes
+    modes = [*modes, *peer_info]
     test = {c for c in convs if c not in TUNE_SPLIT}
     tune = {c for c in convs if c in TUNE_SPLIT}
     splits = {
@@ -616,6 +637,8 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         "data": {"file": data_path.name, "sha256": sha, **rep.to_dict()},
         "conversations": convs,
         "modes": modes,
+        "graphmem_modes": graphmem_modes,
+        "peers": peer_info,
         "mode_args": {m: {"weights": w, **kw} for m, (w, kw) in mode_args.items()},
         "settings": {**settings_snapshot(settings), "captions": bool(args.captions)},
         "vector_index": health,
@@ -639,6 +662,28 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         "splits": splits,
         "per_question": per_question,
     }
+
+
+def ingest_peers(
+    spec: str, turns_by_conv: dict[str, list[Turn]], progress: bool
+) -> tuple[list[Any], dict[str, Any]]:
+    """Open and fill each peer with the same turns graphmem got; time it like graphmem's."""
+    from peers import open_peer
+    from tqdm import tqdm
+
+    peers, info = [], {}
+    for name in [n.strip() for n in spec.split(",") if n.strip()]:
+        peer = open_peer(name)
+        peers.append(peer)
+        t0 = time.perf_counter()
+        for cid in tqdm(list(turns_by_conv), desc=f"ingest {name}", unit="conv",
+                        file=sys.stderr, disable=not progress):
+            peer.ingest(user_of(cid), turns_by_conv[cid])
+        secs = time.perf_counter() - t0
+        turns = sum(len(t) for t in turns_by_conv.values())
+        info[name] = {**peer.info(), "ingest_s": round(secs, 2),
+                      "ingest_turns_per_s": round(turns / secs, 1) if secs else None}
+    return peers, info
 
 
 def user_of(conv_id: str) -> str:

@@ -8,12 +8,12 @@ from __future__ import annotations
 
 import argparse
 import json
-import logging
 import os
 import sys
 from collections.abc import Callable, Iterator
 from typing import Any, TextIO
 
+from graphmem import logs
 from graphmem.errors import GraphmemError, StoreUnavailableError, ValidationError
 from graphmem.model import Memory, MemoryType, utcnow
 from graphmem.settings import Settings
@@ -441,10 +441,11 @@ def _int(field: str) -> Callable[[str], int]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    logging.basicConfig(
-        level=os.environ.get("GRAPHMEM_LOG_LEVEL", "WARNING"),
-        format="%(levelname)s %(name)s: %(message)s",
-    )
+    try:
+        logs.configure()  # GRAPHMEM_LOG_LEVEL, GRAPHMEM_LOG_FORMAT=text|json
+    except ValidationError as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
     args = build_parser().parse_args(argv)
     try:
         code = args.fn(args) or 0

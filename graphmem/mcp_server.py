@@ -35,7 +35,7 @@ from pydantic import Field, SecretStr
 from pydantic import ValidationError as PydanticValidationError
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
-from graphmem import __version__
+from graphmem import __version__, logs, metrics
 from graphmem.errors import (
     GraphmemError,
     NotFoundError,
@@ -123,6 +123,11 @@ class McpSettings(BaseSettings):
     llm_model: str | None = None
     llm_api_key: SecretStr | None = None
     llm_timeout_seconds: float = Field(20.0, gt=0)
+    metrics: bool = Field(True, description="serve Prometheus metrics over HTTP (GET /metrics)")
+    metrics_path: str = Field("/metrics", description="where the Prometheus endpoint is")
+    metrics_token: SecretStr | None = Field(
+        None, description="if set, GET /metrics needs 'Authorization: Bearer <this>'"
+    )
     torch_threads: int = Field(
         1,
         ge=0,
@@ -257,6 +262,7 @@ class ToolStats:
     def record(self, tool: str, ms: float, ok: bool) -> None:
         if tool not in TOOL_NAMES:  # made-up names must not grow these tables
             tool = "(unknown tool)"
+        metrics.observe_tool(tool, ms / 1000, ok)
         self.calls[tool] = self.calls.get(tool, 0) + 1
         if not ok:
             self.errors[tool] = self.errors.get(tool, 0) + 1
@@ -309,6 +315,13 @@ def _guard_middleware(cfg: McpSettings, stats: ToolStats) -> Any:
         """
 
         async def on_call_tool(self, context: Any, call_next: Any) -> Any:
+            from fastmcp.server.dependencies import get_http_headers
+
+            incoming = get_http_headers().get(logs.REQUEST_ID_HEADER)
+            with logs.request_context(logs.new_request_id(incoming)):
+                return await self._call_tool(context, call_next)
+
+        async def _call_tool(self, context: Any, call_next: Any) -> Any:
             name = context.message.name
             args = context.message.arguments or {}
             size = len(json.dumps(args, ensure_ascii=False, default=str).encode())
@@ -335,7 +348,19 @@ def _guard_middleware(cfg: McpSettings, stats: ToolStats) -> Any:
                     raise ToolError(_pydantic_message(cause)) from None
                 raise
             finally:
-                stats.record(name, (time.perf_counter() - start) * 1000, ok)
+                ms = (time.perf_counter() - start) * 1000
+                stats.record(name, ms, ok)
+                log.info(
+                    "tool call %s %s in %.1f ms",
+                    name,
+                    "ok" if ok else "failed",
+                    ms,
+                    extra={
+                        "tool": name,
+                        "outcome": "ok" if ok else "error",
+                        "duration_ms": round(ms, 3),
+                    },
+                )
 
     return GuardMiddleware()
 
@@ -410,6 +435,8 @@ def create_server(
     )
     # Erasing a user reaches their working memory too.
     svc.purgers["working_memory"] = (wm.delete_user, wm.count_user)
+    metrics.bind(svc)
+    metrics.register_tools(TOOL_NAMES)
     local_user = check_user(default_user or svc.settings.user_id)
     require_token = auth is not None
     stats = ToolStats()
@@ -795,6 +822,8 @@ def create_server(
         out["stores"] = stores
         out["status"] = "ok" if all(s.get("ok") for s in stores.values()) else "degraded"
         out["uptime_s"] = round(time.time() - started, 1)
+        # The numbers GET /metrics serves, from the same collection (all users together).
+        out["metrics"] = metrics.snapshot()
         return out
 
     @mcp.tool(
@@ -920,6 +949,12 @@ def create_server(
             raise ResourceError(str(e)) from None
         return json.dumps((cur or empty(sid)).to_dict(), ensure_ascii=False)
 
+    # ---------------------------------------------------------------- metrics
+    if cfg.metrics:
+        mcp.custom_route(cfg.metrics_path, methods=["GET"], include_in_schema=False)(
+            partial(_metrics_endpoint, cfg)
+        )
+
     # ---------------------------------------------------------------- prompt
     @mcp.prompt(
         name="memory_guidance",
@@ -933,6 +968,31 @@ def create_server(
 
 
 # ----------------------------------------------------------------------------- HTTP layer
+async def _metrics_endpoint(cfg: McpSettings, request: Any) -> Any:
+    """GET /metrics: Prometheus exposition text. Counts only, no user ids and no content; still,
+    set GRAPHMEM_METRICS_TOKEN when the port is reachable by anyone but your scraper."""
+    import hmac
+
+    import anyio
+    from starlette.responses import JSONResponse, Response
+
+    if cfg.metrics_token is not None:
+        sent = request.headers.get("authorization", "")
+        want = "Bearer " + cfg.metrics_token.get_secret_value()
+        if not hmac.compare_digest(sent.encode(), want.encode()):
+            return JSONResponse(
+                {
+                    "error": "invalid_token",
+                    "error_description": "GET /metrics needs 'Authorization: Bearer <token>'"
+                    " with the token in GRAPHMEM_METRICS_TOKEN.",
+                },
+                status_code=401,
+                headers={"www-authenticate": "Bearer"},
+            )
+    body, content_type = await anyio.to_thread.run_sync(metrics.render)  # reads the stores
+    return Response(body, media_type=content_type)
+
+
 class HttpGate:
     """ASGI middleware in front of the MCP endpoint: clear 401s and a body-size limit.
 
@@ -951,6 +1011,7 @@ class HttpGate:
         if scope["type"] != "http" or (scope["path"].rstrip("/") or "/") != self.path:
             await self.app(scope, receive, send)
             return
+        scope, send = _with_request_id(scope, send)
         user = scope.get("user")
         if not getattr(user, "is_authenticated", False):
             await self._unauthorized(scope, send)
@@ -1030,6 +1091,23 @@ class HttpGate:
         )
 
 
+def _with_request_id(scope: "Scope", send: "Send") -> tuple["Scope", "Send"]:
+    """Give the request an X-Request-Id (the caller's, if usable) that the tool call logs
+    under, and echo it in the response so a client can quote it in a bug report."""
+    key = logs.REQUEST_ID_HEADER.encode()
+    headers = [(k, v) for k, v in scope.get("headers") or [] if k != key]
+    sent = next((v for k, v in scope.get("headers") or [] if k == key), b"")
+    rid = logs.new_request_id(sent.decode("latin-1")).encode()
+    scope = {**scope, "headers": [*headers, (key, rid)]}
+
+    async def send_with_id(message: "Message") -> None:
+        if message["type"] == "http.response.start":
+            message = {**message, "headers": [*message.get("headers", []), (key, rid)]}
+        await send(message)
+
+    return scope, send_with_id
+
+
 async def _json_response(
     send: "Send", status: int, body: dict[str, Any], extra: list[tuple[bytes, bytes]]
 ) -> None:
@@ -1060,6 +1138,10 @@ async def serve_http(server: "FastMCP", cfg: McpSettings, *, log_level: str = "w
     Host/Origin checking is on ("auto": enforced while bound to loopback), so a web page the
     user visits cannot reach the server through DNS rebinding or a cross-origin request.
     """
+    uvicorn_config: dict[str, Any] = {"access_log": False}
+    if logs.json_enabled():
+        logs.route_framework_logs()
+        uvicorn_config["log_config"] = None  # uvicorn logs through the root (JSON) handler
     await server.run_http_async(
         transport="http",
         host=cfg.host,
@@ -1069,7 +1151,7 @@ async def serve_http(server: "FastMCP", cfg: McpSettings, *, log_level: str = "w
         middleware=http_middleware(cfg),
         show_banner=False,
         log_level=log_level,
-        uvicorn_config={"access_log": False},
+        uvicorn_config=uvicorn_config,
     )
 
 

@@ -14,6 +14,7 @@ from datetime import timedelta
 
 import numpy as np
 
+from graphmem import metrics
 from graphmem.breaker import Breaker
 from graphmem.embedder import Embedder
 from graphmem.model import Memory, utcnow
@@ -125,6 +126,7 @@ class Projector:
             except Exception as e:  # noqa: BLE001 - any store failure is retried later
                 self.breaker.failed(target)
                 errors[target] = f"{target}: {type(e).__name__}: {e}"
+                metrics.store_error(target, "project")
                 log.warning("%s projection of %d outbox rows failed, will retry: %s",
                             target, len(subset), e)
         done, failed = [], 0

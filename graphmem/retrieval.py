@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from graphmem import associative, ranking
+from graphmem import associative, metrics, ranking
 from graphmem.associative import TracedHit
 from graphmem.errors import StoreUnavailableError
 from graphmem.model import (
@@ -82,7 +82,8 @@ class Retriever:
         vec_scores: dict[str, float] = {}
         qvec: np.ndarray | None = None
         if w["vector"] > 0 or w["keyword"] == 0:
-            qvec = self.svc.embedder.encode_query(query, user_id)
+            with metrics.channel("query_embedding"):
+                qvec = self.svc.embedder.encode_query(query, user_id)
             flt = VectorFilter(
                 user_id, mt, statuses, since.timestamp() if since else None, session_id
             )
@@ -90,19 +91,22 @@ class Retriever:
             try:
                 if not breaker.allow("vectors"):
                     raise StoreUnavailableError("vector store down, retrying later")
-                vec_scores = {
-                    h.memory_id: h.score for h in self.svc.vectors.search(qvec, flt, pool)
-                }
+                with metrics.channel("vector"):
+                    vec_scores = {
+                        h.memory_id: h.score for h in self.svc.vectors.search(qvec, flt, pool)
+                    }
                 breaker.ok("vectors")
             except Exception as e:  # noqa: BLE001 - degrade to keyword-only, say so
                 log.warning("vector channel unavailable: %s", e)
+                metrics.store_error("vectors", "search")
                 breaker.failed("vectors")
                 degraded.append("vectors")
 
         kw_scores: dict[str, float] = {}
         if w["keyword"] > 0 or not vec_scores:
             rq = RecordQuery(user_id, mt, statuses, since, session_id)
-            kw_scores = dict(self.svc.records.keyword_search(rq, query_terms(query), pool))
+            with metrics.channel("keyword"):
+                kw_scores = dict(self.svc.records.keyword_search(rq, query_terms(query), pool))
 
         ids = list(dict.fromkeys([*vec_scores, *kw_scores]))
         rows = self.svc.records.get(user_id, ids)
@@ -114,6 +118,7 @@ class Retriever:
                         vec_scores[mid] = float(np.dot(qvec, v))
                 except Exception as e:  # noqa: BLE001
                     log.warning("could not score keyword-only hits by vector: %s", e)
+                    metrics.store_error("vectors", "fetch")
         kw_max = max(kw_scores.values(), default=0.0)
 
         def score(mem: Memory) -> TracedHit:
@@ -141,12 +146,14 @@ class Retriever:
             try:
                 if not breaker.allow("graph"):
                     raise StoreUnavailableError("graph store down, retrying later")
-                reached = associative.expand(
-                    self.svc.graph_store, user_id, _seed_relevance(hits[: s.graph_seeds]), cfg
-                )
+                with metrics.channel("graph"):
+                    reached = associative.expand(
+                        self.svc.graph_store, user_id, _seed_relevance(hits[: s.graph_seeds]), cfg
+                    )
                 breaker.ok("graph")
             except Exception as e:  # noqa: BLE001 - degrade to hybrid-only, say so
                 log.warning("graph expansion unavailable: %s", e)
+                metrics.store_error("graph", "expand")
                 breaker.failed("graph")
                 degraded.append("graph")
                 reached = {}
@@ -171,6 +178,7 @@ class Retriever:
                         vec_scores[mid] = float(np.dot(qvec, v))
                 except Exception as e:  # noqa: BLE001
                     log.warning("could not score graph-reached hits by vector: %s", e)
+                    metrics.store_error("vectors", "fetch")
             hits.extend(score(m) for m in new.values())
             for h in hits:
                 r = reached.get(h.memory.id)

@@ -20,7 +20,7 @@ from typing import Any
 import numpy as np
 
 from extractors import Extractor, make_extractor
-from graphmem import associative
+from graphmem import associative, metrics
 from graphmem.associative import Step, TracedHit
 from graphmem.embedder import Embedder, shared_embedder
 from graphmem.erasure import ErasureReceipt, Purger, erase_user, residue
@@ -106,6 +106,7 @@ class AccessTracker:
                 self.records.record_access(dict(counts), utcnow())
             except Exception as e:  # noqa: BLE001 - stats are best-effort, recall must not fail
                 log.warning("could not record %d access counts: %s", len(counts), e)
+                metrics.store_error("records", "access_stats")
 
 
 class MemoryService:
@@ -191,6 +192,7 @@ class MemoryService:
         source = parse_source(item.get("source"))
         metadata = check_metadata(item.get("metadata"))
         decision = self.guard.screen_write(content, source.value, metadata)
+        metrics.write_decision(decision.action)
         if decision.action == "reject":
             reason = decision.reasons[0] if decision.reasons else "refused by the memory firewall"
             raise ValidationError("content", f"rejected by the memory firewall: {reason}")
@@ -336,6 +338,7 @@ class MemoryService:
         if content is not None:
             text = check_content(content, self.settings.max_content_chars)
             decision = self.guard.screen_write(text, mem.source.value, None)
+            metrics.write_decision(decision.action)
             if decision.action == "reject":
                 reason = decision.reasons[0] if decision.reasons else "refused"
                 self.records.audit(mem.user_id, "reject", [mem.id], {"tool": tool})
@@ -412,6 +415,7 @@ class MemoryService:
                 self.projector.apply(self.records.outbox_for(done))
         else:
             done = self.forget(user_id, ids)
+        metrics.quarantine_review(approve, len(done))
         self.records.audit(
             user_id,
             "approve" if approve else "reject_quarantined",
@@ -510,6 +514,7 @@ class MemoryService:
             entry = self.cache.get(user_id, key)
         except Exception as e:  # noqa: BLE001 - a cache that is down only costs speed
             log.warning("search cache unavailable: %s", e)
+            metrics.store_error("cache", "get")
             return None
         if entry is None:
             self.cache_misses += 1
@@ -534,6 +539,7 @@ class MemoryService:
             self.cache.set(user_id, key, entry)
         except Exception as e:  # noqa: BLE001
             log.warning("search cache unavailable: %s", e)
+            metrics.store_error("cache", "set")
 
     def _invalidate(self, user_id: str) -> None:
         """A user's write, update or forget makes every cached result of theirs stale."""
@@ -541,6 +547,7 @@ class MemoryService:
             self.cache.invalidate(user_id)
         except Exception as e:  # noqa: BLE001 - entries expire by TTL if Redis is down now
             log.warning("could not invalidate the search cache for a user: %s", e)
+            metrics.store_error("cache", "invalidate")
 
     @property
     def cache_hit_rate(self) -> float:

@@ -12,6 +12,8 @@ import yaml
 ROOT = Path(__file__).resolve().parents[1]
 COMPOSE = yaml.safe_load((ROOT / "compose.yaml").read_text("utf-8"))
 SERVICES = COMPOSE["services"]
+CORE_SERVICES = {n for n, s in SERVICES.items() if not s.get("profiles")}
+MONITORING_SERVICES = {n for n, s in SERVICES.items() if "monitoring" in s.get("profiles", [])}
 
 
 def _ports(service: str) -> set[str]:
@@ -19,7 +21,9 @@ def _ports(service: str) -> set[str]:
 
 
 def test_every_service_image_and_port() -> None:
-    assert set(SERVICES) == {"mysql", "redis", "qdrant", "neo4j", "graphmem"}
+    assert {"mysql", "redis", "qdrant", "neo4j", "graphmem"} == CORE_SERVICES
+    assert {"prometheus", "grafana"} == MONITORING_SERVICES
+    assert set(SERVICES) == CORE_SERVICES | MONITORING_SERVICES
     assert SERVICES["mysql"]["image"] == "mysql:8.0"
     assert SERVICES["redis"]["image"] == "redis:7-alpine"
     assert SERVICES["qdrant"]["image"].startswith("qdrant/qdrant")
@@ -44,7 +48,7 @@ def test_every_service_has_a_healthcheck_and_graphmem_waits_for_them() -> None:
 
 def test_volumes_init_sql_and_store_settings() -> None:
     assert set(COMPOSE["volumes"]) == {"mysql-data", "redis-data", "qdrant-data", "neo4j-data",
-                                       "graphmem-data"}
+                                       "graphmem-data", "prometheus-data", "grafana-data"}
     mysql = SERVICES["mysql"]
     assert "./init.sql:/docker-entrypoint-initdb.d/01-graphmem.sql:ro" in mysql["volumes"]
     assert "--character-set-server=utf8mb4" in mysql["command"]
@@ -70,3 +74,22 @@ def test_secrets_come_from_env_and_the_example_holds_none() -> None:
     assert all("change-me" in v or "replace" in v for v in example.values())
     assert "NEO4J_AUTH: neo4j/${NEO4J_PASSWORD" in text
     assert ".env" in (ROOT / ".gitignore").read_text("utf-8").splitlines()
+
+
+def test_monitoring_profile_scrapes_graphmem_and_provisions_the_dashboard() -> None:
+    prom, grafana = SERVICES["prometheus"], SERVICES["grafana"]
+    assert prom["image"].startswith("prom/prometheus") and _ports("prometheus") == {"9090:9090"}
+    assert grafana["image"].startswith("grafana/grafana") and _ports("grafana") == {"3000:3000"}
+    mounts = {v.split(":")[0]: v.split(":")[1] for v in prom["volumes"] + grafana["volumes"]}
+    for src in mounts:  # every bind-mounted file or directory is in the repository
+        if src.startswith("./"):
+            assert (ROOT / src).exists(), src
+    scrape = yaml.safe_load((ROOT / "deploy/prometheus/prometheus.yml").read_text("utf-8"))
+    job = next(j for j in scrape["scrape_configs"] if j["job_name"] == "graphmem")
+    assert job["metrics_path"] == "/metrics"
+    assert job["static_configs"][0]["targets"] == ["graphmem:8765"]  # the compose service
+    ds_dir = ROOT / "deploy/grafana/provisioning/datasources"
+    ds = yaml.safe_load((ds_dir / "prometheus.yaml").read_text("utf-8"))["datasources"][0]
+    assert ds["url"] == "http://prometheus:9090"
+    dashboard = (ROOT / "deploy/grafana/dashboards/graphmem.json").read_text("utf-8")
+    assert f'"uid": "{ds["uid"]}"' in dashboard  # panels query the provisioned datasource

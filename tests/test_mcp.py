@@ -731,6 +731,9 @@ def free_port() -> int:
 
 def child_env(data_dir: Path, **extra: str) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith("GRAPHMEM_")}
+    # The checkout under test, not whatever copy the `graphmem` script was installed from.
+    root = str(Path(__file__).resolve().parents[1])
+    env["PYTHONPATH"] = os.pathsep.join(p for p in (root, env.get("PYTHONPATH")) if p)
     env.update({"GRAPHMEM_DATA_DIR": str(data_dir), "GRAPHMEM_LOG_LEVEL": "WARNING", **extra})
     return env
 
@@ -769,13 +772,17 @@ class HttpServer:
 
 
 @contextmanager
-def start_http_server(tmp: Path, users: tuple[str, ...] = ("alice", "bob")) -> Iterator[HttpServer]:
+def start_http_server(
+    tmp: Path, users: tuple[str, ...] = ("alice", "bob"), **env_extra: str
+) -> Iterator[HttpServer]:
     """A real `graphmem serve` on a free loopback port; killed on exit whatever happens."""
     data_dir = tmp / "data"
     tokens = {u: f"test-token-{u}-{uuid.uuid4().hex}" for u in users}
     port = free_port()
     log = tmp / "serve.log"
-    env = child_env(data_dir, GRAPHMEM_TOKENS=",".join(f"{t}={u}" for u, t in tokens.items()))
+    env = child_env(
+        data_dir, GRAPHMEM_TOKENS=",".join(f"{t}={u}" for u, t in tokens.items()), **env_extra
+    )
     with open(log, "wb") as out:
         proc = subprocess.Popen(
             [graphmem_exe(), "serve", "--host", "127.0.0.1", "--port", str(port)],

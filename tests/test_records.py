@@ -133,8 +133,10 @@ def test_outbox_retry_backoff_and_stats(records: RecordsStore) -> None:
     records.outbox_retry_later(item.id, "boom", utcnow() + timedelta(seconds=60))
     assert records.outbox_due(10, utcnow()) == []
     assert records.outbox_due(10, utcnow() + timedelta(seconds=61))[0].attempts == 1
+    oldest = records.outbox_oldest()  # the projection lag that /metrics reports
+    assert oldest is not None and abs((utcnow() - oldest).total_seconds()) < 60
     records.outbox_done([item.id])
-    assert records.outbox_count() == 0
+    assert records.outbox_count() == 0 and records.outbox_oldest() is None
     st = records.stats("u")
     assert st["total"] == 1 and st["by_type"] == {"event": 1}
     records.audit("u", "forget", [m.id], {"count": 1})

@@ -482,6 +482,10 @@ class SQLRecords(KeywordIndex, GraphRecords):
     def outbox_count(self) -> int:
         return int(self._fetch("SELECT COUNT(*) FROM outbox")[0][0])
 
+    def outbox_oldest(self) -> datetime | None:
+        """When the oldest unprojected row was queued: how far projection lags behind."""
+        return self._dt_out(self._fetch("SELECT MIN(created_at) FROM outbox")[0][0])
+
 
 def _iso(value: datetime | None) -> str | None:
     return value.isoformat() if value else None
