@@ -4,6 +4,12 @@
 Named entities of the kinds that identify something (people, organisations, places, products,
 events, works) are kept; dates, numbers and amounts are not entities here. Proper-noun runs the
 model did not label are kept as `thing`.
+
+Common nouns become `topic` mentions (key "topic:" + Snowball stem: "pottery", "potteries" ->
+"topic:potteri"). A conversation returns to a topic across sessions ("my pottery class" ...
+"the pots I made") without naming any entity, and those are exactly the memories a multi-hop
+question needs together; linking gives topics weaker edges than entities and suppresses the
+ubiquitous ones (graphmem.linking).
 """
 
 from __future__ import annotations
@@ -11,6 +17,8 @@ from __future__ import annotations
 import threading
 from functools import lru_cache
 from typing import Any
+
+import snowballstemmer
 
 from extractors.base import Entity, Mention
 from extractors.normalize import Normalizer, clean_name
@@ -36,6 +44,8 @@ _CALENDAR = set(
     " monday tuesday wednesday thursday friday saturday sunday today tomorrow yesterday".split()
 )
 _lock = threading.Lock()
+TOPIC_PREFIX = "topic:"
+_STEMMER = snowballstemmer.stemmer("english")
 
 
 @lru_cache(maxsize=1)
@@ -60,8 +70,9 @@ def doc_mentions(doc: Any, norm: Normalizer) -> list[Mention]:
             continue
         key = norm.key(ent.text)
         if key:
-            out.append(Mention(Entity(key, clean_name(ent.text), etype), ent.start_char,
-                               ent.end_char))
+            out.append(
+                Mention(Entity(key, clean_name(ent.text), etype), ent.start_char, ent.end_char)
+            )
             covered.update(range(ent.start, ent.end))
     run: list[Any] = []
     for tok in [*doc, None]:
@@ -72,9 +83,31 @@ def doc_mentions(doc: Any, norm: Normalizer) -> list[Mention]:
             text = doc.text[run[0].idx : run[-1].idx + len(run[-1].text)]
             key = norm.key(text)
             if key and key not in _CALENDAR:
-                out.append(Mention(Entity(key, clean_name(text), "thing"), run[0].idx,
-                                   run[-1].idx + len(run[-1].text)))
+                out.append(
+                    Mention(
+                        Entity(key, clean_name(text), "thing"),
+                        run[0].idx,
+                        run[-1].idx + len(run[-1].text),
+                    )
+                )
         run = []
+    for tok in doc:
+        word = tok.text.lower()
+        if (
+            tok.pos_ == "NOUN"
+            and tok.is_alpha
+            and len(word) > 3
+            and not tok.is_stop
+            and word not in _CALENDAR
+            and tok.i not in covered
+        ):
+            out.append(
+                Mention(
+                    Entity(TOPIC_PREFIX + _STEMMER.stemWord(word), word, "topic"),
+                    tok.idx,
+                    tok.idx + len(tok.text),
+                )
+            )
     return out
 
 

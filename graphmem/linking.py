@@ -2,6 +2,9 @@
 
 - related: a new memory and an earlier one mention the same entity (0.6, +0.2 per further
   shared entity, at most 1). A shared entity links to its `per_entity` most recent mentions.
+  Shared topics (common nouns, `topic:` keys) are weaker evidence: 0.3, +0.1 per further
+  shared topic, added to the entity strength, and a topic links to its `per_topic` most recent
+  mentions only.
   An entity that a large share of the user's memories mention (a hub: the user's own name, the
   other speaker in a chat) links nothing, for related edges and cues alike: like a stop word
   it says nothing about which memories belong together. Measured on LoCoMo, where the two
@@ -25,6 +28,7 @@ from collections import Counter
 from collections.abc import Sequence
 
 from extractors import Extraction
+from extractors.english import TOPIC_PREFIX
 from graphmem.model import Memory
 from graphmem.stores.records import EntityRef, GraphRows, RecordsStore, Relation
 
@@ -38,9 +42,11 @@ class Linker:
         per_entity: int = 10,
         hub_share: float = 0.05,
         hub_min: int = 25,
+        per_topic: int = 3,
     ) -> None:
         self.records = records
         self.per_entity = per_entity
+        self.per_topic = per_topic
         self.hub_share = hub_share
         self.hub_min = hub_min
 
@@ -78,23 +84,30 @@ class Linker:
                 k = (source, target, kind)
                 edges[k] = max(edges.get(k, 0.0), round(strength, 3))
 
+        def earlier(k: str) -> list[str]:
+            limit = self.per_topic if k.startswith(TOPIC_PREFIX) else self.per_entity
+            return [*batch.get(k, []), *known.get(k, [])][:limit]
+
         def mentioning(key_set: frozenset[str], me: str) -> list[str]:
             out: dict[str, None] = {}
             for k in sorted(key_set - hubs):
-                for mid in [*batch.get(k, []), *known.get(k, [])][: self.per_entity]:
+                for mid in earlier(k):
                     if mid != me:
                         out.setdefault(mid, None)
             return list(out)
 
         for m, ex in zip(memories, extractions, strict=True):
             shared: Counter[str] = Counter()
+            topics: Counter[str] = Counter()
             for k in ex.keys - hubs:
-                for mid in [*batch.get(k, []), *known.get(k, [])][: self.per_entity]:
+                for mid in earlier(k):
                     if mid != m.id:
-                        shared[mid] += 1
-            for mid, n in shared.items():  # symmetric: stored once, larger id first
+                        (topics if k.startswith(TOPIC_PREFIX) else shared)[mid] += 1
+            for mid in shared.keys() | topics.keys():  # symmetric: stored once, larger id first
+                n, t = shared[mid], topics[mid]
+                strength = (0.6 + 0.2 * (n - 1) if n else 0.0) + (0.3 + 0.1 * (t - 1) if t else 0.0)
                 a, b = max(m.id, mid), min(m.id, mid)
-                add(a, b, "related", min(1.0, 0.6 + 0.2 * (n - 1)))
+                add(a, b, "related", min(1.0, strength))
 
             prev = last_in_session.get(m.session_id) if m.session_id in last_in_session else None
             if prev is None and (m.session_id or any(c.to_previous for c in ex.cues)):

@@ -135,7 +135,9 @@ class MemoryService:
         self.vectors = vectors or open_vectors(s, self.embedder.dim)
         self.graph_store = graph or open_graph(s)
         self.extractor = extractor or make_extractor(s.extractor, s.entity_aliases)
-        self.linker = Linker(self.records, s.link_per_entity, s.link_hub_share, s.link_hub_min)
+        self.linker = Linker(
+            self.records, s.link_per_entity, s.link_hub_share, s.link_hub_min, s.link_per_topic
+        )
         self.projector = Projector(self.records, self.vectors, self.embedder, self.graph_store)
         self.access = AccessTracker(self.records, s.access_flush_every, s.access_flush_seconds)
         self.retriever = Retriever(self)

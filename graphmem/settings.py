@@ -101,6 +101,12 @@ class Settings(BaseSettings):
         description="an entity mentioned by more than this share of a user's memories (and"
         " more than link_hub_min of them) links nothing: 0 turns hub suppression off",
     )
+    link_per_topic: int = Field(
+        3,
+        ge=0,
+        description="a shared topic (common noun) links a new memory to at most this"
+        " many earlier ones, with weaker edges than entities; 0: topics link nothing",
+    )
     link_hub_min: int = Field(25, description="mentions an entity may have before it is a hub")
     expand_hops: int = 2
     graph_weight: float = Field(
