@@ -18,7 +18,9 @@ from graphmem.model import Status
 from graphmem.stores.records_mysql import MySQLRecords
 from graphmem.stores.vectors_qdrant import QdrantServerVectors
 from graphmem.temporal import TemporalSettings, asks_about_past
+from tests.conftest import open_neo4j
 
+USERS = ("u", "zh", "b", "other")
 JAN_23, MAR_24, JUN_24 = "2023-01-10T09:00:00Z", "2024-03-01T09:00:00Z", "2024-06-01T09:00:00Z"
 
 
@@ -26,16 +28,22 @@ JAN_23, MAR_24, JUN_24 = "2023-01-10T09:00:00Z", "2024-03-01T09:00:00Z", "2024-0
 def tsvc(
     request: pytest.FixtureRequest, tmp_path: Path, embedder: Embedder
 ) -> Iterator[MemoryService]:
-    """The service over SQLite + Qdrant Edge, or over MariaDB + qdrant-client."""
+    """The service over SQLite + Qdrant Edge + networkx, or MariaDB + qdrant-client + Neo4j."""
     settings = Settings(data_dir=tmp_path / "data")
     extra = {}
     if request.param == "production":
         extra = {
             "records": MySQLRecords(request.getfixturevalue("mysql_url")),
             "vectors": QdrantServerVectors(":memory:", None, "memories", embedder.dim),
+            "graph": open_neo4j(),
         }
+        for user in USERS:
+            extra["graph"].delete_user(user)
     svc = MemoryService(settings, embedder=embedder, **extra)
     yield svc
+    if request.param == "production":
+        for user in USERS:
+            svc.graph_store.delete_user(user)
     svc.close()
 
 
@@ -288,3 +296,22 @@ def test_existing_databases_gain_the_columns(tmp_path: Path) -> None:
     assert {"valid_from", "valid_to", "slot"} <= {r[1] for r in db.execute(
         "PRAGMA table_info(memories)")}
     db.close()
+
+
+def test_cli_history_and_as_of(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    import json
+
+    from graphmem.cli import main
+
+    base = ["--data-dir", str(tmp_path / "cli"), "--user", "u", "--json"]
+    assert main(["add", "I live in Austin", "--created-at", JAN_23, *base]) == 0
+    assert main(["add", "I moved to Denver", "--created-at", MAR_24, *base]) == 0
+    denver = json.loads(capsys.readouterr().out.splitlines()[-1])["id"]
+    assert main(["history", denver, *base]) == 0
+    versions = json.loads(capsys.readouterr().out)["versions"]
+    assert [v["content"] for v in versions] == ["I live in Austin", "I moved to Denver"]
+    assert main(["search", "where do I live", "--as-of", "2023-05-01", *base]) == 0
+    hits = json.loads(capsys.readouterr().out)["hits"]
+    assert [h["content"] for h in hits] == ["I live in Austin"]
+    assert main(["search", "where do I live", "--as-of", "soon", *base]) == 2
+    assert "as_of" in capsys.readouterr().err
