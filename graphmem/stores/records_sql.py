@@ -423,7 +423,8 @@ class SQLRecords(KeywordIndex, GraphRecords):
             (user_id,),
         )[0]
         return {
-            "total": sum(int(v) for v in by_status.values()),
+            # superseded rows are earlier versions of these memories, not memories of their own
+            "total": sum(int(v) for k, v in by_status.items() if k != "superseded"),
             "by_type": {k: int(v) for k, v in sorted(by_type.items())},
             "by_status": {k: int(v) for k, v in sorted(by_status.items())},
             "first_created_at": _iso(self._dt_out(first_last[0])),
