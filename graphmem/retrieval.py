@@ -194,7 +194,10 @@ class Retriever:
     def similar(self, user_id: str, query: str, threshold: float, limit: int) -> list[Memory]:
         """Memories whose embedding is at least `threshold` cosine-similar to `query`."""
         qvec = self.svc.embedder.encode_query(query, user_id)
-        flt = VectorFilter(user_id, None, (Status.ACTIVE.value, Status.ARCHIVED.value))
+        # superseded versions too: "forget my old address" must reach the old address
+        flt = VectorFilter(
+            user_id, None, (Status.ACTIVE.value, Status.ARCHIVED.value, Status.SUPERSEDED.value)
+        )
         hits = [h for h in self.svc.vectors.search(qvec, flt, limit) if h.score >= threshold]
         rows = self.svc.records.get(user_id, [h.memory_id for h in hits])
         return [rows[h.memory_id] for h in hits if h.memory_id in rows]

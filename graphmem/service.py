@@ -60,7 +60,7 @@ from graphmem.stores.cache import cache_key
 from graphmem.stores.graph import RELATION_TYPES
 from graphmem.stores.records import GraphRows, Relation
 from graphmem.summary import summarize
-from graphmem.temporal import Temporal, version_copy
+from graphmem.temporal import Temporal
 from graphmem.text import search_text
 
 log = logging.getLogger("graphmem.service")
@@ -368,15 +368,7 @@ class MemoryService:
         vec = self.embedder.encode([mem.content]) if content is not None else None
         with self._write_lock:
             if content is not None and before.content != mem.content:
-                # A new version, not an overwrite: the old content stays as a closed version.
-                old = version_copy(before, new_id(), mem.updated_at)
-                link = Relation(mem.user_id, old.id, mem.id, "superseded_by", 1.0, old.valid_to)
-                self.records.insert([old], [search_text(old.content)],
-                                    GraphRows(mem.user_id, {}, [link]))
-                self.projector.apply(self.records.outbox_for([old.id]))
-                mem.valid_from = mem.updated_at
-                found = self.temporal.slots(mem.content) if self.temporal.settings.enabled else []
-                mem.slot = found[0].key if found else None
+                self.temporal.keep_version(before, mem)  # a new version, not an overwrite
             self.records.update_content(mem, search_text(mem.content))
             self._invalidate(mem.user_id)
             if vec is not None:

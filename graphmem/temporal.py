@@ -34,9 +34,10 @@ from pydantic_settings import BaseSettings, SettingsConfigDict
 from extractors.normalize import Normalizer
 from extractors.slots import Slot, compile_rules, find_slots, is_correction
 from graphmem.guard.consensus import Candidate, extract_claim
-from graphmem.model import Memory, Status
-from graphmem.stores.records import Relation, Supersession
+from graphmem.model import Memory, Status, new_id
+from graphmem.stores.records import GraphRows, Relation, Supersession
 from graphmem.stores.vectors import VectorFilter
+from graphmem.text import search_text
 
 if TYPE_CHECKING:
     import numpy as np
@@ -313,6 +314,21 @@ class Temporal:
             self.svc.records.supersede(user_id, out)
         return out
 
+    def keep_version(self, before: Memory, after: Memory) -> Memory:
+        """`update` changed a memory's content: store the previous content as a closed version
+        linked by `superseded_by` (committed before the new content, so a failure in between
+        leaves an extra version, never a lost one) and start the new content's validity."""
+        old = version_copy(before, new_id(), after.updated_at)
+        link = Relation(after.user_id, old.id, after.id, SUPERSEDED_BY, 1.0, old.valid_to)
+        self.svc.records.insert(
+            [old], [search_text(old.content)], GraphRows(after.user_id, {}, [link])
+        )
+        self.svc.projector.apply(self.svc.records.outbox_for([old.id]))
+        after.valid_from = after.updated_at
+        found = self.slots(after.content) if self.settings.enabled else []
+        after.slot = found[0].key if found else None
+        return old
+
     # ------------------------------------------------------------------ history
     def versions(self, user_id: str, memory_id: str) -> list[Memory]:
         """Every version linked to this memory by `superseded_by`, oldest first."""
@@ -357,10 +373,10 @@ def _candidate(m: Memory) -> Candidate:
     return Candidate(m.id, m.content, m.user_id, m.status.value, m.source.value)
 
 
-def version_copy(old: Memory, new_id: str, at: datetime) -> Memory:
+def version_copy(old: Memory, version_id: str, at: datetime) -> Memory:
     """The previous content of a memory that `update` changes, as a closed version of it."""
     return Memory(
-        id=new_id,
+        id=version_id,
         user_id=old.user_id,
         content=old.content,
         memory_type=old.memory_type,

@@ -111,8 +111,9 @@ def test_austin_to_denver(tsvc: MemoryService) -> None:
     austin = tsvc.get("u", a_id)
     assert austin.status == Status.SUPERSEDED and austin.slot == "self|home_city"
     assert austin.valid_to == tsvc.get("u", d_id).valid_since
-    rels = {(r.source_id, r.relation_type, r.target_id)
-            for r in tsvc.records.relations_for("u", [a_id])}
+    rels = {
+        (r.source_id, r.relation_type, r.target_id) for r in tsvc.records.relations_for("u", [a_id])
+    }
     assert (a_id, "superseded_by", d_id) in rels
 
     now = tsvc.search("u", "Where do I live?", top_k=5).hits
@@ -172,10 +173,13 @@ def test_a_backdated_import_lands_in_the_past(tsvc: MemoryService) -> None:
     assert tsvc.get("u", d.id).status == Status.ACTIVE
     old = tsvc.get("u", a.id)
     assert old.status == Status.SUPERSEDED and old.valid_to == tsvc.get("u", d.id).valid_since
-    batch = tsvc.write_many("b", [
-        {"content": "I work at Initech", "created_at": JAN_23},
-        {"content": "I joined Globex", "created_at": MAR_24},
-    ])
+    batch = tsvc.write_many(
+        "b",
+        [
+            {"content": "I work at Initech", "created_at": JAN_23},
+            {"content": "I joined Globex", "created_at": MAR_24},
+        ],
+    )
     assert [tsvc.get("b", m.id).status for m in batch] == [Status.SUPERSEDED, Status.ACTIVE]
 
 
@@ -184,12 +188,16 @@ def test_update_records_a_new_version(tsvc: MemoryService) -> None:
     tsvc.update("u", m.id, "My phone number is 555-0199")
     versions = tsvc.history("u", m.id)
     assert [v.content for v in versions] == [
-        "My phone number is 555-0100", "My phone number is 555-0199"
+        "My phone number is 555-0100",
+        "My phone number is 555-0199",
     ]
     assert versions[0].status == Status.SUPERSEDED and versions[-1].id == m.id
     assert "555-0100" not in str(contents(tsvc.search("u", "phone number", top_k=5).hits))
     assert tsvc.forget("u", [m.id]) == [m.id]
     assert tsvc.records.get("u", [v.id for v in versions]) == {}
+    a_id, _ = austin_denver(tsvc)
+    gone = tsvc.forget_by_query("u", "I live in Austin", threshold=0.9)
+    assert [g.id for g in gone] == [a_id]  # a superseded memory can be forgotten by query too
 
 
 # ---------------------------------------------------------------- the consensus rule
@@ -198,10 +206,10 @@ def test_a_third_party_claim_against_the_user_is_quarantined(tsvc: MemoryService
     claim = tsvc.write("u", "The user lives in Boston", source="agent")
     assert claim.status == Status.QUARANTINED
     assert tsvc.get("u", home.id).status == Status.ACTIVE
-    assert {(r.source_id, r.relation_type, r.target_id)
-            for r in tsvc.records.relations_for("u", [claim.id])} == {
-        (claim.id, "contradicts", home.id)
-    }
+    assert {
+        (r.source_id, r.relation_type, r.target_id)
+        for r in tsvc.records.relations_for("u", [claim.id])
+    } == {(claim.id, "contradicts", home.id)}
     assert "The user lives in Boston" not in contents(tsvc.search("u", "Where do I live", 5).hits)
     assert [m.id for m in tsvc.quarantined("u")] == [claim.id]
     assert tsvc.review("u", [claim.id], approve=True) == [claim.id]
@@ -284,8 +292,10 @@ def test_existing_databases_gain_the_columns(tmp_path: Path) -> None:
     SQLiteRecords(path).close()
     db = sqlite3.connect(path)
     db.execute("DROP INDEX ix_memories_user_slot")
-    for table, cols in (("memories", ("valid_from", "valid_to", "slot")),
-                        ("memory_relations", ("valid_from", "valid_to"))):
+    for table, cols in (
+        ("memories", ("valid_from", "valid_to", "slot")),
+        ("memory_relations", ("valid_from", "valid_to")),
+    ):
         for c in cols:
             db.execute(f"ALTER TABLE {table} DROP COLUMN {c}")
     db.commit()
@@ -293,8 +303,9 @@ def test_existing_databases_gain_the_columns(tmp_path: Path) -> None:
     for _ in range(2):  # idempotent
         SQLiteRecords(path).close()
     db = sqlite3.connect(path)
-    assert {"valid_from", "valid_to", "slot"} <= {r[1] for r in db.execute(
-        "PRAGMA table_info(memories)")}
+    assert {"valid_from", "valid_to", "slot"} <= {
+        r[1] for r in db.execute("PRAGMA table_info(memories)")
+    }
     db.close()
 
 
