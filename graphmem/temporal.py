@@ -175,7 +175,8 @@ class Temporal:
         known: dict[str, Memory] = {m.id: m for v in stored.values() for m in v}
         in_batch = {m.id: m for m in memories}
         vec_of = dict(zip([m.id for m in memories], vecs, strict=True))
-        for m in sorted(memories, key=lambda x: (x.valid_since, memories.index(x))):
+        order = sorted(range(len(memories)), key=lambda i: (memories[i].valid_since, i))
+        for m in (memories[i] for i in order):
             if m.status != Status.ACTIVE:
                 continue  # held back by the screen already: no evidence, no update
             slot = slot_of[m.id]
@@ -212,8 +213,7 @@ class Temporal:
                 }
             for old_id in decision.superseded_ids:
                 old = in_batch.get(old_id) or known.get(old_id)
-                if old is not None:
-                    self._supersede(plan, user_id, old, m, in_batch)
+                if old is not None and self._supersede(plan, user_id, old, m, in_batch):
                     for lst in current.values():
                         if old in lst:
                             lst.remove(old)
@@ -229,21 +229,23 @@ class Temporal:
 
     def _supersede(
         self, plan: WritePlan, user_id: str, old: Memory, new: Memory, in_batch: dict[str, Memory]
-    ) -> None:
-        """`new` replaces `old` - unless `old` is the later one (a back-dated import), in which
-        case the new memory is the older version and is stored closed."""
+    ) -> bool:
+        """`new` replaces `old` (True) - unless `old` is the later one (a back-dated import):
+        then the new memory is the older version, stored closed, and `old` stays (False)."""
         if old.valid_since > new.valid_since:
-            new.valid_to, new.status = old.valid_since, Status.SUPERSEDED
+            new.valid_to = min(new.valid_to or old.valid_since, old.valid_since)
+            new.status = Status.SUPERSEDED
             plan.relations.append(
                 Relation(user_id, new.id, old.id, SUPERSEDED_BY, 1.0, old.valid_since)
             )
-            return
+            return False
         at = new.valid_since
         if old.id in in_batch:
             old.valid_to, old.status = at, Status.SUPERSEDED
             plan.relations.append(Relation(user_id, old.id, new.id, SUPERSEDED_BY, 1.0, at))
         else:
             plan.supersede.append(Supersession(old.id, new.id, at))
+        return True
 
     def _neighbours(
         self, user_id: str, vec: np.ndarray, exclude: dict[str, Memory]

@@ -326,3 +326,27 @@ def test_cli_history_and_as_of(tmp_path: Path, capsys: pytest.CaptureFixture[str
     assert [h["content"] for h in hits] == ["I live in Austin"]
     assert main(["search", "where do I live", "--as-of", "soon", *base]) == 2
     assert "as_of" in capsys.readouterr().err
+
+
+@pytest.mark.services
+def test_existing_mariadb_databases_gain_the_columns(mysql_url: str) -> None:
+    import pymysql
+
+    from graphmem.stores.records_mysql import parse_mysql_url
+
+    MySQLRecords(mysql_url).close()
+    db = pymysql.connect(**parse_mysql_url(mysql_url), autocommit=True)
+    with db.cursor() as cur:
+        cur.execute(
+            "ALTER TABLE memories DROP KEY ix_memories_user_slot, DROP COLUMN valid_from,"
+            " DROP COLUMN valid_to, DROP COLUMN slot"
+        )
+        cur.execute("ALTER TABLE memory_relations DROP COLUMN valid_from, DROP COLUMN valid_to")
+    for _ in range(2):  # idempotent
+        MySQLRecords(mysql_url).close()
+    with db.cursor() as cur:
+        cur.execute("SHOW COLUMNS FROM memories")
+        assert {"valid_from", "valid_to", "slot"} <= {r[0] for r in cur.fetchall()}
+        cur.execute("SHOW INDEX FROM memories WHERE Key_name = 'ix_memories_user_slot'")
+        assert cur.fetchall()
+    db.close()
