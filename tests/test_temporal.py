@@ -181,6 +181,16 @@ def test_a_backdated_import_lands_in_the_past(tsvc: MemoryService) -> None:
         ],
     )
     assert [tsvc.get("b", m.id).status for m in batch] == [Status.SUPERSEDED, Status.ACTIVE]
+    later = tsvc.write_many(
+        "u",
+        [
+            {"content": "I live in Boston", "created_at": "2025-01-01T00:00:00Z"},
+            {"content": "I live in Houston", "created_at": "2022-01-01T00:00:00Z"},
+        ],
+    )
+    assert tsvc.get("u", d.id).status == Status.SUPERSEDED  # Boston replaced Denver
+    assert [tsvc.get("u", m.id).status for m in later] == [Status.ACTIVE, Status.SUPERSEDED]
+    assert [m.content for m in tsvc.history("u", d.id)][-1] == "I live in Boston"
 
 
 def test_update_records_a_new_version(tsvc: MemoryService) -> None:
