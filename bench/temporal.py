@@ -188,7 +188,10 @@ def main(argv: list[str] | None = None) -> int:
     writes, questions = build(args.users, args.fillers, args.seed)
     modes = ["validity", "off"]
     with tempfile.TemporaryDirectory(prefix="graphmem-temporal-") as tmp:
-        svc = MemoryService(make_settings(data_dir=Path(tmp), search_cache_ttl_seconds=0))
+        # no result cache, no query-embedding cache: the second mode must not reuse the first's
+        svc = MemoryService(
+            make_settings(data_dir=Path(tmp), search_cache_ttl_seconds=0, query_cache_size=0)
+        )
         try:
             meter = CpuMeter().start()
             t0 = time.perf_counter()
