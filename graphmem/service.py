@@ -15,7 +15,7 @@ import time
 from collections import Counter
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import Any
 
 import numpy as np
@@ -655,6 +655,8 @@ class MemoryService:
                     "type": e.relation_type,
                     "to": e.target_id,
                     "strength": round(e.strength, 6),
+                    "valid_from": _epoch_iso(e.valid_from),
+                    "valid_to": _epoch_iso(e.valid_to),
                 }
                 for e in edges
                 if e.source_id in rows and e.target_id in rows
@@ -711,6 +713,10 @@ class MemoryService:
 
     def _vectors_ok(self) -> bool:
         return bool(self.vectors.health().get("ok"))
+
+
+def _epoch_iso(value: float | None) -> str | None:
+    return datetime.fromtimestamp(value, UTC).isoformat() if value is not None else None
 
 
 __all__ = ["AccessTracker", "MemoryService", "SearchResult"]

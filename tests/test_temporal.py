@@ -289,6 +289,8 @@ def test_graph_expansion_follows_current_edges(tsvc: MemoryService) -> None:
     now = datetime.now().timestamp()
     assert not [e for e in g.neighbours("u", [park.id], None, 10, at=now)]
     assert [e.other(park.id) for e in g.neighbours("u", [park.id], None, 10)] == [a.id]
+    shown = tsvc.graph("u", park.id)["edges"]
+    assert shown and shown[0]["valid_to"] is not None and shown[0]["valid_from"] is not None
     then = datetime.fromisoformat("2023-06-01T00:00:00+00:00").timestamp()
     assert [e.other(park.id) for e in g.neighbours("u", [park.id], None, 10, at=then)] == [a.id]
 
