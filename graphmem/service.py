@@ -655,8 +655,12 @@ class MemoryService:
                     "type": e.relation_type,
                     "to": e.target_id,
                     "strength": round(e.strength, 6),
-                    "valid_from": _epoch_iso(e.valid_from),
-                    "valid_to": _epoch_iso(e.valid_to),
+                    # an edge that no longer holds says since when and until when it did
+                    **(
+                        {"valid_from": _epoch_iso(e.valid_from), "valid_to": _epoch_iso(e.valid_to)}
+                        if e.valid_to is not None
+                        else {}
+                    ),
                 }
                 for e in edges
                 if e.source_id in rows and e.target_id in rows
