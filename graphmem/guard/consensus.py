@@ -261,8 +261,11 @@ def _values(text: str) -> tuple[set[str], str]:
     return found, "".join(out)
 
 
+@lru_cache(maxsize=16_384)
 def extract_claim(text: str) -> Claim:
-    """Frame, polarity, values and update marker of one memory (English and Chinese)."""
+    """Frame, polarity, values and update marker of one memory (English and Chinese).
+
+    Cached: every write compares itself with the same few neighbours, and a Claim is frozen."""
     t = text.lower().replace("’", "'")
     values, rest = _values(t)
     update = bool(_UPDATE_EN.search(rest) or _UPDATE_ZH.search(rest))
