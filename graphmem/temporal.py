@@ -273,8 +273,9 @@ class Temporal:
         ]
 
     def _corrected(self, user_id: str, m: Memory, neighbours: list[Memory]) -> Memory | None:
-        """The memory a correction corrects: the earlier candidate whose claim shares most with
-        it (frame words, then kinds of value such as a date or a number); else the previous."""
+        """The memory a correction corrects: the earlier candidate (the nearest memories and the
+        previous one) whose claim shares most with it - content words, then the kind of value
+        (a date, a weekday, a number); None when nothing is shared."""
         prev_id = self.svc.records.session_previous(user_id, m.session_id, m.created_at)
         pool = {n.id: n for n in neighbours if n.valid_since <= m.valid_since}
         if prev_id and prev_id not in pool:
@@ -293,8 +294,13 @@ class Temporal:
             same_kind = bool(kinds & {v.split(":", 1)[0] for v in other.values})
             return jac + (0.5 if same_kind else 0.0) + (0.01 if o.id == prev_id else 0.0)
 
+        # A question is not a claim to correct ("Did you go?" - "No, I didn't"), and a correction
+        # sharing nothing with any candidate corrects nothing.
+        pool = {i: o for i, o in pool.items() if not o.content.rstrip().endswith(("?", "？"))}
+        if not pool:
+            return None
         best = max(pool.values(), key=lambda o: (overlap(o), o.valid_since))
-        return best if overlap(best) > 0 else pool.get(prev_id or "")
+        return best if overlap(best) > 0.01 else None
 
     def on_approved(self, user_id: str, memories: Sequence[Memory]) -> list[Supersession]:
         """A reviewed, approved claim takes its slot: the values it conflicted with end."""

@@ -165,6 +165,10 @@ def test_corrected_date_with_and_without_a_slot(tsvc: MemoryService) -> None:
     again = tsvc.write("u", "不对，是周五", session_id="s1")
     assert tsvc.get("u", meet.id).status == Status.SUPERSEDED
     assert [m.id for m in tsvc.history("u", again.id)] == [meet.id, again.id]
+    asked = tsvc.write("u", "Did you visit the museum last weekend?", session_id="s2")
+    answer = tsvc.write("u", "No, I stayed home and read", session_id="s2")
+    assert tsvc.get("u", asked.id).status == Status.ACTIVE  # an answer is no correction
+    assert tsvc.get("u", answer.id).status == Status.ACTIVE
 
 
 def test_a_backdated_import_lands_in_the_past(tsvc: MemoryService) -> None:
