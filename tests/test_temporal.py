@@ -366,3 +366,17 @@ def test_existing_mariadb_databases_gain_the_columns(mysql_url: str) -> None:
         cur.execute("SHOW INDEX FROM memories WHERE Key_name = 'ix_memories_user_slot'")
         assert cur.fetchall()
     db.close()
+
+
+def test_history_and_past_recall_stay_within_the_user(svc: MemoryService) -> None:
+    from graphmem import NotFoundError
+
+    a_id, d_id = austin_denver(svc, "alice")
+    svc.write("bob", "I live in Austin", created_at=JAN_23)
+    svc.write("bob", "I moved to Lisbon", created_at=MAR_24)
+    with pytest.raises(NotFoundError):
+        svc.history("bob", d_id)
+    for kwargs in ({}, {"include_history": True}, {"as_of": "2023-06-01"}):
+        hits = svc.search("bob", "Where did I live before?", 10, **kwargs).hits
+        assert hits and all(h.memory.user_id == "bob" for h in hits)
+    assert [m.user_id for m in svc.history("alice", a_id)] == ["alice", "alice"]
