@@ -16,6 +16,9 @@ for k = 5, 10, 20, per category and overall. Modes share one store, ingested onc
   hybrid          the service's defaults (default weights and, where the service has it,
                   graph expansion)
   hybrid-nograph  default weights, expand_hops=0          (hybrid without graph expansion)
+  hybrid-history  default weights, include_history=True   (temporal validity off at recall:
+                  superseded turns are candidates like any other; compare with hybrid, where
+                  only current turns are, unless the question asks about the past)
 and any extra `--weights NAME:SPEC[;hops=N]` mode (SPEC goes to search(weights=...) as is and
 may carry graph=W; hops=N goes to search(expand_hops=N)).
 
@@ -76,6 +79,8 @@ BUILTIN_MODES: dict[str, tuple[Any, dict[str, Any]]] = {
     "vector": ({"vector": 1.0}, {"expand_hops": 0}),
     "hybrid": (None, {}),
     "hybrid-nograph": (None, {"expand_hops": 0}),
+    # validity off at recall: superseded memories compete as if nothing had superseded them
+    "hybrid-history": (None, {"include_history": True}),
 }
 METRICS = [f"{m}@{k}" for m in ("recall", "hit", "all") for k in KS] + ["mrr"]
 
@@ -609,6 +614,10 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         bar.close()
         cpu["search"] = meter.stop()
         health = svc.vectors.health()
+        temporal = {
+            status: sum(svc.records.count(user_of(c), status) for c in convs)
+            for status in ("active", "superseded", "quarantined")
+        }
     finally:
         svc.close()
         for peer in peers:
@@ -642,6 +651,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         "mode_args": {m: {"weights": w, **kw} for m, (w, kw) in mode_args.items()},
         "settings": {**settings_snapshot(settings), "captions": bool(args.captions)},
         "vector_index": health,
+        "turns_by_status": temporal,
         "timing_s": {"service_open": round(load_s, 2), "ingest": round(ingest_s, 2)},
         "ingest_turns_per_s": round(rep.turns / ingest_s, 1) if ingest_s else None,
         "latency_ms": {
@@ -741,6 +751,7 @@ def main(argv: list[str] | None = None) -> int:
         f" {result['peak_rss_mb']} MiB. Other processes used"
         f" {result['cpu_use']['ingest']['others_busy']} (ingest) /"
         f" {result['cpu_use']['search']['others_busy']} (search) of the CPU on average.\n"
+        f"Turns by status after ingest: {result['turns_by_status']}.\n"
     )
     out.with_suffix(".md").write_text(header + "\n" + md, "utf-8")
     print(header)

@@ -1,11 +1,13 @@
 // Projection writes, batched with UNWIND. Relationship types are the relation types in upper
-// case (CAUSAL, TEMPORAL, RELATED, ...); every relationship carries its user_id.
+// case (CAUSAL, TEMPORAL, RELATED, SUPERSEDED_BY, ...); every relationship carries its user_id
+// and its validity (valid_from / valid_to, epoch seconds, absent when open).
 
 // name: upsert_memories
 UNWIND $rows AS row
 MERGE (m:Memory {id: row.id})
 SET m.user_id = row.user_id, m.memory_type = row.memory_type, m.status = row.status,
-    m.created_at = row.created_at, m.session_id = row.session_id, m.summary = row.summary;
+    m.created_at = row.created_at, m.session_id = row.session_id, m.summary = row.summary,
+    m.valid_from = row.valid_from, m.valid_to = row.valid_to;
 
 // name: clear_edges
 // Before a memory's edges are re-projected, all of its current ones go.
@@ -21,7 +23,8 @@ MATCH (a:Memory {id: row.source})
 MATCH (b:Memory {id: row.target})
 WHERE a.user_id = row.user_id AND b.user_id = row.user_id
 MERGE (a)-[r:$(row.type)]->(b)
-SET r.strength = row.strength, r.user_id = row.user_id;
+SET r.strength = row.strength, r.user_id = row.user_id, r.valid_from = row.valid_from,
+    r.valid_to = row.valid_to;
 
 // name: upsert_mentions
 UNWIND $rows AS row

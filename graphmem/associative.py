@@ -62,6 +62,7 @@ class ExpansionConfig:
     hop_decay: float = 0.5
     per_node: int = 20
     max_nodes: int = 200
+    at: float | None = None  # follow only edges valid then (epoch seconds); None: every edge
 
 
 def parse_relation_types(value: Any) -> tuple[str, ...] | None:
@@ -135,7 +136,9 @@ def expand(
     for hop in range(1, cfg.hops + 1):
         if not frontier:
             break
-        edges = graph.neighbours(user_id, sorted(frontier), cfg.relation_types, cfg.per_node)
+        edges = graph.neighbours(
+            user_id, sorted(frontier), cfg.relation_types, cfg.per_node, at=cfg.at
+        )
         edges.sort(key=lambda e: (e.source_id, e.target_id, e.relation_type))
         nxt: dict[str, tuple[float, str, list[Step]]] = {}
         for e in edges:

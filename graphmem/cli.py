@@ -52,6 +52,8 @@ def cmd_add(args: argparse.Namespace) -> None:
         "session_id": args.session,
         "metadata": args.metadata,
         "created_at": args.created_at,
+        "valid_from": args.valid_from,
+        "valid_to": args.valid_to,
     }
     content = args.content if args.content != "-" else sys.stdin.read()
     with _service(args) as svc:
@@ -73,9 +75,12 @@ def cmd_search(args: argparse.Namespace) -> None:
             include_archived=args.include_archived,
             expand_hops=args.expand_hops,
             relation_types=args.relation_types,
+            as_of=args.as_of,
+            include_history=args.include_history,
         )
     lines = [
-        f"{i}. {h.score:.3f}  {h.memory.id}  [{h.memory.memory_type.value}]  {h.memory.content}\n"
+        f"{i}. {h.score:.3f}  {h.memory.id}  [{h.memory.memory_type.value}]  {h.memory.content}"
+        f"{_validity(h.memory)}\n"
         "      "
         + "  ".join(f"{k}={v:.3f}" for k, v in h.scores.items())
         + "".join(
@@ -87,6 +92,26 @@ def cmd_search(args: argparse.Namespace) -> None:
     if res.degraded:
         lines.append(f"(degraded: {', '.join(res.degraded)} unavailable)")
     _emit(args, res.to_dict(), "\n".join(lines) or "no matching memories")
+
+
+def _validity(m: Memory) -> str:
+    """' (valid 2023-01-10 → 2024-03-01)' for a closed memory, '' for a current one."""
+    if m.valid_to is None:
+        return ""
+    return f"  (valid {m.valid_since.date()} → {m.valid_to.date()})"
+
+
+def cmd_history(args: argparse.Namespace) -> None:
+    with _service(args) as svc:
+        versions = svc.history(_user(args), args.memory_id)
+    lines = [
+        f"{m.valid_since.isoformat(timespec='seconds')} → "
+        f"{m.valid_to.isoformat(timespec='seconds') if m.valid_to else 'now':25}  "
+        f"{m.id}  [{m.status.value}]  {m.content}"
+        for m in versions
+    ]
+    _emit(args, {"memory_id": args.memory_id, "versions": [m.to_dict() for m in versions]},
+          "\n".join(lines))
 
 
 def cmd_get(args: argparse.Namespace) -> None:
@@ -339,6 +364,8 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("--session", help="session id")
     sp.add_argument("--metadata", help="a JSON object")
     sp.add_argument("--created-at", help="ISO-8601 time the memory is from (default now)")
+    sp.add_argument("--valid-from", help="ISO-8601 time it became true (default --created-at)")
+    sp.add_argument("--valid-to", help="ISO-8601 time it stopped being true (default: open)")
 
     sp = add(
         "search",
@@ -360,11 +387,19 @@ def build_parser() -> argparse.ArgumentParser:
         help="graph expansion hops (default 2; 0 disables)",
     )
     sp.add_argument("--relation-types", help="expand only over these, e.g. causal,temporal")
+    sp.add_argument("--as-of", help="what was true then (ISO-8601 date or time), history included")
+    sp.add_argument(
+        "--include-history", action="store_true", help="superseded memories too (default: current)"
+    )
 
     sp = add("get", cmd_get, "show one memory")
     sp.add_argument("memory_id")
 
-    sp = add("update", cmd_update, "change a memory's content (re-embeds it)")
+    sp = add("history", cmd_history, "a memory's versions: what it superseded and what replaced it")
+    sp.add_argument("memory_id")
+
+    sp = add("update", cmd_update, "change a memory's content (re-embeds it; the old one is kept as"
+             " a superseded version)")
     sp.add_argument("memory_id")
     sp.add_argument("content", nargs="?")
     sp.add_argument("--type", help="new memory type")

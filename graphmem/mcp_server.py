@@ -46,6 +46,7 @@ from graphmem.identity import TokenTable, add_token, token_verifier
 from graphmem.model import Status, check_user
 from graphmem.settings import Settings
 from graphmem.summary import summarize_many
+from graphmem.temporal import validity
 from graphmem.working import (
     WorkingMemoryPatch,
     WorkingMemoryStore,
@@ -67,7 +68,10 @@ T = TypeVar("T")
 
 MemoryTypeName = Literal["fact", "preference", "event", "task"]
 SourceName = Literal["user", "agent", "document", "system"]
-RelationName = Literal["causal", "temporal", "related", "mentions", "merged_from", "explicit"]
+RelationName = Literal[
+    "causal", "temporal", "related", "mentions", "merged_from", "explicit", "superseded_by",
+    "contradicts",
+]
 TIME_RANGE_PATTERN = r"^\s*[1-9]\d*\s*[mhdwyMHDWY]\s*$"
 TOOL_NAMES = frozenset(
     {
@@ -84,6 +88,7 @@ TOOL_NAMES = frozenset(
         "memory_forget_user",
         "memory_quarantine_list",
         "memory_quarantine_review",
+        "memory_history",
     }
 )
 MAX_TOP_K = 50
@@ -221,6 +226,7 @@ def _compact_hit(h: "Hit") -> dict[str, Any]:
         "scores": {k: round(v, 4) for k, v in h.scores.items()},
         "created_at": m.created_at.isoformat(),
         "source": m.source.value,
+        **validity(m),
     }
     if m.session_id:
         d["session_id"] = m.session_id
@@ -536,7 +542,9 @@ def create_server(
         " Call it before answering anything that depends on the past (what the user said,"
         " their preferences, people, projects, events, tasks). Each hit has its content, a"
         " score in [0, 1] and the per-channel breakdown (vector similarity, keyword match,"
-        " recency, frequency). Only state what the hits say; if none is relevant, say you"
+        " recency, frequency) and its validity (valid_from, valid_to, current). Only current"
+        " facts are returned unless the query asks about the past or as_of/include_history is"
+        " given. Only state what the hits say; if none is relevant, say you"
         " don't remember rather than guessing.",
         annotations=_annotations("Search memories", read_only=True, idempotent=True),
     )
@@ -578,6 +586,21 @@ def create_server(
             list[RelationName] | None,
             Field(description="Only follow these relation types when expanding."),
         ] = None,
+        as_of: Annotated[
+            str | None,
+            Field(
+                max_length=40,
+                description="ISO-8601 date or time: recall what was true then (e.g. where the"
+                " user lived in 2023). Default: what is true now.",
+            ),
+        ] = None,
+        include_history: Annotated[
+            bool,
+            Field(
+                description="Also return superseded (outdated) memories. Not needed for"
+                " questions with 'before', 'used to', 'previously', '以前', '之前'."
+            ),
+        ] = False,
     ) -> dict[str, Any]:
         user = caller()
         with _tool_errors():
@@ -590,6 +613,8 @@ def create_server(
                 time_range=time_range,
                 expand_hops=expand_hops,
                 relation_types=relation_types,
+                as_of=as_of,
+                include_history=include_history,
                 tool="memory_search",
             )
         return {
@@ -601,8 +626,9 @@ def create_server(
 
     @mcp.tool(
         description="Replace the content of one existing memory (it is re-embedded and"
-        " re-indexed). Use it when a stored memory is outdated or wrong, e.g. the user changed"
-        " jobs. The memory_id comes from memory_search or memory_write.",
+        " re-indexed; the previous content is kept as a superseded version, see"
+        " memory_history). Use it when a stored memory is outdated or wrong, e.g. the user"
+        " changed jobs. The memory_id comes from memory_search or memory_write.",
         annotations=_annotations(
             "Update a memory", read_only=False, destructive=True, idempotent=True
         ),
@@ -848,6 +874,24 @@ def create_server(
             "target_id": rel.target_id,
             "relation_type": rel.relation_type,
             "strength": rel.strength,
+        }
+
+    @mcp.tool(
+        description="Show every version of a memory, oldest first: what it superseded and what"
+        " superseded it, each with valid_from / valid_to. Use it to answer how something"
+        " changed over time (e.g. the user's previous addresses).",
+        annotations=_annotations("Memory history", read_only=True, idempotent=True),
+    )
+    async def memory_history(
+        memory_id: Annotated[str, Field(min_length=1, max_length=64)],
+    ) -> dict[str, Any]:
+        user = caller()
+        with _tool_errors():
+            versions = await run(svc.history, user, memory_id)
+        return {
+            "memory_id": memory_id,
+            "versions": [{**_memory_dict(m), **validity(m)} for m in versions],
+            "count": len(versions),
         }
 
     @mcp.tool(

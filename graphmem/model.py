@@ -35,6 +35,7 @@ class Status(StrEnum):
     ACTIVE = "active"
     ARCHIVED = "archived"
     QUARANTINED = "quarantined"
+    SUPERSEDED = "superseded"  # replaced by a newer version; kept for history (graphmem.temporal)
 
 
 CHANNELS = ("vector", "keyword", "recency", "frequency")
@@ -68,6 +69,19 @@ class Memory:
     expires_at: datetime | None = None
     created_at: datetime = field(default_factory=utcnow)
     updated_at: datetime = field(default_factory=utcnow)
+    # When it was true in the world (created_at is when it was recorded); valid_to is set when
+    # a newer memory supersedes it. `slot` is the (subject|attribute) it gives a value for.
+    valid_from: datetime | None = None
+    valid_to: datetime | None = None
+    slot: str | None = None
+
+    @property
+    def valid_since(self) -> datetime:
+        """valid_from, or created_at for memories stored before validity existed."""
+        return self.valid_from or self.created_at
+
+    def valid_at(self, when: datetime) -> bool:
+        return self.valid_since <= when and (self.valid_to is None or when < self.valid_to)
 
     @property
     def embedding_id(self) -> str:
@@ -92,6 +106,9 @@ class Memory:
             "expires_at": _iso(self.expires_at),
             "created_at": _iso(self.created_at),
             "updated_at": _iso(self.updated_at),
+            "valid_from": _iso(self.valid_since),
+            "valid_to": _iso(self.valid_to),
+            "slot": self.slot,
         }
 
 

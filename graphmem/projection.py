@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import logging
 from datetime import timedelta
+from typing import Any
 
 import numpy as np
 
@@ -49,7 +50,13 @@ def graph_node(m: Memory, entities: list | None = None) -> GraphNode:
         session_id=m.session_id,
         summary=m.summary,
         entities=tuple(entities or ()),
+        valid_from=m.valid_since.timestamp(),
+        valid_to=m.valid_to.timestamp() if m.valid_to else None,
     )
+
+
+def _ts(value: Any) -> float | None:
+    return value.timestamp() if value is not None else None
 
 
 def sync_graph(records: RecordsStore, graph: GraphStore, user_id: str, ids: list[str]) -> None:
@@ -64,8 +71,8 @@ def sync_graph(records: RecordsStore, graph: GraphStore, user_id: str, ids: list
     rels = records.relations_for(user_id, list(rows))
     graph.sync(
         [graph_node(m, ents.get(m.id)) for m in rows.values()],
-        [GraphEdge(r.user_id, r.source_id, r.target_id, r.relation_type, r.strength)
-         for r in rels],
+        [GraphEdge(r.user_id, r.source_id, r.target_id, r.relation_type, r.strength,
+                   _ts(r.valid_from), _ts(r.valid_to)) for r in rels],
     )
 
 

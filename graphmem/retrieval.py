@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from graphmem import associative, metrics, ranking
+from graphmem import associative, metrics, ranking, temporal
 from graphmem.associative import TracedHit
 from graphmem.errors import StoreUnavailableError
 from graphmem.model import (
@@ -23,6 +23,7 @@ from graphmem.model import (
     check_content,
     check_top_k,
     check_user,
+    parse_datetime,
     parse_memory_type,
     parse_time_range,
     utcnow,
@@ -55,6 +56,8 @@ class Retriever:
         include_archived: bool,
         expand_hops: int | None = None,
         relation_types: Any = None,
+        as_of: str | None = None,
+        include_history: bool = False,
     ) -> SearchResult:
         from graphmem.service import SearchResult
 
@@ -76,6 +79,11 @@ class Retriever:
             if include_archived
             else (Status.ACTIVE.value,)
         )
+        window = temporal.recall_window(
+            query, now, parse_datetime(as_of, "as_of"), include_history, self.svc.temporal.settings
+        )
+        if window.include_superseded:
+            statuses = (*statuses, Status.SUPERSEDED.value)
         pool = max(s.candidate_pool, top_k * 3)
         degraded: list[str] = []
 
@@ -134,13 +142,21 @@ class Retriever:
             final = ranking.combine(channels, w) * trust
             if trust != 1.0:
                 channels["trust"] = trust
+            # A contested memory (kept with low confidence) ranks below corroborated ones.
+            if mem.confidence < 1.0:
+                channels["confidence"] = mem.confidence
+                final *= 0.5 + 0.5 * mem.confidence
+            final = window.rescore(mem, final, channels)
             return TracedHit(mem, final, channels)
 
-        hits = [score(mem) for mem in rows.values() if mem.status.value in statuses]
+        hits = [
+            score(m) for m in rows.values() if m.status.value in statuses and window.admits(m)
+        ]
         hits.sort(key=lambda h: (-h.score, h.memory.id))
         if hops > 0 and graph_w > 0 and hits and self.svc.graph_store is not None:
             cfg = associative.ExpansionConfig(
-                hops, rtypes, s.relation_weights, s.hop_decay, s.graph_fanout, s.graph_max_nodes
+                hops, rtypes, s.relation_weights, s.hop_decay, s.graph_fanout, s.graph_max_nodes,
+                window.graph_at,
             )
             breaker = self.svc.projector.breaker
             try:
@@ -168,7 +184,8 @@ class Retriever:
             new = self.svc.records.get(user_id, [r.memory_id for r in newcomers])
             new = {
                 i: m for i, m in new.items()
-                if m.status.value in statuses and (mt is None or m.memory_type.value == mt)
+                if m.status.value in statuses and window.admits(m)
+                and (mt is None or m.memory_type.value == mt)
                 and (since is None or m.created_at >= since)
                 and (session_id is None or m.session_id == session_id)
             }
@@ -192,7 +209,10 @@ class Retriever:
     def similar(self, user_id: str, query: str, threshold: float, limit: int) -> list[Memory]:
         """Memories whose embedding is at least `threshold` cosine-similar to `query`."""
         qvec = self.svc.embedder.encode_query(query, user_id)
-        flt = VectorFilter(user_id, None, (Status.ACTIVE.value, Status.ARCHIVED.value))
+        # superseded versions too: "forget my old address" must reach the old address
+        flt = VectorFilter(
+            user_id, None, (Status.ACTIVE.value, Status.ARCHIVED.value, Status.SUPERSEDED.value)
+        )
         hits = [h for h in self.svc.vectors.search(qvec, flt, limit) if h.score >= threshold]
         rows = self.svc.records.get(user_id, [h.memory_id for h in hits])
         return [rows[h.memory_id] for h in hits if h.memory_id in rows]

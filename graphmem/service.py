@@ -8,13 +8,14 @@ never loses or half-writes a memory.
 
 from __future__ import annotations
 
+import copy
 import logging
 import threading
 import time
 from collections import Counter
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import Any
 
 import numpy as np
@@ -59,6 +60,7 @@ from graphmem.stores.cache import cache_key
 from graphmem.stores.graph import RELATION_TYPES
 from graphmem.stores.records import GraphRows, Relation
 from graphmem.summary import summarize
+from graphmem.temporal import Temporal
 from graphmem.text import search_text
 
 log = logging.getLogger("graphmem.service")
@@ -146,6 +148,7 @@ class MemoryService:
         # (purge, count) callables here so erasing a user reaches them too.
         self.cache = cache or open_cache(s)
         self.guard = guard or Guard(GuardSettings())
+        self.temporal = Temporal(self)
         self.cache_hits = 0
         self.cache_misses = 0
         self.purgers: dict[str, Purger] = {
@@ -202,6 +205,10 @@ class MemoryService:
         if decision.metadata_after_masking is not None:
             metadata = decision.metadata_after_masking
         created = parse_datetime(item.get("created_at"), "created_at") or now
+        valid_from = parse_datetime(item.get("valid_from"), "valid_from")
+        valid_to = parse_datetime(item.get("valid_to"), "valid_to")
+        if valid_to is not None and valid_to <= (valid_from or created):
+            raise ValidationError("valid_to", "must be later than valid_from (or created_at)")
         summary = item.get("summary")
         if summary is not None and not isinstance(summary, str):
             raise ValidationError("summary", "must be a string")
@@ -225,6 +232,8 @@ class MemoryService:
             status=Status(decision.status),
             created_at=created,
             updated_at=now,
+            valid_from=valid_from,
+            valid_to=valid_to,
         ), decision
 
     def write(
@@ -272,11 +281,17 @@ class MemoryService:
         vecs = self.embedder.encode([m.content for m in memories])
         extractions = self.extractor.extract_many([m.content for m in memories])
         with self._write_lock:
+            plan = self.temporal.plan(user_id, memories, vecs)
             graph = self.linker.link(user_id, memories, extractions)
-            self.records.insert(memories, [search_text(m.content) for m in memories], graph)
+            graph.relations.extend(plan.relations)
+            self.records.insert(
+                memories, [search_text(m.content) for m in memories], graph, plan.supersede
+            )
             self._invalidate(user_id)
             self._project(memories, vecs)
-        self._audit_writes(user_id, memories, decisions, tool)
+            if plan.supersede:
+                self.projector.apply(self.records.outbox_for([x.old_id for x in plan.supersede]))
+        self._audit_writes(user_id, memories, decisions, tool, plan.outcomes)
         return memories
 
     def _audit_writes(
@@ -285,6 +300,7 @@ class MemoryService:
         memories: list[Memory],
         decisions: list[WriteDecision],
         tool: str | None,
+        temporal: Mapping[str, Any] | None = None,
     ) -> None:
         """One audit row per batch: ids and screening outcomes, never content or PII values."""
         flagged = {
@@ -299,9 +315,10 @@ class MemoryService:
             {
                 "count": len(memories),
                 "tool": tool,
-                "quarantined": sum(d.action == "quarantine" for d in decisions),
+                "quarantined": sum(m.status == Status.QUARANTINED for m in memories),
                 "pii_masked": sum(len(d.pii_found) for d in decisions),
                 "flagged": flagged,
+                **({"temporal": dict(temporal)} if temporal else {}),
             },
         )
 
@@ -332,6 +349,7 @@ class MemoryService:
     ) -> Memory:
         """Change a memory; new content is screened, then re-embedded and re-indexed."""
         mem = self.get(user_id, memory_id)
+        before = copy.copy(mem)
         if content is None and memory_type is None and metadata is None and confidence is None:
             raise ValidationError("content", "nothing to update: give content or another field")
         if tool:
@@ -358,6 +376,8 @@ class MemoryService:
         mem.updated_at = utcnow()
         vec = self.embedder.encode([mem.content]) if content is not None else None
         with self._write_lock:
+            if content is not None and before.content != mem.content:
+                self.temporal.keep_version(before, mem)  # a new version, not an overwrite
             self.records.update_content(mem, search_text(mem.content))
             self._invalidate(mem.user_id)
             if vec is not None:
@@ -381,12 +401,13 @@ class MemoryService:
         user_id = check_user(user_id)
         ids = [str(i) for i in memory_ids]
         with self._write_lock:
-            deleted = self.records.delete(user_id, ids)
+            versions = self.temporal.version_copies(user_id, ids)  # earlier contents go too
+            deleted = self.records.delete(user_id, ids + versions)
             if deleted:
                 self._invalidate(user_id)
                 self.projector.apply(self.records.outbox_for(deleted))
                 self.records.audit(user_id, "forget", deleted, {"count": len(deleted)})
-        return deleted
+        return [i for i in deleted if i not in versions]
 
     def quarantined(self, user_id: str, limit: int = 100) -> list[Memory]:
         """Memories the firewall held back from recall, waiting for review."""
@@ -413,8 +434,12 @@ class MemoryService:
                 done = self.records.set_status(
                     user_id, ids, Status.ACTIVE.value, only_from=Status.QUARANTINED.value
                 )
+                ended = self.temporal.on_approved(
+                    user_id, list(self.records.get(user_id, done).values())
+                )
+                done_and_ended = [*done, *(x.old_id for x in ended)]
                 self._invalidate(user_id)
-                self.projector.apply(self.records.outbox_for(done))
+                self.projector.apply(self.records.outbox_for(done_and_ended))
         else:
             done = self.forget(user_id, ids)
         metrics.quarantine_review(approve, len(done))
@@ -471,10 +496,14 @@ class MemoryService:
         track_access: bool = True,
         expand_hops: int | None = None,
         relation_types: str | list[str] | None = None,
+        as_of: str | datetime | None = None,
+        include_history: bool = False,
         tool: str | None = None,
     ) -> SearchResult:
         """Hybrid recall, expanded `expand_hops` (default 2, 0 disables) over the memory graph,
         optionally only over `relation_types`; every hit carries the path that brought it.
+        Current memories only, unless the query asks about the past, `as_of` (what was valid
+        then) or `include_history` is given (graphmem.temporal.recall_window).
 
         Results are cached per user (keyed by every argument) until that user's next write,
         update or forget, or the cache TTL; a cached hit re-reads its memory from the records.
@@ -497,6 +526,10 @@ class MemoryService:
             "expand_hops": expand_hops,
             "relation_types": relation_types,
         }
+        if as_of is not None or include_history:  # absent otherwise: cache keys stay as they were
+            when = parse_datetime(as_of, "as_of")
+            filters.update(as_of=when.isoformat() if when else None,
+                           include_history=bool(include_history))
         key = cache_key(query=query, top_k=top_k, **filters)  # every argument that shapes hits
         result = self._cached(user_id, key)
         if result is None:
@@ -635,11 +668,23 @@ class MemoryService:
                     "type": e.relation_type,
                     "to": e.target_id,
                     "strength": round(e.strength, 6),
+                    # an edge that no longer holds says since when and until when it did
+                    **(
+                        {"valid_from": _epoch_iso(e.valid_from), "valid_to": _epoch_iso(e.valid_to)}
+                        if e.valid_to is not None
+                        else {}
+                    ),
                 }
                 for e in edges
                 if e.source_id in rows and e.target_id in rows
             ],
         }
+
+    def history(self, user_id: str, memory_id: str) -> list[Memory]:
+        """Every version of a memory (what it superseded and what superseded it), oldest first."""
+        user_id = check_user(user_id)
+        self.get(user_id, memory_id)
+        return self.temporal.versions(user_id, str(memory_id))
 
     def list(
         self,
@@ -685,6 +730,10 @@ class MemoryService:
 
     def _vectors_ok(self) -> bool:
         return bool(self.vectors.health().get("ok"))
+
+
+def _epoch_iso(value: float | None) -> str | None:
+    return datetime.fromtimestamp(value, UTC).isoformat() if value is not None else None
 
 
 __all__ = ["AccessTracker", "MemoryService", "SearchResult"]

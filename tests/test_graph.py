@@ -173,3 +173,55 @@ def test_saved_browser_queries_run(users: list[str]) -> None:
     finally:
         neo.delete_user(alice)
         neo.close()
+
+
+def test_neighbours_at_a_time_follow_only_valid_edges(graph: GraphStore, users: list[str]) -> None:
+    alice = users[0]
+    a, b, c = ids(alice, "a", "b", "c")
+    graph.sync([node(alice, a), node(alice, b), node(alice, c)], [
+        GraphEdge(alice, a, b, "related", 0.9, 100.0, 200.0),  # closed at 200 (superseded)
+        GraphEdge(alice, a, c, "superseded_by", 1.0, 200.0, None),
+        GraphEdge(alice, b, c, "causal", 0.5),
+    ])
+
+    def got(at: float | None, per_node: int = 10) -> list[tuple]:
+        return sorted((e.target_id, e.valid_from, e.valid_to)
+                      for e in graph.neighbours(alice, [a], None, per_node, at=at))
+
+    assert got(None) == [(b, 100.0, 200.0), (c, 200.0, None)]
+    assert got(150.0) == [(b, 100.0, 200.0)]
+    assert got(200.0) == got(250.0) == [(c, 200.0, None)]
+    assert got(50.0) == []
+    assert got(250.0, per_node=1) == [(c, 200.0, None)]  # filtered before the per-node cut
+
+
+@pytest.mark.services
+def test_networkx_and_neo4j_agree_on_validity(users: list[str]) -> None:
+    alice = users[0]
+    nodes, edges = random_graph(alice, seed=11)
+    rnd = random.Random(3)
+    edges = [GraphEdge(e.user_id, e.source_id, e.target_id, e.relation_type, e.strength,
+                       rnd.choice([None, 100.0, 300.0]), rnd.choice([None, None, 200.0, 400.0]))
+             for e in edges]
+    nx_graph, neo = NetworkxGraph(), open_neo4j()
+    try:
+        for g in (nx_graph, neo):
+            g.sync(nodes, edges)
+        for at in (None, 50.0, 150.0, 250.0, 350.0, 500.0):
+            cfg = associative.ExpansionConfig(
+                hops=3, per_node=4, max_nodes=15, at=at,
+                type_weights={"causal": 1.0, "related": 0.8, "temporal": 0.6},
+            )
+            seeds = {f"{alice}:000": 1.0, f"{alice}:001": 0.7, f"{alice}:002": 0.4}
+            x, y = (associative.expand(g, alice, seeds, cfg) for g in (nx_graph, neo))
+            assert {k: (round(r.score, 9), r.seed) for k, r in x.items()} == {
+                k: (round(r.score, 9), r.seed) for k, r in y.items()}, at
+            ends = sorted((e.source_id, e.target_id, e.relation_type)
+                          for e in nx_graph.neighbours(alice, [n.memory_id for n in nodes], None,
+                                                       4, at=at))
+            assert ends == sorted((e.source_id, e.target_id, e.relation_type)
+                                  for e in neo.neighbours(alice, [n.memory_id for n in nodes],
+                                                          None, 4, at=at))
+    finally:
+        neo.delete_user(alice)
+        neo.close()

@@ -61,12 +61,40 @@ def test_agreement_is_support_not_conflict() -> None:
     assert relation(extract_claim("I like tea"), extract_claim("The sky is blue")) is None
 
 
-def test_explicit_user_update_is_kept_with_low_confidence() -> None:
+def test_explicit_user_update_supersedes_but_a_document_is_quarantined() -> None:
     old = cands("I live in flat 12 on Elm Street.", "My home is flat 12 on Elm Street.")
     d = check_consensus("I now live in flat 14 on Elm Street.", old, source="user")
-    assert d.action == "low_confidence" and d.confidence == 0.3
+    assert d.action == "supersede" and set(d.superseded_ids) == {"m0", "m1"}
     d2 = check_consensus("I now live in flat 14 on Elm Street.", old, source="document")
-    assert d2.action == "quarantine"
+    assert d2.action == "quarantine" and not d2.superseded_ids
+
+
+def test_the_one_rule_for_slot_updates() -> None:
+    """User changes their own slot: supersede. Agent/document against a user-stated value:
+    quarantine (or low confidence). A third party replacing a third party: supersede."""
+    said = [Candidate("a", "I live in Austin", "u", source="user")]
+    new = "I moved to Denver"
+    assert check_consensus(new, [], user_id="u", updates=said).superseded_ids == ("a",)
+    d = check_consensus(new, [], user_id="u", source="agent", updates=said)
+    assert d.action == "quarantine" and d.contradicted_ids == ("a",)
+    d = check_consensus(new, [], user_id="u", source="document", updates=said,
+                        on_conflict="low_confidence")
+    assert d.action == "low_confidence" and d.confidence == 0.3
+    doc = [Candidate("d", "The report is due on Friday", "u", source="document")]
+    d = check_consensus("The report is due on Monday", [], user_id="u", source="document",
+                        updates=doc)
+    assert d.action == "supersede" and d.superseded_ids == ("d",)
+    theirs = [Candidate("x", "I live in Austin", "someone-else")]
+    assert check_consensus(new, [], user_id="u", updates=theirs).action == "allow"
+
+
+def test_a_user_correction_supersedes_a_single_contradiction() -> None:
+    d = check_consensus(
+        "Correction: my flight to Oslo is on May 5.",
+        cands("My flight to Oslo is on May 3."),
+        correction=True,
+    )
+    assert d.action == "supersede" and d.superseded_ids == ("m0",)
 
 
 def test_setting_low_confidence_instead_of_quarantine() -> None:

@@ -69,6 +69,7 @@ TOOLS = {
     "memory_forget_user",
     "memory_quarantine_list",
     "memory_quarantine_review",
+    "memory_history",
 }
 
 
@@ -139,6 +140,7 @@ def test_tools_are_listed_with_schemas_descriptions_and_truthful_annotations(
         "memory_health",
         "memory_graph",
         "memory_quarantine_list",
+        "memory_history",
     }
     destructive = {n for n, t in tools.items() if t.annotations.destructive_hint}
     assert destructive == {
@@ -638,7 +640,8 @@ def test_health_reports_totals_latency_cache_and_stores(
     ok(server, "memory_search", {"query": "anything about tomatoes"})
     h = ok(server, "memory_health")
     assert h["user_id"] == "alice" and h["status"] == "ok"
-    assert h["memories"]["total"] == total(svc, "alice")
+    # superseded rows are versions of memories, not memories of their own
+    assert h["memories"]["total"] == total(svc, "alice") - svc.records.count("alice", "superseded")
     assert 1 <= h["memories"]["new_today"] <= h["memories"]["total"]
     assert h["memories"]["all_users_total"] == svc.records.count()
     assert h["recall"]["searches"] >= 1 and h["recall"]["p95_ms"] >= h["recall"]["p50_ms"] > 0
@@ -1167,3 +1170,19 @@ def test_forget_user_erases_working_memory_too(tmp_path: Path, embedder: Embedde
     assert receipt["deleted"]["working_memory"] == 1 and receipt["deleted"]["records.memories"] == 1
     assert set(receipt["residue"].values()) == {0}
     svc.close()
+
+
+def test_history_and_as_of_over_mcp(svc: MemoryService) -> None:
+    srv = create_server(svc, settings=McpSettings(working_backend="memory"), default_user="hank")
+    svc.write("hank", "I live in Austin", created_at="2023-01-10T09:00:00Z")
+    new = svc.write("hank", "I moved to Denver", created_at="2024-03-01T09:00:00Z")
+    hits = ok(srv, "memory_search", {"query": "Where do I live?"})["hits"]
+    assert [h["content"] for h in hits][:1] == ["I moved to Denver"]
+    assert hits[0]["current"] is True and hits[0]["valid_to"] is None
+    assert "I live in Austin" not in [h["content"] for h in hits]
+    then = ok(srv, "memory_search", {"query": "Where do I live?", "as_of": "2023-06-01"})["hits"]
+    assert [h["content"] for h in then] == ["I live in Austin"] and then[0]["current"] is False
+    hist = ok(srv, "memory_history", {"memory_id": new.id})
+    assert [v["content"] for v in hist["versions"]] == ["I live in Austin", "I moved to Denver"]
+    assert hist["versions"][0]["valid_to"] == hist["versions"][1]["valid_from"]
+    assert "as_of" in err(srv, "memory_search", {"query": "x", "as_of": "last tuesday"})

@@ -27,7 +27,10 @@ FAMILY = {
     "double": "real",
     "real": "real",
 }
-TIME_COLUMNS = {"last_access_at", "expires_at", "created_at", "updated_at", "next_attempt_at"}
+TIME_COLUMNS = {
+    "last_access_at", "expires_at", "created_at", "updated_at", "next_attempt_at", "valid_from",
+    "valid_to",
+}
 
 
 def _family(column: str, decl: str) -> str:

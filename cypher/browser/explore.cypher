@@ -46,3 +46,21 @@ WHERE a.user_id = $user_id AND b.user_id = $user_id
 MATCH p = shortestPath((a)-[*..6]-(b))
 WHERE all(x IN nodes(p) WHERE x.user_id = $user_id)
 RETURN p;
+
+// name: versions
+// Every version of one memory: what it superseded and what superseded it, oldest first, with
+// when each held (epoch seconds; valid_to absent = current).
+MATCH (m:Memory {id: $memory_id})
+WHERE m.user_id = $user_id
+OPTIONAL MATCH p = (a:Memory)-[:SUPERSEDED_BY*0..10]-(m)
+WHERE all(x IN nodes(p) WHERE x.user_id = $user_id)
+WITH DISTINCT coalesce(a, m) AS v
+RETURN v.id AS id, v.summary AS memory, v.status AS status, v.valid_from AS valid_from,
+       v.valid_to AS valid_to
+ORDER BY valid_from;
+
+// name: contested
+// Claims the firewall held back or kept with low confidence, and what they contradict.
+MATCH (c:Memory {user_id: $user_id})-[r:CONTRADICTS]->(m:Memory {user_id: $user_id})
+RETURN c.summary AS claim, c.status AS status, m.summary AS contradicts
+LIMIT 100;

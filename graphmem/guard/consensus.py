@@ -16,10 +16,20 @@ The decision is a pure function of the new text and the candidate memories the c
 no store, is trivially testable and cannot leak across users: candidates of another user are
 ignored even if a caller passes them by mistake.
 
-Outcome: `quarantine` when the write contradicts at least `min_corroboration` memories that agree
-with each other and outnumber the memories supporting the write; `low_confidence` instead when
-configured so or when the user states an explicit update ("I moved", "now", "no longer");
-`allow` otherwise - with the contradicted ids so the caller can add `contradicts` relations.
+One rule decides between an update and an attack (shared with graphmem.temporal, documented in
+docs/temporal.md):
+
+- **supersede**: the user (source `user`) changes a value of their own world - a slot the
+  temporal rules recognise ("I moved to Denver" after "I live in Austin"), an explicit update
+  ("I don't drink coffee any more") or a correction ("actually, it's Monday"). The contradicted
+  memories get a `valid_to` and a `superseded_by` link; nothing is quarantined.
+- **quarantine** (or `low_confidence` when configured so): a conflicting claim from an agent, a
+  document or the system - a third party - about a slot whose current value the user stated,
+  or against `min_corroboration` memories that agree with each other and outnumber the write's
+  supporters. The caller adds `contradicts` relations; a review approval turns the claim into a
+  supersession.
+- **allow** otherwise - with the contradicted ids, so a lone disagreement is still linked by
+  `contradicts` and recall can prefer the corroborated side.
 """
 
 from __future__ import annotations
@@ -35,7 +45,8 @@ import snowballstemmer
 
 from graphmem.text import STOPWORDS
 
-Action = Literal["allow", "low_confidence", "quarantine"]
+Action = Literal["allow", "low_confidence", "quarantine", "supersede"]
+AUTHORITY = "user"  # the source that may change the user's own world without review
 _STEMMER = snowballstemmer.stemmer("english")
 
 
@@ -52,6 +63,7 @@ class Candidate:
     content: str
     user_id: str | None = None
     status: str = "active"
+    source: str = "user"
 
 
 @dataclass(frozen=True)
@@ -75,6 +87,7 @@ class ConsensusDecision:
     supporting_ids: tuple[str, ...] = ()
     confidence: float | None = None
     reasons: tuple[str, ...] = ()
+    superseded_ids: tuple[str, ...] = ()
 
 
 # ------------------------------------------------------------------ claim extraction
@@ -248,8 +261,11 @@ def _values(text: str) -> tuple[set[str], str]:
     return found, "".join(out)
 
 
+@lru_cache(maxsize=16_384)
 def extract_claim(text: str) -> Claim:
-    """Frame, polarity, values and update marker of one memory (English and Chinese)."""
+    """Frame, polarity, values and update marker of one memory (English and Chinese).
+
+    Cached: every write compares itself with the same few neighbours, and a Claim is frozen."""
     t = text.lower().replace("’", "'")
     values, rest = _values(t)
     update = bool(_UPDATE_EN.search(rest) or _UPDATE_ZH.search(rest))
@@ -303,18 +319,35 @@ def check_consensus(
     on_conflict: Literal["quarantine", "low_confidence"] = "quarantine",
     low_confidence: float = 0.3,
     similarity: float = 0.6,
+    updates: Iterable[Candidate] = (),
+    correction: bool = False,
 ) -> ConsensusDecision:
     """Decide what to do with `content` given memories the same user already has.
 
-    Only active candidates of `user_id` (when given) count: a quarantined memory is not evidence,
-    and another user's memory must never influence, or be revealed through, this decision.
+    `updates` are memories the write replaces by rule (same slot, other value; or the memory a
+    correction corrects - graphmem.temporal finds them). Only active candidates of `user_id`
+    (when given) count: a quarantined memory is not evidence, and another user's memory must
+    never influence, or be revealed through, this decision.
     """
+
+    def mine(c: Candidate) -> bool:
+        return c.status == "active" and (user_id is None or c.user_id in (None, user_id))
+
+    replaced = [c for c in updates if mine(c)]
+    if replaced:
+        ids = tuple(c.id for c in replaced)
+        if source == AUTHORITY or all(c.source != AUTHORITY for c in replaced):
+            why = "the user changes their own slot" if source == AUTHORITY else (
+                f"a {source} claim replaces one that no user stated"
+            )
+            return ConsensusDecision("supersede", (), (), None, (why,), ids)
+        conf = low_confidence if on_conflict == "low_confidence" else None
+        return ConsensusDecision(
+            on_conflict, ids, (), conf,
+            (f"a {source} claim conflicts with {len(ids)} user-stated value(s) of the same slot",),
+        )
     new = extract_claim(content)
-    pool: Sequence[Candidate] = [
-        c
-        for c in candidates
-        if c.status == "active" and (user_id is None or c.user_id in (None, user_id))
-    ]
+    pool: Sequence[Candidate] = [c for c in candidates if mine(c)]
     contradicted: list[tuple[Candidate, Claim]] = []
     supporting: list[str] = []
     for c in pool:
@@ -340,12 +373,12 @@ def check_consensus(
         f"contradicts {len(ids)} memories; the largest agreeing group has {size}"
         f" (negated={neg}, values={sorted(vals)}); {len(supporting)} support the write"
     ]
+    if source == AUTHORITY and (new.update or correction):
+        reasons.append("the user states an explicit update, so it supersedes what it contradicts")
+        return ConsensusDecision("supersede", (), tuple(supporting), None, tuple(reasons), ids)
     if size < min_corroboration or len(supporting) >= size:
         return ConsensusDecision("allow", ids, tuple(supporting), None, tuple(reasons))
     action: Action = on_conflict
-    if action == "quarantine" and new.update and source == "user":
-        action = "low_confidence"
-        reasons.append("the user states an explicit update, so it is kept with low confidence")
     conf = low_confidence if action == "low_confidence" else None
     return ConsensusDecision(action, ids, tuple(supporting), conf, tuple(reasons))
 

@@ -279,10 +279,20 @@ class Guard:
 
     # ------------------------------------------------------------------ consensus
     def consensus(
-        self, user_id: str, content: str, candidates: Iterable[Candidate], source: str = "user"
+        self,
+        user_id: str,
+        content: str,
+        candidates: Iterable[Candidate],
+        source: str = "user",
+        *,
+        updates: Iterable[Candidate] = (),
+        correction: bool = False,
     ) -> ConsensusDecision:
-        """Check `content` against memories of `user_id` that the caller fetched."""
+        """Check `content` against memories of `user_id` that the caller fetched; `updates`
+        are those it replaces by the temporal rules (see consensus.py for the one rule)."""
         s = self.settings
+        if not s.enabled or not s.consensus_enabled:
+            return ConsensusDecision("allow")
         return check_consensus(
             content,
             candidates,
@@ -292,6 +302,8 @@ class Guard:
             on_conflict=s.consensus_on_conflict,
             low_confidence=s.consensus_low_confidence,
             similarity=s.consensus_similarity,
+            updates=updates,
+            correction=correction,
         )
 
 

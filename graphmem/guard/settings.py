@@ -58,6 +58,8 @@ class GuardSettings(BaseSettings):
         True, description="when Redis is unreachable: allow calls (True) or refuse them"
     )
 
+    consensus_enabled: bool = Field(True, description="check writes against the user's memories")
+    consensus_candidates: int = Field(8, ge=1, le=50, description="nearest memories compared")
     consensus_min_corroboration: int = Field(2, ge=1)
     consensus_on_conflict: Literal["quarantine", "low_confidence"] = "quarantine"
     consensus_low_confidence: float = Field(0.3, ge=0.0, le=1.0)

@@ -12,7 +12,10 @@ from typing import Protocol
 
 from graphmem.stores.records import EntityRef
 
-RELATION_TYPES = ("causal", "temporal", "related", "mentions", "merged_from", "explicit")
+RELATION_TYPES = (
+    "causal", "temporal", "related", "mentions", "merged_from", "explicit", "superseded_by",
+    "contradicts",
+)
 
 
 @dataclass(frozen=True)
@@ -25,6 +28,8 @@ class GraphNode:
     session_id: str | None = None
     summary: str = ""
     entities: tuple[EntityRef, ...] = field(default_factory=tuple)
+    valid_from: float | None = None  # epoch seconds; None: open
+    valid_to: float | None = None
 
 
 @dataclass(frozen=True)
@@ -34,9 +39,19 @@ class GraphEdge:
     target_id: str
     relation_type: str
     strength: float = 1.0
+    valid_from: float | None = None  # epoch seconds; None: open
+    valid_to: float | None = None
 
     def other(self, memory_id: str) -> str:
         return self.target_id if self.source_id == memory_id else self.source_id
+
+    def valid_at(self, at: float | None) -> bool:
+        """Does the edge hold at `at` (None: any time, i.e. follow history too)?"""
+        if at is None:
+            return True
+        return (self.valid_from is None or self.valid_from <= at) and (
+            self.valid_to is None or at < self.valid_to
+        )
 
 
 def edge_order(memory_id: str, e: GraphEdge) -> tuple[float, str, str, str]:
@@ -67,9 +82,11 @@ class GraphStore(Protocol):
         memory_ids: list[str],
         relation_types: tuple[str, ...] | None,
         per_node: int,
+        at: float | None = None,
     ) -> list[GraphEdge]:
         """Edges of `user_id` touching these memories, both directions, strongest `per_node`
-        per memory (ranked by `edge_order`), both ends owned by `user_id`."""
+        per memory (ranked by `edge_order`), both ends owned by `user_id`; with `at` (epoch
+        seconds) only edges valid then (GraphEdge.valid_at), filtered before the cut."""
 
     def node_ids(self, user_id: str | None = None) -> set[str]: ...
 

@@ -91,7 +91,7 @@ class Neo4jGraph:
             self._run(statement("upsert.cypher", "upsert_memories"), rows=[
                 {"id": n.memory_id, "user_id": n.user_id, "memory_type": n.memory_type,
                  "status": n.status, "created_at": n.created_at, "session_id": n.session_id,
-                 "summary": n.summary}
+                 "summary": n.summary, "valid_from": n.valid_from, "valid_to": n.valid_to}
                 for n in nodes
             ])
             self._run(statement("upsert.cypher", "clear_edges"), ids=[n.memory_id for n in nodes])
@@ -106,7 +106,8 @@ class Neo4jGraph:
         if edges:
             self._run(statement("upsert.cypher", "upsert_edges"), rows=[
                 {"source": e.source_id, "target": e.target_id, "type": e.relation_type.upper(),
-                 "strength": e.strength, "user_id": e.user_id}
+                 "strength": e.strength, "user_id": e.user_id, "valid_from": e.valid_from,
+                 "valid_to": e.valid_to}
                 for e in edges
             ])
 
@@ -127,6 +128,7 @@ class Neo4jGraph:
         memory_ids: list[str],
         relation_types: tuple[str, ...] | None,
         per_node: int,
+        at: float | None = None,
     ) -> list[GraphEdge]:
         if not memory_ids:
             return []
@@ -136,8 +138,10 @@ class Neo4jGraph:
             user_id=user_id,
             types=list(relation_types) if relation_types is not None else None,
             per_node=int(per_node),
+            at=at,
         )
-        return [GraphEdge(user_id, r["source"], r["target"], r["type"], float(r["strength"]))
+        return [GraphEdge(user_id, r["source"], r["target"], r["type"], float(r["strength"]),
+                          r["valid_from"], r["valid_to"])
                 for r in rows]
 
     def node_ids(self, user_id: str | None = None) -> set[str]:

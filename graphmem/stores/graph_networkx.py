@@ -37,6 +37,7 @@ class NetworkxGraph:
                 self.g.add_node(
                     n.memory_id, user_id=n.user_id, memory_type=n.memory_type, status=n.status,
                     created_at=n.created_at, session_id=n.session_id, summary=n.summary,
+                    valid_from=n.valid_from, valid_to=n.valid_to,
                 )
                 self.mentions[n.memory_id] = [e.name for e in n.entities]
             for e in edges:
@@ -46,7 +47,8 @@ class NetworkxGraph:
                 if a["user_id"] != e.user_id or b["user_id"] != e.user_id:
                     continue
                 self.g.add_edge(e.source_id, e.target_id, key=e.relation_type,
-                                user_id=e.user_id, strength=e.strength)
+                                user_id=e.user_id, strength=e.strength,
+                                valid_from=e.valid_from, valid_to=e.valid_to)
 
     def delete(self, memory_ids: list[str]) -> None:
         with self._lock:
@@ -69,6 +71,7 @@ class NetworkxGraph:
         memory_ids: list[str],
         relation_types: tuple[str, ...] | None,
         per_node: int,
+        at: float | None = None,
     ) -> list[GraphEdge]:
         out: dict[tuple[str, str, str], GraphEdge] = {}
         with self._lock:
@@ -84,7 +87,10 @@ class NetworkxGraph:
                         continue
                     if relation_types is not None and k not in relation_types:
                         continue
-                    cand.append(GraphEdge(user_id, s, t, k, float(d["strength"])))
+                    e = GraphEdge(user_id, s, t, k, float(d["strength"]), d.get("valid_from"),
+                                  d.get("valid_to"))
+                    if e.valid_at(at):
+                        cand.append(e)
                 cand.sort(key=lambda e, m=mid: edge_order(m, e))
                 for e in cand[:per_node]:
                     out.setdefault((e.source_id, e.target_id, e.relation_type), e)

@@ -41,6 +41,19 @@ class Relation:
     target_id: str
     relation_type: str
     strength: float = 1.0
+    # When the relation held in the world; None: open. Filled from the two memories' validity
+    # when the row is written (records_graph), closed when either memory is superseded.
+    valid_from: datetime | None = None
+    valid_to: datetime | None = None
+
+
+@dataclass(frozen=True)
+class Supersession:
+    """`old_id` stopped being true at `at` because `new_id` replaced it (graphmem.temporal)."""
+
+    old_id: str
+    new_id: str
+    at: datetime
 
 
 @dataclass
@@ -67,9 +80,17 @@ class RecordsStore(Protocol):
     backend: str
 
     def insert(
-        self, memories: list[Memory], search_texts: list[str], graph: GraphRows | None = None
+        self,
+        memories: list[Memory],
+        search_texts: list[str],
+        graph: GraphRows | None = None,
+        supersede: list[Supersession] | None = None,
     ) -> None:
-        """Memory rows, their entities and relations, and their outbox rows: one transaction."""
+        """Memory rows, their entities and relations, the supersessions they cause, and their
+        outbox rows: one transaction."""
+
+    def slot_holders(self, user_id: str, slots: list[str]) -> dict[str, list[Memory]]:
+        """Current (active, not superseded) memories of the user in each slot, oldest first."""
 
     def get(self, user_id: str, memory_ids: list[str]) -> dict[str, Memory]: ...
 

@@ -12,7 +12,7 @@ from datetime import datetime
 from typing import Any
 
 from graphmem.model import Memory, utcnow
-from graphmem.stores.records import EntityRef, GraphRows, Relation
+from graphmem.stores.records import EntityRef, GraphRows, Relation, Supersession
 
 CHUNK = 400
 
@@ -91,10 +91,79 @@ class GraphRecords:
         cur.executemany(
             self._q(
                 f"{self._ignore} INTO memory_relations (user_id, source_memory_id,"
-                " target_memory_id, relation_type, strength, created_at) VALUES (?, ?, ?, ?, ?, ?)"
+                " target_memory_id, relation_type, strength, created_at, valid_from, valid_to)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?, ?)"
             ),
-            [(r.user_id, r.source_id, r.target_id, r.relation_type, r.strength, now) for r in rels],
+            [(r.user_id, r.source_id, r.target_id, r.relation_type, r.strength, now,
+              self._dt_in(r.valid_from), self._dt_in(r.valid_to)) for r in rels],
         )
+        touched = sorted({m for r in rels for m in (r.source_id, r.target_id)})
+        self._relation_validity(cur, graph.user_id, touched)
+
+    def _relation_validity(self, cur: Any, user_id: str, memory_ids: list[str]) -> None:
+        """A relation holds while both its memories do: fill validity of new rows from them.
+
+        An edge written today between two memories of 2023 is valid from the later of their
+        valid_from; an edge into a memory that was already superseded ends when it ended
+        (a `superseded_by` edge is the exception: it marks the end, it does not end).
+        """
+        ends = (
+            "FROM memories m WHERE m.user_id = memory_relations.user_id AND m.id IN"
+            " (memory_relations.source_memory_id, memory_relations.target_memory_id)"
+        )
+        for chunk in _chunks(memory_ids, 200):
+            marks = self._marks(len(chunk))
+            cur.execute(
+                self._q(
+                    "UPDATE memory_relations SET valid_to = CASE WHEN relation_type ="
+                    f" 'superseded_by' THEN valid_to ELSE (SELECT MIN(m.valid_to) {ends}) END,"
+                    f" valid_from = (SELECT MAX(COALESCE(m.valid_from, m.created_at)) {ends})"
+                    " WHERE user_id = ? AND valid_from IS NULL AND valid_to IS NULL AND"
+                    f" (source_memory_id IN ({marks}) OR target_memory_id IN ({marks}))"
+                ),
+                (user_id, *chunk, *chunk),
+            )
+
+    def _supersede(self, cur: Any, user_id: str, items: list[Supersession]) -> None:
+        """Close the old memories and their edges, link old -superseded_by-> new, re-project."""
+        now = self._dt_in(utcnow())
+        done: list[str] = []
+        for s in items:
+            at = self._dt_in(s.at)
+            cur.execute(
+                self._q(
+                    "UPDATE memories SET status = 'superseded', valid_to = ?, updated_at = ?"
+                    " WHERE user_id = ? AND id = ? AND valid_to IS NULL"
+                ),
+                (at, now, user_id, s.old_id),
+            )
+            if cur.rowcount <= 0:
+                continue  # gone, or superseded already: its history stays as it was
+            cur.execute(
+                self._q(
+                    "UPDATE memory_relations SET valid_to = ? WHERE user_id = ? AND"
+                    " (source_memory_id = ? OR target_memory_id = ?) AND valid_to IS NULL"
+                    " AND relation_type <> 'superseded_by'"
+                ),
+                (at, user_id, s.old_id, s.old_id),
+            )
+            cur.execute(
+                self._q(
+                    f"{self._ignore} INTO memory_relations (user_id, source_memory_id,"
+                    " target_memory_id, relation_type, strength, created_at, valid_from,"
+                    " valid_to) VALUES (?, ?, ?, 'superseded_by', 1.0, ?, ?, NULL)"
+                ),
+                (user_id, s.old_id, s.new_id, now, at),
+            )
+            done.append(s.old_id)
+        if done:
+            self._outbox_rows(cur, [(user_id, m, "upsert") for m in done])
+
+    def supersede(self, user_id: str, items: list[Supersession]) -> None:
+        """Record supersessions on their own (after a review approval, a version update)."""
+        if items:
+            with self._tx() as cur:
+                self._supersede(cur, user_id, items)
 
     def save_graph(
         self, graph: GraphRows, *, project: bool = True, set_strength: bool = False
@@ -169,14 +238,32 @@ class GraphRecords:
         for chunk in _chunks(list(dict.fromkeys(memory_ids)), 200):
             marks = self._marks(len(chunk))
             rows = self._fetch(
-                "SELECT source_memory_id, target_memory_id, relation_type, strength"
-                f" FROM memory_relations WHERE user_id = ? AND (source_memory_id IN ({marks})"
-                f" OR target_memory_id IN ({marks})) ORDER BY id",
+                "SELECT source_memory_id, target_memory_id, relation_type, strength, valid_from,"
+                f" valid_to FROM memory_relations WHERE user_id = ? AND (source_memory_id IN"
+                f" ({marks}) OR target_memory_id IN ({marks})) ORDER BY id",
                 (user_id, *chunk, *chunk),
             )
-            for s, t, rt, w in rows:
-                out[(s, t, rt)] = Relation(user_id, s, t, rt, float(w))
+            for s, t, rt, w, vf, vt in rows:
+                out[(s, t, rt)] = Relation(
+                    user_id, s, t, rt, float(w), self._dt_out(vf), self._dt_out(vt)
+                )
         return list(out.values())
+
+    def slot_holders(self, user_id: str, slots: list[str]) -> dict[str, list[Memory]]:
+        from graphmem.stores.records_sql import MEMORY_COLUMNS
+
+        out: dict[str, list[Memory]] = {}
+        for chunk in _chunks(sorted(set(slots))):
+            rows = self._fetch(
+                f"SELECT {MEMORY_COLUMNS} FROM memories WHERE user_id = ? AND status = 'active'"
+                f" AND valid_to IS NULL AND slot IN ({self._marks(len(chunk))})"
+                " ORDER BY created_at, doc_id",
+                (user_id, *chunk),
+            )
+            for r in rows:
+                m = self._row_to_memory(r)
+                out.setdefault(m.slot or "", []).append(m)
+        return out
 
     def entities_for(self, user_id: str, memory_ids: list[str]) -> dict[str, list[EntityRef]]:
         out: dict[str, list[EntityRef]] = {}

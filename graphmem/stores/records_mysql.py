@@ -11,6 +11,7 @@ from urllib.parse import unquote, urlparse
 import pymysql
 
 from graphmem.errors import StoreUnavailableError
+from graphmem.stores.migrate import mysql_add_columns
 from graphmem.stores.records import RecordQuery
 from graphmem.stores.records_sql import SQLRecords
 
@@ -49,6 +50,7 @@ class MySQLRecords(SQLRecords):
         with self._tx() as cur:
             for stmt in _statements(schema_sql()):
                 cur.execute(stmt)
+            mysql_add_columns(cur)
         self._ensure_keyword_stats()
 
     def _conn(self) -> pymysql.connections.Connection:

@@ -15,14 +15,15 @@ from typing import Any
 
 from graphmem.model import Memory, MemoryType, Source, Status, utcnow
 from graphmem.stores.keyword import KeywordIndex
-from graphmem.stores.records import GraphRows, OutboxItem, RecordQuery
+from graphmem.stores.records import GraphRows, OutboxItem, RecordQuery, Supersession
 from graphmem.stores.records_graph import GraphRecords
 
 ERASE_MARK = "*"  # outbox memory_id of an erase-a-user tombstone
 
 MEMORY_COLUMNS = (
     "id, user_id, session_id, content, summary, memory_type, source, confidence, metadata, "
-    "access_count, last_access_at, decay_score, status, expires_at, created_at, updated_at"
+    "access_count, last_access_at, decay_score, status, expires_at, created_at, updated_at, "
+    "valid_from, valid_to, slot"
 )
 
 
@@ -108,6 +109,9 @@ class SQLRecords(KeywordIndex, GraphRecords):
             expires_at=self._dt_out(r[13]),
             created_at=self._dt_out(r[14]),  # type: ignore[arg-type]
             updated_at=self._dt_out(r[15]),  # type: ignore[arg-type]
+            valid_from=self._dt_out(r[16]),
+            valid_to=self._dt_out(r[17]),
+            slot=r[18],
         )
 
     def _where(self, q: RecordQuery, alias: str = "") -> tuple[str, list[Any]]:
@@ -143,7 +147,11 @@ class SQLRecords(KeywordIndex, GraphRecords):
 
     # ------------------------------------------------------------------ writes
     def insert(
-        self, memories: list[Memory], search_texts: list[str], graph: GraphRows | None = None
+        self,
+        memories: list[Memory],
+        search_texts: list[str],
+        graph: GraphRows | None = None,
+        supersede: list[Supersession] | None = None,
     ) -> None:
         rows = [
             (
@@ -165,6 +173,9 @@ class SQLRecords(KeywordIndex, GraphRecords):
                 self._dt_in(m.expires_at),
                 self._dt_in(m.created_at),
                 self._dt_in(m.updated_at),
+                self._dt_in(m.valid_from),
+                self._dt_in(m.valid_to),
+                m.slot,
             )
             for m, st in zip(memories, search_texts, strict=True)
         ]
@@ -173,13 +184,15 @@ class SQLRecords(KeywordIndex, GraphRecords):
                 self._q(
                     "INSERT INTO memories (id, user_id, session_id, content, summary, search_text,"
                     " memory_type, source, confidence, embedding_id, metadata, access_count,"
-                    " last_access_at, decay_score, status, expires_at, created_at, updated_at)"
-                    f" VALUES ({self._marks(18)})"
+                    " last_access_at, decay_score, status, expires_at, created_at, updated_at,"
+                    f" valid_from, valid_to, slot) VALUES ({self._marks(21)})"
                 ),
                 rows,
             )
             if graph is not None:
                 self._write_graph(cur, graph)
+            if supersede:
+                self._supersede(cur, memories[0].user_id, supersede)
             for user_id in {m.user_id for m in memories}:
                 self._df_change(cur, user_id, [st for m, st in zip(memories, search_texts,
                                 strict=True) if m.user_id == user_id], +1)
@@ -197,8 +210,8 @@ class SQLRecords(KeywordIndex, GraphRecords):
             cur.execute(
                 self._q(
                     "UPDATE memories SET content = ?, summary = ?, search_text = ?,"
-                    " memory_type = ?, metadata = ?, confidence = ?, status = ?, updated_at = ?"
-                    " WHERE id = ? AND user_id = ?"
+                    " memory_type = ?, metadata = ?, confidence = ?, status = ?, updated_at = ?,"
+                    " valid_from = ?, valid_to = ?, slot = ? WHERE id = ? AND user_id = ?"
                 ),
                 (
                     memory.content,
@@ -209,6 +222,9 @@ class SQLRecords(KeywordIndex, GraphRecords):
                     memory.confidence,
                     memory.status.value,
                     self._dt_in(memory.updated_at),
+                    self._dt_in(memory.valid_from),
+                    self._dt_in(memory.valid_to),
+                    memory.slot,
                     memory.id,
                     memory.user_id,
                 ),
@@ -407,7 +423,8 @@ class SQLRecords(KeywordIndex, GraphRecords):
             (user_id,),
         )[0]
         return {
-            "total": sum(int(v) for v in by_status.values()),
+            # superseded rows are earlier versions of these memories, not memories of their own
+            "total": sum(int(v) for k, v in by_status.items() if k != "superseded"),
             "by_type": {k: int(v) for k, v in sorted(by_type.items())},
             "by_status": {k: int(v) for k, v in sorted(by_status.items())},
             "first_created_at": _iso(self._dt_out(first_last[0])),

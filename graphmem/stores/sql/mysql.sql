@@ -22,11 +22,15 @@ CREATE TABLE IF NOT EXISTS memories (
   expires_at      DATETIME(6)  NULL,
   created_at      DATETIME(6)  NOT NULL,
   updated_at      DATETIME(6)  NOT NULL,
+  valid_from      DATETIME(6)  NULL,
+  valid_to        DATETIME(6)  NULL,
+  slot            VARCHAR(191) NULL,
   PRIMARY KEY (doc_id),
   UNIQUE KEY uq_memories_id (id),
   KEY ix_memories_user_status_created (user_id, status, created_at),
   KEY ix_memories_user_type (user_id, memory_type),
   KEY ix_memories_expires (expires_at),
+  KEY ix_memories_user_slot (user_id, slot),
   FULLTEXT KEY ft_memories_search (search_text)
 ) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_unicode_ci;
 
@@ -38,6 +42,8 @@ CREATE TABLE IF NOT EXISTS memory_relations (
   relation_type     VARCHAR(32)  NOT NULL,
   strength          DOUBLE       NOT NULL DEFAULT 1.0,
   created_at        DATETIME(6)  NOT NULL,
+  valid_from        DATETIME(6)  NULL,
+  valid_to          DATETIME(6)  NULL,
   PRIMARY KEY (id),
   UNIQUE KEY uq_relations_edge (source_memory_id, target_memory_id, relation_type),
   KEY ix_relations_target (target_memory_id),

@@ -23,11 +23,15 @@ CREATE TABLE IF NOT EXISTS memories (
   status          TEXT    NOT NULL DEFAULT 'active',
   expires_at      TEXT    NULL,
   created_at      TEXT    NOT NULL,
-  updated_at      TEXT    NOT NULL
+  updated_at      TEXT    NOT NULL,
+  valid_from      TEXT    NULL,
+  valid_to        TEXT    NULL,
+  slot            TEXT    NULL
 );
 CREATE INDEX IF NOT EXISTS ix_memories_user_status_created ON memories (user_id, status, created_at);
 CREATE INDEX IF NOT EXISTS ix_memories_user_type ON memories (user_id, memory_type);
 CREATE INDEX IF NOT EXISTS ix_memories_expires ON memories (expires_at);
+CREATE INDEX IF NOT EXISTS ix_memories_user_slot ON memories (user_id, slot);
 
 CREATE VIRTUAL TABLE IF NOT EXISTS memories_fts USING fts5(
   search_text, content='memories', content_rowid='doc_id', tokenize='unicode61 remove_diacritics 2'
@@ -53,6 +57,8 @@ CREATE TABLE IF NOT EXISTS memory_relations (
   relation_type     TEXT    NOT NULL,
   strength          REAL    NOT NULL DEFAULT 1.0,
   created_at        TEXT    NOT NULL,
+  valid_from        TEXT    NULL,
+  valid_to          TEXT    NULL,
   UNIQUE (source_memory_id, target_memory_id, relation_type)
 );
 CREATE INDEX IF NOT EXISTS ix_relations_target ON memory_relations (target_memory_id);

@@ -1,0 +1,424 @@
+"""Temporal validity: newer facts supersede older ones without forgetting them.
+
+A memory is true in the world from `valid_from` (default: when it was recorded) until
+`valid_to` (open while it is current). On write, without an LLM:
+
+1. the memory's slot - (subject, attribute), e.g. `self|home_city` - comes from the rule table in
+   `extractors.slots` (English and Chinese, extensible by GRAPHMEM_TEMPORAL_SLOT_RULES);
+2. current memories of the same user in the same slot with another value are the ones it would
+   replace; a correction ("actually, it's ...", "不对，是 ...") without a slot replaces the memory
+   it corrects (the earlier memory, among the nearest ones and the previous one, whose claim
+   shares the most with it);
+3. the firewall's consensus check (graphmem.guard.consensus) applies the one rule: the user
+   changing their own world supersedes; an agent, document or system claim against a value the
+   user stated is quarantined (or kept with low confidence) with `contradicts` links.
+
+A superseded memory keeps its row, gets `valid_to` and status `superseded`, its edges close at
+the same instant, and a `superseded_by` relation points to its successor. Recall then answers
+from current memories unless the query asks about the past, or `as_of` / `include_history` is
+given (`recall_window`).
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import TYPE_CHECKING, Any
+
+from pydantic import Field
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+from extractors.normalize import Normalizer
+from extractors.slots import Slot, compile_rules, find_slots, is_correction
+from graphmem.guard.consensus import Candidate, extract_claim
+from graphmem.model import Memory, Status, new_id
+from graphmem.stores.records import GraphRows, Relation, Supersession
+from graphmem.stores.vectors import VectorFilter
+from graphmem.text import search_text
+
+if TYPE_CHECKING:
+    import numpy as np
+
+    from graphmem.service import MemoryService
+
+log = logging.getLogger("graphmem.temporal")
+
+# A query about the past: superseded memories join the candidates, and rank a little higher.
+PAST_QUERY = re.compile(
+    r"\b(?:before|used\s+to|previously|formerly|in\s+the\s+past|originally|at\s+first|"
+    r"back\s+then|former|earlier\s+(?:job|home|address|manager|employer)|prior\s+to)\b"
+    r"|以前|之前|原来|过去|曾经|从前|以往|当初|前任",
+    re.IGNORECASE,
+)
+SUPERSEDED_BY = "superseded_by"
+CONTRADICTS = "contradicts"
+
+
+class TemporalSettings(BaseSettings):
+    """GRAPHMEM_TEMPORAL_* settings, beside the logic they steer (like the guard's)."""
+
+    model_config = SettingsConfigDict(
+        env_prefix="GRAPHMEM_TEMPORAL_", env_file=".env", extra="ignore"
+    )
+
+    enabled: bool = Field(True, description="detect updates on write (slots, corrections)")
+    slot_rules: list[dict[str, str]] = Field(
+        default_factory=list,
+        description="extra slot rules, JSON:"
+        ' [{"attribute": "gym", "pattern": "my gym is (?P<value>.+)"}]',
+    )
+    history_boost: float = Field(
+        0.25,
+        ge=0.0,
+        le=1.0,
+        description="in a query about the past, a superseded hit's score s becomes"
+        " 1 - (1 - s)(1 - boost)",
+    )
+
+
+@dataclass(frozen=True)
+class RecallWindow:
+    """Which memories a search may return, in time.
+
+    mode current: valid now, superseded excluded (the default); past: the query asks about the
+    past, superseded included and boosted; as_of: what was valid at `at`; history: everything.
+    `graph_at` is the instant whose edges expansion follows (None: every edge).
+    """
+
+    mode: str
+    at: datetime | None
+    include_superseded: bool
+    boost: float = 0.0
+
+    @property
+    def graph_at(self) -> float | None:
+        return self.at.timestamp() if self.at is not None else None
+
+    def admits(self, m: Memory) -> bool:
+        if m.status == Status.SUPERSEDED and not self.include_superseded:
+            return False
+        return self.at is None or m.valid_at(self.at)
+
+    def rescore(self, m: Memory, score: float, channels: dict[str, float]) -> float:
+        if self.boost > 0 and m.status == Status.SUPERSEDED:
+            channels["history"] = self.boost
+            return 1.0 - (1.0 - score) * (1.0 - self.boost)
+        return score
+
+
+def asks_about_past(query: str) -> bool:
+    return bool(PAST_QUERY.search(query))
+
+
+def recall_window(
+    query: str,
+    now: datetime,
+    as_of: datetime | None,
+    include_history: bool,
+    settings: TemporalSettings,
+) -> RecallWindow:
+    if as_of is not None:
+        return RecallWindow("as_of", as_of, True)
+    if include_history:
+        return RecallWindow("history", None, True)
+    if asks_about_past(query):
+        return RecallWindow("past", None, True, settings.history_boost)
+    return RecallWindow("current", now, False)
+
+
+@dataclass
+class WritePlan:
+    """What a batch of writes does to time: supersessions of stored memories and new edges."""
+
+    supersede: list[Supersession] = field(default_factory=list)
+    relations: list[Relation] = field(default_factory=list)
+    outcomes: dict[str, dict[str, Any]] = field(default_factory=dict)  # memory id -> audit note
+
+
+class Temporal:
+    """Update detection on write, and version history; one per MemoryService."""
+
+    def __init__(self, svc: MemoryService, settings: TemporalSettings | None = None) -> None:
+        self.svc = svc
+        self.settings = settings or TemporalSettings()
+        self.rules = compile_rules(self.settings.slot_rules)
+        self.norm = Normalizer(svc.settings.entity_aliases)
+
+    def slots(self, text: str) -> list[Slot]:
+        return find_slots(text, self.rules, self.norm)
+
+    def _value(self, m: Memory, key: str) -> str | None:
+        return next((s.value for s in self.slots(m.content) if s.key == key), None)
+
+    # ------------------------------------------------------------------ writes
+    def plan(self, user_id: str, memories: list[Memory], vecs: np.ndarray) -> WritePlan:
+        """Set slot and validity on new memories (in place) and decide what they supersede,
+        quarantine or contradict. Stored memories are only read here; the caller commits the
+        plan in the same transaction as the rows."""
+        plan = WritePlan()
+        for m in memories:
+            m.valid_from = m.valid_from or m.created_at
+        if not self.settings.enabled:
+            return plan
+        slot_of: dict[str, Slot | None] = {}
+        for m in memories:
+            found = self.slots(m.content)
+            slot_of[m.id] = found[0] if found else None
+            if found and m.slot is None:
+                m.slot = found[0].key
+        keys = sorted({s.key for s in slot_of.values() if s})
+        stored = self.svc.records.slot_holders(user_id, keys) if keys else {}
+        current: dict[str, list[Memory]] = {k: list(v) for k, v in stored.items()}
+        known: dict[str, Memory] = {m.id: m for v in stored.values() for m in v}
+        in_batch = {m.id: m for m in memories}
+        vec_of = dict(zip([m.id for m in memories], vecs, strict=True))
+        order = sorted(range(len(memories)), key=lambda i: (memories[i].valid_since, i))
+        for m in (memories[i] for i in order):
+            if m.status != Status.ACTIVE:
+                continue  # held back by the screen already: no evidence, no update
+            slot = slot_of[m.id]
+            updates: list[Memory] = []
+            if slot is not None:
+                updates = [
+                    h
+                    for h in current.get(slot.key, [])
+                    if h.id != m.id and self._value(h, slot.key) not in (None, slot.value)
+                ]
+            correction = is_correction(m.content)
+            neighbours = self._neighbours(user_id, vec_of[m.id], exclude=in_batch)
+            known.update({n.id: n for n in neighbours})
+            if correction and not updates:
+                target = self._corrected(user_id, m, neighbours)
+                if target is not None:
+                    known[target.id] = target
+                    updates = [target]
+            decision = self.svc.guard.consensus(
+                user_id,
+                m.content,
+                [_candidate(n) for n in neighbours if n.id not in {u.id for u in updates}],
+                m.source.value,
+                updates=[_candidate(u) for u in updates],
+                correction=correction,
+            )
+            if decision.action != "allow" or decision.contradicted_ids:
+                plan.outcomes[m.id] = {
+                    "consensus": decision.action,
+                    "superseded": list(decision.superseded_ids),
+                    "contradicted": list(decision.contradicted_ids),
+                    "slot": slot.key if slot else None,
+                    "correction": correction,
+                }
+            for old_id in decision.superseded_ids:
+                old = in_batch.get(old_id) or known.get(old_id)
+                if old is not None and self._supersede(plan, user_id, old, m, in_batch):
+                    for lst in current.values():
+                        if old in lst:
+                            lst.remove(old)
+            if decision.action == "quarantine":
+                m.status = Status.QUARANTINED
+            elif decision.action == "low_confidence" and decision.confidence is not None:
+                m.confidence = min(m.confidence, decision.confidence)
+            for cid in decision.contradicted_ids:
+                plan.relations.append(Relation(user_id, m.id, cid, CONTRADICTS, 1.0))
+            if slot is not None and m.status == Status.ACTIVE and m.valid_to is None:
+                current.setdefault(slot.key, []).append(m)
+        return plan
+
+    def _supersede(
+        self, plan: WritePlan, user_id: str, old: Memory, new: Memory, in_batch: dict[str, Memory]
+    ) -> bool:
+        """`new` replaces `old` (True) - unless `old` is the later one (a back-dated import):
+        then the new memory is the older version, stored closed, and `old` stays (False)."""
+        if old.valid_since > new.valid_since:
+            new.valid_to = min(new.valid_to or old.valid_since, old.valid_since)
+            new.status = Status.SUPERSEDED
+            plan.relations.append(
+                Relation(user_id, new.id, old.id, SUPERSEDED_BY, 1.0, old.valid_since)
+            )
+            return False
+        at = new.valid_since
+        if old.id in in_batch:
+            old.valid_to, old.status = at, Status.SUPERSEDED
+            plan.relations.append(Relation(user_id, old.id, new.id, SUPERSEDED_BY, 1.0, at))
+        else:
+            plan.supersede.append(Supersession(old.id, new.id, at))
+        return True
+
+    def _neighbours(
+        self, user_id: str, vec: np.ndarray, exclude: dict[str, Memory]
+    ) -> list[Memory]:
+        """The user's nearest current memories: the evidence the consensus check weighs."""
+        gs = self.svc.guard.settings
+        if not (gs.enabled and gs.consensus_enabled):
+            return []
+        try:
+            hits = self.svc.vectors.search(
+                vec, VectorFilter(user_id, None, (Status.ACTIVE.value,)), gs.consensus_candidates
+            )
+        except Exception as e:  # noqa: BLE001 - no evidence when the index is down, no refusal
+            log.warning("consensus check without neighbours (vector store: %s)", e)
+            return []
+        rows = self.svc.records.get(
+            user_id, [h.memory_id for h in hits if h.memory_id not in exclude]
+        )
+        return [
+            rows[h.memory_id]
+            for h in hits
+            if h.memory_id in rows
+            and rows[h.memory_id].status == Status.ACTIVE
+            and rows[h.memory_id].valid_to is None
+        ]
+
+    def _corrected(self, user_id: str, m: Memory, neighbours: list[Memory]) -> Memory | None:
+        """The memory a correction corrects: the earlier candidate (the nearest memories and the
+        previous one) whose claim shares most with it - content words, then the kind of value
+        (a date, a weekday, a number); None when nothing is shared."""
+        prev_id = self.svc.records.session_previous(user_id, m.session_id, m.created_at)
+        pool = {n.id: n for n in neighbours if n.valid_since <= m.valid_since}
+        if prev_id and prev_id not in pool:
+            prev = self.svc.records.get(user_id, [prev_id]).get(prev_id)
+            if prev is not None and prev.status == Status.ACTIVE and prev.valid_to is None:
+                pool[prev.id] = prev
+        if not pool:
+            return None
+        claim = extract_claim(m.content)
+        kinds = {v.split(":", 1)[0] for v in claim.values}
+
+        def overlap(o: Memory) -> float:
+            other = extract_claim(o.content)
+            union = claim.frame | other.frame
+            jac = len(claim.frame & other.frame) / len(union) if union else 0.0
+            same_kind = bool(kinds & {v.split(":", 1)[0] for v in other.values})
+            return jac + (0.5 if same_kind else 0.0) + (0.01 if o.id == prev_id else 0.0)
+
+        # A question is not a claim to correct ("Did you go?" - "No, I didn't"), and a correction
+        # sharing nothing with any candidate corrects nothing.
+        pool = {i: o for i, o in pool.items() if not o.content.rstrip().endswith(("?", "？"))}
+        if not pool:
+            return None
+        best = max(pool.values(), key=lambda o: (overlap(o), o.valid_since))
+        return best if overlap(best) > 0.01 else None
+
+    def on_approved(self, user_id: str, memories: Sequence[Memory]) -> list[Supersession]:
+        """A reviewed, approved claim takes its slot: the values it conflicted with end."""
+        out: list[Supersession] = []
+        keys = sorted({m.slot for m in memories if m.slot})
+        holders = self.svc.records.slot_holders(user_id, keys) if keys else {}
+        for m in memories:
+            if not m.slot:
+                continue
+            value = self._value(m, m.slot)
+            for h in holders.get(m.slot, []):
+                if (
+                    h.id != m.id
+                    and self._value(h, m.slot) != value
+                    and (h.valid_since <= m.valid_since)
+                ):
+                    out.append(Supersession(h.id, m.id, m.valid_since))
+        if out:
+            self.svc.records.supersede(user_id, out)
+        return out
+
+    def keep_version(self, before: Memory, after: Memory) -> Memory:
+        """`update` changed a memory's content: store the previous content as a closed version
+        linked by `superseded_by` (committed before the new content, so a failure in between
+        leaves an extra version, never a lost one) and start the new content's validity."""
+        old = version_copy(before, new_id(), after.updated_at)
+        link = Relation(after.user_id, old.id, after.id, SUPERSEDED_BY, 1.0, old.valid_to)
+        self.svc.records.insert(
+            [old], [search_text(old.content)], GraphRows(after.user_id, {}, [link])
+        )
+        self.svc.projector.apply(self.svc.records.outbox_for([old.id]))
+        after.valid_from = after.updated_at
+        found = self.slots(after.content) if self.settings.enabled else []
+        after.slot = found[0].key if found else None
+        return old
+
+    # ------------------------------------------------------------------ history
+    def versions(self, user_id: str, memory_id: str) -> list[Memory]:
+        """Every version linked to this memory by `superseded_by`, oldest first."""
+        seen = {memory_id}
+        frontier = [memory_id]
+        while frontier:
+            rels = self.svc.records.relations_for(user_id, frontier)
+            frontier = []
+            for r in rels:
+                if r.relation_type != SUPERSEDED_BY:
+                    continue
+                for mid in (r.source_id, r.target_id):
+                    if mid not in seen:
+                        seen.add(mid)
+                        frontier.append(mid)
+        rows = self.svc.records.get(user_id, sorted(seen))
+        return sorted(rows.values(), key=lambda m: (m.valid_since, m.created_at, m.id))
+
+    def version_copies(self, user_id: str, memory_ids: list[str]) -> list[str]:
+        """Earlier contents of these memories kept by `update` (their `version_of` is one of
+        them): forgetting a memory forgets them too."""
+        out: list[str] = []
+        targets = set(memory_ids)
+        while targets:
+            rels = [
+                r
+                for r in self.svc.records.relations_for(user_id, sorted(targets))
+                if r.relation_type == SUPERSEDED_BY and r.target_id in targets
+            ]
+            rows = self.svc.records.get(user_id, [r.source_id for r in rels])
+            found = [
+                i
+                for i, m in rows.items()
+                if m.metadata.get("version_of") in targets and i not in out
+            ]
+            out.extend(found)
+            targets = set(found)
+        return out
+
+
+def _candidate(m: Memory) -> Candidate:
+    return Candidate(m.id, m.content, m.user_id, m.status.value, m.source.value)
+
+
+def version_copy(old: Memory, version_id: str, at: datetime) -> Memory:
+    """The previous content of a memory that `update` changes, as a closed version of it."""
+    return Memory(
+        id=version_id,
+        user_id=old.user_id,
+        content=old.content,
+        memory_type=old.memory_type,
+        summary=old.summary,
+        session_id=old.session_id,
+        source=old.source,
+        confidence=old.confidence,
+        metadata={**old.metadata, "version_of": old.id},
+        status=Status.SUPERSEDED,
+        created_at=old.created_at,
+        updated_at=at,
+        valid_from=old.valid_since,
+        valid_to=at,
+        slot=old.slot,
+    )
+
+
+def validity(m: Memory) -> dict[str, Any]:
+    """What a hit shows about its time: when it held, and whether it still does."""
+    return {
+        "valid_from": m.valid_since.isoformat(),
+        "valid_to": m.valid_to.isoformat() if m.valid_to else None,
+        "current": m.status != Status.SUPERSEDED and m.valid_to is None,
+    }
+
+
+__all__ = [
+    "PAST_QUERY",
+    "RecallWindow",
+    "Temporal",
+    "TemporalSettings",
+    "WritePlan",
+    "asks_about_past",
+    "recall_window",
+    "validity",
+    "version_copy",
+]
