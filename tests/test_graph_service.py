@@ -178,3 +178,30 @@ def test_an_entity_in_most_memories_links_nothing(tmp_path: Path, embedder: Embe
             if r.relation_type == "related"
         }
         assert related == {frozenset((a, b))}  # Lisbon links; Caroline links nothing
+
+
+def test_a_shared_topic_links_weaker_than_an_entity(tmp_path: Path, embedder: Embedder) -> None:
+    """Common nouns (topics) connect the sessions of one subject; their edges stay weaker than
+    an entity's, and link_per_topic=0 turns them off."""
+    texts = [
+        "I signed up for a pottery class this spring.",
+        "The glaze on my new pottery cracked in the kiln.",
+        "Lena from Vienna called me about the conference.",
+        "Lena sent the slides for the conference.",
+    ]
+    for per_topic, expect_topic_edge in ((3, True), (0, False)):
+        settings = Settings(data_dir=tmp_path / f"data{per_topic}", link_per_topic=per_topic)
+        with MemoryService(settings, embedder=embedder) as svc:
+            ids = [svc.write("u", t).id for t in texts]
+            strength = {
+                frozenset((r.source_id, r.target_id)): r.strength
+                for r in svc.records.relations_for("u", ids)
+                if r.relation_type == "related"
+            }
+            pottery = strength.get(frozenset(ids[:2]))
+            lena = strength.get(frozenset(ids[2:]))
+            assert lena is not None and lena >= 0.6  # entity (and topic) shared
+            if expect_topic_edge:
+                assert pottery is not None and 0.0 < pottery < lena
+            else:
+                assert pottery is None
