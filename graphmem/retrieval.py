@@ -17,6 +17,7 @@ import numpy as np
 from graphmem import associative, ranking
 from graphmem.associative import TracedHit
 from graphmem.errors import StoreUnavailableError
+from graphmem.lifecycle import is_expired
 from graphmem.model import (
     Memory,
     Status,
@@ -114,6 +115,8 @@ class Retriever:
                         vec_scores[mid] = float(np.dot(qvec, v))
                 except Exception as e:  # noqa: BLE001
                     log.warning("could not score keyword-only hits by vector: %s", e)
+        if s.recall_on_summaries and qvec is not None:
+            vec_scores.update(self.svc.summaries.scores(qvec, rows.values()))
         kw_max = max(kw_scores.values(), default=0.0)
 
         def score(mem: Memory) -> TracedHit:
@@ -131,7 +134,8 @@ class Retriever:
                 channels["trust"] = trust
             return TracedHit(mem, final, channels)
 
-        hits = [score(mem) for mem in rows.values() if mem.status.value in statuses]
+        hits = [score(mem) for mem in rows.values()
+                if mem.status.value in statuses and not is_expired(mem, now)]
         hits.sort(key=lambda h: (-h.score, h.memory.id))
         if hops > 0 and graph_w > 0 and hits and self.svc.graph_store is not None:
             cfg = associative.ExpansionConfig(
@@ -157,6 +161,7 @@ class Retriever:
                 if m.status.value in statuses and (mt is None or m.memory_type.value == mt)
                 and (since is None or m.created_at >= since)
                 and (session_id is None or m.session_id == session_id)
+                and not is_expired(m, now)
             }
             if new and qvec is not None and "vectors" not in degraded:
                 try:
@@ -164,6 +169,8 @@ class Retriever:
                         vec_scores[mid] = float(np.dot(qvec, v))
                 except Exception as e:  # noqa: BLE001
                     log.warning("could not score graph-reached hits by vector: %s", e)
+            if s.recall_on_summaries and qvec is not None:
+                vec_scores.update(self.svc.summaries.scores(qvec, new.values()))
             hits.extend(score(m) for m in new.values())
             for h in hits:
                 r = reached.get(h.memory.id)

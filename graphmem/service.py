@@ -20,7 +20,7 @@ from typing import Any
 import numpy as np
 
 from extractors import Extractor, make_extractor
-from graphmem import associative
+from graphmem import associative, lifecycle
 from graphmem.associative import Step, TracedHit
 from graphmem.embedder import Embedder, shared_embedder
 from graphmem.erasure import ErasureReceipt, Purger, erase_user, residue
@@ -58,7 +58,7 @@ from graphmem.stores import (
 from graphmem.stores.cache import cache_key
 from graphmem.stores.graph import RELATION_TYPES
 from graphmem.stores.records import GraphRows, Relation
-from graphmem.summary import summarize
+from graphmem.summary import SummaryVectors, summarize
 from graphmem.text import search_text
 
 log = logging.getLogger("graphmem.service")
@@ -134,6 +134,7 @@ class MemoryService:
         self.projector = Projector(self.records, self.vectors, self.embedder, self.graph_store)
         self.access = AccessTracker(self.records, s.access_flush_every, s.access_flush_seconds)
         self.retriever = Retriever(self)
+        self.summaries = SummaryVectors(self.embedder)
         self._write_lock = threading.RLock()
         # Stores outside the records/vectors/graph trio (working memory, result caches) register
         # (purge, count) callables here so erasing a user reaches them too.
@@ -151,9 +152,16 @@ class MemoryService:
 
             rebuild_graph(self.records, self.graph_store)  # in-process graph: rebuilt from records
         self.drain_outbox()
+        self.compactor = None
+        if s.compact_interval_seconds > 0:
+            from graphmem.compaction import PeriodicCompactor
+
+            self.compactor = PeriodicCompactor(self, s.compact_interval_seconds).start()
 
     # ------------------------------------------------------------------ lifecycle
     def close(self) -> None:
+        if self.compactor is not None:
+            self.compactor.stop()
         self.access.flush()
         self.records.close()
         self.vectors.close()
@@ -200,16 +208,16 @@ class MemoryService:
         session_id = item.get("session_id")
         if session_id is not None and (not isinstance(session_id, str) or len(session_id) > 128):
             raise ValidationError("session_id", "must be a string of at most 128 characters")
-        return Memory(
+        mem = Memory(
             id=new_id(),
             user_id=user_id,
             content=content,
             memory_type=parse_memory_type(item.get("memory_type") or "fact"),
-            summary=(
+            summary=summarize(
                 self.guard.screen_write(summary, source.value).content_after_masking
                 if summary
-                else summarize(content)
-            )[:255],
+                else content
+            ),
             session_id=session_id or None,
             source=source,
             confidence=check_confidence(item.get("confidence", 1.0)),
@@ -217,7 +225,11 @@ class MemoryService:
             status=Status(decision.status),
             created_at=created,
             updated_at=now,
-        ), decision
+        )
+        mem.expires_at = parse_datetime(item.get("expires_at"), "expires_at") or lifecycle.expiry(
+            mem.memory_type.value, now, self.settings
+        )
+        return mem, decision
 
     def write(
         self,
@@ -269,7 +281,7 @@ class MemoryService:
             self._invalidate(user_id)
             self._project(memories, vecs)
         self._audit_writes(user_id, memories, decisions, tool)
-        return memories
+        return lifecycle.merge_on_write(self, user_id, memories, vecs)
 
     def _audit_writes(
         self,
@@ -367,8 +379,11 @@ class MemoryService:
             )
         return mem
 
-    def forget(self, user_id: str, memory_ids: list[str]) -> list[str]:
-        """Hard-delete memories from every store at once; returns the ids that existed."""
+    def forget(
+        self, user_id: str, memory_ids: list[str], *, reason: str = "forget"
+    ) -> list[str]:
+        """Hard-delete memories from every store at once; returns the ids that existed.
+        `reason` is the audit action (forget, or expire when a TTL ran out)."""
         user_id = check_user(user_id)
         ids = [str(i) for i in memory_ids]
         with self._write_lock:
@@ -376,8 +391,28 @@ class MemoryService:
             if deleted:
                 self._invalidate(user_id)
                 self.projector.apply(self.records.outbox_for(deleted))
-                self.records.audit(user_id, "forget", deleted, {"count": len(deleted)})
+                self.records.audit(user_id, reason, deleted, {"count": len(deleted)})
         return deleted
+
+    def restore(self, user_id: str, memory_ids: list[str]) -> list[str]:
+        """Bring archived memories back into default recall; returns the ids restored."""
+        return lifecycle.set_status(
+            self, check_user(user_id), [str(i) for i in memory_ids], Status.ACTIVE,
+            Status.ARCHIVED,
+        )
+
+    def archive(self, user_id: str, memory_ids: list[str]) -> list[str]:
+        """Take active memories out of default recall (`include_archived` still finds them)."""
+        return lifecycle.set_status(
+            self, check_user(user_id), [str(i) for i in memory_ids], Status.ARCHIVED,
+            Status.ACTIVE,
+        )
+
+    def compact(self, **kwargs: Any) -> Any:
+        """Apply the lifecycle rules over the store: see graphmem.compaction.compact."""
+        from graphmem.compaction import compact
+
+        return compact(self, **kwargs)
 
     def quarantined(self, user_id: str, limit: int = 100) -> list[Memory]:
         """Memories the firewall held back from recall, waiting for review."""
