@@ -97,8 +97,12 @@ def compact(
                 rep.filled += 1
             if lifecycle.is_expired(m, now):
                 expired.setdefault(m.user_id, []).append(m.id)
-                rep.note(action="expire", user_id=m.user_id, memory_id=m.id,
-                         expires_at=m.expires_at.isoformat() if m.expires_at else None)
+                rep.note(
+                    action="expire",
+                    user_id=m.user_id,
+                    memory_id=m.id,
+                    expires_at=m.expires_at.isoformat() if m.expires_at else None,
+                )
                 continue
             decay = lifecycle.decay_score(m, now, s)
             if abs(decay - m.decay_score) >= DECAY_EPSILON or summary != m.summary or fill:
@@ -116,8 +120,12 @@ def compact(
             survivor, *losers = lifecycle.merge_order(members)
             rep.merge_groups += 1
             rep.merged += len(losers)
-            rep.note(action="merge", user_id=survivor.user_id, survivor=survivor.id,
-                     merged=[m.id for m in losers])
+            rep.note(
+                action="merge",
+                user_id=survivor.user_id,
+                survivor=survivor.id,
+                merged=[m.id for m in losers],
+            )
         if not dry_run:
             svc.records.set_lifecycle(updates)
             for uid, ids in expired.items():
@@ -130,8 +138,12 @@ def compact(
             progress(len(page))
     rep.took_s = round(time.perf_counter() - start, 3)
     if not dry_run:
-        svc.records.audit(user_id or "*", "compact", [], {
-            k: v for k, v in rep.to_dict().items() if k != "changes"})
+        svc.records.audit(
+            user_id or "*",
+            "compact",
+            [],
+            {k: v for k, v in rep.to_dict().items() if k != "changes"},
+        )
     return rep
 
 
@@ -151,13 +163,18 @@ def _merge_groups(
     for m in live:
         if m.id in folded or m.id not in vecs:
             continue
-        dups = [d for d, _ in lifecycle.duplicates_of(svc, m.user_id, m.id, vecs[m.id])
-                if d not in folded]
+        dups = [
+            d
+            for d, _ in lifecycle.duplicates_of(svc, m.user_id, m.id, vecs[m.id])
+            if d not in folded
+        ]
         if not dups:
             continue
         rows = svc.records.get(m.user_id, dups)
-        members = [m, *(rows[d] for d in dups if d in rows and rows[d].status == Status.ACTIVE
-                        and not lifecycle.is_expired(rows[d], now))]
+        members = [
+            m,
+            *(rows[d] for d in dups if d in rows and lifecycle.mergeable(m, rows[d], now)),
+        ]
         if len(members) < 2:
             continue
         folded.update(x.id for x in members)
@@ -168,8 +185,13 @@ def _merge_groups(
 def progress_bar(total: int, quiet: bool) -> Any:
     from tqdm import tqdm
 
-    return tqdm(total=total, unit="mem", desc="compact", file=sys.stderr,
-                disable=quiet or not sys.stderr.isatty())
+    return tqdm(
+        total=total,
+        unit="mem",
+        desc="compact",
+        file=sys.stderr,
+        disable=quiet or not sys.stderr.isatty(),
+    )
 
 
 class PeriodicCompactor:
@@ -197,8 +219,10 @@ class PeriodicCompactor:
             try:
                 self.last = compact(self.svc)
                 self.runs += 1
-                log.info("compaction: %s", {k: v for k, v in self.last.to_dict().items()
-                                           if k != "changes"})
+                log.info(
+                    "compaction: %s",
+                    {k: v for k, v in self.last.to_dict().items() if k != "changes"},
+                )
             except Exception as e:  # noqa: BLE001 - a failed run is retried next interval
                 log.warning("periodic compaction failed: %s", e)
 

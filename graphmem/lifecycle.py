@@ -28,10 +28,11 @@ TTL: a memory of a type with a TTL (`ttl_hours`; task 24 h, event 90 days by def
 `expires_at` = written + TTL; an expired memory is no longer recalled and compaction purges
 it from every store through the same path as forget.
 
-Merge: two active memories of one user with cosine >= `merge_similarity` become one. The
-oldest survives (its id, content and created_at), access counts are summed, the last access,
-confidence and metadata are united, the others' relations and entities move to it, and each
-merged memory stays as an archived row joined by a `merged_from` edge.
+Merge: two active memories of one user, of the same type and source, with cosine >=
+`merge_similarity` become one. The oldest survives (its id, content and created_at), access
+counts are summed, the last access, confidence and metadata are united, the others' relations
+and entities move to it, and each merged memory stays as an archived row joined by a
+`merged_from` edge.
 """
 
 from __future__ import annotations
@@ -86,6 +87,21 @@ def should_archive(m: Memory, decay: float, now: datetime, s: Settings) -> bool:
         m.status == Status.ACTIVE
         and now - last_seen(m) > timedelta(days=s.archive_after_days)
         and decay < s.archive_below_decay
+    )
+
+
+def mergeable(a: Memory, b: Memory, now: datetime) -> bool:
+    """Two memories a merge may fold together (similarity aside): the same user, type and
+    source, both active and unexpired. Type and source are kept apart on purpose: a task must
+    not inherit a fact's permanence, and a user's statement must not lose its provenance to an
+    agent's inference of the same words."""
+    return (
+        a.user_id == b.user_id
+        and a.memory_type == b.memory_type
+        and a.source == b.source
+        and a.status == Status.ACTIVE == b.status
+        and not is_expired(a, now)
+        and not is_expired(b, now)
     )
 
 
@@ -151,8 +167,11 @@ def duplicates_of(
     s = svc.settings
     flt = VectorFilter(user_id, None, (Status.ACTIVE.value,))
     hits = svc.vectors.search(vec, flt, s.merge_neighbours + 1)
-    return [(h.memory_id, h.score) for h in hits
-            if h.memory_id != memory_id and h.score >= s.merge_similarity]
+    return [
+        (h.memory_id, h.score)
+        for h in hits
+        if h.memory_id != memory_id and h.score >= s.merge_similarity
+    ]
 
 
 def merge_on_write(
@@ -177,8 +196,8 @@ def merge_on_write(
             log.warning("merge-on-write skipped, vector index unavailable: %s", e)
             return out
         rows = svc.records.get(user_id, [d for d, _ in dups])
-        best = next((rows[d] for d, _ in dups if d in rows and rows[d].status == Status.ACTIVE
-                     and not is_expired(rows[d], utcnow())), None)
+        now = utcnow()
+        best = next((rows[d] for d, _ in dups if d in rows and mergeable(m, rows[d], now)), None)
         if best is None:
             continue
         survivor = merge(svc, user_id, [m, best])
@@ -199,7 +218,9 @@ def set_status(
             svc._invalidate(user_id)
             svc.projector.apply(svc.records.outbox_for(done), _stored_vectors(svc, done))
             svc.records.audit(
-                user_id, "archive" if status == Status.ARCHIVED else "restore", done,
+                user_id,
+                "archive" if status == Status.ARCHIVED else "restore",
+                done,
                 {"count": len(done)},
             )
     return done
@@ -214,6 +235,7 @@ __all__ = [
     "merge",
     "merge_on_write",
     "merge_order",
+    "mergeable",
     "set_status",
     "should_archive",
     "united",

@@ -61,7 +61,8 @@ _EVENT = re.compile(
 )
 _SMALL_TALK = re.compile(
     r"^\s*(?:hi|hello|hey|thanks?|thank you|ok(?:ay)?|cool|great|nice|bye|good (?:morning|"
-    r"night|evening)|lol|yes|no|sure)\b[\s!.,]*$",
+    r"night|evening)|lol|yes|no|sure)(?:\s+(?:there|all|everyone|again|so much|a lot))?"
+    r"[\s!.,]*$",
     re.IGNORECASE,
 )
 
@@ -152,11 +153,14 @@ def observe(
             rest = m.group("rest").strip().rstrip(".!")
             found = svc.forget_by_query(user_id, rest, limit=10, dry_run=dry_run)
             gone = [x.id for x in found]
-            decisions.append(Decision(
-                i, "forget",
-                "explicit forget request" + ("" if gone else ": nothing similar enough stored"),
-                memory_ids=gone,
-            ))
+            decisions.append(
+                Decision(
+                    i,
+                    "forget",
+                    "explicit forget request" + ("" if gone else ": nothing similar enough stored"),
+                    memory_ids=gone,
+                )
+            )
             continue
         content, reason, mtype = text, "", None
         if m := _REMEMBER.search(text):
@@ -173,9 +177,11 @@ def observe(
             if mtype is None and new:
                 mtype, reason = "fact", f"new entity: {', '.join(new[:3])}"
         if not reason:
-            decisions.append(Decision(
-                i, "skip", "no new entity, preference, task data, event or explicit request"
-            ))
+            decisions.append(
+                Decision(
+                    i, "skip", "no new entity, preference, task data, event or explicit request"
+                )
+            )
             continue
         known.update(ext.keys)  # a second mention in this batch is no longer new
         d = Decision(i, "write", reason, mtype or "fact", summarize(content), names)
@@ -183,8 +189,13 @@ def observe(
         keep.append((d, content))
     if keep and not dry_run:
         items = [
-            {"content": c, "memory_type": d.memory_type, "summary": d.summary,
-             "session_id": session_id, "metadata": {"observed": d.reason}}
+            {
+                "content": c,
+                "memory_type": d.memory_type,
+                "summary": d.summary,
+                "session_id": session_id,
+                "metadata": {"observed": d.reason},
+            }
             for d, c in keep
         ]
         written = svc.write_many(user_id, items, tool=tool)

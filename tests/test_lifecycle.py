@@ -36,9 +36,7 @@ def test_decay_formula_uses_the_ranking_channels() -> None:
     assert not lifecycle.should_archive(fresh, lifecycle.decay_score(fresh, now, s), now, s)
 
 
-def test_ttl_by_type_hides_then_purges_from_every_store(
-    tmp_path: Path, embedder: Embedder
-) -> None:
+def test_ttl_by_type_hides_then_purges_from_every_store(tmp_path: Path, embedder: Embedder) -> None:
     with _svc(tmp_path, embedder) as svc:
         now = utcnow()
         task = svc.write("u", "Call the plumber about the leaking kitchen sink", "task")
@@ -50,8 +48,12 @@ def test_ttl_by_type_hides_then_purges_from_every_store(
         assert event.expires_at is not None
         assert abs(event.expires_at - (now + timedelta(days=90))) < timedelta(minutes=1)
         assert fact.expires_at is None and pref.expires_at is None
-        old = svc.write("u", "Pay the kitchen sink repair invoice", "task",
-                        expires_at=(now - timedelta(minutes=1)).isoformat())
+        old = svc.write(
+            "u",
+            "Pay the kitchen sink repair invoice",
+            "task",
+            expires_at=(now - timedelta(minutes=1)).isoformat(),
+        )
         hits = {h.memory.id for h in svc.search("u", "kitchen sink", 10).hits}
         assert old.id not in hits and task.id in hits  # expired: out of recall at once
         assert old.id in svc.vectors.ids("u")  # ... but still stored until compaction
@@ -73,8 +75,9 @@ def test_archive_restore_and_include_archived(tmp_path: Path, embedder: Embedder
         svc.records.record_access({("u", used.id): 20}, utcnow())
         later = utcnow() + timedelta(days=40)
         dry = svc.compact(now=later, dry_run=True)
-        assert dry.archived == 1 and [c["memory_id"] for c in dry.changes
-                                      if c["action"] == "archive"] == [stale.id]
+        assert dry.archived == 1 and [
+            c["memory_id"] for c in dry.changes if c["action"] == "archive"
+        ] == [stale.id]
         assert svc.get("u", stale.id).status == Status.ACTIVE  # dry run changed nothing
 
         rep = svc.compact(now=later)
@@ -82,11 +85,13 @@ def test_archive_restore_and_include_archived(tmp_path: Path, embedder: Embedder
         assert svc.get("u", stale.id).status == Status.ARCHIVED
         assert svc.get("u", used.id).status == Status.ACTIVE
         assert svc.get("u", used.id).decay_score == pytest.approx(
-            lifecycle.decay_score(svc.get("u", used.id), later, svc.settings))
+            lifecycle.decay_score(svc.get("u", used.id), later, svc.settings)
+        )
         hits = svc.search("u", "gym Main Street", 5, track_access=False).hits
         assert stale.id not in {h.memory.id for h in hits}
-        found = svc.search("u", "gym Main Street", 5, include_archived=True,
-                           track_access=False).hits
+        found = svc.search(
+            "u", "gym Main Street", 5, include_archived=True, track_access=False
+        ).hits
         assert found[0].memory.id == stale.id
 
         again = svc.compact(now=later)  # idempotent
@@ -100,12 +105,17 @@ def test_archive_restore_and_include_archived(tmp_path: Path, embedder: Embedder
 
 def test_merge_on_write_unites_into_the_older(tmp_path: Path, embedder: Embedder) -> None:
     with _svc(tmp_path, embedder) as svc:
-        first = svc.write("u", "My sister Anna lives in Berlin.", metadata={"a": 1},
-                          created_at=(utcnow() - timedelta(days=3)).isoformat())
+        first = svc.write(
+            "u",
+            "My sister Anna lives in Berlin.",
+            metadata={"a": 1},
+            created_at=(utcnow() - timedelta(days=3)).isoformat(),
+        )
         svc.records.record_access({("u", first.id): 2}, utcnow())
         other = svc.write("v", "My sister Anna lives in Berlin!")  # another user: never merged
-        second = svc.write("u", "My sister Anna lives in Berlin!", metadata={"b": 2},
-                           confidence=0.9)
+        second = svc.write(
+            "u", "My sister Anna lives in Berlin!", metadata={"b": 2}, confidence=0.9
+        )
         assert second.id == first.id  # the write returns the survivor
         kept = svc.get("u", first.id)
         assert kept.metadata["a"] == 1 and kept.metadata["b"] == 2
@@ -124,9 +134,12 @@ def test_compaction_merges_from_the_index_and_repoints_relations(
     tmp_path: Path, embedder: Embedder
 ) -> None:
     with _svc(tmp_path, embedder, merge_on_write=False) as svc:
-        old = svc.write("u", "I prefer green tea in the morning.",
-                        created_at=(utcnow() - timedelta(days=5)).isoformat(),
-                        metadata={"src": "chat"})
+        old = svc.write(
+            "u",
+            "I prefer green tea in the morning.",
+            created_at=(utcnow() - timedelta(days=5)).isoformat(),
+            metadata={"src": "chat"},
+        )
         dup = svc.write("u", "In the morning I prefer green tea.", metadata={"mood": "calm"})
         other = svc.write("u", "I like coffee in the evening.")
         cause = svc.write("u", "Coffee late at night keeps me awake.")
@@ -137,7 +150,8 @@ def test_compaction_merges_from_the_index_and_repoints_relations(
         dry = svc.compact(user_id="u", dry_run=True)
         assert dry.merged == 1
         assert [c for c in dry.changes if c["action"] == "merge"] == [
-            {"action": "merge", "user_id": "u", "survivor": old.id, "merged": [dup.id]}]
+            {"action": "merge", "user_id": "u", "survivor": old.id, "merged": [dup.id]}
+        ]
         rep = svc.compact(user_id="u")
         assert (rep.merged, rep.merge_groups) == (1, 1)
         kept = svc.get("u", old.id)
@@ -145,31 +159,42 @@ def test_compaction_merges_from_the_index_and_repoints_relations(
         assert kept.metadata["src"] == "chat" and kept.metadata["mood"] == "calm"
         assert svc.get("u", dup.id).status == Status.ARCHIVED
         assert svc.get("u", other.id).status == Status.ACTIVE
-        rels = {(r.source_id, r.target_id, r.relation_type)
-                for r in svc.records.relations_for("u", [old.id, dup.id])}
+        rels = {
+            (r.source_id, r.target_id, r.relation_type)
+            for r in svc.records.relations_for("u", [old.id, dup.id])
+        }
         assert (old.id, cause.id, "causal") in rels  # re-pointed
         assert (old.id, dup.id, "merged_from") in rels
-        assert not any(s == dup.id or (t == dup.id and rt != "merged_from")
-                       for s, t, rt in rels)
+        assert not any(s == dup.id or (t == dup.id and rt != "merged_from") for s, t, rt in rels)
         g = svc.graph("u", old.id, 1)
         assert {(e["from"], e["type"], e["to"]) for e in g["edges"]} >= {
-            (old.id, "causal", cause.id)}
+            (old.id, "causal", cause.id)
+        }
         assert svc.compact(user_id="u").merged == 0  # idempotent
 
 
 def test_summaries_are_short_and_can_drive_recall(tmp_path: Path, embedder: Embedder) -> None:
-    long = ("The quarterly planning offsite moved to the lake house near Annecy, with the"
-            " budget review on the second day and a hike on the third.")
+    long = (
+        "The quarterly planning offsite moved to the lake house near Annecy, with the"
+        " budget review on the second day and a hike on the third."
+    )
     with _svc(tmp_path, embedder, recall_on_summaries=True) as svc:
         m = svc.write("u", long)
-        given = svc.write("u", "x" * 10 + " note", summary="A summary that is far too long to"
-                          " fit in fifty characters at all")
+        given = svc.write(
+            "u",
+            "x" * 10 + " note",
+            summary="A summary that is far too long to fit in fifty characters at all",
+        )
         assert len(m.summary) <= MAX_SUMMARY and len(given.summary) <= MAX_SUMMARY
         hit = svc.search("u", "planning offsite at the lake house", 1).hits[0]
         assert hit.memory.content == long  # matched on the summary, returns the original
         assert hit.scores["vector"] == pytest.approx(
-            float(embedder.encode_query("planning offsite at the lake house", "u")
-                  @ embedder.encode([m.summary])[0]), abs=1e-5)
+            float(
+                embedder.encode_query("planning offsite at the lake house", "u")
+                @ embedder.encode([m.summary])[0]
+            ),
+            abs=1e-5,
+        )
 
 
 def test_periodic_compaction_runs_in_the_service(tmp_path: Path, embedder: Embedder) -> None:
