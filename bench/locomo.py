@@ -76,7 +76,11 @@ BUILTIN_MODES: dict[str, tuple[Any, dict[str, Any]]] = {
     "vector": ({"vector": 1.0}, {"expand_hops": 0}),
     "hybrid": (None, {}),
     "hybrid-nograph": (None, {"expand_hops": 0}),
+    # the same as hybrid, with recall matching on memory summaries first (recall_on_summaries)
+    "hybrid-summaries": (None, {}),
 }
+SUMMARY_MODES = {"hybrid-summaries"}
+COMPACTED = "@compacted"
 METRICS = [f"{m}@{k}" for m in ("recall", "hit", "all") for k in KS] + ["mrr"]
 
 _MONTH_NAMES = (
@@ -445,6 +449,12 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         help="override a graphmem setting, e.g. --set expand_hops=1 (repeatable)",
     )
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    p.add_argument(
+        "--compact",
+        action="store_true",
+        help="after the searches, run `compact` on the store and search again; the second"
+        f" pass is reported as MODE{COMPACTED}",
+    )
     return p.parse_args(argv)
 
 
@@ -460,7 +470,6 @@ def select_conversations(spec: str, all_ids: list[str]) -> list[str]:
 
 
 def run(args: argparse.Namespace) -> dict[str, Any]:
-    from tqdm import tqdm
 
     from graphmem import MemoryService
 
@@ -531,6 +540,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
 
     quiet: dict[str, Any] = {}
     cpu: dict[str, Any] = {}
+    compaction: dict[str, Any] | None = None
     try:
         if args.wait_quiet:
             quiet["before ingest"] = wait_for_quiet(timeout=args.wait_quiet)
@@ -545,10 +555,8 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
 
         # -------- search: every question once per mode, modes interleaved per question
         latencies: dict[str, list[float]] = {m: [] for m in modes}
-        per_question: list[dict[str, Any]] = []
-        bar = tqdm(questions, desc="search", unit="q", file=sys.stderr, disable=not progress)
-        for q in bar:
-            row: dict[str, Any] = {
+        per_question: list[dict[str, Any]] = [
+            {
                 "conv": q.conv,
                 "qa_index": q.index,
                 "category": q.category,
@@ -556,26 +564,29 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
                 "retrieved": {},
                 "scores": {},
             }
-            for mode in modes:
-                t = time.perf_counter()
-                weights, kwargs = mode_args[mode]
-                res = svc.search(
-                    user_of(q.conv),
-                    q.question,
-                    TOP_K,
-                    weights=weights,
-                    track_access=False,
-                    **kwargs,
-                )
-                ms = (time.perf_counter() - t) * 1000
-                latencies[mode].append(ms)
-                dia = [str(h.memory.metadata.get("dia_id")) for h in res.hits]
-                row["retrieved"][mode] = dia
-                row.setdefault("latency_ms", {})[mode] = round(ms, 3)
-                row["scores"][mode] = score(dia, q.evidence)
-            per_question.append(row)
-        bar.close()
+            for q in questions
+        ]
+        search_pass(svc, questions, per_question, modes, mode_args, latencies, "", progress)
         cpu["search"] = meter.stop()
+        if args.compact:
+            # -------- the same questions again after `graphmem compact` (merge, archive, ...)
+            t0 = time.perf_counter()
+            compaction = svc.compact().to_dict()
+            compaction.pop("changes", None)
+            compaction["wall_s"] = round(time.perf_counter() - t0, 2)
+            for m in list(modes):
+                latencies[m + COMPACTED] = []
+            search_pass(
+                svc,
+                questions,
+                per_question,
+                list(modes),
+                mode_args,
+                latencies,
+                COMPACTED,
+                progress,
+            )
+            modes += [m + COMPACTED for m in modes]
         health = svc.vectors.health()
     finally:
         svc.close()
@@ -605,6 +616,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         "settings": {**settings_snapshot(settings), "captions": bool(args.captions)},
         "vector_index": health,
         "timing_s": {"service_open": round(load_s, 2), "ingest": round(ingest_s, 2)},
+        "compaction": compaction,
         "ingest_turns_per_s": round(rep.turns / ingest_s, 1) if ingest_s else None,
         "latency_ms": {
             m: {
@@ -624,6 +636,48 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         "splits": splits,
         "per_question": per_question,
     }
+
+
+def search_pass(
+    svc: Any,
+    questions: list[Any],
+    rows: list[dict[str, Any]],
+    modes: list[str],
+    mode_args: dict[str, tuple[Any, dict[str, Any]]],
+    latencies: dict[str, list[float]],
+    suffix: str,
+    progress: bool,
+) -> None:
+    """Every question once per mode, modes interleaved per question; results into `rows`
+    under the mode's name plus `suffix`."""
+    from tqdm import tqdm
+
+    has_summaries = hasattr(svc.settings, "recall_on_summaries")
+    bar = tqdm(questions, desc="search" + suffix, unit="q", file=sys.stderr, disable=not progress)
+    for q, row in zip(bar, rows, strict=True):
+        for mode in modes:
+            if has_summaries:
+                svc.settings.recall_on_summaries = mode in SUMMARY_MODES
+            t = time.perf_counter()
+            weights, kwargs = mode_args[mode]
+            res = svc.search(
+                user_of(q.conv),
+                q.question,
+                TOP_K,
+                weights=weights,
+                track_access=False,
+                **kwargs,
+            )
+            ms = (time.perf_counter() - t) * 1000
+            name = mode + suffix
+            latencies[name].append(ms)
+            dia = [str(h.memory.metadata.get("dia_id")) for h in res.hits]
+            row["retrieved"][name] = dia
+            row.setdefault("latency_ms", {})[name] = round(ms, 3)
+            row["scores"][name] = score(dia, q.evidence)
+    bar.close()
+    if has_summaries:
+        svc.settings.recall_on_summaries = False
 
 
 def user_of(conv_id: str) -> str:

@@ -104,7 +104,9 @@ def compact(
                     expires_at=m.expires_at.isoformat() if m.expires_at else None,
                 )
                 continue
-            decay = lifecycle.decay_score(m, now, s)
+            # Only active memories decay: an archived one keeps the score it was archived with
+            # (archiving is not a use), and gets a fresh one when it is restored.
+            decay = lifecycle.decay_score(m, now, s) if m.status == Status.ACTIVE else m.decay_score
             if abs(decay - m.decay_score) >= DECAY_EPSILON or summary != m.summary or fill:
                 updates.append((m.user_id, m.id, decay, m.expires_at, summary))
                 rep.decay_updated += abs(decay - m.decay_score) >= DECAY_EPSILON

@@ -1,7 +1,8 @@
-"""Memory lifecycle against the real embedded stores: decay, archive, TTL, merge, compaction."""
+"""Memory lifecycle against real stores: decay, archive, TTL, merge, compaction."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from datetime import timedelta
 from pathlib import Path
 
@@ -10,7 +11,29 @@ import pytest
 from graphmem import MemoryService, Settings, lifecycle, ranking
 from graphmem.embedder import Embedder
 from graphmem.model import Memory, Status, utcnow
+from graphmem.stores.records_mysql import MySQLRecords
+from graphmem.stores.vectors_qdrant import QdrantServerVectors
 from graphmem.summary import MAX_SUMMARY
+
+
+@pytest.fixture(params=["embedded", pytest.param("production", marks=pytest.mark.services)])
+def make(
+    request: pytest.FixtureRequest, tmp_path: Path, embedder: Embedder
+) -> Callable[..., MemoryService]:
+    """A service over SQLite + Qdrant Edge, or over MariaDB + qdrant-client, with settings."""
+
+    def _make(**kw: object) -> MemoryService:
+        settings = Settings(data_dir=tmp_path / "d", **kw)
+        if request.param == "embedded":
+            return MemoryService(settings, embedder=embedder)
+        return MemoryService(
+            settings,
+            embedder=embedder,
+            records=MySQLRecords(request.getfixturevalue("mysql_url")),
+            vectors=QdrantServerVectors(":memory:", None, "memories", embedder.dim),
+        )
+
+    return _make
 
 
 def _svc(tmp_path: Path, embedder: Embedder, **kw: object) -> MemoryService:
@@ -36,8 +59,8 @@ def test_decay_formula_uses_the_ranking_channels() -> None:
     assert not lifecycle.should_archive(fresh, lifecycle.decay_score(fresh, now, s), now, s)
 
 
-def test_ttl_by_type_hides_then_purges_from_every_store(tmp_path: Path, embedder: Embedder) -> None:
-    with _svc(tmp_path, embedder) as svc:
+def test_ttl_by_type_hides_then_purges_from_every_store(make: Callable[..., MemoryService]) -> None:
+    with make() as svc:
         now = utcnow()
         task = svc.write("u", "Call the plumber about the leaking kitchen sink", "task")
         event = svc.write("u", "Went to the Lisbon jazz festival with Marta", "event")
@@ -68,8 +91,8 @@ def test_ttl_by_type_hides_then_purges_from_every_store(tmp_path: Path, embedder
         assert any(r["action"] == "expire" for r in svc.records.audit_rows("u"))
 
 
-def test_archive_restore_and_include_archived(tmp_path: Path, embedder: Embedder) -> None:
-    with _svc(tmp_path, embedder) as svc:
+def test_archive_restore_and_include_archived(make: Callable[..., MemoryService]) -> None:
+    with make() as svc:
         stale = svc.write("u", "My old gym was FitLife on Main Street")
         used = svc.write("u", "My dentist is Dr. Okafor on Elm Road")
         svc.records.record_access({("u", used.id): 20}, utcnow())
@@ -103,8 +126,8 @@ def test_archive_restore_and_include_archived(tmp_path: Path, embedder: Embedder
         assert svc.compact(now=utcnow() + timedelta(days=1)).archived == 0
 
 
-def test_merge_on_write_unites_into_the_older(tmp_path: Path, embedder: Embedder) -> None:
-    with _svc(tmp_path, embedder) as svc:
+def test_merge_on_write_unites_into_the_older(make: Callable[..., MemoryService]) -> None:
+    with make() as svc:
         first = svc.write(
             "u",
             "My sister Anna lives in Berlin.",
@@ -131,9 +154,9 @@ def test_merge_on_write_unites_into_the_older(tmp_path: Path, embedder: Embedder
 
 
 def test_compaction_merges_from_the_index_and_repoints_relations(
-    tmp_path: Path, embedder: Embedder
+    make: Callable[..., MemoryService],
 ) -> None:
-    with _svc(tmp_path, embedder, merge_on_write=False) as svc:
+    with make(merge_on_write=False) as svc:
         old = svc.write(
             "u",
             "I prefer green tea in the morning.",
