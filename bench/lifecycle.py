@@ -246,6 +246,20 @@ def precision_at_5(svc: Any, user: str, people: list[str]) -> dict[str, float]:
     }
 
 
+def wrong_merges(svc: Any, user: str) -> int:
+    """Merged memories whose survivor states a different fact: merges that lost information."""
+    rows = {m.id: m for m in svc.list(user, include_archived=True)}
+
+    def key(m: Any) -> tuple[Any, Any]:
+        return m.metadata.get("person"), m.metadata.get("fact")
+
+    return sum(
+        1
+        for m in rows.values()
+        if "merged_into" in m.metadata and key(rows[m.metadata["merged_into"]]) != key(m)
+    )
+
+
 def duplicates(args: argparse.Namespace) -> dict[str, Any]:
     from graphmem import MemoryService
 
@@ -255,14 +269,30 @@ def duplicates(args: argparse.Namespace) -> dict[str, Any]:
             make_settings(data_dir=Path(d), merge_on_write=False, search_cache_ttl_seconds=0)
         )
         try:
+            t = time.perf_counter()
             for i in range(0, len(items), 256):
                 svc.write_many("dup", items[i : i + 256])
+            write_s = time.perf_counter() - t
             before = precision_at_5(svc, "dup", people)
             t = time.perf_counter()
             rep = svc.compact()
             took = time.perf_counter() - t
             after = precision_at_5(svc, "dup", people)
             active = svc.records.count("dup", "active")
+            wrong = wrong_merges(svc, "dup")
+        finally:
+            svc.close()
+    with tempfile.TemporaryDirectory(prefix="graphmem-dups-") as d:
+        svc = MemoryService(make_settings(data_dir=Path(d), search_cache_ttl_seconds=0))
+        try:
+            t = time.perf_counter()
+            for i in range(0, len(items), 256):
+                svc.write_many("dup", items[i : i + 256])
+            on_write_s = time.perf_counter() - t
+            on_write = precision_at_5(svc, "dup", people)
+            on_write["active"] = svc.records.count("dup", "active")
+            on_write["wrong_merges"] = wrong_merges(svc, "dup")
+            on_write["write_s"] = round(on_write_s, 2)
         finally:
             svc.close()
     return {
@@ -275,6 +305,9 @@ def duplicates(args: argparse.Namespace) -> dict[str, Any]:
         "active_after": active,
         "before": before,
         "after": after,
+        "wrong_merges": wrong,
+        "write_s_merge_off": round(write_s, 2),
+        "merge_on_write": on_write,
         "compact": {k: v for k, v in rep.to_dict().items() if k != "changes"},
         "compact_s": round(took, 2),
     }
