@@ -1222,7 +1222,9 @@ def _open_service(
         redis_url=cfg.redis_url,
         max_sessions=cfg.working_max_sessions,
     )
-    return MemoryService(settings), working
+    svc = MemoryService(settings)
+    svc.start_compactor()  # periodic compaction, if GRAPHMEM_COMPACT_INTERVAL_SECONDS is set
+    return svc, working
 
 
 __all__ = [

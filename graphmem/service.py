@@ -152,13 +152,18 @@ class MemoryService:
 
             rebuild_graph(self.records, self.graph_store)  # in-process graph: rebuilt from records
         self.drain_outbox()
-        self.compactor = None
-        if s.compact_interval_seconds > 0:
-            from graphmem.compaction import PeriodicCompactor
-
-            self.compactor = PeriodicCompactor(self, s.compact_interval_seconds).start()
+        self.compactor: Any = None
 
     # ------------------------------------------------------------------ lifecycle
+    def start_compactor(self) -> None:
+        """Compact every `compact_interval_seconds` in the background (the server calls this;
+        one-shot CLI commands do not, so a long import never races a compaction)."""
+        interval = self.settings.compact_interval_seconds
+        if interval > 0 and self.compactor is None:
+            from graphmem.compaction import PeriodicCompactor
+
+            self.compactor = PeriodicCompactor(self, interval).start()
+
     def close(self) -> None:
         if self.compactor is not None:
             self.compactor.stop()

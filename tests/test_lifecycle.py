@@ -14,23 +14,30 @@ from graphmem.model import Memory, Status, utcnow
 from graphmem.stores.records_mysql import MySQLRecords
 from graphmem.stores.vectors_qdrant import QdrantServerVectors
 from graphmem.summary import MAX_SUMMARY
+from tests.conftest import open_neo4j
+
+USERS = ("u", "v")
 
 
 @pytest.fixture(params=["embedded", pytest.param("production", marks=pytest.mark.services)])
 def make(
     request: pytest.FixtureRequest, tmp_path: Path, embedder: Embedder
 ) -> Callable[..., MemoryService]:
-    """A service over SQLite + Qdrant Edge, or over MariaDB + qdrant-client, with settings."""
+    """A service over SQLite + Qdrant Edge + networkx, or MariaDB + qdrant-client + Neo4j."""
 
     def _make(**kw: object) -> MemoryService:
         settings = Settings(data_dir=tmp_path / "d", **kw)
         if request.param == "embedded":
             return MemoryService(settings, embedder=embedder)
+        graph = open_neo4j()
+        for user in USERS:  # the test server is shared by the tests: start from nothing
+            graph.delete_user(user)
         return MemoryService(
             settings,
             embedder=embedder,
             records=MySQLRecords(request.getfixturevalue("mysql_url")),
             vectors=QdrantServerVectors(":memory:", None, "memories", embedder.dim),
+            graph=graph,
         )
 
     return _make
@@ -224,6 +231,8 @@ def test_periodic_compaction_runs_in_the_service(tmp_path: Path, embedder: Embed
     import time
 
     with _svc(tmp_path, embedder, compact_interval_seconds=0.2, merge_on_write=False) as svc:
+        assert svc.compactor is None  # only a server starts it
+        svc.start_compactor()
         a = svc.write("u", "My sister Anna lives in Berlin.")
         svc.write("u", "my sister anna lives in berlin")
         deadline = time.monotonic() + 20
