@@ -234,6 +234,7 @@ class MemoryService:
         mem.expires_at = parse_datetime(item.get("expires_at"), "expires_at") or lifecycle.expiry(
             mem.memory_type.value, now, self.settings
         )
+        mem.decay_score = lifecycle.decay_score(mem, now, self.settings)
         return mem, decision
 
     def write(

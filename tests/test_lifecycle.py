@@ -78,6 +78,7 @@ def test_ttl_by_type_hides_then_purges_from_every_store(make: Callable[..., Memo
         assert event.expires_at is not None
         assert abs(event.expires_at - (now + timedelta(days=90))) < timedelta(minutes=1)
         assert fact.expires_at is None and pref.expires_at is None
+        assert fact.decay_score == pytest.approx(0.6)  # fresh, never used, confidence 1
         old = svc.write(
             "u",
             "Pay the kitchen sink repair invoice",
