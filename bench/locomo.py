@@ -81,7 +81,11 @@ BUILTIN_MODES: dict[str, tuple[Any, dict[str, Any]]] = {
     "hybrid-nograph": (None, {"expand_hops": 0}),
     # validity off at recall: superseded memories compete as if nothing had superseded them
     "hybrid-history": (None, {"include_history": True}),
+    # the same as hybrid, with recall matching on memory summaries first (recall_on_summaries)
+    "hybrid-summaries": (None, {}),
 }
+SUMMARY_MODES = {"hybrid-summaries"}
+COMPACTED = "@compacted"
 METRICS = [f"{m}@{k}" for m in ("recall", "hit", "all") for k in KS] + ["mrr"]
 
 _MONTH_NAMES = (
@@ -463,6 +467,12 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         " (bench/peers.py: mem0); scored and reported like modes",
     )
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    p.add_argument(
+        "--compact",
+        action="store_true",
+        help="after the searches, run `compact` on the store and search again; the second"
+        f" pass is reported as MODE{COMPACTED}",
+    )
     return p.parse_args(argv)
 
 
@@ -478,7 +488,6 @@ def select_conversations(spec: str, all_ids: list[str]) -> list[str]:
 
 
 def run(args: argparse.Namespace) -> dict[str, Any]:
-    from tqdm import tqdm
 
     from graphmem import MemoryService
 
@@ -556,6 +565,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     cpu: dict[str, Any] = {}
     peers: list[Any] = []
     peer_info: dict[str, Any] = {}
+    compaction: dict[str, Any] | None = None
     try:
         if args.wait_quiet:
             quiet["before ingest"] = wait_for_quiet(timeout=args.wait_quiet)
@@ -574,10 +584,8 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
 
         # -------- search: every question once per mode, modes interleaved per question
         latencies: dict[str, list[float]] = {m: [] for m in [*modes, *peer_info]}
-        per_question: list[dict[str, Any]] = []
-        bar = tqdm(questions, desc="search", unit="q", file=sys.stderr, disable=not progress)
-        for q in bar:
-            row: dict[str, Any] = {
+        per_question: list[dict[str, Any]] = [
+            {
                 "conv": q.conv,
                 "qa_index": q.index,
                 "category": q.category,
@@ -585,34 +593,30 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
                 "retrieved": {},
                 "scores": {},
             }
-            for mode in modes:
-                t = time.perf_counter()
-                weights, kwargs = mode_args[mode]
-                res = svc.search(
-                    user_of(q.conv),
-                    q.question,
-                    TOP_K,
-                    weights=weights,
-                    track_access=False,
-                    **kwargs,
-                )
-                ms = (time.perf_counter() - t) * 1000
-                latencies[mode].append(ms)
-                dia = [str(h.memory.metadata.get("dia_id")) for h in res.hits]
-                row["retrieved"][mode] = dia
-                row.setdefault("latency_ms", {})[mode] = round(ms, 3)
-                row["scores"][mode] = score(dia, q.evidence)
-            for peer in peers:  # same question, same scoring, right after graphmem's modes
-                t = time.perf_counter()
-                dia = peer.search(user_of(q.conv), q.question, TOP_K)
-                ms = (time.perf_counter() - t) * 1000
-                latencies[peer.name].append(ms)
-                row["retrieved"][peer.name] = dia
-                row.setdefault("latency_ms", {})[peer.name] = round(ms, 3)
-                row["scores"][peer.name] = score(dia, q.evidence)
-            per_question.append(row)
-        bar.close()
+            for q in questions
+        ]
+        search_pass(svc, questions, per_question, modes, mode_args, latencies, "", progress)
+        peers_pass(peers, questions, per_question, latencies, progress)
         cpu["search"] = meter.stop()
+        if args.compact:
+            # -------- the same questions again after `graphmem compact` (merge, archive, ...)
+            t0 = time.perf_counter()
+            compaction = svc.compact().to_dict()
+            compaction.pop("changes", None)
+            compaction["wall_s"] = round(time.perf_counter() - t0, 2)
+            for m in list(modes):
+                latencies[m + COMPACTED] = []
+            search_pass(
+                svc,
+                questions,
+                per_question,
+                list(modes),
+                mode_args,
+                latencies,
+                COMPACTED,
+                progress,
+            )
+            modes += [m + COMPACTED for m in modes]
         health = svc.vectors.health()
         temporal = {
             status: sum(svc.records.count(user_of(c), status) for c in convs)
@@ -653,6 +657,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         "vector_index": health,
         "turns_by_status": temporal,
         "timing_s": {"service_open": round(load_s, 2), "ingest": round(ingest_s, 2)},
+        "compaction": compaction,
         "ingest_turns_per_s": round(rep.turns / ingest_s, 1) if ingest_s else None,
         "latency_ms": {
             m: {
@@ -694,6 +699,72 @@ def ingest_peers(
         info[name] = {**peer.info(), "ingest_s": round(secs, 2),
                       "ingest_turns_per_s": round(turns / secs, 1) if secs else None}
     return peers, info
+
+
+def search_pass(
+    svc: Any,
+    questions: list[Any],
+    rows: list[dict[str, Any]],
+    modes: list[str],
+    mode_args: dict[str, tuple[Any, dict[str, Any]]],
+    latencies: dict[str, list[float]],
+    suffix: str,
+    progress: bool,
+) -> None:
+    """Every question once per mode, modes interleaved per question; results into `rows`
+    under the mode's name plus `suffix`."""
+    from tqdm import tqdm
+
+    has_summaries = hasattr(svc.settings, "recall_on_summaries")
+    bar = tqdm(questions, desc="search" + suffix, unit="q", file=sys.stderr, disable=not progress)
+    for q, row in zip(bar, rows, strict=True):
+        for mode in modes:
+            if has_summaries:
+                svc.settings.recall_on_summaries = mode in SUMMARY_MODES
+            t = time.perf_counter()
+            weights, kwargs = mode_args[mode]
+            res = svc.search(
+                user_of(q.conv),
+                q.question,
+                TOP_K,
+                weights=weights,
+                track_access=False,
+                **kwargs,
+            )
+            ms = (time.perf_counter() - t) * 1000
+            name = mode + suffix
+            latencies[name].append(ms)
+            dia = [str(h.memory.metadata.get("dia_id")) for h in res.hits]
+            row["retrieved"][name] = dia
+            row.setdefault("latency_ms", {})[name] = round(ms, 3)
+            row["scores"][name] = score(dia, q.evidence)
+    bar.close()
+    if has_summaries:
+        svc.settings.recall_on_summaries = False
+
+
+def peers_pass(
+    peers: list[Any],
+    questions: list[Any],
+    rows: list[dict[str, Any]],
+    latencies: dict[str, list[float]],
+    progress: bool,
+) -> None:
+    """Every question once per peer, scored exactly like graphmem's modes."""
+    from tqdm import tqdm
+
+    for peer in peers:
+        bar = tqdm(questions, desc=f"search {peer.name}", unit="q", file=sys.stderr,
+                   disable=not progress)
+        for q, row in zip(bar, rows, strict=True):
+            t = time.perf_counter()
+            dia = peer.search(user_of(q.conv), q.question, TOP_K)
+            ms = (time.perf_counter() - t) * 1000
+            latencies[peer.name].append(ms)
+            row["retrieved"][peer.name] = dia
+            row.setdefault("latency_ms", {})[peer.name] = round(ms, 3)
+            row["scores"][peer.name] = score(dia, q.evidence)
+        bar.close()
 
 
 def user_of(conv_id: str) -> str:

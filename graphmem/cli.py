@@ -455,6 +455,10 @@ def build_parser() -> argparse.ArgumentParser:
 
     add_graph_commands(add, _int)
 
+    from graphmem.lifecycle_cli import add_lifecycle_commands
+
+    add_lifecycle_commands(add)
+
     sp = add("serve", cmd_serve, "run the MCP server: streamable HTTP on 127.0.0.1, or --stdio")
     sp.add_argument("--stdio", action="store_true", help="serve one local agent on stdin/stdout")
     sp.add_argument("--host", help="HTTP bind address (default $GRAPHMEM_HOST or 127.0.0.1)")

@@ -44,6 +44,9 @@ from graphmem.errors import (
 )
 from graphmem.identity import TokenTable, add_token, token_verifier
 from graphmem.model import Status, check_user
+from graphmem.observe import MAX_TURNS as MAX_OBSERVE_TURNS
+from graphmem.observe import observe
+from graphmem.preload import get_session, patch_session_preloaded
 from graphmem.settings import Settings
 from graphmem.summary import summarize_many
 from graphmem.temporal import validity
@@ -53,7 +56,6 @@ from graphmem.working import (
     check_session_id,
     empty,
     open_working,
-    patch_session,
 )
 
 if TYPE_CHECKING:
@@ -89,6 +91,7 @@ TOOL_NAMES = frozenset(
         "memory_quarantine_list",
         "memory_quarantine_review",
         "memory_history",
+        "memory_observe",
     }
 )
 MAX_TOP_K = 50
@@ -291,6 +294,7 @@ _JSON_ARGS = {
     "working_memory_set": ("content",),
     "memory_write": ("metadata",),
     "memory_summarize": ("memory_ids",),
+    "memory_observe": ("turns",),
 }
 
 
@@ -722,6 +726,46 @@ def create_server(
         }
 
     @mcp.tool(
+        description="Hand over raw conversation turns and let graphmem decide what is worth"
+        " keeping: an explicit 'remember ...', a preference, key task data (deadlines,"
+        " appointments), a dated event, or a new person/place/thing become typed, summarised"
+        " memories; an explicit 'forget ...' deletes the matching memories; small talk,"
+        " questions and assistant turns are skipped. Rules, no LLM. Returns one decision per"
+        " turn with its reason and the memory ids written or deleted.",
+        annotations=_annotations("Observe conversation", read_only=False, destructive=True),
+    )
+    async def memory_observe(
+        turns: Annotated[
+            list[str | dict[str, str]],
+            Field(
+                min_length=1,
+                max_length=MAX_OBSERVE_TURNS,
+                description='Turns oldest first: strings (user turns) or {"role": "user" |'
+                ' "assistant", "content": "..."} objects.',
+            ),
+        ],
+        session_id: Annotated[
+            str | None,
+            Field(max_length=128, description="The conversation they came from, if tracked."),
+        ] = None,
+        dry_run: Annotated[
+            bool, Field(description="Only decide: write and delete nothing.")
+        ] = False,
+    ) -> dict[str, Any]:
+        user = caller()
+        with _tool_errors():
+            decisions = await run(
+                observe,
+                svc,
+                user,
+                turns,
+                session_id=session_id,
+                dry_run=dry_run,
+                tool="memory_observe",
+            )
+        return {"decisions": [d.to_dict() for d in decisions], "dry_run": dry_run}
+
+    @mcp.tool(
         description="Summarise the given memories into a short text, e.g. to brief yourself"
         " on several hits at once. Extractive (each memory's first sentence) unless the"
         " operator configured an LLM. Ids that don't exist are listed under 'missing'.",
@@ -775,8 +819,8 @@ def create_server(
         user = caller()
         with _tool_errors():
             sid = check_session_id(session_id)
-            cur = await run(wm.get, user, sid)
-        return (cur or empty(sid)).to_dict()
+            cur = await run(get_session, svc, wm, user, sid)
+        return cur.to_dict()
 
     @mcp.tool(
         description="Update this session's working memory by patching it: set task_context,"
@@ -795,7 +839,7 @@ def create_server(
     ) -> dict[str, Any]:
         user = caller()
         with _tool_errors():
-            new = await run(patch_session, wm, user, session_id, content)
+            new = await run(patch_session_preloaded, svc, wm, user, session_id, content)
         return new.to_dict()
 
     @mcp.tool(
@@ -1304,7 +1348,9 @@ def _open_service(
         redis_url=cfg.redis_url,
         max_sessions=cfg.working_max_sessions,
     )
-    return MemoryService(settings), working
+    svc = MemoryService(settings)
+    svc.start_compactor()  # periodic compaction, if GRAPHMEM_COMPACT_INTERVAL_SECONDS is set
+    return svc, working
 
 
 __all__ = [

@@ -17,6 +17,7 @@ import numpy as np
 from graphmem import associative, metrics, ranking, temporal
 from graphmem.associative import TracedHit
 from graphmem.errors import StoreUnavailableError
+from graphmem.lifecycle import is_expired
 from graphmem.model import (
     Memory,
     Status,
@@ -127,6 +128,8 @@ class Retriever:
                 except Exception as e:  # noqa: BLE001
                     log.warning("could not score keyword-only hits by vector: %s", e)
                     metrics.store_error("vectors", "fetch")
+        if s.recall_on_summaries and qvec is not None:
+            vec_scores.update(self.svc.summaries.scores(qvec, rows.values()))
         kw_max = max(kw_scores.values(), default=0.0)
 
         def score(mem: Memory) -> TracedHit:
@@ -150,7 +153,9 @@ class Retriever:
             return TracedHit(mem, final, channels)
 
         hits = [
-            score(m) for m in rows.values() if m.status.value in statuses and window.admits(m)
+            score(m)
+            for m in rows.values()
+            if m.status.value in statuses and window.admits(m) and not is_expired(m, now)
         ]
         hits.sort(key=lambda h: (-h.score, h.memory.id))
         if hops > 0 and graph_w > 0 and hits and self.svc.graph_store is not None:
@@ -188,6 +193,7 @@ class Retriever:
                 and (mt is None or m.memory_type.value == mt)
                 and (since is None or m.created_at >= since)
                 and (session_id is None or m.session_id == session_id)
+                and not is_expired(m, now)
             }
             if new and qvec is not None and "vectors" not in degraded:
                 try:
@@ -196,6 +202,8 @@ class Retriever:
                 except Exception as e:  # noqa: BLE001
                     log.warning("could not score graph-reached hits by vector: %s", e)
                     metrics.store_error("vectors", "fetch")
+            if s.recall_on_summaries and qvec is not None:
+                vec_scores.update(self.svc.summaries.scores(qvec, new.values()))
             hits.extend(score(m) for m in new.values())
             for h in hits:
                 r = reached.get(h.memory.id)

@@ -21,7 +21,7 @@ from typing import Any
 import numpy as np
 
 from extractors import Extractor, make_extractor
-from graphmem import associative, metrics
+from graphmem import associative, lifecycle, metrics
 from graphmem.associative import Step, TracedHit
 from graphmem.embedder import Embedder, shared_embedder
 from graphmem.erasure import ErasureReceipt, Purger, erase_user, residue
@@ -59,7 +59,7 @@ from graphmem.stores import (
 from graphmem.stores.cache import cache_key
 from graphmem.stores.graph import RELATION_TYPES
 from graphmem.stores.records import GraphRows, Relation
-from graphmem.summary import summarize
+from graphmem.summary import SummaryVectors, summarize
 from graphmem.temporal import Temporal
 from graphmem.text import search_text
 
@@ -143,6 +143,7 @@ class MemoryService:
         self.projector = Projector(self.records, self.vectors, self.embedder, self.graph_store)
         self.access = AccessTracker(self.records, s.access_flush_every, s.access_flush_seconds)
         self.retriever = Retriever(self)
+        self.summaries = SummaryVectors(self.embedder)
         self._write_lock = threading.RLock()
         # Stores outside the records/vectors/graph trio (working memory, result caches) register
         # (purge, count) callables here so erasing a user reaches them too.
@@ -161,9 +162,21 @@ class MemoryService:
 
             rebuild_graph(self.records, self.graph_store)  # in-process graph: rebuilt from records
         self.drain_outbox()
+        self.compactor: Any = None
 
     # ------------------------------------------------------------------ lifecycle
+    def start_compactor(self) -> None:
+        """Compact every `compact_interval_seconds` in the background (the server calls this;
+        one-shot CLI commands do not, so a long import never races a compaction)."""
+        interval = self.settings.compact_interval_seconds
+        if interval > 0 and self.compactor is None:
+            from graphmem.compaction import PeriodicCompactor
+
+            self.compactor = PeriodicCompactor(self, interval).start()
+
     def close(self) -> None:
+        if self.compactor is not None:
+            self.compactor.stop()
         self.access.flush()
         self.records.close()
         self.vectors.close()
@@ -215,16 +228,16 @@ class MemoryService:
         session_id = item.get("session_id")
         if session_id is not None and (not isinstance(session_id, str) or len(session_id) > 128):
             raise ValidationError("session_id", "must be a string of at most 128 characters")
-        return Memory(
+        mem = Memory(
             id=new_id(),
             user_id=user_id,
             content=content,
             memory_type=parse_memory_type(item.get("memory_type") or "fact"),
-            summary=(
+            summary=summarize(
                 self.guard.screen_write(summary, source.value).content_after_masking
                 if summary
-                else summarize(content)
-            )[:255],
+                else content
+            ),
             session_id=session_id or None,
             source=source,
             confidence=check_confidence(item.get("confidence", 1.0)),
@@ -234,7 +247,12 @@ class MemoryService:
             updated_at=now,
             valid_from=valid_from,
             valid_to=valid_to,
-        ), decision
+        )
+        mem.expires_at = parse_datetime(item.get("expires_at"), "expires_at") or lifecycle.expiry(
+            mem.memory_type.value, now, self.settings
+        )
+        mem.decay_score = lifecycle.decay_score(mem, now, self.settings)
+        return mem, decision
 
     def write(
         self,
@@ -292,7 +310,7 @@ class MemoryService:
             if plan.supersede:
                 self.projector.apply(self.records.outbox_for([x.old_id for x in plan.supersede]))
         self._audit_writes(user_id, memories, decisions, tool, plan.outcomes)
-        return memories
+        return lifecycle.merge_on_write(self, user_id, memories, vecs)
 
     def _audit_writes(
         self,
@@ -396,8 +414,11 @@ class MemoryService:
             )
         return mem
 
-    def forget(self, user_id: str, memory_ids: list[str]) -> list[str]:
-        """Hard-delete memories from every store at once; returns the ids that existed."""
+    def forget(
+        self, user_id: str, memory_ids: list[str], *, reason: str = "forget"
+    ) -> list[str]:
+        """Hard-delete memories from every store at once; returns the ids that existed.
+        `reason` is the audit action (forget, or expire when a TTL ran out)."""
         user_id = check_user(user_id)
         ids = [str(i) for i in memory_ids]
         with self._write_lock:
@@ -406,8 +427,28 @@ class MemoryService:
             if deleted:
                 self._invalidate(user_id)
                 self.projector.apply(self.records.outbox_for(deleted))
-                self.records.audit(user_id, "forget", deleted, {"count": len(deleted)})
+                self.records.audit(user_id, reason, deleted, {"count": len(deleted)})
         return [i for i in deleted if i not in versions]
+
+    def restore(self, user_id: str, memory_ids: list[str]) -> list[str]:
+        """Bring archived memories back into default recall; returns the ids restored."""
+        return lifecycle.set_status(
+            self, check_user(user_id), [str(i) for i in memory_ids], Status.ACTIVE,
+            Status.ARCHIVED,
+        )
+
+    def archive(self, user_id: str, memory_ids: list[str]) -> list[str]:
+        """Take active memories out of default recall (`include_archived` still finds them)."""
+        return lifecycle.set_status(
+            self, check_user(user_id), [str(i) for i in memory_ids], Status.ARCHIVED,
+            Status.ACTIVE,
+        )
+
+    def compact(self, **kwargs: Any) -> Any:
+        """Apply the lifecycle rules over the store: see graphmem.compaction.compact."""
+        from graphmem.compaction import compact
+
+        return compact(self, **kwargs)
 
     def quarantined(self, user_id: str, limit: int = 100) -> list[Memory]:
         """Memories the firewall held back from recall, waiting for review."""

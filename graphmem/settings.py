@@ -23,6 +23,14 @@ DEFAULT_RELATION_WEIGHTS = {
     "mentions": 0.5,
 }
 
+# Hours a memory of each type lives after it is written; None keeps it until forgotten.
+DEFAULT_TTL_HOURS: dict[str, float | None] = {
+    "task": 24.0,
+    "event": 90 * 24.0,
+    "preference": None,
+    "fact": None,
+}
+
 # Named ranking profiles: a caller can pick one instead of spelling out weights.
 DEFAULT_PROFILES: dict[str, dict[str, float]] = {
     "default": DEFAULT_WEIGHTS,
@@ -130,6 +138,36 @@ class Settings(BaseSettings):
     weights: dict[str, float] = Field(default_factory=lambda: dict(DEFAULT_WEIGHTS))
     profiles: dict[str, dict[str, float]] = Field(
         default_factory=lambda: {k: dict(v) for k, v in DEFAULT_PROFILES.items()}
+    )
+
+    # memory lifecycle (graphmem.lifecycle): decay, archive, TTL, merge, summaries, preload
+    archive_after_days: float = Field(
+        30.0, gt=0, description="archive memories not accessed (or written) for this long ..."
+    )
+    archive_below_decay: float = Field(
+        0.3, ge=0, le=1, description="... whose decay_score is below this"
+    )
+    ttl_hours: dict[str, float | None] = Field(
+        default_factory=lambda: dict(DEFAULT_TTL_HOURS),
+        description="memory type -> hours a memory lives after it is written (null: forever)",
+    )
+    merge_similarity: float = Field(
+        0.95, gt=0, le=1, description="cosine at which two memories of a user are merged"
+    )
+    merge_on_write: bool = Field(True, description="merge a new near-duplicate at once")
+    merge_neighbours: int = Field(
+        5, ge=1, description="nearest neighbours checked per memory for a merge"
+    )
+    recall_on_summaries: bool = Field(
+        False,
+        description="score the vector channel on each candidate's summary, not its content;"
+        " hits still return the original memory",
+    )
+    compact_interval_seconds: float = Field(
+        0.0, ge=0, description="the server compacts every this many seconds (0: never)"
+    )
+    preload_memories: int = Field(
+        5, ge=0, description="recent and most-used memories preloaded into a new session, each"
     )
 
     @field_validator("data_dir")

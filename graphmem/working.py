@@ -107,6 +107,8 @@ class WorkingMemory:
     slots: dict[str, dict[str, Any]] = field(default_factory=lambda: {k: {} for k in SLOT_KINDS})
     updated_at: float = 0.0
     expires_at: float = 0.0
+    # Long-term memories preloaded at session start (id, summary, type, why): read-only here.
+    long_term: list[dict[str, Any]] = field(default_factory=list)
 
     def to_json(self) -> str:
         return json.dumps(
@@ -117,6 +119,7 @@ class WorkingMemory:
                 "slots": self.slots,
                 "updated_at": self.updated_at,
                 "expires_at": self.expires_at,
+                "long_term": self.long_term,
             },
             ensure_ascii=False,
         )
@@ -132,6 +135,7 @@ class WorkingMemory:
             slots=slots,
             updated_at=float(d.get("updated_at", 0.0)),
             expires_at=float(d.get("expires_at", 0.0)),
+            long_term=list(d.get("long_term", [])),
         )
 
     def to_dict(self, now: float | None = None) -> dict[str, Any]:
@@ -146,6 +150,7 @@ class WorkingMemory:
             "updated_at": _iso(self.updated_at),
             "expires_at": _iso(self.expires_at),
             "expires_in_s": max(0, math.ceil(self.expires_at - now)) if self.expires_at else None,
+            "long_term": [dict(m) for m in self.long_term],
         }
 
 
@@ -205,6 +210,7 @@ def apply_patch(
         slots=slots,
         updated_at=now,
         expires_at=now + ttl_seconds,
+        long_term=list(base.long_term),
     )
 
 

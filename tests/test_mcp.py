@@ -70,6 +70,7 @@ TOOLS = {
     "memory_quarantine_list",
     "memory_quarantine_review",
     "memory_history",
+    "memory_observe",
 }
 
 
@@ -149,6 +150,7 @@ def test_tools_are_listed_with_schemas_descriptions_and_truthful_annotations(
         "working_memory_set",
         "memory_forget_user",
         "memory_quarantine_review",
+        "memory_observe",
     }
     assert tools["memory_write"].annotations.idempotent_hint is False  # a repeat writes twice
     assert tools["memory_forget"].annotations.idempotent_hint is True

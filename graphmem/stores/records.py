@@ -168,6 +168,16 @@ class RecordsStore(Protocol):
     ) -> list[tuple[int, Memory]]:
         """Memories in storage order after a cursor: for resumable batch jobs."""
 
+    # lifecycle (graphmem/stores/records_lifecycle.py)
+    def set_lifecycle(self, rows: list[tuple[str, str, float, datetime | None, str]]) -> None:
+        """(user_id, id, decay_score, expires_at, summary) values; no re-projection queued."""
+
+    def merge(self, user_id: str, survivor: Memory, loser_ids: list[str]) -> list[str]:
+        """Fold memories into a survivor in one transaction; returns those merged."""
+
+    def preload_candidates(self, user_id: str, limit: int) -> dict[str, list[Memory]]:
+        """{"recent": [...], "frequent": [...]}: active memories to preload a session with."""
+
     def close(self) -> None: ...
 
     def health(self) -> dict[str, object]: ...

@@ -17,6 +17,7 @@ from graphmem.model import Memory, MemoryType, Source, Status, utcnow
 from graphmem.stores.keyword import KeywordIndex
 from graphmem.stores.records import GraphRows, OutboxItem, RecordQuery, Supersession
 from graphmem.stores.records_graph import GraphRecords
+from graphmem.stores.records_lifecycle import LifecycleRecords
 
 ERASE_MARK = "*"  # outbox memory_id of an erase-a-user tombstone
 
@@ -27,7 +28,7 @@ MEMORY_COLUMNS = (
 )
 
 
-class SQLRecords(KeywordIndex, GraphRecords):
+class SQLRecords(KeywordIndex, GraphRecords, LifecycleRecords):
     """Shared implementation; subclasses set `ph`, connect, and implement `keyword_search`."""
 
     backend = "sql"

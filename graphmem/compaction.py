@@ -1,0 +1,232 @@
+"""`graphmem compact`: one pass over the store that applies the lifecycle rules.
+
+In storage order, batch by batch: purge expired memories (through forget, so every store is
+reached), give rows written before TTLs existed their expiry and summary, recompute decay,
+archive the stale, and merge near-duplicates. Merge candidates come from the vector index (each
+active memory's few nearest neighbours, tenant-filtered), never from comparing all pairs, so
+the job is linear in the number of memories.
+
+Idempotent: a second run right after the first changes nothing (decay is only rewritten when it
+moved by at least DECAY_EPSILON). `dry_run` computes the same decisions and changes nothing.
+The server can run it periodically (`compact_interval_seconds`); otherwise run it from cron.
+"""
+
+from __future__ import annotations
+
+import logging
+import sys
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import TYPE_CHECKING, Any
+
+from graphmem import lifecycle
+from graphmem.model import Memory, Status, utcnow
+from graphmem.summary import MAX_SUMMARY, summarize
+
+if TYPE_CHECKING:
+    from graphmem.service import MemoryService
+
+log = logging.getLogger("graphmem.compaction")
+
+DECAY_EPSILON = 0.01
+BATCH = 1000
+MAX_LISTED = 1000
+
+
+@dataclass
+class CompactionReport:
+    scanned: int = 0
+    expired: int = 0
+    archived: int = 0
+    merged: int = 0  # memories folded into a survivor
+    merge_groups: int = 0
+    decay_updated: int = 0
+    filled: int = 0  # rows given a missing expiry or summary
+    dry_run: bool = False
+    took_s: float = 0.0
+    changes: list[dict[str, Any]] = field(default_factory=list)  # dry run: what would change
+
+    def note(self, **change: Any) -> None:
+        if self.dry_run and len(self.changes) < MAX_LISTED:
+            self.changes.append(change)
+
+    def to_dict(self) -> dict[str, Any]:
+        return dict(self.__dict__)
+
+
+def compact(
+    svc: MemoryService,
+    *,
+    user_id: str | None = None,
+    now: datetime | None = None,
+    dry_run: bool = False,
+    progress: Callable[[int], None] | None = None,
+    batch: int = BATCH,
+) -> CompactionReport:
+    """Merge, archive, expire and recompute decay over one user's memories or everyone's."""
+    start = time.perf_counter()
+    now = now or utcnow()
+    s = svc.settings
+    rep = CompactionReport(dry_run=dry_run)
+    svc.drain_outbox()  # the index must hold every memory before it is asked for neighbours
+    svc.access.flush()  # decay counts every access made so far
+    folded: set[str] = set()  # merged away (or about to be, in a dry run)
+    after = 0
+    while True:
+        page = svc.records.scan(after, batch, user_id)
+        if not page:
+            break
+        after = page[-1][0]
+        rows = [m for _, m in page if m.id not in folded]
+        rep.scanned += len(page)
+        expired: dict[str, list[str]] = {}
+        archive: dict[str, list[str]] = {}
+        updates: list[tuple[str, str, float, datetime | None, str]] = []
+        live: list[Memory] = []
+        for m in rows:
+            fill = m.expires_at is None and s.ttl_hours.get(m.memory_type.value) is not None
+            if fill:  # written before TTLs existed: it lives TTL from its last write
+                m.expires_at = lifecycle.expiry(m.memory_type.value, m.updated_at, s)
+                rep.filled += 1
+            summary = m.summary
+            if not summary or len(summary) > MAX_SUMMARY:
+                summary = summarize(m.content)
+                rep.filled += 1
+            if lifecycle.is_expired(m, now):
+                expired.setdefault(m.user_id, []).append(m.id)
+                rep.note(
+                    action="expire",
+                    user_id=m.user_id,
+                    memory_id=m.id,
+                    expires_at=m.expires_at.isoformat() if m.expires_at else None,
+                )
+                continue
+            # Only active memories decay: an archived one keeps the score it was archived with
+            # (archiving is not a use), and gets a fresh one when it is restored.
+            decay = lifecycle.decay_score(m, now, s) if m.status == Status.ACTIVE else m.decay_score
+            if abs(decay - m.decay_score) >= DECAY_EPSILON or summary != m.summary or fill:
+                updates.append((m.user_id, m.id, decay, m.expires_at, summary))
+                rep.decay_updated += abs(decay - m.decay_score) >= DECAY_EPSILON
+            if lifecycle.should_archive(m, decay, now, s):
+                archive.setdefault(m.user_id, []).append(m.id)
+                rep.note(action="archive", user_id=m.user_id, memory_id=m.id, decay=decay)
+            elif m.status == Status.ACTIVE:
+                live.append(m)
+        rep.expired += sum(len(v) for v in expired.values())
+        rep.archived += sum(len(v) for v in archive.values())
+        groups = _merge_groups(svc, live, folded, now)
+        for members in groups:
+            survivor, *losers = lifecycle.merge_order(members)
+            rep.merge_groups += 1
+            rep.merged += len(losers)
+            rep.note(
+                action="merge",
+                user_id=survivor.user_id,
+                survivor=survivor.id,
+                merged=[m.id for m in losers],
+            )
+        if not dry_run:
+            svc.records.set_lifecycle(updates)
+            for uid, ids in expired.items():
+                svc.forget(uid, ids, reason="expire")
+            for uid, ids in archive.items():
+                lifecycle.set_status(svc, uid, ids, Status.ARCHIVED, Status.ACTIVE)
+            for members in groups:
+                lifecycle.merge(svc, members[0].user_id, members)
+        if progress:
+            progress(len(page))
+    rep.took_s = round(time.perf_counter() - start, 3)
+    if not dry_run:
+        svc.records.audit(
+            user_id or "*",
+            "compact",
+            [],
+            {k: v for k, v in rep.to_dict().items() if k != "changes"},
+        )
+    return rep
+
+
+def _merge_groups(
+    svc: MemoryService, live: list[Memory], folded: set[str], now: datetime
+) -> list[list[Memory]]:
+    """Near-duplicate groups around each live memory, from its nearest neighbours in the index.
+
+    A memory joins at most one group (`folded` carries that across batches), and every member
+    is within `merge_similarity` of the memory the group was found from.
+    """
+    live = [m for m in live if m.id not in folded]
+    if not live:
+        return []
+    vecs = svc.vectors.vectors([m.id for m in live])
+    groups: list[list[Memory]] = []
+    for m in live:
+        if m.id in folded or m.id not in vecs:
+            continue
+        dups = [
+            d
+            for d, _ in lifecycle.duplicates_of(svc, m.user_id, m.id, vecs[m.id])
+            if d not in folded
+        ]
+        if not dups:
+            continue
+        rows = svc.records.get(m.user_id, dups)
+        members = [
+            m,
+            *(rows[d] for d in dups if d in rows and lifecycle.mergeable(m, rows[d], now)),
+        ]
+        if len(members) < 2:
+            continue
+        folded.update(x.id for x in members)
+        groups.append(members)
+    return groups
+
+
+def progress_bar(total: int, quiet: bool) -> Any:
+    from tqdm import tqdm
+
+    return tqdm(
+        total=total,
+        unit="mem",
+        desc="compact",
+        file=sys.stderr,
+        disable=quiet or not sys.stderr.isatty(),
+    )
+
+
+class PeriodicCompactor:
+    """Runs `compact` every `interval` seconds in a daemon thread inside the server."""
+
+    def __init__(self, svc: MemoryService, interval: float) -> None:
+        self.svc = svc
+        self.interval = interval
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._loop, name="graphmem-compact", daemon=True)
+        self.runs = 0
+        self.last: CompactionReport | None = None
+
+    def start(self) -> PeriodicCompactor:
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        self._stop.set()
+        if self._thread.is_alive() and threading.current_thread() is not self._thread:
+            self._thread.join(timeout=30)
+
+    def _loop(self) -> None:
+        while not self._stop.wait(self.interval):
+            try:
+                self.last = compact(self.svc)
+                self.runs += 1
+                log.info(
+                    "compaction: %s",
+                    {k: v for k, v in self.last.to_dict().items() if k != "changes"},
+                )
+            except Exception as e:  # noqa: BLE001 - a failed run is retried next interval
+                log.warning("periodic compaction failed: %s", e)
+
+
+__all__ = ["CompactionReport", "PeriodicCompactor", "compact"]

@@ -1,0 +1,121 @@
+"""The lifecycle commands of the `graphmem` CLI: compact, archive, restore, observe.
+
+Kept beside cli.py (like graph_cli.py); cli.build_parser calls `add_lifecycle_commands`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Callable
+from typing import Any
+
+from graphmem.errors import ValidationError
+
+
+def cmd_compact(args: argparse.Namespace) -> None:
+    from graphmem.cli import _emit, _service
+    from graphmem.compaction import compact, progress_bar
+
+    with _service(args) as svc:
+        bar = progress_bar(svc.records.count(args.user), args.quiet)
+        try:
+            rep = compact(svc, user_id=args.user, dry_run=args.dry_run, progress=bar.update)
+        finally:
+            bar.close()
+    verb = "would be" if rep.dry_run else ""
+    lines = [
+        f"{c['action']}: {c.get('memory_id') or c['survivor']}"
+        + (f" <- {', '.join(c['merged'])}" if c["action"] == "merge" else "")
+        for c in rep.changes
+    ]
+    lines.append(
+        f"{rep.scanned} memories scanned in {rep.took_s:.1f}s: {rep.expired} {verb} expired,"
+        f" {rep.archived} {verb} archived, {rep.merged} {verb} merged into"
+        f" {rep.merge_groups} survivors, {rep.decay_updated} decay scores"
+        f" {'to update' if rep.dry_run else 'updated'}".replace("  ", " ")
+    )
+    _emit(args, rep.to_dict(), "\n".join(lines))
+
+
+def _status_cmd(action: str) -> Callable[[argparse.Namespace], None]:
+    def run(args: argparse.Namespace) -> None:
+        from graphmem.cli import _emit, _service, _user
+
+        with _service(args) as svc:
+            done = getattr(svc, action)(_user(args), args.memory_id)
+        past = "archived" if action == "archive" else "restored"
+        _emit(
+            args,
+            {past: done, "count": len(done)},
+            "\n".join(f"{past} {i}" for i in done) or f"nothing {past}",
+        )
+
+    return run
+
+
+def _read_turns(path: str) -> list[Any]:
+    """A JSON array of turns, or JSONL with one turn (string or object) per line."""
+    stream = sys.stdin if path == "-" else open(path, encoding="utf-8")  # noqa: SIM115
+    with stream:
+        text = stream.read()
+    if text.lstrip().startswith("["):
+        try:
+            return json.loads(text)
+        except json.JSONDecodeError as e:
+            raise ValidationError("turns", f"is not valid JSON: {e.msg}") from None
+    out = []
+    for n, line in enumerate(text.splitlines(), 1):
+        if line.strip():
+            try:
+                out.append(json.loads(line))
+            except json.JSONDecodeError as e:
+                raise ValidationError(f"line {n}", f"is not valid JSON: {e.msg}") from None
+    return out
+
+
+def cmd_observe(args: argparse.Namespace) -> None:
+    from graphmem.cli import _emit, _service, _user
+    from graphmem.observe import observe
+
+    turns = _read_turns(args.file)
+    with _service(args) as svc:
+        decisions = observe(svc, _user(args), turns, session_id=args.session, dry_run=args.dry_run)
+    lines = [
+        f"turn {d.turn}: {d.action} ({d.reason})"
+        + (f" [{d.memory_type}] {d.summary}" if d.action == "write" else "")
+        + (f" -> {', '.join(d.memory_ids)}" if d.memory_ids else "")
+        for d in decisions
+    ]
+    _emit(
+        args,
+        {"decisions": [d.to_dict() for d in decisions], "dry_run": args.dry_run},
+        "\n".join(lines),
+    )
+
+
+def add_lifecycle_commands(add: Callable[..., argparse.ArgumentParser]) -> None:
+    sp = add(
+        "compact",
+        cmd_compact,
+        "apply the lifecycle rules: purge expired memories, archive stale ones, merge"
+        " near-duplicates, recompute decay (all users unless --user; safe to re-run)",
+    )
+    sp.add_argument("--dry-run", action="store_true", help="list what would change, change nothing")
+    sp.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
+
+    sp = add("archive", _status_cmd("archive"), "take memories out of default recall")
+    sp.add_argument("memory_id", nargs="+")
+    sp = add("restore", _status_cmd("restore"), "bring archived memories back into recall")
+    sp.add_argument("memory_id", nargs="+")
+
+    sp = add(
+        "observe",
+        cmd_observe,
+        "apply the write policy to conversation turns (JSON array or JSONL; '-' for"
+        " stdin): keep what matters, forget what is asked, say why for each turn",
+    )
+    sp.add_argument("file")
+    sp.add_argument("--session", help="session id for the memories written")
+    sp.add_argument("--dry-run", action="store_true", help="decide, write and delete nothing")
