@@ -83,6 +83,15 @@ class Decision:
         return asdict(self)
 
 
+def rule_id(reason: str) -> str:
+    """The rule behind a decision as one word ('remember', 'preference', 'task', 'event',
+    'entity'): stored in metadata, where prose would be screened like content."""
+    low = reason.lower()
+    return next(
+        (k for k in ("remember", "preference", "task", "event", "entity") if k in low), "kept"
+    )
+
+
 def parse_turns(turns: Any) -> list[tuple[str, str]]:
     """(role, text) pairs from strings (user turns) or {role, content} objects."""
     if not isinstance(turns, list) or not turns:
@@ -194,7 +203,8 @@ def observe(
                 "memory_type": d.memory_type,
                 "summary": d.summary,
                 "session_id": session_id,
-                "metadata": {"observed": d.reason},
+                # a rule id, not the sentence: metadata prose is screened like content
+                "metadata": {"observed": rule_id(d.reason)},
             }
             for d, c in keep
         ]

@@ -15,7 +15,7 @@ from graphmem.cli import main
 from graphmem.errors import ValidationError
 from graphmem.mcp_server import McpSettings, create_server
 from graphmem.model import MemoryType
-from graphmem.observe import observe
+from graphmem.observe import observe, rule_id
 from graphmem.summary import MAX_SUMMARY
 
 TURNS: list[Any] = [
@@ -55,7 +55,7 @@ def test_observe_keeps_what_matters_and_says_why(svc: MemoryService) -> None:
         if d.action == "write":
             [mid] = d.memory_ids
             m = svc.get("u", mid)
-            assert m.session_id == "s1" and m.metadata["observed"] == d.reason
+            assert m.session_id == "s1" and m.metadata["observed"] == rule_id(d.reason)
             assert len(m.summary) <= MAX_SUMMARY and d.summary == m.summary
     task = svc.get("u", by_turn[3].memory_ids[0])
     assert task.memory_type == MemoryType.TASK and task.expires_at is not None
