@@ -23,7 +23,6 @@ import json
 import logging
 import sys
 import time
-import urllib.request
 from collections import deque
 from collections.abc import Callable, Iterator
 from datetime import UTC, datetime
@@ -71,7 +70,13 @@ T = TypeVar("T")
 MemoryTypeName = Literal["fact", "preference", "event", "task"]
 SourceName = Literal["user", "agent", "document", "system"]
 RelationName = Literal[
-    "causal", "temporal", "related", "mentions", "merged_from", "explicit", "superseded_by",
+    "causal",
+    "temporal",
+    "related",
+    "mentions",
+    "merged_from",
+    "explicit",
+    "superseded_by",
     "contradicts",
 ]
 TIME_RANGE_PATTERN = r"^\s*[1-9]\d*\s*[mhdwyMHDWY]\s*$"
@@ -377,35 +382,19 @@ def _guard_middleware(cfg: McpSettings, stats: ToolStats) -> Any:
 
 def _llm_summary(texts: list[str], cfg: McpSettings) -> str:
     """One call to an OpenAI-compatible chat-completions endpoint; raises on any failure."""
+    from graphmem.llm import complete
+
     if not cfg.llm_url:
         raise ValueError("no LLM endpoint configured")
-    url = cfg.llm_url.rstrip("/")
-    if not url.endswith("/chat/completions"):
-        url += "/chat/completions"
-    listing = "\n".join(f"{i}. {t}" for i, t in enumerate(texts, 1))
-    body = {
-        "model": cfg.llm_model or "default",
-        "temperature": 0,
-        "max_tokens": 300,
-        "messages": [
-            {
-                "role": "system",
-                "content": "Summarise the user's memories below in at most three sentences."
-                " Use only what they say; do not add facts.",
-            },
-            {"role": "user", "content": listing},
-        ],
-    }
-    headers = {"Content-Type": "application/json"}
-    if cfg.llm_api_key:
-        headers["Authorization"] = f"Bearer {cfg.llm_api_key.get_secret_value()}"
-    req = urllib.request.Request(url, json.dumps(body).encode(), headers, method="POST")
-    with urllib.request.urlopen(req, timeout=cfg.llm_timeout_seconds) as resp:
-        data = json.loads(resp.read())
-    text = data["choices"][0]["message"]["content"]
-    if not isinstance(text, str) or not text.strip():
-        raise ValueError("empty completion")
-    return text.strip()
+    return complete(
+        cfg.llm_url,
+        cfg.llm_model,
+        cfg.llm_api_key.get_secret_value() if cfg.llm_api_key else None,
+        "Summarise the user's memories below in at most three sentences."
+        " Use only what they say; do not add facts.",
+        "\n".join(f"{i}. {t}" for i, t in enumerate(texts, 1)),
+        timeout=cfg.llm_timeout_seconds,
+    )
 
 
 def _count_new_since(svc: "MemoryService", user_id: str, since: datetime) -> int:

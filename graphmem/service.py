@@ -59,7 +59,7 @@ from graphmem.stores import (
 from graphmem.stores.cache import cache_key
 from graphmem.stores.graph import RELATION_TYPES
 from graphmem.stores.records import GraphRows, Relation
-from graphmem.summary import SummaryVectors, summarize
+from graphmem.summary import MAX_SUMMARY, SummaryVectors, summarize
 from graphmem.temporal import Temporal
 from graphmem.text import search_text
 
@@ -236,7 +236,7 @@ class MemoryService:
             summary=summarize(
                 self.guard.screen_write(summary, source.value).content_after_masking
                 if summary
-                else content
+                else self._llm_summary(content)
             ),
             session_id=session_id or None,
             source=source,
@@ -253,6 +253,29 @@ class MemoryService:
         )
         mem.decay_score = lifecycle.decay_score(mem, now, self.settings)
         return mem, decision
+
+    def _llm_summary(self, content: str) -> str:
+        """The configured LLM's summary of one memory, else the content (summarised
+        extractively by the caller). Short content needs no LLM."""
+        s = self.settings
+        if not s.summary_llm_url or len(content) <= MAX_SUMMARY:
+            return content
+        from graphmem.llm import complete
+
+        try:
+            return complete(
+                s.summary_llm_url,
+                s.summary_llm_model,
+                s.summary_llm_api_key.get_secret_value() if s.summary_llm_api_key else None,
+                f"Summarise this memory in at most {MAX_SUMMARY} characters. Use only what it"
+                " says. Answer with the summary alone.",
+                content,
+                timeout=s.summary_llm_timeout_seconds,
+                max_tokens=40,
+            )
+        except Exception as e:  # noqa: BLE001 - the extractive summary always works
+            log.warning("LLM summary unavailable, using the extractive one: %s", e)
+            return content
 
     def write(
         self,
@@ -414,9 +437,7 @@ class MemoryService:
             )
         return mem
 
-    def forget(
-        self, user_id: str, memory_ids: list[str], *, reason: str = "forget"
-    ) -> list[str]:
+    def forget(self, user_id: str, memory_ids: list[str], *, reason: str = "forget") -> list[str]:
         """Hard-delete memories from every store at once; returns the ids that existed.
         `reason` is the audit action (forget, or expire when a TTL ran out)."""
         user_id = check_user(user_id)
@@ -433,14 +454,20 @@ class MemoryService:
     def restore(self, user_id: str, memory_ids: list[str]) -> list[str]:
         """Bring archived memories back into default recall; returns the ids restored."""
         return lifecycle.set_status(
-            self, check_user(user_id), [str(i) for i in memory_ids], Status.ACTIVE,
+            self,
+            check_user(user_id),
+            [str(i) for i in memory_ids],
+            Status.ACTIVE,
             Status.ARCHIVED,
         )
 
     def archive(self, user_id: str, memory_ids: list[str]) -> list[str]:
         """Take active memories out of default recall (`include_archived` still finds them)."""
         return lifecycle.set_status(
-            self, check_user(user_id), [str(i) for i in memory_ids], Status.ARCHIVED,
+            self,
+            check_user(user_id),
+            [str(i) for i in memory_ids],
+            Status.ARCHIVED,
             Status.ACTIVE,
         )
 
@@ -569,8 +596,9 @@ class MemoryService:
         }
         if as_of is not None or include_history:  # absent otherwise: cache keys stay as they were
             when = parse_datetime(as_of, "as_of")
-            filters.update(as_of=when.isoformat() if when else None,
-                           include_history=bool(include_history))
+            filters.update(
+                as_of=when.isoformat() if when else None, include_history=bool(include_history)
+            )
         key = cache_key(query=query, top_k=top_k, **filters)  # every argument that shapes hits
         result = self._cached(user_id, key)
         if result is None:

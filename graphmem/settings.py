@@ -8,7 +8,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Literal
 
-from pydantic import Field, field_validator
+from pydantic import Field, SecretStr, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 DEFAULT_WEIGHTS = {"vector": 0.6, "keyword": 0.2, "recency": 0.1, "frequency": 0.1}
@@ -160,6 +160,14 @@ class Settings(BaseSettings):
     merge_neighbours: int = Field(
         5, ge=1, description="nearest neighbours checked per memory for a merge"
     )
+    summary_llm_url: str | None = Field(
+        None,
+        description="OpenAI-compatible base URL (e.g. http://127.0.0.1:8000/v1): each memory's"
+        " summary is asked of this LLM; unset (default), or on any failure, it is extractive",
+    )
+    summary_llm_model: str | None = None
+    summary_llm_api_key: SecretStr | None = None
+    summary_llm_timeout_seconds: float = Field(10.0, gt=0)
     recall_on_summaries: bool = Field(
         False,
         description="score the vector channel on each candidate's summary, not its content;"
