@@ -18,6 +18,7 @@ which only the service can fetch; the guard stays free of stores.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
@@ -117,6 +118,18 @@ def _scrub(reasons: list[str], findings: list[PiiFinding]) -> list[str]:
     return out
 
 
+_IDENT = re.compile(r"[\x21-\x7e]{1,32}")
+_WORD = re.compile(r"[A-Za-z]{4,}")
+
+
+def _identifier_like(raw: str, sanitized: str) -> bool:
+    """An id, date, tag or counter ('D1:3', 'session_1', '2023-05-08'): one printable ASCII
+    token with at most one word in it, unchanged by canonicalisation (nothing decoded, folded
+    or hidden). No instruction fits in one word, so the injection rules skip it (PII is still
+    masked); on LoCoMo writes this halves the rules' regular-expression searches."""
+    return raw == sanitized and bool(_IDENT.fullmatch(raw)) and len(_WORD.findall(raw)) <= 1
+
+
 class Guard:
     """Screens writes and searches; see the module docstring for the order of the checks."""
 
@@ -199,7 +212,8 @@ class Guard:
                 canon = canonicalize(v, max_depth=s.max_decode_depth)
                 found = find_pii(canon)
                 findings.extend(found)
-                texts.append(canon.sanitized)
+                if not _identifier_like(v, canon.sanitized):
+                    texts.append(canon.sanitized)
                 return apply_policy(canon.sanitized, found, s.pii_policy, self._hash_key)[0]
             if isinstance(v, Mapping):
                 return {k: walk(x) for k, x in v.items()}
