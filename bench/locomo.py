@@ -732,15 +732,26 @@ def search_pass(
                 **kwargs,
             )
             ms = (time.perf_counter() - t) * 1000
-            name = mode + suffix
-            latencies[name].append(ms)
             dia = [str(h.memory.metadata.get("dia_id")) for h in res.hits]
-            row["retrieved"][name] = dia
-            row.setdefault("latency_ms", {})[name] = round(ms, 3)
-            row["scores"][name] = score(dia, q.evidence)
+            record(row, latencies, mode + suffix, dia, ms, q.evidence)
     bar.close()
     if has_summaries:
         svc.settings.recall_on_summaries = False
+
+
+def record(
+    row: dict[str, Any],
+    latencies: dict[str, list[float]],
+    name: str,
+    dia: list[str],
+    ms: float,
+    evidence: Any,
+) -> None:
+    """One system's answer to one question: retrieved ids, latency and scores."""
+    latencies[name].append(ms)
+    row["retrieved"][name] = dia
+    row.setdefault("latency_ms", {})[name] = round(ms, 3)
+    row["scores"][name] = score(dia, evidence)
 
 
 def peers_pass(
@@ -760,10 +771,7 @@ def peers_pass(
             t = time.perf_counter()
             dia = peer.search(user_of(q.conv), q.question, TOP_K)
             ms = (time.perf_counter() - t) * 1000
-            latencies[peer.name].append(ms)
-            row["retrieved"][peer.name] = dia
-            row.setdefault("latency_ms", {})[peer.name] = round(ms, 3)
-            row["scores"][peer.name] = score(dia, q.evidence)
+            record(row, latencies, peer.name, dia, ms, q.evidence)
         bar.close()
 
 
@@ -771,9 +779,15 @@ def user_of(conv_id: str) -> str:
     return f"locomo-{conv_id}"
 
 
+def unindexed(svc: Any, turns_by_conv: dict[str, list[Turn]]) -> dict[str, tuple[int, int]]:
+    """Conversations whose vector count differs from their turns: {id: (vectors, turns)}."""
+    counts = {c: (svc.vectors.count(user_of(c)), len(t)) for c, t in turns_by_conv.items()}
+    return {c: nt for c, nt in counts.items() if nt[0] != nt[1]}
+
+
 def stored(svc: Any, turns_by_conv: dict[str, list[Turn]]) -> bool:
     """True if every conversation is already fully indexed (a kept --data-dir)."""
-    return all(svc.vectors.count(user_of(c)) == len(t) for c, t in turns_by_conv.items())
+    return not unindexed(svc, turns_by_conv)
 
 
 def ingest(svc: Any, turns_by_conv: dict[str, list[Turn]], progress: bool = True) -> None:
@@ -794,10 +808,8 @@ def ingest(svc: Any, turns_by_conv: dict[str, list[Turn]], progress: bool = True
             for t in turns_by_conv[cid]
         ]
         svc.write_many(user_of(cid), items)
-    for cid, turns in turns_by_conv.items():
-        nv = svc.vectors.count(user_of(cid))
-        if nv != len(turns):
-            raise RuntimeError(f"{cid}: {nv} vectors indexed for {len(turns)} turns")
+    for cid, (nv, n) in unindexed(svc, turns_by_conv).items():
+        raise RuntimeError(f"{cid}: {nv} vectors indexed for {n} turns")
 
 
 def main(argv: list[str] | None = None) -> int:

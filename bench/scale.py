@@ -208,6 +208,15 @@ def write_real(
     }
 
 
+def perturbed(base: Any, rng: Any, n: int, sigma: float) -> Any:
+    """n unit vectors: random rows of `base` plus Gaussian noise, re-normalised."""
+    import numpy as np
+
+    picks = base[rng.integers(0, len(base), size=n)]
+    vecs = picks + rng.normal(0.0, sigma, size=picks.shape).astype(np.float32)
+    return (vecs / np.linalg.norm(vecs, axis=1, keepdims=True)).astype(np.float32)
+
+
 def write_precomputed(
     svc: Any,
     gen: Generator,
@@ -227,9 +236,7 @@ def write_precomputed(
     rng = np.random.default_rng(start)
 
     def precomputed(texts: list[str]) -> Any:
-        picks = base[rng.integers(0, len(base), size=len(texts))]
-        vecs = picks + rng.normal(0.0, sigma, size=picks.shape).astype(np.float32)
-        return (vecs / np.linalg.norm(vecs, axis=1, keepdims=True)).astype(np.float32)
+        return perturbed(base, rng, len(texts), sigma)
 
     svc.embedder.encode = precomputed
     try:
@@ -283,9 +290,7 @@ def write_bulk(
                 )
                 for j, t in enumerate(gen.memories(n))
             ]
-            picks = base[rng.integers(0, len(base), size=n)]
-            vecs = picks + rng.normal(0.0, sigma, size=picks.shape).astype(np.float32)
-            vecs /= np.linalg.norm(vecs, axis=1, keepdims=True)
+            vecs = perturbed(base, rng, n, sigma)
             svc.records.insert(mems, [search_text(m.content) for m in mems])
             svc.vectors.upsert([vector_point(m, v) for m, v in zip(mems, vecs, strict=True)])
             done = svc.records.outbox_for([m.id for m in mems])
