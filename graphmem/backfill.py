@@ -17,7 +17,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from graphmem.projection import sync_graph, vector_point
+from graphmem.model import Memory
+from graphmem.projection import graph_edge, graph_node, vector_point
 from graphmem.stores.graph import GraphStore
 from graphmem.stores.records import RecordsStore
 
@@ -115,7 +116,14 @@ def rebuild_graph(
     batch: int = 500,
     progress: Callable[[int], None] | None = None,
 ) -> int:
-    """Make the graph projection equal to the records (for one user, or everyone)."""
+    """Make the graph projection equal to the records (for one user, or everyone).
+
+    Two streaming passes: every memory node first (with its entities; a node's sync clears
+    its edges), then every relation in storage order, added in large batches. Syncing page by
+    page with each page's relations looked up by memory id took 13 minutes for 100,000
+    memories and 1.7 million relations (the in-process graph is rebuilt like this whenever the
+    embedded service starts); streaming takes well under a minute.
+    """
     if user_id is not None:
         graph.delete_user(user_id)
     else:
@@ -126,17 +134,23 @@ def rebuild_graph(
     while True:
         page = records.scan(cursor, batch, user_id)
         if not page:
-            return n
+            break
         cursor = page[-1][0]
-        by_user: dict[str, list[str]] = {}
+        by_user: dict[str, list[Memory]] = {}
         for _, m in page:
-            by_user.setdefault(m.user_id, []).append(m.id)
-        for uid, ids in by_user.items():
-            sync_graph(records, graph, uid, ids)
+            by_user.setdefault(m.user_id, []).append(m)
+        for uid, ms in by_user.items():
+            ents = records.entities_for(uid, [m.id for m in ms])
+            graph.sync([graph_node(m, ents.get(m.id)) for m in ms], [])
         n += len(page)
         if progress:
             progress(len(page))
-
+    rel_cursor = 0
+    while True:
+        rel_cursor, rels = records.relations_page(rel_cursor, batch * 20, user_id)
+        if not rels:
+            return n
+        graph.sync([], [graph_edge(r) for r in rels])
 
 def rebuild(
     svc: MemoryService, *, user_id: str | None = None, batch: int = 256, quiet: bool = True

@@ -20,7 +20,7 @@ from graphmem.breaker import Breaker
 from graphmem.embedder import Embedder
 from graphmem.model import Memory, utcnow
 from graphmem.stores.graph import GraphEdge, GraphNode, GraphStore
-from graphmem.stores.records import OutboxItem, RecordsStore
+from graphmem.stores.records import OutboxItem, RecordsStore, Relation
 from graphmem.stores.vectors import VectorPoint, VectorStore
 
 log = logging.getLogger("graphmem.projection")
@@ -59,6 +59,11 @@ def _ts(value: Any) -> float | None:
     return value.timestamp() if value is not None else None
 
 
+def graph_edge(r: Relation) -> GraphEdge:
+    return GraphEdge(r.user_id, r.source_id, r.target_id, r.relation_type, r.strength,
+                     _ts(r.valid_from), _ts(r.valid_to))
+
+
 def sync_graph(records: RecordsStore, graph: GraphStore, user_id: str, ids: list[str]) -> None:
     """Make the graph's copy of these memories (nodes, entities, edges) match the records."""
     rows = records.get(user_id, list(dict.fromkeys(ids)))
@@ -71,8 +76,7 @@ def sync_graph(records: RecordsStore, graph: GraphStore, user_id: str, ids: list
     rels = records.relations_for(user_id, list(rows))
     graph.sync(
         [graph_node(m, ents.get(m.id)) for m in rows.values()],
-        [GraphEdge(r.user_id, r.source_id, r.target_id, r.relation_type, r.strength,
-                   _ts(r.valid_from), _ts(r.valid_to)) for r in rels],
+        [graph_edge(r) for r in rels],
     )
 
 

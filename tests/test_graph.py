@@ -225,3 +225,47 @@ def test_networkx_and_neo4j_agree_on_validity(users: list[str]) -> None:
     finally:
         neo.delete_user(alice)
         neo.close()
+
+
+def test_ranked_neighbours_follow_every_change(users: list[str]) -> None:
+    """The networkx adapter keeps each node's edges ranked between calls; after any mix of
+    re-syncs, new edges and deletes its answers must equal a from-scratch ranking."""
+    alice, _ = users
+    rng = random.Random(7)
+    graph = NetworkxGraph()
+    names = ids(alice, *[f"m{i}" for i in range(40)])
+    live: set[str] = set()
+    edges: dict[tuple[str, str, str], GraphEdge] = {}
+    for step in range(300):
+        op = rng.random()
+        if op < 0.15 and live:  # delete a memory with its edges
+            gone = rng.choice(sorted(live))
+            graph.delete([gone])
+            live.discard(gone)
+            edges = {k: e for k, e in edges.items() if gone not in (e.source_id, e.target_id)}
+        elif op < 0.3 and live:  # re-sync a memory: its edges become exactly these
+            m = rng.choice(sorted(live))
+            mine = [GraphEdge(alice, m, o, rng.choice(["related", "causal"]),
+                              round(rng.random(), 2)) for o in rng.sample(sorted(live), 2)
+                    if o != m]
+            graph.sync([node(alice, m)], mine)
+            edges = {k: e for k, e in edges.items() if m not in (e.source_id, e.target_id)}
+            edges.update({(e.source_id, e.target_id, e.relation_type): e for e in mine})
+        else:  # a new memory linked to a few earlier ones, or an edge between live ones
+            m = names[step % len(names)]
+            if m not in live:
+                graph.sync([node(alice, m)], [])
+                live.add(m)
+            o = rng.choice(sorted(live))
+            if o != m:
+                e = GraphEdge(alice, m, o, rng.choice(["related", "temporal"]),
+                              round(rng.random(), 2))
+                graph.sync([], [e])
+                edges[(e.source_id, e.target_id, e.relation_type)] = e
+        for m in rng.sample(sorted(live), min(3, len(live))):
+            mine = sorted((e for e in edges.values() if m in (e.source_id, e.target_id)),
+                          key=lambda e, m=m: (-e.strength, e.other(m), e.relation_type,
+                                              e.source_id))
+            got = graph.neighbours(alice, [m], None, 4)
+            assert sorted(got, key=lambda e: (e.source_id, e.target_id, e.relation_type)) == \
+                sorted(mine[:4], key=lambda e: (e.source_id, e.target_id, e.relation_type))

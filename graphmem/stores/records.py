@@ -159,6 +159,11 @@ class RecordsStore(Protocol):
 
     def relations_for(self, user_id: str, memory_ids: list[str]) -> list[Relation]: ...
 
+    def relations_page(
+        self, after_id: int, limit: int, user_id: str | None = None
+    ) -> tuple[int, list[Relation]]:
+        """Relations in storage order after a cursor, and the new cursor: for bulk rebuilds."""
+
     def entities_for(self, user_id: str, memory_ids: list[str]) -> dict[str, list[EntityRef]]: ...
 
     def graph_counts(self, user_id: str | None = None) -> dict[str, int]: ...

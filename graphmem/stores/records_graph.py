@@ -249,6 +249,25 @@ class GraphRecords:
                 )
         return list(out.values())
 
+    def relations_page(
+        self, after_id: int, limit: int, user_id: str | None = None
+    ) -> tuple[int, list[Relation]]:
+        where, params = "id > ?", [int(after_id)]
+        if user_id is not None:
+            where += " AND user_id = ?"
+            params.append(user_id)
+        rows = self._fetch(
+            "SELECT id, user_id, source_memory_id, target_memory_id, relation_type, strength,"
+            f" valid_from, valid_to FROM memory_relations WHERE {where} ORDER BY id"
+            f" LIMIT {int(limit)}",
+            params,
+        )
+        rels = [
+            Relation(u, s, t, rt, float(w), self._dt_out(vf), self._dt_out(vt))
+            for _, u, s, t, rt, w, vf, vt in rows
+        ]
+        return (int(rows[-1][0]) if rows else int(after_id)), rels
+
     def slot_holders(self, user_id: str, slots: list[str]) -> dict[str, list[Memory]]:
         from graphmem.stores.records_sql import MEMORY_COLUMNS
 
