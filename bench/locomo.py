@@ -287,12 +287,18 @@ def paired_deltas(
     convs: set[str],
     metric: str = "recall@10",
     resamples: int = 2000,
+    category: int | None = None,
 ) -> dict[str, dict[str, Any]]:
     """Mean per-question difference of `metric` for every pair of modes, with a 95% paired
-    bootstrap interval (questions resampled with replacement, seeded)."""
+    bootstrap interval (questions resampled with replacement, seeded); `category` keeps only
+    that question category (1 = multi-hop, the one graph expansion is for)."""
     import random
 
-    rows = [q["scores"] for q in per_question if q["conv"] in convs]
+    rows = [
+        q["scores"]
+        for q in per_question
+        if q["conv"] in convs and (category is None or q["category"] == category)
+    ]
     if not rows:
         return {}
     rng = random.Random(0)
@@ -351,11 +357,16 @@ def markdown(result: dict[str, Any]) -> str:
                 )
             lines.append(f"| {mode} | " + " | ".join(cells) + " |")
         lines.append("")
-    deltas = result.get("paired_recall10_test") or {}
-    if deltas:
+    for key, title in (
+        ("paired_recall10_test", "Test split — recall@10 differences"),
+        ("paired_recall10_test_multihop", "Test split, multi-hop questions only — recall@10"
+         " differences"),
+    ):
+        deltas = result.get(key) or {}
+        if not deltas:
+            continue
         lines.append(
-            "#### Test split — recall@10 differences, mean over questions with a 95% paired"
-            " bootstrap interval"
+            f"#### {title}, mean over questions with a 95% paired bootstrap interval"
         )
         lines.append("")
         lines.append("| pair | Δ recall@10 | 95% interval | questions better / worse |")
@@ -673,6 +684,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         "wait_for_quiet": quiet,
         "cpu_use": cpu,
         "paired_recall10_test": paired_deltas(per_question, modes, test),
+        "paired_recall10_test_multihop": paired_deltas(per_question, modes, test, category=1),
         "split_labels": labels,
         "splits": splits,
         "per_question": per_question,

@@ -61,7 +61,7 @@ class ExpansionConfig:
     type_weights: Mapping[str, float] = field(default_factory=dict)
     hop_decay: float = 0.5
     per_node: int = 20
-    max_nodes: int = 200
+    max_nodes: int = 50
     at: float | None = None  # follow only edges valid then (epoch seconds); None: every edge
 
 
@@ -128,11 +128,18 @@ def combine_graph(base: float, graph: float, weight: float) -> float:
 def expand(
     graph: GraphStore, user_id: str, seeds: Mapping[str, float], cfg: ExpansionConfig
 ) -> dict[str, Reached]:
-    """Best-scoring path to every memory within cfg.hops of a seed (seeds reach each other)."""
+    """Best-scoring path to every memory within cfg.hops of a seed (seeds reach each other).
+
+    The hot loop of associative recall (a few thousand edges per search at 100,000 memories):
+    a frontier entry carries the memories on its path as a set, and a step is only built when
+    it improves a best or next-frontier score.
+    """
     best: dict[str, Reached] = {}
-    frontier: dict[str, tuple[float, str, list[Step]]] = {
-        s: (w, s, []) for s, w in seeds.items() if w > 0
+    # memory -> (score, seed, path, memories on the path including the seed)
+    frontier: dict[str, tuple[float, str, tuple[Step, ...], frozenset[str]]] = {
+        s: (w, s, (), frozenset((s,))) for s, w in seeds.items() if w > 0
     }
+    weights = cfg.type_weights
     for hop in range(1, cfg.hops + 1):
         if not frontier:
             break
@@ -140,39 +147,33 @@ def expand(
             user_id, sorted(frontier), cfg.relation_types, cfg.per_node, at=cfg.at
         )
         edges.sort(key=lambda e: (e.source_id, e.target_id, e.relation_type))
-        nxt: dict[str, tuple[float, str, list[Step]]] = {}
+        decay = cfg.hop_decay if hop > 1 else 1.0
+        nxt: dict[str, tuple[float, str, tuple[Step, ...], frozenset[str]]] = {}
         for e in edges:
-            for here in (e.source_id, e.target_id):
-                if here not in frontier:
+            factor = weights.get(e.relation_type, 0.5) * max(0.0, min(1.0, e.strength))
+            for here, there in ((e.source_id, e.target_id), (e.target_id, e.source_id)):
+                state = frontier.get(here)
+                if state is None:
                     continue
-                _follow(e, here, hop, frontier[here], cfg, best, nxt)
+                score, seed, path, on_path = state
+                if there in on_path:
+                    continue  # no cycles back into the path
+                new = score * factor * decay
+                if new <= 0:
+                    continue
+                reached, queued = best.get(there), nxt.get(there)
+                to_best = reached is None or new > reached.score + 1e-12
+                to_next = queued is None or new > queued[0] + 1e-12
+                if not (to_best or to_next):
+                    continue
+                steps = (*path, Step(e.source_id, e.relation_type, e.target_id, e.strength))
+                if to_best:
+                    best[there] = Reached(there, new, seed, list(steps))
+                if to_next:
+                    nxt[there] = (new, seed, steps, on_path | {there})
         ranked = sorted(nxt.items(), key=lambda kv: (-kv[1][0], kv[0]))[: cfg.max_nodes]
         frontier = dict(ranked)
     return best
-
-
-def _follow(
-    e: GraphEdge,
-    here: str,
-    hop: int,
-    state: tuple[float, str, list[Step]],
-    cfg: ExpansionConfig,
-    best: dict[str, Reached],
-    nxt: dict[str, tuple[float, str, list[Step]]],
-) -> None:
-    score, seed, path = state
-    there = e.other(here)
-    if there == seed or any(there in (s.source, s.target) for s in path):
-        return  # no cycles back into the path
-    factor = cfg.type_weights.get(e.relation_type, 0.5) * max(0.0, min(1.0, e.strength))
-    new = score * factor * (cfg.hop_decay if hop > 1 else 1.0)
-    if new <= 0:
-        return
-    step = Step(e.source_id, e.relation_type, e.target_id, e.strength)
-    if there not in best or new > best[there].score + 1e-12:
-        best[there] = Reached(there, new, seed, [*path, step])
-    if there not in nxt or new > nxt[there][0] + 1e-12:
-        nxt[there] = (new, seed, [*path, step])
 
 
 def neighbourhood(

@@ -18,7 +18,7 @@ DEFAULT_RELATION_WEIGHTS = {
     "causal": 1.0,
     "explicit": 1.0,
     "merged_from": 0.9,
-    "related": 0.8,
+    "related": 0.5,
     "temporal": 0.6,
     "mentions": 0.5,
 }
@@ -128,7 +128,7 @@ class Settings(BaseSettings):
     )
     graph_seeds: int = Field(10, description="how many top hybrid hits seed the expansion")
     graph_fanout: int = Field(20, description="edges followed per memory per hop")
-    graph_max_nodes: int = Field(200, description="frontier size cap per hop")
+    graph_max_nodes: int = Field(50, description="frontier size cap per hop")
     graph_candidates: int = Field(
         30, description="graph-reached memories (best paths first) re-scored per search"
     )
