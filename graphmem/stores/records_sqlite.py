@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from graphmem.model import Memory
+from graphmem.stores.keyword import LEVEL_TERMS, at_least
 from graphmem.stores.migrate import sqlite_add_columns
 from graphmem.stores.records import GraphRows, RecordQuery, Supersession
 from graphmem.stores.records_sql import SQLRecords
@@ -76,16 +77,66 @@ class SQLiteRecords(SQLRecords):
         " ON CONFLICT (user_id, term) DO UPDATE SET df = df + excluded.df"
     )
 
-    def _candidates(self, q: RecordQuery, terms: list[str], limit: int) -> list[tuple[str, str]]:
+    def _candidates(
+        self, q: RecordQuery, terms: list[str], limit: int, ranked: bool = True
+    ) -> list[tuple[str, str]]:
+        """The user's memories matching any of `terms`, best by bm25() first when `ranked`."""
+        return self._fts_rows(q, " OR ".join(f'"{t}"' for t in terms), limit, ranked)
+
+    def _fts_rows(
+        self, q: RecordQuery, expr: str, limit: int, ranked: bool
+    ) -> list[tuple[str, str]]:
         where, params = self._where(q, alias="m")
+        if not ranked:
+            # rowid order, no bm25(): the caller re-scores every row it gets
+            return self._fetch(
+                "SELECT m.id, m.search_text FROM memories_fts"
+                " JOIN memories m ON m.doc_id = memories_fts.rowid"
+                f" WHERE memories_fts MATCH ? AND {where} LIMIT {int(limit)}",
+                (expr, *params),
+            )
+        # Rank inside the full-text table first and join only the best rows: the join and the
+        # filters then cost `limit` row lookups instead of one per match. Other users' or
+        # filtered-out rows can crowd that window; when they do, rank after the filters.
         rows = self._fetch(
-            "SELECT m.id, m.search_text FROM memories_fts"
-            " JOIN memories m ON m.doc_id = memories_fts.rowid"
-            f" WHERE memories_fts MATCH ? AND {where} ORDER BY bm25(memories_fts)"
-            f" LIMIT {int(limit)}",
-            (" OR ".join(f'"{t}"' for t in terms), *params),
+            "SELECT m.id, m.search_text FROM (SELECT rowid AS r, bm25(memories_fts) AS s"
+            f" FROM memories_fts WHERE memories_fts MATCH ? ORDER BY s LIMIT {int(limit)}) f"
+            f" JOIN memories m ON m.doc_id = f.r WHERE {where} ORDER BY f.s",
+            (expr, *params),
         )
+        if len(rows) < limit and self._fetch(
+            f"SELECT COUNT(*) FROM (SELECT 1 FROM memories_fts WHERE memories_fts MATCH ?"
+            f" LIMIT {int(limit)})",
+            (expr,),
+        )[0][0] >= limit:
+            rows = self._fetch(
+                "SELECT m.id, m.search_text FROM memories_fts"
+                " JOIN memories m ON m.doc_id = memories_fts.rowid"
+                f" WHERE memories_fts MATCH ? AND {where} ORDER BY bm25(memories_fts)"
+                f" LIMIT {int(limit)}",
+                (expr, *params),
+            )
         return [(r[0], r[1]) for r in rows]
+
+    def _narrow_candidates(
+        self, q: RecordQuery, terms: list[str], want: int, cap: int
+    ) -> list[tuple[str, str]]:
+        """Memories holding at least j of the rarest terms, j falling until `want` are found.
+
+        Each level is fetched without bm25() (the rows are re-scored anyway) and with the
+        filters applied, so what counts is this user's matching memories. A level with more
+        than `cap` rows is ranked by bm25() instead; with too few at every level, all terms'
+        matches are ranked, as without narrowing.
+        """
+        level = terms[:LEVEL_TERMS]
+        for j in range(len(level), 1, -1):
+            expr = at_least(level, j)
+            rows = self._fts_rows(q, expr, cap + 1, ranked=False)
+            if len(rows) > cap:
+                return self._fts_rows(q, expr, cap, ranked=True)
+            if len(rows) >= want:
+                return [(r[0], r[1]) for r in rows]
+        return self._candidates(q, terms, cap)
 
     def close(self) -> None:
         with self._lock:
