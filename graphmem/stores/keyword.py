@@ -10,9 +10,9 @@ Its row with term '' holds the user's document count and the row '#len' their to
 Candidates are matched on the query's informative terms only (see MATCH_MAX_SHARE) and scored
 on all of them.
 
-How many candidates: when the informative terms occur in at most CANDIDATES of the user's
-memories together (the sum of their df bounds the matches), every match is re-scored and the
-result is exact BM25. A large user's terms match far more (at 100k synthetic memories a question's
+How many candidates: when the user has at most CANDIDATES memories, or the informative terms
+occur in at most CANDIDATES of them together (the sum of their df bounds the matches), every
+match is re-scored and the result is exact BM25. A large user's terms match far more (at 100k synthetic memories a question's
 terms match ~12,000 rows, and ranking them in the full-text engine cost ~45 ms), so the adapter
 may narrow the match first (`_narrow_candidates`): the SQLite adapter takes the memories holding
 at least j of the rarest terms, j falling from all of them until there are enough (WANT_FACTOR x
@@ -139,7 +139,7 @@ class KeywordIndex:
             min(useful, key=lambda t: (df[t], t))
         ]
         match.sort(key=lambda t: (df[t], t))  # rarest first
-        if sum(df[t] for t in match) <= CANDIDATES:
+        if min(n, sum(df[t] for t in match)) <= CANDIDATES:
             rows = self._candidates(q, match, CANDIDATES, ranked=False)  # type: ignore[attr-defined]
         else:
             rows = self._narrow_candidates(q, match, WANT_FACTOR * limit, CANDIDATES)
