@@ -12,7 +12,9 @@ user.
 DATA_DIR is a graphmem data directory (holding graphmem.sqlite3) or the SQLite file itself. It
 prints p50/p95/mean latency, the number of candidates re-scored per query, and how long fetching
 them takes (the full-text queries and the join to memories); --json writes the same figures to a
-file.
+file. With --exact it also scores every memory of the user in Python (exact per-user BM25 over
+all of them, no candidate pool) and reports how much of that top 10 / top `limit` each search
+returned: the quality the candidate pool may cost.
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ import os
 import statistics
 import sys
 import time
+from collections import Counter, defaultdict
 from pathlib import Path
 from typing import Any
 
@@ -42,6 +45,36 @@ def pct(xs: list[float], p: float) -> float:
     return s[min(len(s) - 1, round(p * (len(s) - 1)))]
 
 
+def exact_recall(
+    records: SQLiteRecords, user: str, queries: list[list[str]], got: list[list[tuple[str, float]]],
+    k: int,
+) -> float:
+    """Mean share of the exact BM25 top k (ties at the k-th score count) found by the search."""
+    postings: dict[str, dict[str, int]] = defaultdict(dict)
+    lengths: dict[str, int] = {}
+    for mid, text in records._fetch(
+        "SELECT id, search_text FROM memories WHERE user_id = ? AND status = 'active'", (user,)
+    ):
+        toks = text.split()
+        lengths[mid] = len(toks)
+        for t, tf in Counter(toks).items():
+            postings[t][mid] = tf
+    n = len(lengths)
+    avgdl = sum(lengths.values()) / max(n, 1)
+    shares = []
+    for terms, hits in zip(queries, got, strict=True):
+        scores: dict[str, float] = defaultdict(float)
+        for t in dict.fromkeys(terms):
+            for mid, tf in postings.get(t, {}).items():
+                scores[mid] += keyword.bm25(tf, len(postings[t]), n, lengths[mid], avgdl)
+        ref = sorted(scores.values(), reverse=True)[:k]
+        if not ref:
+            continue
+        kth = ref[-1]
+        shares.append(sum(1 for _, s in hits[:k] if s >= kth - 1e-9) / len(ref))
+    return statistics.fmean(shares) if shares else 1.0
+
+
 def load() -> str:
     """The 1-minute load average against the core count: other jobs skew latency on a shared box."""
     try:
@@ -59,6 +92,9 @@ def main() -> None:
     ap.add_argument("--seed", type=int, default=99, help="query generator seed")
     ap.add_argument("--rounds", type=int, default=1, help="repeat the query set, keep each median")
     ap.add_argument("--json", type=Path, help="also write the figures here")
+    ap.add_argument(
+        "--exact", action="store_true", help="also compare with exact BM25 over all memories"
+    )
     args = ap.parse_args()
 
     path = Path(args.store)
@@ -105,15 +141,22 @@ def main() -> None:
 
     rounds: list[list[float]] = []
     hits: list[int] = []
-    for _ in range(args.rounds):
+    results: list[list[tuple[str, float]]] = []
+    for r in range(args.rounds):
         ms: list[float] = []
         for terms in queries:
             t0 = time.perf_counter()
             got = records.keyword_search(rq, terms, args.limit)
             ms.append((time.perf_counter() - t0) * 1000)
             hits.append(len(got))
+            if r == 0:
+                results.append(got)
         rounds.append(ms)
     memories = records.count(args.user)
+    recall = {}
+    if args.exact:
+        for k in (10, args.limit):
+            recall[f"exact_top{k}_recall"] = exact_recall(records, args.user, queries, results, k)
     records.close()
 
     per_query = [statistics.median(xs) for xs in zip(*rounds, strict=True)]
@@ -132,6 +175,7 @@ def main() -> None:
         "hits_mean": statistics.fmean(hits) if hits else 0.0,
         "candidate_cap": keyword.CANDIDATES,
         "machine": load(),
+        **recall,
     }
     print(
         f"{out['store_memories']:,} memories of {args.user}, {len(queries)} queries"
@@ -143,6 +187,8 @@ def main() -> None:
         f"  mean {out['candidates_mean']:.0f}  max {out['candidates_max']}"
         f" (cap {keyword.CANDIDATES}); hits per search mean {out['hits_mean']:.1f}"
     )
+    for key, value in recall.items():
+        print(f"{key.replace('_', ' ')}: {value:.4f}")
     if args.json:
         args.json.write_text(json.dumps(out, indent=2))
 
