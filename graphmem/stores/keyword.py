@@ -12,12 +12,13 @@ on all of them.
 
 How many candidates: when the user has at most CANDIDATES memories, or the informative terms
 occur in at most CANDIDATES of them together (the sum of their df bounds the matches), every
-match is re-scored and the result is exact BM25. A large user's terms match far more (at 100k synthetic memories a question's
-terms match ~12,000 rows, and ranking them in the full-text engine cost ~45 ms), so the adapter
-may narrow the match first (`_narrow_candidates`): the SQLite adapter takes the memories holding
-at least j of the rarest terms, j falling from all of them until there are enough (WANT_FACTOR x
-the hits asked for). A memory missing most of the rare terms rarely beats one that has them, and
-every candidate is still scored on all terms here, so only the pool changes, not the scores.
+match is re-scored and the result is exact BM25. A large user's terms match far more (at 100k
+synthetic memories a question's terms match ~12,000 rows, and ranking them all with the
+full-text engine's bm25() cost ~45 ms), so the adapter may narrow the match first
+(`_narrow_candidates`): the SQLite adapter takes the memories holding at least j of the rarest
+terms, j falling from all of them until there are enough (WANT_FACTOR x the hits asked for). A
+memory missing most of the rare terms rarely beats one that has them, and every candidate is
+still scored on all terms here, so only the pool changes, not the scores.
 """
 
 from __future__ import annotations
@@ -41,6 +42,8 @@ WANT_FACTOR = 2
 # Coordination levels are built over this many of the rarest informative terms: the full-text
 # expression for "at least j of n terms" grows quickly with n, and rare terms carry the score.
 LEVEL_TERMS = 5
+# When the engine's own ranking picks the pool, it keeps this many times the wanted candidates.
+RANKED_WINDOW = 4
 # Terms in more than this share of a user's memories score every memory alike (idf near 0) but
 # would make the full-text match return most of the store: they are scored, not matched on.
 MATCH_MAX_SHARE = 0.25

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from graphmem.model import Memory
-from graphmem.stores.keyword import LEVEL_TERMS, at_least
+from graphmem.stores.keyword import LEVEL_TERMS, RANKED_WINDOW, at_least
 from graphmem.stores.migrate import sqlite_add_columns
 from graphmem.stores.records import GraphRows, RecordQuery, Supersession
 from graphmem.stores.records_sql import SQLRecords
@@ -125,18 +125,20 @@ class SQLiteRecords(SQLRecords):
 
         Each level is fetched without bm25() (the rows are re-scored anyway) and with the
         filters applied, so what counts is this user's matching memories. A level with more
-        than `cap` rows is ranked by bm25() instead; with too few at every level, all terms'
-        matches are ranked, as without narrowing.
+        than `cap` rows, or all terms' matches when no level holds `want`, are ranked by bm25()
+        instead and only the best RANKED_WINDOW x `want` are re-scored: bm25() over the whole
+        table ranks close to the per-user score, and each row past the window costs a join.
         """
+        window = min(cap, RANKED_WINDOW * want)
         level = terms[:LEVEL_TERMS]
         for j in range(len(level), 1, -1):
             expr = at_least(level, j)
             rows = self._fts_rows(q, expr, cap + 1, ranked=False)
             if len(rows) > cap:
-                return self._fts_rows(q, expr, cap, ranked=True)
+                return self._fts_rows(q, expr, window, ranked=True)
             if len(rows) >= want:
                 return [(r[0], r[1]) for r in rows]
-        return self._candidates(q, terms, cap)
+        return self._candidates(q, terms, window)
 
     def close(self) -> None:
         with self._lock:
