@@ -63,8 +63,8 @@ def rescore(
     """BM25 of each (id, search_text) over the terms in `weights` (term -> idf), positive only.
 
     The same sum as `bm25` per term, arranged for speed: it runs over every candidate of every
-    query, so it counts the few query terms in the token list (str.count and list.count run in
-    C) instead of building a Counter of the whole text.
+    query. A substring test rejects absent terms without splitting the text, and tf is counted
+    in the token list (list.count runs in C) instead of building a Counter of the whole text.
     """
     out = []
     norm = K1 * B / max(avgdl, 1e-9)
@@ -72,11 +72,16 @@ def rescore(
     k1p1 = K1 + 1
     terms = list(weights.items())
     for mid, text in rows:
-        toks = text.split()
-        lenorm = base + norm * len(toks)
+        toks: list[str] | None = None
+        lenorm = 0.0
         s = 0.0
         for t, w in terms:
-            tf = toks.count(t)
+            if t not in text:
+                continue
+            if toks is None:
+                toks = text.split()
+                lenorm = base + norm * len(toks)
+            tf = toks.count(t)  # 0 when t is only part of a longer token
             if tf:
                 s += w * tf * k1p1 / (tf + lenorm)
         if s > 0:
