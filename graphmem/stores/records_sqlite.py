@@ -123,19 +123,29 @@ class SQLiteRecords(SQLRecords):
     ) -> list[tuple[str, str]]:
         """Memories holding at least j of the rarest terms, j falling until `want` are found.
 
-        Each level is fetched without bm25() (the rows are re-scored anyway) and with the
-        filters applied, so what counts is this user's matching memories. A level with more
-        than `cap` rows, or all terms' matches when no level holds `want`, are ranked by bm25()
-        instead and only the best RANKED_WINDOW x `want` are re-scored: bm25() over the whole
-        table ranks close to the per-user score, and each row past the window costs a join.
+        A level's size is first counted in the full-text table alone (cheap: no join, no
+        bm25()), which bounds this user's filtered rows from above: too few, and the next level
+        is tried without touching a row. A level in range is fetched without bm25() (the rows
+        are re-scored anyway) and with the filters applied, so what decides is this user's
+        matching memories. A level with more than `cap` rows, or all terms' matches when no
+        level holds `want`, are ranked by bm25() instead and only the best RANKED_WINDOW x
+        `want` are re-scored: bm25() over the whole table ranks close to the per-user score,
+        and each row past the window costs a join.
         """
         window = min(cap, RANKED_WINDOW * want)
         level = terms[:LEVEL_TERMS]
         for j in range(len(level), 1, -1):
             expr = at_least(level, j)
-            rows = self._fts_rows(q, expr, cap + 1, ranked=False)
-            if len(rows) > cap:
+            found = self._fetch(
+                "SELECT COUNT(*) FROM (SELECT 1 FROM memories_fts WHERE memories_fts MATCH ?"
+                f" LIMIT {int(cap) + 1})",
+                (expr,),
+            )[0][0]
+            if found < want:
+                continue
+            if found > cap:
                 return self._fts_rows(q, expr, window, ranked=True)
+            rows = self._fts_rows(q, expr, cap, ranked=False)
             if len(rows) >= want:
                 return [(r[0], r[1]) for r in rows]
         return self._candidates(q, terms, window)
