@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import sqlite3
 from datetime import datetime
 from importlib import resources
@@ -123,29 +124,34 @@ class SQLiteRecords(SQLRecords):
     ) -> list[tuple[str, str]]:
         """Memories holding at least j of the rarest terms, j falling until `want` are found.
 
-        A level's size is first counted in the full-text table alone (cheap: no join, no
-        bm25()), which bounds this user's filtered rows from above: too few, and the next level
-        is tried without touching a row. A level in range is fetched without bm25() (the rows
-        are re-scored anyway) and with the filters applied, so what decides is this user's
-        matching memories. A level with more than `cap` rows, or all terms' matches when no
-        level holds `want`, are ranked by bm25() instead and only the best RANKED_WINDOW x
-        `want` are re-scored: bm25() over the whole table ranks close to the per-user score,
-        and each row past the window costs a join.
+        A level's rowids come from the full-text table alone (no join, no bm25()); there are at
+        least as many as this user's filtered rows, so with too few the next level is tried
+        without reading a memory. A level in range is joined to memories by those rowids (the
+        expression is not evaluated twice) with the filters applied, so what decides is this
+        user's matching memories; its rows are re-scored anyway, so they are not ranked. A
+        level with more than `cap` rows, or all terms' matches when no level holds `want`, are
+        ranked by bm25() instead and only the best RANKED_WINDOW x `want` are re-scored:
+        bm25() over the whole table ranks close to the per-user score, and each row past the
+        window costs a join.
         """
         window = min(cap, RANKED_WINDOW * want)
         level = terms[:LEVEL_TERMS]
+        where, params = self._where(q, alias="m")
         for j in range(len(level), 1, -1):
             expr = at_least(level, j)
-            found = self._fetch(
-                "SELECT COUNT(*) FROM (SELECT 1 FROM memories_fts WHERE memories_fts MATCH ?"
-                f" LIMIT {int(cap) + 1})",
+            ids = self._fetch(
+                f"SELECT rowid FROM memories_fts WHERE memories_fts MATCH ? LIMIT {int(cap) + 1}",
                 (expr,),
-            )[0][0]
-            if found < want:
+            )
+            if len(ids) < want:
                 continue
-            if found > cap:
+            if len(ids) > cap:
                 return self._fts_rows(q, expr, window, ranked=True)
-            rows = self._fts_rows(q, expr, cap, ranked=False)
+            rows = self._fetch(
+                "SELECT m.id, m.search_text FROM memories m"
+                f" WHERE m.doc_id IN (SELECT value FROM json_each(?)) AND {where}",
+                (json.dumps([r[0] for r in ids]), *params),
+            )
             if len(rows) >= want:
                 return [(r[0], r[1]) for r in rows]
         return self._candidates(q, terms, window)
