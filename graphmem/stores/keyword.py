@@ -94,7 +94,7 @@ def at_least(terms: list[str], j: int) -> str:
 
     Written as (t0 AND at_least(rest, j-1)) OR at_least(rest, j), which names far fewer terms
     than the OR of every j-combination (19 instead of 30 for 3 of 5), and each named term is a
-    posting list the engine walks.
+    posting list the engine walks. The first term is named once, the later ones more often.
     """
     quoted = [f'"{t}"' for t in terms]
     if j <= 1 or j >= len(terms):
