@@ -151,3 +151,80 @@ def test_a_failed_transaction_writes_nothing(records: RecordsStore) -> None:
         put(records, mem("u", "would be first"), dup)
     assert records.count("u") == 1
     assert len(records.outbox_for([m.id])) == 1
+
+
+def _corpus(user: str, n: int, **kw: object) -> list[Memory]:
+    """Many memories over a small vocabulary, so a question's terms match most of them."""
+    names = ["alice", "bruno", "chen", "dara"]
+    places = ["library", "harbour", "market", "garden", "museum"]
+    acts = ["painting", "chess", "sailing", "pottery", "running", "baking"]
+    out = []
+    for i in range(n):
+        words = [names[i % 4], "went", acts[i % 6], "near", places[(i // 3) % 5]]
+        words += ["again"] * (i % 3) + [acts[(i // 7) % 6]] * (i % 2)
+        out.append(mem(user, " ".join(words), **kw))
+    return out
+
+
+def _exact(texts: dict[str, str], query: str) -> list[tuple[str, float]]:
+    """Per-user BM25 over every memory, the reference the narrowed search must reproduce."""
+    from collections import Counter
+
+    from graphmem.stores.keyword import bm25
+
+    docs = {mid: search_text(t).split() for mid, t in texts.items()}
+    avgdl = sum(map(len, docs.values())) / len(docs)
+    terms = query_terms(query)
+    df = {t: sum(1 for d in docs.values() if t in d) for t in terms}
+    scores = {
+        mid: sum(bm25(Counter(d)[t], df[t], len(docs), len(d), avgdl) for t in terms if t in d)
+        for mid, d in docs.items()
+    }
+    return sorted(((m, s) for m, s in scores.items() if s > 0), key=lambda kv: (-kv[1], kv[0]))
+
+
+@pytest.mark.parametrize("query", ["alice sailing at the harbour", "chess in the garden with dara",
+                                   "bruno pottery", "painting"])
+def test_narrowed_keyword_candidates_keep_the_exact_bm25_top(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, query: str
+) -> None:
+    """Past CANDIDATES matches SQLite narrows the pool by coordination level, not the scores."""
+    from graphmem.stores import keyword
+
+    store = SQLiteRecords(tmp_path / "r.sqlite3")
+    mine = put(store, *_corpus("u", 240))
+    put(store, *_corpus("other", 480))  # another tenant's postings must not crowd the pool
+    monkeypatch.setattr(keyword, "CANDIDATES", 40)  # 240 memories then overflow the cap
+    got = store.keyword_search(RecordQuery("u"), query_terms(query), 10)
+    want = _exact({m.id: m.content for m in mine}, query)
+    kth = want[9][1]
+    assert len(got) == 10 and all(s >= kth - 1e-9 for _, s in got)
+    assert [round(s, 9) for _, s in got] == [round(s, 9) for _, s in want[:10]]
+    store.close()
+
+
+def test_narrowed_keyword_search_still_applies_the_filters(
+    records: RecordsStore, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from graphmem.stores import keyword
+
+    put(records, *_corpus("u", 200))
+    late = put(records, *_corpus("u", 12, session_id="s2"))
+    monkeypatch.setattr(keyword, "CANDIDATES", 30)
+    hits = records.keyword_search(RecordQuery("u", session_id="s2"),
+                                  query_terms("alice sailing at the harbour"), 10)
+    assert hits and {h[0] for h in hits} <= {m.id for m in late}
+
+
+def test_at_least_expression_counts_distinct_terms(tmp_path: Path) -> None:
+    from graphmem.stores.keyword import at_least
+
+    store = SQLiteRecords(tmp_path / "r.sqlite3")
+    texts = ["red green blue", "red green", "red", "green blue", "blue yellow", "red blue x"]
+    put(store, *[mem("u", t) for t in texts])
+    terms = query_terms("red green blue yellow")
+    for j, n in [(1, 6), (2, 5), (3, 1), (4, 0)]:
+        got = store._fetch("SELECT COUNT(*) FROM memories_fts WHERE memories_fts MATCH ?",
+                           (at_least(terms, j),))[0][0]
+        assert got == n, (j, got)
+    store.close()

@@ -9,6 +9,16 @@ log(1 + (N - df + 0.5) / (df + 0.5)), which stays positive for a user with few m
 Its row with term '' holds the user's document count and the row '#len' their total tokens.
 Candidates are matched on the query's informative terms only (see MATCH_MAX_SHARE) and scored
 on all of them.
+
+How many candidates: when the user has at most CANDIDATES memories, or the informative terms
+occur in at most CANDIDATES of them together (the sum of their df bounds the matches), every
+match is re-scored and the result is exact BM25. A large user's terms match far more (at 100k
+synthetic memories a question's terms match ~12,000 rows, and ranking them all with the
+full-text engine's bm25() cost ~45 ms), so the adapter may narrow the match first
+(`_narrow_candidates`): the SQLite adapter takes the memories holding at least j of the rarest
+terms, j falling from all of them until there are enough (WANT_FACTOR x the hits asked for). A
+memory missing most of the rare terms rarely beats one that has them, and every candidate is
+still scored on all terms here, so only the pool changes, not the scores.
 """
 
 from __future__ import annotations
@@ -26,14 +36,72 @@ B = 0.75
 DOCS = ""  # keyword_df.term of the per-user document count
 LENGTH = "#len"  # keyword_df.term of the per-user total token count
 CANDIDATES = 1000  # full-text matches re-scored per query, at most
+# A narrowed pool must hold this many times the hits asked for: the level just below the one
+# that fills it is ranked with all its members, so the top hits are rarely cut off by the pool.
+WANT_FACTOR = 2
+# Coordination levels are built over this many of the rarest informative terms: the full-text
+# expression for "at least j of n terms" grows quickly with n, and rare terms carry the score.
+LEVEL_TERMS = 5
+# When the engine's own ranking picks the pool, it keeps this many times the wanted candidates.
+RANKED_WINDOW = 4
 # Terms in more than this share of a user's memories score every memory alike (idf near 0) but
 # would make the full-text match return most of the store: they are scored, not matched on.
 MATCH_MAX_SHARE = 0.25
 
 
+def idf(df: int, n: int) -> float:
+    return math.log(1 + (n - df + 0.5) / (df + 0.5))
+
+
 def bm25(tf: int, df: int, n: int, dl: int, avgdl: float) -> float:
-    idf = math.log(1 + (n - df + 0.5) / (df + 0.5))
-    return idf * tf * (K1 + 1) / (tf + K1 * (1 - B + B * dl / max(avgdl, 1e-9)))
+    return idf(df, n) * tf * (K1 + 1) / (tf + K1 * (1 - B + B * dl / max(avgdl, 1e-9)))
+
+
+def rescore(
+    rows: Iterable[tuple[str, str]], weights: dict[str, float], avgdl: float
+) -> list[tuple[str, float]]:
+    """BM25 of each (id, search_text) over the terms in `weights` (term -> idf), positive only.
+
+    The same sum as `bm25` per term, arranged for speed: it runs over every candidate of every
+    query. A substring test rejects absent terms without splitting the text, and tf is counted
+    in the token list (list.count runs in C) instead of building a Counter of the whole text.
+    """
+    out = []
+    norm = K1 * B / max(avgdl, 1e-9)
+    base = K1 * (1 - B)
+    k1p1 = K1 + 1
+    terms = list(weights.items())
+    for mid, text in rows:
+        toks: list[str] | None = None
+        lenorm = 0.0
+        s = 0.0
+        for t, w in terms:
+            if t not in text:
+                continue
+            if toks is None:
+                toks = text.split()
+                lenorm = base + norm * len(toks)
+            tf = toks.count(t)  # 0 when t is only part of a longer token
+            if tf:
+                s += w * tf * k1p1 / (tf + lenorm)
+        if s > 0:
+            out.append((mid, s))
+    return out
+
+
+def at_least(terms: list[str], j: int) -> str:
+    """FTS5 expression: memories holding at least j of `terms` (each a bare token).
+
+    Written as (t0 AND at_least(rest, j-1)) OR at_least(rest, j), which names far fewer terms
+    than the OR of every j-combination (19 instead of 30 for 3 of 5), and each named term is a
+    posting list the engine walks. The first term is named once, the later ones more often.
+    """
+    quoted = [f'"{t}"' for t in terms]
+    if j <= 1 or j >= len(terms):
+        if len(terms) == 1:
+            return quoted[0]
+        return "(" + (" OR " if j <= 1 else " AND ").join(quoted) + ")"
+    return f"(({quoted[0]} AND {at_least(terms[1:], j - 1)}) OR {at_least(terms[1:], j)})"
 
 
 class KeywordIndex:
@@ -78,15 +146,23 @@ class KeywordIndex:
         match = [t for t in useful if df[t] <= MATCH_MAX_SHARE * n] or [
             min(useful, key=lambda t: (df[t], t))
         ]
-        scored = []
-        for mid, text in self._candidates(q, match, CANDIDATES):  # type: ignore[attr-defined]
-            toks = text.split()
-            tf = Counter(toks)
-            s = sum(bm25(tf[t], df[t], n, len(toks), avgdl) for t in useful if t in tf)
-            if s > 0:
-                scored.append((mid, s))
+        match.sort(key=lambda t: (df[t], t))  # rarest first
+        if min(n, sum(df[t] for t in match)) <= CANDIDATES:
+            rows = self._candidates(q, match, CANDIDATES, ranked=False)  # type: ignore[attr-defined]
+        else:
+            rows = self._narrow_candidates(q, match, WANT_FACTOR * limit, CANDIDATES)
+        scored = rescore(rows, {t: idf(df[t], n) for t in useful}, avgdl)
         scored.sort(key=lambda kv: (-kv[1], kv[0]))
         return scored[:limit]
+
+    def _narrow_candidates(
+        self, q: RecordQuery, terms: list[str], want: int, cap: int
+    ) -> list[tuple[str, str]]:
+        """At most `cap` (id, search_text) among many matches; here the engine's own ranking.
+
+        `terms` come rarest first. Adapters that can do better override this (SQLite does).
+        """
+        return self._candidates(q, terms, cap)  # type: ignore[attr-defined,no-any-return]
 
     def rebuild_keyword_stats(self) -> int:
         """Recount every user's statistics from the memories (after an upgrade or a restore)."""

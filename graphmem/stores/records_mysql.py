@@ -82,15 +82,18 @@ class MySQLRecords(SQLRecords):
         " ON DUPLICATE KEY UPDATE df = df + VALUES(df)"
     )
 
-    def _candidates(self, q: RecordQuery, terms: list[str], limit: int) -> list[tuple[str, str]]:
+    def _candidates(
+        self, q: RecordQuery, terms: list[str], limit: int, ranked: bool = True
+    ) -> list[tuple[str, str]]:
+        """The user's memories matching any of `terms`, best by relevance first when `ranked`."""
         where, params = self._where(q)
         text = " ".join(terms)
+        order = " ORDER BY MATCH(search_text) AGAINST (? IN NATURAL LANGUAGE MODE) DESC"
         rows = self._fetch(
             "SELECT id, search_text FROM memories"
             " WHERE MATCH(search_text) AGAINST (? IN NATURAL LANGUAGE MODE)"
-            f" AND {where} ORDER BY MATCH(search_text) AGAINST (? IN NATURAL LANGUAGE MODE) DESC"
-            f" LIMIT {int(limit)}",
-            (text, *params, text),
+            f" AND {where}{order if ranked else ''} LIMIT {int(limit)}",
+            (text, *params, *((text,) if ranked else ())),
         )
         return [(r[0], r[1]) for r in rows]
 
