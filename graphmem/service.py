@@ -14,6 +14,7 @@ import threading
 import time
 from collections import Counter
 from collections.abc import Iterable, Mapping
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
@@ -64,6 +65,19 @@ from graphmem.temporal import Temporal
 from graphmem.text import search_text
 
 log = logging.getLogger("graphmem.service")
+
+_EMBED_POOL: ThreadPoolExecutor | None = None
+_EMBED_POOL_LOCK = threading.Lock()
+
+
+def _embed_pool() -> ThreadPoolExecutor:
+    """Worker threads that embed write batches alongside extraction (see write_many); shared by
+    every service of the process and created on first use."""
+    global _EMBED_POOL
+    with _EMBED_POOL_LOCK:
+        if _EMBED_POOL is None:
+            _EMBED_POOL = ThreadPoolExecutor(max_workers=4, thread_name_prefix="graphmem-embed")
+        return _EMBED_POOL
 
 
 @dataclass
@@ -319,8 +333,16 @@ class MemoryService:
                 raise ValidationError(f"items[{i}].{e.field}", e.message) from None
             memories.append(m)
             decisions.append(d)
-        vecs = self.embedder.encode([m.content for m in memories])
-        extractions = self.extractor.extract_many([m.content for m in memories])
+        texts = [m.content for m in memories]
+        # Embedding and entity extraction are the two big costs of a write and independent of
+        # each other; ONNX Runtime (and torch) release the GIL while they compute, so the batch
+        # is embedded in a worker thread while this thread runs spaCy: on 2 cores the two
+        # overlap instead of adding up.
+        pending = _embed_pool().submit(self.embedder.encode, texts)
+        try:
+            extractions = self.extractor.extract_many(texts)
+        finally:
+            vecs = pending.result()
         with self._write_lock:
             plan = self.temporal.plan(user_id, memories, vecs)
             graph = self.linker.link(user_id, memories, extractions)

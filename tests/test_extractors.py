@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
-from extractors import NullExtractor, RuleExtractor, make_extractor
+from extractors import Entity, Mention, NullExtractor, RuleExtractor, make_extractor
 from extractors.normalize import Normalizer
 
 
@@ -87,3 +89,67 @@ def test_null_extractor_and_factory() -> None:
     assert isinstance(make_extractor("rules"), RuleExtractor)
     with pytest.raises(ValueError):
         make_extractor("magic")
+
+
+def _two_pass_mentions(doc: Any, norm: Normalizer) -> list[Mention]:
+    """doc_mentions as first written (two walks over the tokens, the stemmer uncached): the
+    reference the single-pass version must reproduce exactly."""
+    import snowballstemmer
+
+    from extractors.english import _CALENDAR, LABELS, TOPIC_PREFIX, has_cjk
+    from extractors.normalize import clean_name
+
+    stemmer = snowballstemmer.stemmer("english")
+    out: list[Mention] = []
+    covered: set[int] = set()
+    for ent in doc.ents:
+        etype = LABELS.get(ent.label_)
+        if etype is None or has_cjk(ent.text):
+            continue
+        key = norm.key(ent.text)
+        if key:
+            out.append(
+                Mention(Entity(key, clean_name(ent.text), etype), ent.start_char, ent.end_char)
+            )
+            covered.update(range(ent.start, ent.end))
+    run: list[Any] = []
+    for tok in [*doc, None]:
+        if tok is not None and tok.pos_ == "PROPN" and tok.i not in covered and tok.is_alpha:
+            run.append(tok)
+            continue
+        if run and not has_cjk(run[0].text) and (len(run) > 1 or len(run[0].text) > 2):
+            text = doc.text[run[0].idx : run[-1].idx + len(run[-1].text)]
+            key = norm.key(text)
+            if key and key not in _CALENDAR:
+                end = run[-1].idx + len(run[-1].text)
+                out.append(Mention(Entity(key, clean_name(text), "thing"), run[0].idx, end))
+        run = []
+    for tok in doc:
+        word = tok.text.lower()
+        if (tok.pos_ == "NOUN" and tok.is_alpha and len(word) > 3 and not tok.is_stop
+                and word not in _CALENDAR and tok.i not in covered):
+            stem = TOPIC_PREFIX + stemmer.stemWord(word)
+            out.append(Mention(Entity(stem, word, "topic"), tok.idx, tok.idx + len(tok.text)))
+    return out
+
+
+VARIED = [
+    "Caroline went to the LGBTQ support group on 7 May 2023 and felt really accepted there.",
+    "Zhang San moved to Beijing after he joined Huawei. Then he met Li Si at Tsinghua.",
+    "I visited the Louvre in Paris with Marie-Claire; afterwards we ate at Chez Panisse.",
+    "So I decided to quit my job at Google and start pottery classes on Mondays.",
+    "NASA's Artemis program, led by Bill Nelson, plans a Moon landing before 2026.",
+    "Melanie painted a sunrise over Lake Tahoe, and her kids loved the camping trip in July.",
+    "mixed 中文 and English: Apple 公司 in 深圳 with Tim Cook",
+    "我们下周去上海见华为公司的张三，讨论阿波罗项目的预算。",
+    "ok", "", "2023-05-08", "The the the potteries, pottery and POTTERY!",
+    "Dr. Jane Goodall Jr. spoke at the United Nations General Assembly in New York City.",
+]
+
+
+def test_single_pass_mentions_match_the_two_pass_reference() -> None:
+    from extractors.english import doc_mentions, load_model
+
+    norm = Normalizer()
+    for doc in load_model().pipe(VARIED):
+        assert doc_mentions(doc, norm) == _two_pass_mentions(doc, norm), doc.text

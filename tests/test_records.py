@@ -228,3 +228,56 @@ def test_at_least_expression_counts_distinct_terms(tmp_path: Path) -> None:
                            (at_least(terms, j),))[0][0]
         assert got == n, (j, got)
     store.close()
+
+
+def test_relations_for_finds_both_ends_once_in_order_with_validity(
+    records: RecordsStore,
+) -> None:
+    """Edges out of, into and between the asked memories, each once, in insertion order, with
+    validity filled from the two memories (the later start, the earlier end)."""
+    from graphmem.stores.records import GraphRows, Relation
+
+    t0 = utcnow() - timedelta(days=10)
+    a, b, c, d = (mem("u1", f"memory {x}", created_at=t0 + timedelta(days=i))
+                  for i, x in enumerate("abcd"))
+    d.valid_to = t0 + timedelta(days=20)
+    other = mem("u2", "someone else's memory", created_at=t0)
+    put(records, a, b, c, d, other)
+    rels = [
+        Relation("u1", b.id, a.id, "related", 0.6),
+        Relation("u1", c.id, d.id, "causal", 0.9),
+        Relation("u1", a.id, c.id, "temporal", 0.5),
+        Relation("u1", d.id, b.id, "related", 0.7),
+    ]
+    records.save_graph(GraphRows("u1", {}, rels), project=False)
+    got = records.relations_for("u1", [a.id, c.id])
+    assert [(r.source_id, r.target_id, r.relation_type) for r in got] == [
+        (b.id, a.id, "related"),
+        (c.id, d.id, "causal"),
+        (a.id, c.id, "temporal"),
+    ]
+    causal = got[1]
+    assert abs((causal.valid_from - d.created_at).total_seconds()) < 1e-3  # later start
+    assert abs((causal.valid_to - d.valid_to).total_seconds()) < 1e-3  # earlier end
+    assert got[0].valid_to is None
+    assert records.relations_for("u2", [a.id, c.id]) == []
+    assert len(records.relations_for("u1", [a.id, b.id, c.id, d.id])) == 4
+
+
+def test_relation_lookups_use_the_memory_id_indexes(tmp_path: Path) -> None:
+    """SQLite must look relations up by memory id, not walk every relation of the user (which
+    made the graph projection of a write batch grow with the store)."""
+    store = SQLiteRecords(tmp_path / "r.sqlite3")
+    try:
+        uid = store._user_col
+        plan = store._fetch(
+            f"EXPLAIN QUERY PLAN SELECT id FROM memory_relations WHERE {uid} = ? AND"
+            " source_memory_id IN (?, ?) UNION ALL SELECT id FROM memory_relations WHERE"
+            f" {uid} = ? AND target_memory_id IN (?, ?) ORDER BY id",
+            ("u", "a", "b", "u", "a", "b"),
+        )
+        detail = " ".join(str(r[-1]) for r in plan)
+        assert "ix_relations_user" not in detail
+        assert "ix_relations_target" in detail and "autoindex_memory_relations" in detail
+    finally:
+        store.close()

@@ -95,6 +95,28 @@ RULES_EN = _compile(rules.EN, "en")
 RULES_ZH = _compile(rules.ZH, "zh")
 RULES_COMPACT = _compile(rules.COMPACT, "any")
 
+
+def _any_of(rule_list: list[Rule]) -> re.Pattern[str] | None:
+    """One alternation of every rule in a list: it matches a text exactly when some rule does
+    (a search tries each alternative at each position), so a text it misses - nearly every
+    benign write - needs one search instead of one per rule (90 for English: measured 3.5 ->
+    1.9 ms per synthetic memory). None if the patterns cannot be joined (numbered backrefs)."""
+    if not rule_list or len({r.pattern.flags for r in rule_list}) != 1:
+        return None
+    if any(re.search(r"\\[1-9]", r.pattern.pattern) for r in rule_list):
+        return None
+    try:
+        return re.compile(
+            "|".join(f"(?:{r.pattern.pattern})" for r in rule_list), rule_list[0].pattern.flags
+        )
+    except re.error:
+        return None
+
+
+# By list: (the list itself, its length then, its alternation). A list extended at run time, or
+# a new list at a reused id, is rebuilt rather than screened with a stale prefilter.
+_ANY: dict[int, tuple[list[Rule], int, re.Pattern[str] | None]] = {}
+
 # Obfuscation evidence. Alone, most of it is weak (people paste odd text); next to a rule hit it
 # means someone tried to hide that instruction. Hidden tag characters never have a benign use.
 OBFUSCATION_WEIGHTS = {
@@ -115,7 +137,18 @@ def _excerpt(text: str, m: re.Match[str]) -> str:
     return (s[:57] + "...") if len(s) > 60 else s
 
 
+def _prefilter(rule_list: list[Rule]) -> re.Pattern[str] | None:
+    got = _ANY.get(id(rule_list))
+    if got is None or got[0] is not rule_list or got[1] != len(rule_list):
+        got = (rule_list, len(rule_list), _any_of(rule_list))
+        _ANY[id(rule_list)] = got
+    return got[2]
+
+
 def _scan(text: str, view: str, rules: list[Rule]) -> list[RuleHit]:
+    any_rule = _prefilter(rules)
+    if any_rule is not None and not any_rule.search(text):
+        return []
     hits = []
     for r in rules:
         m = r.pattern.search(text)

@@ -28,6 +28,14 @@ class GraphRecords:
     backend: str
 
     @property
+    def _user_col(self) -> str:
+        """`user_id` as a filter that must not pick the index. SQLite's planner, on sampled
+        statistics, prefers the low-selectivity (user_id) index over the memory-id indexes of
+        an `IN` list; `+user_id` (a no-op for the value) rules that index out. MySQL chooses
+        from its own statistics and gets the plain column."""
+        return "+user_id" if self.backend == "sqlite" else "user_id"
+
+    @property
     def _ignore(self) -> str:
         return "INSERT IGNORE" if self.backend == "mysql" else "INSERT OR IGNORE"
 
@@ -111,18 +119,23 @@ class GraphRecords:
             "FROM memories m WHERE m.user_id = memory_relations.user_id AND m.id IN"
             " (memory_relations.source_memory_id, memory_relations.target_memory_id)"
         )
+        # One statement per side, each on its own index (see `_user_col`): with
+        # `source IN (..) OR target IN (..)` SQLite walked every relation of the user instead.
+        # Running the target side second is safe: the values depend only on the two memories,
+        # so a row the first statement filled would get the same values again.
         for chunk in _chunks(memory_ids, 200):
             marks = self._marks(len(chunk))
-            cur.execute(
-                self._q(
-                    "UPDATE memory_relations SET valid_to = CASE WHEN relation_type ="
-                    f" 'superseded_by' THEN valid_to ELSE (SELECT MIN(m.valid_to) {ends}) END,"
-                    f" valid_from = (SELECT MAX(COALESCE(m.valid_from, m.created_at)) {ends})"
-                    " WHERE user_id = ? AND valid_from IS NULL AND valid_to IS NULL AND"
-                    f" (source_memory_id IN ({marks}) OR target_memory_id IN ({marks}))"
-                ),
-                (user_id, *chunk, *chunk),
-            )
+            for side in ("source_memory_id", "target_memory_id"):
+                cur.execute(
+                    self._q(
+                        "UPDATE memory_relations SET valid_to = CASE WHEN relation_type ="
+                        f" 'superseded_by' THEN valid_to ELSE (SELECT MIN(m.valid_to) {ends}) END,"
+                        f" valid_from = (SELECT MAX(COALESCE(m.valid_from, m.created_at)) {ends})"
+                        f" WHERE {self._user_col} = ? AND valid_from IS NULL AND valid_to IS NULL"
+                        f" AND {side} IN ({marks})"
+                    ),
+                    (user_id, *chunk),
+                )
 
     def _supersede(self, cur: Any, user_id: str, items: list[Supersession]) -> None:
         """Close the old memories and their edges, link old -superseded_by-> new, re-project."""
@@ -234,18 +247,30 @@ class GraphRecords:
         return rows[0][0] if rows else None
 
     def relations_for(self, user_id: str, memory_ids: list[str]) -> list[Relation]:
+        """Every relation with one of these memories at either end, in insertion order.
+
+        Two indexed lookups joined by UNION ALL rather than `source IN (..) OR target IN (..)`,
+        which SQLite answered by walking all of the user's relations (the graph projection of a
+        write batch grew with the store: measured 40 ms vs 1.5 ms for 400 ids among 150k
+        relations). An edge between two listed memories comes back twice and is kept once.
+        """
         out: dict[tuple[str, str, str], Relation] = {}
+        cols = (
+            "id, source_memory_id, target_memory_id, relation_type, strength, valid_from, valid_to"
+        )
+        uid = self._user_col
         for chunk in _chunks(list(dict.fromkeys(memory_ids)), 200):
             marks = self._marks(len(chunk))
             rows = self._fetch(
-                "SELECT source_memory_id, target_memory_id, relation_type, strength, valid_from,"
-                f" valid_to FROM memory_relations WHERE user_id = ? AND (source_memory_id IN"
-                f" ({marks}) OR target_memory_id IN ({marks})) ORDER BY id",
-                (user_id, *chunk, *chunk),
+                f"SELECT {cols} FROM memory_relations WHERE {uid} = ? AND source_memory_id IN"
+                f" ({marks}) UNION ALL SELECT {cols} FROM memory_relations WHERE {uid} = ? AND"
+                f" target_memory_id IN ({marks}) ORDER BY id",
+                (user_id, *chunk, user_id, *chunk),
             )
-            for s, t, rt, w, vf, vt in rows:
-                out[(s, t, rt)] = Relation(
-                    user_id, s, t, rt, float(w), self._dt_out(vf), self._dt_out(vt)
+            for _id, s, t, rt, w, vf, vt in rows:
+                out.setdefault(
+                    (s, t, rt),
+                    Relation(user_id, s, t, rt, float(w), self._dt_out(vf), self._dt_out(vt)),
                 )
         return list(out.values())
 
