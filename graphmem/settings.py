@@ -66,9 +66,10 @@ class Settings(BaseSettings):
     query_cache_size: int = 4096
     query_runtime: Literal["onnx", "torch"] = Field(
         "onnx",
-        description="runtime for query embeddings: onnx exports the model once (locally, into"
-        " ~/.cache/graphmem/onnx) and runs single queries ~3x faster on a busy small machine;"
-        " torch, or any model onnx cannot take, uses sentence-transformers directly",
+        description="runtime for embeddings (queries and write batches): onnx exports the model"
+        " once (locally, into ~/.cache/graphmem/onnx) and runs single queries ~3x and batches"
+        " ~1.6x cheaper on a small machine; torch, or any model onnx cannot take, uses"
+        " sentence-transformers directly",
     )
 
     max_content_chars: int = 8000
