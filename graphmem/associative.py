@@ -61,7 +61,7 @@ class ExpansionConfig:
     type_weights: Mapping[str, float] = field(default_factory=dict)
     hop_decay: float = 0.5
     per_node: int = 20
-    max_nodes: int = 50
+    max_nodes: int = 25
     at: float | None = None  # follow only edges valid then (epoch seconds); None: every edge
 
 

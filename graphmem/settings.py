@@ -129,7 +129,7 @@ class Settings(BaseSettings):
     )
     graph_seeds: int = Field(10, description="how many top hybrid hits seed the expansion")
     graph_fanout: int = Field(20, description="edges followed per memory per hop")
-    graph_max_nodes: int = Field(50, description="frontier size cap per hop")
+    graph_max_nodes: int = Field(25, description="frontier size cap per hop")
     graph_candidates: int = Field(
         30, description="graph-reached memories (best paths first) re-scored per search"
     )
