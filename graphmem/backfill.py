@@ -127,9 +127,9 @@ def rebuild_graph(
     if user_id is not None:
         graph.delete_user(user_id)
     else:
-        stale = graph.node_ids() - records.all_ids()
-        if stale:
-            graph.delete(sorted(stale))
+        stale = sorted(graph.node_ids() - records.all_ids())
+        for i in range(0, len(stale), batch):  # one transaction per page: Neo4j caps its memory
+            graph.delete(stale[i : i + batch])
     n, cursor = 0, 0
     while True:
         page = records.scan(cursor, batch, user_id)

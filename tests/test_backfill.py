@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from graphmem import MemoryService, Settings
-from graphmem.backfill import backfill_relations, rebuild
+from graphmem.backfill import backfill_relations, rebuild, rebuild_graph
 from graphmem.cli import main
 from graphmem.embedder import Embedder
 
@@ -77,6 +77,25 @@ def test_rebuild_restores_both_projections(tmp_path: Path, embedder: Embedder) -
     svc.graph_store.delete_user("u")
     assert rebuild(svc) == {"vectors": 5, "graph_nodes": 5}
     assert svc.vectors.ids("u") == {m.id for m in ms}
+    assert svc.graph_store.edge_count("u") == edges > 0
+    svc.close()
+
+
+def test_rebuild_graph_drops_stale_nodes_page_by_page(tmp_path: Path, embedder: Embedder) -> None:
+    """Memories the records no longer hold leave the graph in pages (one Neo4j transaction
+    each: deleting 100,000 at once exceeded Neo4j's transaction memory), edges are re-made."""
+    from graphmem.stores.graph import GraphNode
+
+    svc = MemoryService(Settings(data_dir=tmp_path / "d"), embedder=embedder)
+    ms = svc.write_many("u", [{"content": c} for c in LINES])
+    edges = svc.graph_store.edge_count("u")
+    calls: list[int] = []
+    delete = svc.graph_store.delete
+    svc.graph_store.delete = lambda ids: (calls.append(len(ids)), delete(ids))[1]  # type: ignore[method-assign]
+    svc.graph_store.sync([GraphNode(f"gone-{i}", "u", "fact", "active", 0.0) for i in range(7)], [])
+    assert rebuild_graph(svc.records, svc.graph_store, batch=3) == 5
+    assert calls == [3, 3, 1]
+    assert svc.graph_store.node_ids("u") == {m.id for m in ms}
     assert svc.graph_store.edge_count("u") == edges > 0
     svc.close()
 
