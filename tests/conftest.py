@@ -87,3 +87,17 @@ def mysql_url() -> Iterator[str]:
 def mysql_url_module() -> Iterator[str]:
     with fresh_mysql_database() as url:
         yield url
+
+
+@pytest.fixture
+def cli(tmp_path: Path, capsys: pytest.CaptureFixture[str], embedder: Embedder):
+    """The `graphmem` command run in-process on a fresh embedded store: (exit code, stdout,
+    stderr)."""
+    from graphmem.cli import main
+
+    def _run(*argv: str) -> tuple[int, str, str]:
+        code = main([*argv, "--data-dir", str(tmp_path / "data")])
+        out, err = capsys.readouterr()
+        return code, out, err
+
+    return _run

@@ -11,7 +11,6 @@ import pytest
 from fastmcp import Client
 
 from graphmem import MemoryService
-from graphmem.cli import main
 from graphmem.errors import ValidationError
 from graphmem.mcp_server import McpSettings, create_server
 from graphmem.model import MemoryType
@@ -121,16 +120,6 @@ def test_mcp_observe_and_session_preload(svc: MemoryService) -> None:
     assert first["exists"] is True and {m["memory_id"] for m in first["long_term"]} >= {used}
     kept = _call(server, "working_memory_set", {"session_id": "new", "content": {"clear": False}})
     assert kept["long_term"] == first["long_term"]
-
-
-@pytest.fixture
-def cli(tmp_path: Path, capsys: pytest.CaptureFixture[str], embedder: object):
-    def _run(*argv: str) -> tuple[int, str, str]:
-        code = main([*argv, "--data-dir", str(tmp_path / "data")])
-        out, err = capsys.readouterr()
-        return code, out, err
-
-    return _run
 
 
 def test_cli_compact_archive_restore_observe(cli, tmp_path: Path) -> None:
