@@ -260,6 +260,14 @@ def wrong_merges(svc: Any, user: str) -> int:
     )
 
 
+def write_all(svc: Any, user_id: str, items: list[dict[str, Any]], batch: int = 256) -> float:
+    """Write every item in batches; returns the seconds it took."""
+    t = time.perf_counter()
+    for i in range(0, len(items), batch):
+        svc.write_many(user_id, items[i : i + batch])
+    return time.perf_counter() - t
+
+
 def duplicates(args: argparse.Namespace) -> dict[str, Any]:
     from graphmem import MemoryService
 
@@ -269,10 +277,7 @@ def duplicates(args: argparse.Namespace) -> dict[str, Any]:
             make_settings(data_dir=Path(d), merge_on_write=False, search_cache_ttl_seconds=0)
         )
         try:
-            t = time.perf_counter()
-            for i in range(0, len(items), 256):
-                svc.write_many("dup", items[i : i + 256])
-            write_s = time.perf_counter() - t
+            write_s = write_all(svc, "dup", items)
             before = precision_at_5(svc, "dup", people)
             t = time.perf_counter()
             rep = svc.compact()
@@ -285,10 +290,7 @@ def duplicates(args: argparse.Namespace) -> dict[str, Any]:
     with tempfile.TemporaryDirectory(prefix="graphmem-dups-") as d:
         svc = MemoryService(make_settings(data_dir=Path(d), search_cache_ttl_seconds=0))
         try:
-            t = time.perf_counter()
-            for i in range(0, len(items), 256):
-                svc.write_many("dup", items[i : i + 256])
-            on_write_s = time.perf_counter() - t
+            on_write_s = write_all(svc, "dup", items)
             on_write = precision_at_5(svc, "dup", people)
             on_write["active"] = svc.records.count("dup", "active")
             on_write["wrong_merges"] = wrong_merges(svc, "dup")
