@@ -15,6 +15,18 @@ cut into small batches (`BATCH`), so a batch is padded only to its own longest t
 releases the GIL while it runs, so the service embeds a batch in a worker thread while the
 calling thread extracts entities (graphmem.service).
 
+With `precision="int8"` (the service default, Settings.embedding_precision) the export's MatMul
+weights are quantised to int8 per output channel, once, beside the float export; activations are
+quantised at run time. Measured on 2 quiet cores: 3.3 ms CPU per text in batches of 16 (7.9 ms
+float), 2.1-3.1 ms per query (5.5-5.7 ms); cosine to the float vectors median 0.993, min
+0.982 over 600 synthetic memories; LoCoMo test split recall@10 in one session: hybrid 0.686 (float
+0.682), vector 0.448 (0.450). Per-tensor scales were as fast but agreed less (median 0.959).
+Activations are quantised with one scale per run, so a text batched with others would get a
+vector that depends on its neighbours in the batch (cosine to itself alone: median 0.992, min
+0.980). The int8 model therefore embeds one text per run: a memory's vector depends on its text
+only, and a query equal to a memory gets that memory's vector. That costs about a quarter more
+CPU than batches of 16 (4.6 against 3.7 ms per text, measured beside another busy process).
+
 The export runs locally from the model files already on disk (nothing is downloaded) the first
 time a query is embedded, into a cache directory keyed by the model files, and is reused after
 that. Only the pipeline shape all-MiniLM-L6-v2 has is exported (a transformer, mean pooling, an
@@ -78,7 +90,15 @@ BATCH = 16  # texts per session run: smallest CPU time per text of 16/32/64 (mod
 class OnnxQueryEncoder:
     """Mean-pooled, normalised embeddings from an exported ONNX graph (queries and batches)."""
 
-    def __init__(self, path: Path, tokenizer: Any, max_len: int, normalize: bool, threads: int):
+    def __init__(
+        self,
+        path: Path,
+        tokenizer: Any,
+        max_len: int,
+        normalize: bool,
+        threads: int,
+        batch: int = BATCH,
+    ):
         import onnxruntime as ort
 
         opts = ort.SessionOptions()
@@ -93,10 +113,12 @@ class OnnxQueryEncoder:
         self._max_len = max_len
         self._normalize = normalize
         self._pad = int(getattr(tokenizer, "pad_token_id", None) or 0)
+        self.batch = max(1, batch)
 
-    def encode(self, texts: list[str], batch: int = BATCH) -> np.ndarray:
+    def encode(self, texts: list[str], batch: int | None = None) -> np.ndarray:
         """One unit vector per text, in order. Texts are run in batches of similar token count
         so that padding (work on tokens that are thrown away) stays small."""
+        batch = self.batch if batch is None else batch
         if not texts:
             return np.zeros((0, 0), dtype=np.float32)
         with self._tok_lock:
@@ -130,9 +152,10 @@ class OnnxQueryEncoder:
 
     @classmethod
     def build(
-        cls, model: Any, model_path: str, cache_dir: Path, threads: int
+        cls, model: Any, model_path: str, cache_dir: Path, threads: int, precision: str = "fp32"
     ) -> OnnxQueryEncoder | None:
-        """Export (once) and load; None when the model does not fit or anything fails."""
+        """Export (once), quantise (once, for precision="int8") and load; None when the model
+        does not fit or anything fails."""
         shape = _mean_pooling_pipeline(model)
         if shape is None or not Path(model_path).is_dir():
             return None
@@ -143,10 +166,46 @@ class OnnxQueryEncoder:
             path = cache_dir / f"{Path(model_path).name}-{_fingerprint(model_path)}.onnx"
             if not path.exists():
                 _export(transformer.auto_model, tokenizer, path)
+            if precision == "int8":
+                # one text per run: see the module docstring (a vector must not depend on the
+                # texts it happened to be batched with)
+                return cls(_quantized(path), tokenizer, max_len, normalize, threads, batch=1)
             return cls(path, tokenizer, max_len, normalize, threads)
         except Exception as e:  # noqa: BLE001 - torch stays the query path, say why
             log.warning("ONNX query encoder unavailable, queries use torch: %s", e)
             return None
+
+
+def _quantized(path: Path) -> Path:
+    """The int8 variant of an export, made once beside it (module docstring: why and what it
+    costs in accuracy). Only MatMul weights are quantised, per output channel: per-tensor
+    scales cost three times more agreement with the float vectors for no speed."""
+    from onnxruntime.quantization import QuantType, quantize_dynamic
+
+    out = path.with_name(f"{path.stem}-int8.onnx")
+    if out.exists():
+        return out
+    fd, tmp = tempfile.mkstemp(suffix=".onnx.tmp", dir=path.parent)
+    os.close(fd)
+    try:
+        root = logging.getLogger()
+        was, root.disabled = root.disabled, True
+        try:  # the quantiser logs advice about pre-processing to the root logger; not ours
+            quantize_dynamic(
+                str(path),
+                tmp,
+                weight_type=QuantType.QInt8,
+                per_channel=True,
+                op_types_to_quantize=["MatMul"],
+            )
+        finally:
+            root.disabled = was
+        os.chmod(tmp, 0o644)
+        os.replace(tmp, out)
+    finally:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+    return out
 
 
 def _export(auto_model: Any, tokenizer: Any, path: Path) -> None:

@@ -146,6 +146,7 @@ class MemoryService:
             s.query_cache_size,
             s.torch_threads,
             s.query_runtime,
+            s.embedding_precision,
         )
         self.records = records or open_records(s)
         self.vectors = vectors or open_vectors(s, self.embedder.dim)

@@ -63,3 +63,39 @@ def test_a_model_onnx_cannot_take_keeps_torch(tmp_path: Path) -> None:
     # the pipeline check refuses anything but transformer + mean pooling (+ normalise)
     assert OnnxQueryEncoder.build(list(e._model)[:1], "/nonexistent", tmp_path, 1) is None
     assert not list(tmp_path.iterdir())
+
+
+def test_int8_precision_quantises_once_and_stays_close(tmp_path: Path) -> None:
+    """The int8 variant is made from the local export (nothing fetched), cached beside it, and
+    its vectors stay close enough to the float model's to rank the same neighbours."""
+    full = Embedder(query_runtime="onnx", onnx_cache_dir=tmp_path)
+    q8 = Embedder(query_runtime="onnx", onnx_cache_dir=tmp_path, precision="int8")
+    texts = [
+        *QUERIES,
+        "I parked the car on level 3 of the airport garage.",
+        "张三负责医疗行业的债务风险分析项目。",
+        "The Apollo budget was cut by ten percent this quarter.",
+        "Bob fixed the billing bug on Friday night.",
+        "The billing service crashed again after Bob's fix.",
+        "My sister adopted a grey cat called Miso.",
+        "We adopted a kitten from the shelter last spring.",
+    ]
+    a, b = full.encode(texts), q8.encode(texts)
+    assert q8.query_backend == "onnx"
+    names = sorted(p.name for p in tmp_path.glob("*.onnx"))
+    assert len(names) == 2 and sum(n.endswith("-int8.onnx") for n in names) == 1, names
+    assert b.shape == a.shape and b.dtype == np.float32
+    assert np.allclose(np.linalg.norm(b, axis=1), 1.0, atol=1e-5)
+    cos = (a * b).sum(axis=1)
+    assert float(cos.min()) > 0.97, cos
+    assert float(cos.min()) < 0.99999, "the int8 model really is a different model"
+    # each text's nearest other text is the same under both precisions
+    sa, sb = a @ a.T, b @ b.T
+    np.fill_diagonal(sa, -1)
+    np.fill_diagonal(sb, -1)
+    assert (sa.argmax(axis=1) == sb.argmax(axis=1)).all()
+    # a vector depends on its text only, not on the batch it came in, and equals the query's
+    again = Embedder(query_runtime="onnx", onnx_cache_dir=tmp_path, precision="int8")
+    assert np.allclose(again.encode(texts[3:5]), b[3:5], atol=1e-6)
+    assert np.allclose(again.encode_query(texts[4], "u"), b[4], atol=1e-6)
+    assert len(list(tmp_path.glob("*.onnx"))) == 2, "reused, not quantised again"
