@@ -9,7 +9,9 @@ the caller's own, current memory.
 from __future__ import annotations
 
 import logging
+import threading
 from collections.abc import Mapping
+from concurrent.futures import Future, ThreadPoolExecutor
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -37,6 +39,19 @@ if TYPE_CHECKING:
     from graphmem.service import MemoryService, SearchResult
 
 log = logging.getLogger("graphmem.retrieval")
+
+_POOL: ThreadPoolExecutor | None = None
+_POOL_LOCK = threading.Lock()
+
+
+def _channel_pool() -> ThreadPoolExecutor:
+    """Threads that run the keyword channel beside the vector channel; shared by every service
+    of the process, created on first use. Concurrent searches queue here beyond its size."""
+    global _POOL
+    with _POOL_LOCK:
+        if _POOL is None:
+            _POOL = ThreadPoolExecutor(max_workers=4, thread_name_prefix="graphmem-channel")
+        return _POOL
 
 
 class Retriever:
@@ -88,6 +103,11 @@ class Retriever:
         pool = max(s.candidate_pool, top_k * 3)
         degraded: list[str] = []
 
+        # The keyword channel runs in a worker thread while this one embeds the query and
+        # searches the vectors: SQLite, ONNX Runtime and Qdrant Edge all release the GIL, so on
+        # two cores the channels overlap instead of adding up (docs/benchmarks.md).
+        rq = RecordQuery(user_id, mt, statuses, since, session_id)
+        keyword = self._keyword(rq, query, pool) if w["keyword"] > 0 else None
         vec_scores: dict[str, float] = {}
         qvec: np.ndarray | None = None
         if w["vector"] > 0 or w["keyword"] == 0:
@@ -111,11 +131,9 @@ class Retriever:
                 breaker.failed("vectors")
                 degraded.append("vectors")
 
-        kw_scores: dict[str, float] = {}
-        if w["keyword"] > 0 or not vec_scores:
-            rq = RecordQuery(user_id, mt, statuses, since, session_id)
-            with metrics.channel("keyword"):
-                kw_scores = dict(self.svc.records.keyword_search(rq, query_terms(query), pool))
+        if keyword is None and not vec_scores:
+            keyword = self._keyword(rq, query, pool)  # the fallback when vectors gave nothing
+        kw_scores = keyword.result() if keyword is not None else {}
 
         ids = list(dict.fromkeys([*vec_scores, *kw_scores]))
         rows = self.svc.records.get(user_id, ids)
@@ -213,6 +231,15 @@ class Retriever:
                     h.path = r.path
             hits.sort(key=lambda h: (-h.score, h.memory.id))
         return SearchResult(hits=hits[:top_k], took_ms=0.0, degraded=degraded)
+
+    def _keyword(self, rq: RecordQuery, query: str, pool: int) -> Future[dict[str, float]]:
+        """Start the keyword channel on the channel pool; its result (or error) is the future's."""
+
+        def run() -> dict[str, float]:
+            with metrics.channel("keyword"):
+                return dict(self.svc.records.keyword_search(rq, query_terms(query), pool))
+
+        return _channel_pool().submit(run)
 
     def similar(self, user_id: str, query: str, threshold: float, limit: int) -> list[Memory]:
         """Memories whose embedding is at least `threshold` cosine-similar to `query`."""

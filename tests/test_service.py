@@ -190,6 +190,24 @@ def test_vector_store_down_loses_nothing_and_orphans_nothing(svc: MemoryService)
     assert hits.degraded == [] and hits.hits[0].memory.id == written.id
 
 
+def test_vector_only_weights_fall_back_to_keywords_when_vectors_fail(svc: MemoryService) -> None:
+    """The keyword channel normally runs beside the vector one; with keyword weight 0 it is
+    not started, and it still answers when the vector channel fails."""
+    svc.write("u", "The release train leaves every second Tuesday")
+    written = svc.write("u", "Deploy freeze starts on December 20")
+    both = svc.search("u", "deploy freeze december", 2)
+    assert both.hits[0].memory.id == written.id and both.hits[0].scores["keyword"] == 1.0
+    only_vec = svc.search("u", "deploy freeze december", 2, weights="vector=1,keyword=0")
+    assert only_vec.hits[0].memory.id == written.id
+    svc.vectors.close()
+    try:
+        res = svc.search("u", "deploy freeze in december?", 2, weights="vector=1,keyword=0")
+    finally:
+        svc.vectors.open()
+    assert res.degraded == ["vectors"] and res.hits[0].memory.id == written.id
+    assert res.hits[0].scores["keyword"] == 1.0
+
+
 def test_a_reopened_service_finishes_pending_projection(tmp_path: Path, embedder: Embedder) -> None:
     settings = Settings(data_dir=tmp_path / "d")
     svc = MemoryService(settings, embedder=embedder)
