@@ -144,12 +144,20 @@ VARIED = [
     "我们下周去上海见华为公司的张三，讨论阿波罗项目的预算。",
     "ok", "", "2023-05-08", "The the the potteries, pottery and POTTERY!",
     "Dr. Jane Goodall Jr. spoke at the United Nations General Assembly in New York City.",
+    "Somebody told me something about everyone: anything goes, nobody minds the weather.",
 ]
 
 
 def test_single_pass_mentions_match_the_two_pass_reference() -> None:
-    from extractors.english import doc_mentions, load_model
+    """The reference reads spaCy's own coarse tags (the attribute ruler's); extraction runs
+    without that component and must still find exactly the same mentions."""
+    import spacy
 
+    from extractors.english import MODEL_PACKAGE, english_mentions, load_model
+
+    assert "attribute_ruler" not in load_model().pipe_names
     norm = Normalizer()
-    for doc in load_model().pipe(VARIED):
-        assert doc_mentions(doc, norm) == _two_pass_mentions(doc, norm), doc.text
+    full = spacy.load(MODEL_PACKAGE, exclude=["parser", "lemmatizer"])
+    got = english_mentions(VARIED, norm)
+    for doc, mentions in zip(full.pipe(VARIED), got, strict=True):
+        assert mentions == _two_pass_mentions(doc, norm), doc.text
