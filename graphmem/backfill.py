@@ -149,6 +149,7 @@ def rebuild_graph(
     while True:
         rel_cursor, rels = records.relations_page(rel_cursor, batch * 20, user_id)
         if not rels:
+            graph.rebuilt()
             return n
         graph.sync([], [graph_edge(r) for r in rels])
 

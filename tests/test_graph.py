@@ -229,7 +229,8 @@ def test_networkx_and_neo4j_agree_on_validity(users: list[str]) -> None:
 
 def test_ranked_neighbours_follow_every_change(users: list[str]) -> None:
     """The networkx adapter keeps each node's edges ranked between calls; after any mix of
-    re-syncs, new edges and deletes its answers must equal a from-scratch ranking."""
+    re-syncs, new edges, deletes and ranking everything ahead (`rebuilt`) its answers must
+    equal a from-scratch ranking."""
     alice, _ = users
     rng = random.Random(7)
     graph = NetworkxGraph()
@@ -262,6 +263,9 @@ def test_ranked_neighbours_follow_every_change(users: list[str]) -> None:
                               round(rng.random(), 2))
                 graph.sync([], [e])
                 edges[(e.source_id, e.target_id, e.relation_type)] = e
+        if step % 50 == 49:  # what a rebuild ends with: every node ranked ahead of time
+            graph.rebuilt()
+            assert set(graph._ranked) == set(graph.g.nodes)
         for m in rng.sample(sorted(live), min(3, len(live))):
             mine = sorted((e for e in edges.values() if m in (e.source_id, e.target_id)),
                           key=lambda e, m=m: (-e.strength, e.other(m), e.relation_type,

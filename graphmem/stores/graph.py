@@ -76,6 +76,9 @@ class GraphStore(Protocol):
 
     def delete_user(self, user_id: str) -> None: ...
 
+    def rebuilt(self) -> None:
+        """A rebuild from the records finished: prepare whatever makes expansion fast."""
+
     def neighbours(
         self,
         user_id: str,

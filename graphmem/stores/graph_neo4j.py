@@ -119,6 +119,9 @@ class Neo4jGraph:
         if user_ids:
             self._run(statement("delete.cypher", "prune_entities"), user_ids=user_ids)
 
+    def rebuilt(self) -> None:
+        """The server keeps its own indexes; nothing to prepare."""
+
     def delete_user(self, user_id: str) -> None:
         self._run(statement("delete.cypher", "delete_user"), user_id=user_id)
 
