@@ -195,6 +195,12 @@ def cmd_doctor(args: argparse.Namespace) -> int:
     drift = report.get("drift")
     if drift:
         lines.append("drift: " + ", ".join(f"{k}={v}" for k, v in drift.items() if k != "ok"))
+    emb = report.get("embeddings")
+    if emb and emb["checked"]:
+        lines.append(
+            f"embeddings: median cosine {emb['median_cosine']} to the stored vectors of"
+            f" {emb['checked']} memories" + (f" - {emb['hint']}" if emb.get("hint") else "")
+        )
     lines.append("healthy" if report["ok"] else "NOT healthy")
     _emit(args, report, "\n".join(lines))
     return 0 if report["ok"] else 1

@@ -50,9 +50,47 @@ def diagnose(settings: Settings, dim: int = 384) -> dict[str, Any]:
             drift["graph_orphaned"] = len(gids - ids)
         drift["ok"] = not any(v for k, v in drift.items() if k.endswith(("_missing", "_orphaned")))
         report["drift"] = drift
+        if vectors is not None:
+            report["embeddings"] = check_embeddings(records, vectors, settings)
     for store in (records, vectors, graph, cache):
         if store is not None:
             store.close()
-    report["ok"] = all(s.get("ok") for s in stores.values()) and report.get("drift", {}).get(
-        "ok", False)
+    report["ok"] = (
+        all(s.get("ok") for s in stores.values())
+        and report.get("drift", {}).get("ok", False)
+        and report.get("embeddings", {}).get("ok", True)
+    )
     return report
+
+
+def check_embeddings(records: Any, vectors: Any, settings: Settings, sample: int = 16) -> dict:
+    """Were the stored vectors made by the model and precision configured now?
+
+    The oldest memories are embedded again and compared with their stored vectors. The same
+    configuration gives the same vector (cosine 1 to within 1e-6); another precision of the
+    same model gives a median near 0.993 and another model much less. Searches would still run,
+    only worse, so this is the one place that says so.
+    """
+    import numpy as np
+
+    from graphmem.embedder import embedder_for
+
+    mems = [m for _, m in records.scan(0, sample)]
+    stored = vectors.vectors([m.id for m in mems]) if mems else {}
+    mems = [m for m in mems if m.id in stored]
+    if not mems:
+        return {"checked": 0, "ok": True}
+    fresh = embedder_for(settings).encode([m.content for m in mems])
+    cos = [float(np.dot(fresh[i], stored[m.id])) for i, m in enumerate(mems)]
+    median = float(np.median(cos))
+    out: dict[str, Any] = {
+        "checked": len(mems),
+        "median_cosine": round(median, 6),
+        "ok": median >= 0.999,
+    }
+    if not out["ok"]:
+        out["hint"] = (
+            f"vectors were not made by {settings.embedding_model} at"
+            f" {settings.embedding_precision} precision: run `graphmem backfill rebuild`"
+        )
+    return out

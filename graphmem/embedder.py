@@ -23,6 +23,7 @@ import numpy as np
 
 if TYPE_CHECKING:
     from graphmem.embed_onnx import OnnxQueryEncoder
+    from graphmem.settings import Settings
 
 DEFAULT_MODEL = "all-MiniLM-L6-v2"
 _DEFAULT_ALIASES = {DEFAULT_MODEL, f"sentence-transformers/{DEFAULT_MODEL}"}
@@ -47,7 +48,7 @@ class Embedder:
         threads: int = 1,
         query_runtime: str = "onnx",
         onnx_cache_dir: Path | None = None,
-        precision: str = "fp32",
+        precision: str = "int8",
     ):
         os.environ.setdefault("HF_HUB_OFFLINE", "1")
         os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
@@ -176,7 +177,7 @@ def shared_embedder(
     cache_size: int = 4096,
     threads: int = 1,
     query_runtime: str = "onnx",
-    precision: str = "fp32",
+    precision: str = "int8",
 ) -> Embedder:
     """One loaded model per process: services opened one after another reuse it (CLI, tests)."""
     key = (model, batch_size, cache_size, query_runtime, precision)
@@ -191,3 +192,15 @@ def shared_embedder(
                 precision=precision,
             )
         return _SHARED[key]
+
+
+def embedder_for(settings: Settings) -> Embedder:
+    """The process's embedder for these settings (model, runtime, precision, cache)."""
+    return shared_embedder(
+        settings.embedding_model,
+        settings.embedding_batch_size,
+        settings.query_cache_size,
+        settings.torch_threads,
+        settings.query_runtime,
+        settings.embedding_precision,
+    )

@@ -24,7 +24,7 @@ import numpy as np
 from extractors import Extractor, make_extractor
 from graphmem import associative, lifecycle, metrics
 from graphmem.associative import Step, TracedHit
-from graphmem.embedder import Embedder, shared_embedder
+from graphmem.embedder import Embedder, embedder_for
 from graphmem.erasure import ErasureReceipt, Purger, erase_user, residue
 from graphmem.errors import NotFoundError, ValidationError
 from graphmem.guard import Guard, GuardSettings, WriteDecision
@@ -140,14 +140,7 @@ class MemoryService:
     ) -> None:
         self.settings = settings or Settings()
         s = self.settings
-        self.embedder = embedder or shared_embedder(
-            s.embedding_model,
-            s.embedding_batch_size,
-            s.query_cache_size,
-            s.torch_threads,
-            s.query_runtime,
-            s.embedding_precision,
-        )
+        self.embedder = embedder or embedder_for(s)
         self.records = records or open_records(s)
         self.vectors = vectors or open_vectors(s, self.embedder.dim)
         self.graph_store = graph or open_graph(s)

@@ -37,6 +37,33 @@ def test_embedded_stores_healthy_then_drift_detected(tmp_path: Path, embedder: E
     assert diagnose(settings)["ok"] is True
 
 
+def test_vectors_of_another_precision_are_reported(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A store written at fp32 and opened with the int8 default (an upgrade) is reported, and
+    `backfill rebuild` repairs it."""
+    from graphmem.backfill import rebuild
+
+    old = Settings(data_dir=tmp_path / "d", embedding_precision="fp32")
+    svc = MemoryService(old)
+    svc.write_many("u", [{"content": f"note {i}: the release train leaves at {i} pm"}
+                         for i in range(5)])
+    svc.close()
+    assert diagnose(old)["embeddings"] == {"checked": 5, "median_cosine": pytest.approx(1.0),
+                                           "ok": True}
+    new = Settings(data_dir=tmp_path / "d")
+    report = diagnose(new)
+    emb = report["embeddings"]
+    assert emb["ok"] is False and report["ok"] is False
+    assert 0.95 < emb["median_cosine"] < 0.999 and "backfill rebuild" in emb["hint"]
+    assert main(["doctor", "--data-dir", str(tmp_path / "d")]) == 1
+    assert "backfill rebuild" in capsys.readouterr().out
+    svc = MemoryService(new)
+    rebuild(svc)
+    svc.close()
+    assert diagnose(new)["ok"] is True
+
+
 @pytest.mark.services
 def test_production_stores_report_versions(tmp_path: Path, mysql_url: str) -> None:
     import os

@@ -29,7 +29,7 @@ def test_onnx_queries_match_the_torch_model(tmp_path: Path) -> None:
 
 
 def test_encode_query_uses_onnx_and_torch_when_asked(tmp_path: Path) -> None:
-    onnx = Embedder(query_runtime="onnx", onnx_cache_dir=tmp_path)
+    onnx = Embedder(query_runtime="onnx", onnx_cache_dir=tmp_path, precision="fp32")
     plain = Embedder(query_runtime="torch")
     a, b = onnx.encode_query(QUERIES[0], "u"), plain.encode_query(QUERIES[0], "u")
     assert (onnx.query_backend, plain.query_backend) == ("onnx", "torch")
@@ -47,7 +47,7 @@ def test_onnx_batches_match_torch_in_order(tmp_path: Path) -> None:
         " ".join(["The quarterly report covers revenue, churn, hiring and the new office."] * 40),
         *(f"Memory number {i}: Bob fixed the {i}th bug in the billing service." for i in range(40)),
     ]
-    e = Embedder(query_runtime="onnx", onnx_cache_dir=tmp_path)
+    e = Embedder(query_runtime="onnx", onnx_cache_dir=tmp_path, precision="fp32")
     got = e.encode(texts)
     assert e.query_backend == "onnx"
     want = e.encode_torch(texts)
@@ -68,8 +68,8 @@ def test_a_model_onnx_cannot_take_keeps_torch(tmp_path: Path) -> None:
 def test_int8_precision_quantises_once_and_stays_close(tmp_path: Path) -> None:
     """The int8 variant is made from the local export (nothing fetched), cached beside it, and
     its vectors stay close enough to the float model's to rank the same neighbours."""
-    full = Embedder(query_runtime="onnx", onnx_cache_dir=tmp_path)
-    q8 = Embedder(query_runtime="onnx", onnx_cache_dir=tmp_path, precision="int8")
+    full = Embedder(query_runtime="onnx", onnx_cache_dir=tmp_path, precision="fp32")
+    q8 = Embedder(query_runtime="onnx", onnx_cache_dir=tmp_path)  # the default
     texts = [
         *QUERIES,
         "I parked the car on level 3 of the airport garage.",
