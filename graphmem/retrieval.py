@@ -141,8 +141,7 @@ class Retriever:
             missing = [i for i in rows if i not in vec_scores]
             if missing:
                 try:
-                    for mid, v in self.svc.vectors.vectors(missing).items():
-                        vec_scores[mid] = float(np.dot(qvec, v))
+                    vec_scores.update(self.svc.vectors.scores(qvec, user_id, missing))
                 except Exception as e:  # noqa: BLE001
                     log.warning("could not score keyword-only hits by vector: %s", e)
                     metrics.store_error("vectors", "fetch")
@@ -215,8 +214,7 @@ class Retriever:
             }
             if new and qvec is not None and "vectors" not in degraded:
                 try:
-                    for mid, v in self.svc.vectors.vectors(list(new)).items():
-                        vec_scores[mid] = float(np.dot(qvec, v))
+                    vec_scores.update(self.svc.vectors.scores(qvec, user_id, list(new)))
                 except Exception as e:  # noqa: BLE001
                     log.warning("could not score graph-reached hits by vector: %s", e)
                     metrics.store_error("vectors", "fetch")

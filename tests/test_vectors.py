@@ -69,6 +69,21 @@ def test_filters_by_type_status_time_session(vectors: VectorStore) -> None:
     assert c.memory_id in ids()
 
 
+def test_scores_are_the_cosines_of_the_users_own_ids(vectors: VectorStore) -> None:
+    """Scoring chosen ids in the index gives what fetching their vectors would, whatever their
+    status, and never another tenant's point."""
+    mine = [point("alice", i, status="archived" if i % 3 == 0 else "active") for i in range(12)]
+    theirs = [point("bob", 100 + i) for i in range(12)]
+    vectors.upsert(mine + theirs)
+    q = unit(42)
+    want = {p.memory_id: float(q @ p.vector) for p in mine[:7]}
+    asked = [*want, theirs[0].memory_id, new_id()]
+    got = vectors.scores(q, "alice", asked)
+    assert set(got) == set(want)
+    assert all(got[i] == pytest.approx(want[i], abs=1e-4) for i in want)
+    assert vectors.scores(q, "alice", []) == {}
+
+
 def test_delete_delete_user_vectors_and_ids(vectors: VectorStore) -> None:
     ps = [point("u", i) for i in range(5)] + [point("v", 9)]
     vectors.upsert(ps)

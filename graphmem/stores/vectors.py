@@ -51,6 +51,13 @@ class VectorStore(Protocol):
 
     def vectors(self, memory_ids: list[str]) -> dict[str, np.ndarray]: ...
 
+    def scores(
+        self, vector: np.ndarray, user_id: str, memory_ids: list[str]
+    ) -> dict[str, float]:
+        """Cosine of `vector` to each of these memories of the user, computed in the index
+        (ids it does not hold for that user are left out)."""
+        ...
+
     def count(self, user_id: str | None = None) -> int: ...
 
     def ids(self, user_id: str | None = None) -> set[str]: ...

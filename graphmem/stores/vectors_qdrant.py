@@ -111,6 +111,26 @@ class QdrantServerVectors:
         recs = self.client.retrieve(self.collection, ids=list(memory_ids), with_vectors=True)
         return {str(r.id): np.asarray(r.vector, dtype=np.float32) for r in recs}
 
+    def scores(
+        self, vector: np.ndarray, user_id: str, memory_ids: list[str]
+    ) -> dict[str, float]:
+        if not memory_ids:
+            return {}
+        flt = models.Filter(
+            must=[
+                models.FieldCondition(key="user_id", match=models.MatchValue(value=user_id)),
+                models.HasIdCondition(has_id=list(memory_ids)),
+            ]
+        )
+        res = self.client.query_points(
+            self.collection,
+            query=np.asarray(vector, dtype=np.float32).tolist(),
+            query_filter=flt,
+            limit=len(memory_ids),
+            with_payload=False,
+        )
+        return {str(p.id): float(p.score) for p in res.points}
+
     def count(self, user_id: str | None = None) -> int:
         flt = _user_filter(user_id) if user_id else None
         return self.client.count(self.collection, count_filter=flt, exact=True).count
