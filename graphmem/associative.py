@@ -34,12 +34,18 @@ class Step:
                 "strength": round(self.strength, 6)}
 
 
-@dataclass
+@dataclass(slots=True)
 class Reached:
     memory_id: str
     score: float
     seed: str
-    path: list[Step]
+    edges: tuple[GraphEdge, ...]  # the path, seed first
+
+    @property
+    def path(self) -> list[Step]:
+        """The path as steps; built on demand (a search reaches hundreds of memories and shows
+        the paths of ten)."""
+        return [Step(e.source_id, e.relation_type, e.target_id, e.strength) for e in self.edges]
 
 
 @dataclass
@@ -130,14 +136,17 @@ def expand(
 ) -> dict[str, Reached]:
     """Best-scoring path to every memory within cfg.hops of a seed (seeds reach each other).
 
-    The hot loop of associative recall (a few thousand edges per search at 100,000 memories):
-    a frontier entry carries the memories on its path as a set, and a step is only built when
-    it improves a best or next-frontier score.
+    The hot loop of associative recall (about 600 edges, walked both ways, per search at
+    100,000 memories): a path is kept as the tuple of edges it took and the memories on it as a
+    tuple, so an improvement costs one tuple; Reached objects are built once per memory at
+    the end, and its Steps only when a caller reads its path. Two hops from 10 seeds over a
+    random graph of 20,000 memories and 340,000 edges, neighbour lookups included, alternating
+    runs: 3.5-6.3 ms per expansion before, 2.2-3.2 ms after; same results on 30 random graphs.
     """
-    best: dict[str, Reached] = {}
-    # memory -> (score, seed, path, memories on the path including the seed)
-    frontier: dict[str, tuple[float, str, tuple[Step, ...], frozenset[str]]] = {
-        s: (w, s, (), frozenset((s,))) for s, w in seeds.items() if w > 0
+    # memory -> (score, seed, edges taken, memories on the path including the seed)
+    best: dict[str, tuple[float, str, tuple[GraphEdge, ...]]] = {}
+    frontier: dict[str, tuple[float, str, tuple[GraphEdge, ...], tuple[str, ...]]] = {
+        s: (w, s, (), (s,)) for s, w in seeds.items() if w > 0
     }
     weights = cfg.type_weights
     for hop in range(1, cfg.hops + 1):
@@ -146,13 +155,20 @@ def expand(
         edges = graph.neighbours(
             user_id, sorted(frontier), cfg.relation_types, cfg.per_node, at=cfg.at
         )
-        edges.sort(key=lambda e: (e.source_id, e.target_id, e.relation_type))
+        edges.sort(key=_edge_key)
         decay = cfg.hop_decay if hop > 1 else 1.0
-        nxt: dict[str, tuple[float, str, tuple[Step, ...], frozenset[str]]] = {}
+        nxt: dict[str, tuple[float, str, tuple[GraphEdge, ...], tuple[str, ...]]] = {}
+        at_frontier, best_of, next_of = frontier.get, best.get, nxt.get
         for e in edges:
-            factor = weights.get(e.relation_type, 0.5) * max(0.0, min(1.0, e.strength))
-            for here, there in ((e.source_id, e.target_id), (e.target_id, e.source_id)):
-                state = frontier.get(here)
+            strength = e.strength
+            factor = weights.get(e.relation_type, 0.5) * (
+                0.0 if strength < 0.0 else 1.0 if strength > 1.0 else strength
+            )
+            if factor <= 0:
+                continue  # no path through this edge scores above 0
+            src, dst = e.source_id, e.target_id
+            for here, there in ((src, dst), (dst, src)):
+                state = at_frontier(here)
                 if state is None:
                     continue
                 score, seed, path, on_path = state
@@ -161,19 +177,23 @@ def expand(
                 new = score * factor * decay
                 if new <= 0:
                     continue
-                reached, queued = best.get(there), nxt.get(there)
-                to_best = reached is None or new > reached.score + 1e-12
+                reached, queued = best_of(there), next_of(there)
+                to_best = reached is None or new > reached[0] + 1e-12
                 to_next = queued is None or new > queued[0] + 1e-12
                 if not (to_best or to_next):
                     continue
-                steps = (*path, Step(e.source_id, e.relation_type, e.target_id, e.strength))
+                taken = (*path, e)
                 if to_best:
-                    best[there] = Reached(there, new, seed, list(steps))
+                    best[there] = (new, seed, taken)
                 if to_next:
-                    nxt[there] = (new, seed, steps, on_path | {there})
+                    nxt[there] = (new, seed, taken, (*on_path, there))
         ranked = sorted(nxt.items(), key=lambda kv: (-kv[1][0], kv[0]))[: cfg.max_nodes]
         frontier = dict(ranked)
-    return best
+    return {m: Reached(m, score, seed, taken) for m, (score, seed, taken) in best.items()}
+
+
+def _edge_key(e: GraphEdge) -> tuple[str, str, str]:
+    return (e.source_id, e.target_id, e.relation_type)
 
 
 def neighbourhood(
