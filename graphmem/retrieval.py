@@ -9,14 +9,13 @@ the caller's own, current memory.
 from __future__ import annotations
 
 import logging
-import threading
 from collections.abc import Mapping
-from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import Future
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from graphmem import associative, metrics, ranking, temporal
+from graphmem import associative, metrics, ranking, temporal, workers
 from graphmem.associative import TracedHit
 from graphmem.errors import StoreUnavailableError
 from graphmem.lifecycle import is_expired
@@ -39,19 +38,6 @@ if TYPE_CHECKING:
     from graphmem.service import MemoryService, SearchResult
 
 log = logging.getLogger("graphmem.retrieval")
-
-_POOL: ThreadPoolExecutor | None = None
-_POOL_LOCK = threading.Lock()
-
-
-def _channel_pool() -> ThreadPoolExecutor:
-    """Threads that run the keyword channel beside the vector channel; shared by every service
-    of the process, created on first use. Concurrent searches queue here beyond its size."""
-    global _POOL
-    with _POOL_LOCK:
-        if _POOL is None:
-            _POOL = ThreadPoolExecutor(max_workers=4, thread_name_prefix="graphmem-channel")
-        return _POOL
 
 
 class Retriever:
@@ -237,7 +223,7 @@ class Retriever:
             with metrics.channel("keyword"):
                 return dict(self.svc.records.keyword_search(rq, query_terms(query), pool))
 
-        return _channel_pool().submit(run)
+        return workers.pool("channel").submit(run)
 
     def similar(self, user_id: str, query: str, threshold: float, limit: int) -> list[Memory]:
         """Memories whose embedding is at least `threshold` cosine-similar to `query`."""

@@ -14,7 +14,6 @@ import threading
 import time
 from collections import Counter
 from collections.abc import Iterable, Mapping
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
@@ -22,7 +21,7 @@ from typing import Any
 import numpy as np
 
 from extractors import Extractor, make_extractor
-from graphmem import associative, lifecycle, metrics
+from graphmem import associative, lifecycle, metrics, workers
 from graphmem.associative import Step, TracedHit
 from graphmem.embedder import Embedder, embedder_for
 from graphmem.erasure import ErasureReceipt, Purger, erase_user, residue
@@ -65,19 +64,6 @@ from graphmem.temporal import Temporal
 from graphmem.text import search_text
 
 log = logging.getLogger("graphmem.service")
-
-_EMBED_POOL: ThreadPoolExecutor | None = None
-_EMBED_POOL_LOCK = threading.Lock()
-
-
-def _embed_pool() -> ThreadPoolExecutor:
-    """Worker threads that embed write batches alongside extraction (see write_many); shared by
-    every service of the process and created on first use."""
-    global _EMBED_POOL
-    with _EMBED_POOL_LOCK:
-        if _EMBED_POOL is None:
-            _EMBED_POOL = ThreadPoolExecutor(max_workers=4, thread_name_prefix="graphmem-embed")
-        return _EMBED_POOL
 
 
 @dataclass
@@ -332,7 +318,7 @@ class MemoryService:
         # each other; ONNX Runtime (and torch) release the GIL while they compute, so the batch
         # is embedded in a worker thread while this thread runs spaCy: on 2 cores the two
         # overlap instead of adding up.
-        pending = _embed_pool().submit(self.embedder.encode, texts)
+        pending = workers.pool("embed").submit(self.embedder.encode, texts)
         try:
             extractions = self.extractor.extract_many(texts)
         finally:
