@@ -41,6 +41,8 @@ import os
 import tempfile
 import threading
 import warnings
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -115,10 +117,9 @@ class OnnxQueryEncoder:
         self._pad = int(getattr(tokenizer, "pad_token_id", None) or 0)
         self.batch = max(1, batch)
 
-    def encode(self, texts: list[str], batch: int | None = None) -> np.ndarray:
+    def encode(self, texts: list[str]) -> np.ndarray:
         """One unit vector per text, in order. Texts are run in batches of similar token count
         so that padding (work on tokens that are thrown away) stays small."""
-        batch = self.batch if batch is None else batch
         if not texts:
             return np.zeros((0, 0), dtype=np.float32)
         with self._tok_lock:
@@ -127,8 +128,8 @@ class OnnxQueryEncoder:
         lengths = [len(x) for x in ids["input_ids"]]
         order = sorted(range(len(texts)), key=lengths.__getitem__)
         out: np.ndarray | None = None
-        for start in range(0, len(order), max(1, batch)):
-            rows = order[start : start + max(1, batch)]
+        for start in range(0, len(order), self.batch):
+            rows = order[start : start + self.batch]
             width = lengths[rows[-1]]
             feeds = {}
             for k, seqs in ids.items():
@@ -185,12 +186,10 @@ def _quantized(path: Path) -> Path:
     out = path.with_name(f"{path.stem}-int8.onnx")
     if out.exists():
         return out
-    fd, tmp = tempfile.mkstemp(suffix=".onnx.tmp", dir=path.parent)
-    os.close(fd)
-    try:
-        root = logging.getLogger()
-        was, root.disabled = root.disabled, True
-        try:  # the quantiser logs advice about pre-processing to the root logger; not ours
+    root = logging.getLogger()
+    was, root.disabled = root.disabled, True
+    try:  # the quantiser logs advice about pre-processing to the root logger; not ours
+        with _written_atomically(out) as tmp:
             quantize_dynamic(
                 str(path),
                 tmp,
@@ -198,13 +197,8 @@ def _quantized(path: Path) -> Path:
                 per_channel=True,
                 op_types_to_quantize=["MatMul"],
             )
-        finally:
-            root.disabled = was
-        os.chmod(tmp, 0o644)
-        os.replace(tmp, out)
     finally:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
+        root.disabled = was
     return out
 
 
@@ -222,27 +216,34 @@ def _export(auto_model: Any, tokenizer: Any, path: Path) -> None:
         def forward(self, *args: Any) -> Any:
             return self.inner(**dict(zip(names, args, strict=True))).last_hidden_state
 
+    with torch.no_grad(), warnings.catch_warnings(), _written_atomically(path) as tmp:
+        warnings.simplefilter("ignore")  # tracer notes about shapes, harmless here
+        torch.onnx.export(
+            Hidden(auto_model.eval()),
+            tuple(sample[k] for k in names),
+            tmp,
+            input_names=names,
+            output_names=["last_hidden_state"],
+            dynamic_axes={
+                **{k: {0: "batch", 1: "tokens"} for k in names},
+                "last_hidden_state": {0: "batch", 1: "tokens"},
+            },
+            opset_version=17,
+            dynamo=False,
+        )
+
+
+@contextmanager
+def _written_atomically(path: Path) -> Iterator[str]:
+    """A temporary file beside `path` to write; it replaces `path` only if the block succeeds,
+    so a concurrent process never loads a half-written model."""
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(suffix=".onnx.tmp", dir=path.parent)
     os.close(fd)
     try:
-        with torch.no_grad(), warnings.catch_warnings():
-            warnings.simplefilter("ignore")  # tracer notes about shapes, harmless here
-            torch.onnx.export(
-                Hidden(auto_model.eval()),
-                tuple(sample[k] for k in names),
-                tmp,
-                input_names=names,
-                output_names=["last_hidden_state"],
-                dynamic_axes={
-                    **{k: {0: "batch", 1: "tokens"} for k in names},
-                    "last_hidden_state": {0: "batch", 1: "tokens"},
-                },
-                opset_version=17,
-                dynamo=False,
-            )
+        yield tmp
         os.chmod(tmp, 0o644)
-        os.replace(tmp, path)  # atomic: a concurrent process sees no half-written file
+        os.replace(tmp, path)
     finally:
         if os.path.exists(tmp):
             os.unlink(tmp)
