@@ -10,6 +10,7 @@ from __future__ import annotations
 import threading
 import uuid
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 from qdrant_edge import (
@@ -160,16 +161,10 @@ class EdgeVectors:
         fetching the vectors and taking dot products)."""
         if not memory_ids:
             return {}
-        flt = Filter(
-            must=[
-                FieldCondition(key="user_id", match=MatchValue(user_id)),
-                HasIdCondition(set(memory_ids)),
-            ]
-        )
         req = QueryRequest(
             limit=len(memory_ids),
             query=Query.Nearest(np.asarray(vector, dtype=np.float32).tolist()),
-            filter=flt,
+            filter=_user_filter(user_id, HasIdCondition(set(memory_ids))),
             with_payload=False,
             with_vector=False,
         )
@@ -209,8 +204,9 @@ def _dense(vector: object) -> list[float]:
     return vector  # type: ignore[return-value]
 
 
-def _user_filter(user_id: str) -> Filter:
-    return Filter(must=[FieldCondition(key="user_id", match=MatchValue(user_id))])
+def _user_filter(user_id: str, *more: Any) -> Filter:
+    """The user's points (and whatever `more` conditions ask)."""
+    return Filter(must=[FieldCondition(key="user_id", match=MatchValue(user_id)), *more])
 
 
 def _filter(flt: VectorFilter) -> Filter:

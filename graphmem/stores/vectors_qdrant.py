@@ -116,16 +116,10 @@ class QdrantServerVectors:
     ) -> dict[str, float]:
         if not memory_ids:
             return {}
-        flt = models.Filter(
-            must=[
-                models.FieldCondition(key="user_id", match=models.MatchValue(value=user_id)),
-                models.HasIdCondition(has_id=list(memory_ids)),
-            ]
-        )
         res = self.client.query_points(
             self.collection,
             query=np.asarray(vector, dtype=np.float32).tolist(),
-            query_filter=flt,
+            query_filter=_user_filter(user_id, models.HasIdCondition(has_id=list(memory_ids))),
             limit=len(memory_ids),
             with_payload=False,
         )
@@ -166,9 +160,10 @@ class QdrantServerVectors:
             return {"backend": self.backend, "ok": False, "error": str(e)}
 
 
-def _user_filter(user_id: str) -> models.Filter:
+def _user_filter(user_id: str, *more: models.Condition) -> models.Filter:
+    """The user's points (and whatever `more` conditions ask)."""
     return models.Filter(
-        must=[models.FieldCondition(key="user_id", match=models.MatchValue(value=user_id))]
+        must=[models.FieldCondition(key="user_id", match=models.MatchValue(value=user_id)), *more]
     )
 
 
