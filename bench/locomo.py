@@ -45,7 +45,7 @@ import tempfile
 import time
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -359,15 +359,15 @@ def markdown(result: dict[str, Any]) -> str:
         lines.append("")
     for key, title in (
         ("paired_recall10_test", "Test split — recall@10 differences"),
-        ("paired_recall10_test_multihop", "Test split, multi-hop questions only — recall@10"
-         " differences"),
+        (
+            "paired_recall10_test_multihop",
+            "Test split, multi-hop questions only — recall@10 differences",
+        ),
     ):
         deltas = result.get(key) or {}
         if not deltas:
             continue
-        lines.append(
-            f"#### {title}, mean over questions with a 95% paired bootstrap interval"
-        )
+        lines.append(f"#### {title}, mean over questions with a 95% paired bootstrap interval")
         lines.append("")
         lines.append("| pair | Δ recall@10 | 95% interval | questions better / worse |")
         lines.append("|---|---|---|---|")
@@ -477,6 +477,14 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         help="comma-separated peer systems to run on the same data in the same run"
         " (bench/peers.py: mem0); scored and reported like modes",
     )
+    p.add_argument(
+        "--ingest",
+        choices=("single", "batch"),
+        default="single",
+        help="single (default, the agent path): one write per turn, in order, through the"
+        " service, each turn a second after the one before it in its session; batch: one"
+        " write_many per conversation, every turn at its session's date",
+    )
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     p.add_argument(
         "--compact",
@@ -530,9 +538,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
             elif key == "types" and val:
                 extra_hops.setdefault(name.strip(), {})["relation_types"] = val.replace("+", ",")
             else:
-                raise SystemExit(
-                    f"--weights {spec!r}: a suffix must be ';hops=N' or ';types=a+b'"
-                )
+                raise SystemExit(f"--weights {spec!r}: a suffix must be ';hops=N' or ';types=a+b'")
     modes = [m.strip() for m in args.modes.split(",") if m.strip()]
     modes += [m for m in extra if m not in modes]
     mode_args: dict[str, tuple[Any, dict[str, Any]]] = {}
@@ -585,7 +591,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         if args.reuse_store and stored(svc, turns_by_conv):
             print(f"reusing the store in {data_dir}", file=sys.stderr)
         else:
-            ingest(svc, turns_by_conv, progress)
+            ingest(svc, turns_by_conv, progress, single=args.ingest == "single")
         ingest_s = time.perf_counter() - t0
         cpu["ingest"] = meter.stop()
         peers, peer_info = ingest_peers(args.peers, turns_by_conv, progress)
@@ -667,6 +673,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         "settings": {**settings_snapshot(settings), "captions": bool(args.captions)},
         "vector_index": health,
         "turns_by_status": temporal,
+        "ingest": args.ingest,
         "timing_s": {"service_open": round(load_s, 2), "ingest": round(ingest_s, 2)},
         "compaction": compaction,
         "ingest_turns_per_s": round(rep.turns / ingest_s, 1) if ingest_s else None,
@@ -703,13 +710,21 @@ def ingest_peers(
         peer = open_peer(name)
         peers.append(peer)
         t0 = time.perf_counter()
-        for cid in tqdm(list(turns_by_conv), desc=f"ingest {name}", unit="conv",
-                        file=sys.stderr, disable=not progress):
+        for cid in tqdm(
+            list(turns_by_conv),
+            desc=f"ingest {name}",
+            unit="conv",
+            file=sys.stderr,
+            disable=not progress,
+        ):
             peer.ingest(user_of(cid), turns_by_conv[cid])
         secs = time.perf_counter() - t0
         turns = sum(len(t) for t in turns_by_conv.values())
-        info[name] = {**peer.info(), "ingest_s": round(secs, 2),
-                      "ingest_turns_per_s": round(turns / secs, 1) if secs else None}
+        info[name] = {
+            **peer.info(),
+            "ingest_s": round(secs, 2),
+            "ingest_turns_per_s": round(turns / secs, 1) if secs else None,
+        }
     return peers, info
 
 
@@ -777,8 +792,9 @@ def peers_pass(
     from tqdm import tqdm
 
     for peer in peers:
-        bar = tqdm(questions, desc=f"search {peer.name}", unit="q", file=sys.stderr,
-                   disable=not progress)
+        bar = tqdm(
+            questions, desc=f"search {peer.name}", unit="q", file=sys.stderr, disable=not progress
+        )
         for q, row in zip(bar, rows, strict=True):
             t = time.perf_counter()
             dia = peer.search(user_of(q.conv), q.question, TOP_K)
@@ -802,24 +818,44 @@ def stored(svc: Any, turns_by_conv: dict[str, list[Turn]]) -> bool:
     return not unindexed(svc, turns_by_conv)
 
 
-def ingest(svc: Any, turns_by_conv: dict[str, list[Turn]], progress: bool = True) -> None:
-    """One user namespace per conversation, one write_many batch per conversation."""
+def ingest(
+    svc: Any, turns_by_conv: dict[str, list[Turn]], progress: bool = True, single: bool = False
+) -> None:
+    """One user namespace per conversation. `single` writes one turn per call, as an agent
+    does, in dialogue order and a second apart within a session (an agent's clock moves between
+    turns); otherwise one write_many batch per conversation at the session dates."""
     from tqdm import tqdm
 
-    for cid in tqdm(
-        list(turns_by_conv), desc="ingest", unit="conv", file=sys.stderr, disable=not progress
-    ):
-        items = [
-            {
-                "content": t.content,
-                "created_at": t.created_at,
-                "metadata": {"dia_id": t.dia_id, "session": t.session},
-                "session_id": f"session_{t.session}",
-                "memory_type": "event",
-            }
-            for t in turns_by_conv[cid]
-        ]
-        svc.write_many(user_of(cid), items)
+    total = sum(map(len, turns_by_conv.values())) if single else len(turns_by_conv)
+    bar = tqdm(
+        total=total,
+        desc="ingest",
+        unit="turn" if single else "conv",
+        file=sys.stderr,
+        disable=not progress,
+    )
+    for cid, turns in turns_by_conv.items():
+        items = []
+        offset: dict[int, int] = {}
+        for t in turns:
+            step = offset[t.session] = offset.get(t.session, -1) + 1
+            items.append(
+                {
+                    "content": t.content,
+                    "created_at": t.created_at + timedelta(seconds=step if single else 0),
+                    "metadata": {"dia_id": t.dia_id, "session": t.session},
+                    "session_id": f"session_{t.session}",
+                    "memory_type": "event",
+                }
+            )
+        if single:
+            for item in items:
+                svc.write_many(user_of(cid), [item])
+                bar.update(1)
+        else:
+            svc.write_many(user_of(cid), items)
+            bar.update(1)
+    bar.close()
     for cid, (nv, n) in unindexed(svc, turns_by_conv).items():
         raise RuntimeError(f"{cid}: {nv} vectors indexed for {n} turns")
 
@@ -841,7 +877,7 @@ def main(argv: list[str] | None = None) -> int:
         f" malformed dropped, {len(d['evidence_dropped_missing'])} non-existent dropped,"
         f" {d['evidence_duplicates_removed']} duplicates removed.\n"
         f"Command: `{result['command']}`\n"
-        f"Ingest: {d['turns']} turns in {result['timing_s']['ingest']} s"
+        f"Ingest ({result['ingest']}): {d['turns']} turns in {result['timing_s']['ingest']} s"
         f" ({result['ingest_turns_per_s']} turns/s incl. embedding); peak RSS"
         f" {result['peak_rss_mb']} MiB. Other processes used"
         f" {result['cpu_use']['ingest']['others_busy']} (ingest) /"
