@@ -1035,36 +1035,6 @@ def test_http_picks_up_a_token_added_while_running(http_server: HttpServer) -> N
     assert run(whoami()) == "gina"
 
 
-def test_serve_creates_a_first_token_when_none_is_configured(tmp_path: Path) -> None:
-    proc = subprocess.Popen(
-        [graphmem_exe(), "serve", "--port", str(free_port())],
-        env=child_env(tmp_path / "data", GRAPHMEM_USER_ID="owner"),
-        cwd=tmp_path,
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
-    try:
-        lines = []
-        assert proc.stderr is not None
-        for line in proc.stderr:
-            lines.append(line)
-            if line.strip().startswith("gm_"):
-                break
-        token = lines[-1].strip()
-        assert "created for user 'owner'" in "".join(lines)
-        stored = json.loads((tmp_path / "data" / "mcp_tokens.json").read_text())
-        assert stored == {hash_token(token): "owner"}
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait(timeout=10)
-
-
 def test_serve_over_http_refuses_a_user_flag(tmp_path: Path) -> None:
     out = subprocess.run(
         [graphmem_exe(), "serve", "--user", "mallory"],
