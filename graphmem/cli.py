@@ -15,6 +15,7 @@ from typing import Any, TextIO
 
 from graphmem import logs
 from graphmem.errors import GraphmemError, StoreUnavailableError, ValidationError
+from graphmem.identity import CLI, current_actor
 from graphmem.model import Memory, MemoryType, utcnow
 from graphmem.settings import Settings
 
@@ -110,8 +111,11 @@ def cmd_history(args: argparse.Namespace) -> None:
         f"{m.id}  [{m.status.value}]  {m.content}"
         for m in versions
     ]
-    _emit(args, {"memory_id": args.memory_id, "versions": [m.to_dict() for m in versions]},
-          "\n".join(lines))
+    _emit(
+        args,
+        {"memory_id": args.memory_id, "versions": [m.to_dict() for m in versions]},
+        "\n".join(lines),
+    )
 
 
 def cmd_get(args: argparse.Namespace) -> None:
@@ -219,7 +223,7 @@ def cmd_quarantine(args: argparse.Namespace) -> None:
             return
         if not args.memory_id:
             raise ValidationError("memory_id", f"give the ids to {args.action}")
-        done = svc.review(user, args.memory_id, approve=args.action == "approve", reviewer="cli")
+        done = svc.review(user, args.memory_id, approve=args.action == "approve", reviewer=CLI)
     verb = "approved" if args.action == "approve" else "rejected and deleted"
     _emit(
         args,
@@ -404,8 +408,11 @@ def build_parser() -> argparse.ArgumentParser:
     sp = add("history", cmd_history, "a memory's versions: what it superseded and what replaced it")
     sp.add_argument("memory_id")
 
-    sp = add("update", cmd_update, "change a memory's content (re-embeds it; the old one is kept as"
-             " a superseded version)")
+    sp = add(
+        "update",
+        cmd_update,
+        "change a memory's content (re-embeds it; the old one is kept as a superseded version)",
+    )
     sp.add_argument("memory_id")
     sp.add_argument("content", nargs="?")
     sp.add_argument("--type", help="new memory type")
@@ -472,6 +479,16 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument(
         "--add-token", metavar="USER", help="create a bearer token for USER, print it, and exit"
     )
+    sp.add_argument(
+        "--role",
+        choices=["agent", "operator"],
+        help="with --add-token: agent (default; what an LLM client gets) or operator (may also"
+        " approve and reject quarantined memories)",
+    )
+    sp.add_argument(
+        "--label",
+        help="with --add-token: the name audit rows give this token (default: a hash prefix)",
+    )
     return p
 
 
@@ -492,6 +509,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"error: {e}", file=sys.stderr)
         return 2
     args = build_parser().parse_args(argv)
+    token = current_actor.set(CLI)  # whoever runs the command owns the data: an operator
     try:
         code = args.fn(args) or 0
     except ValidationError as e:
@@ -506,6 +524,8 @@ def main(argv: list[str] | None = None) -> int:
     except (OSError, json.JSONDecodeError) as e:
         print(f"error: {e}", file=sys.stderr)
         return 1
+    finally:
+        current_actor.reset(token)
     return code
 
 

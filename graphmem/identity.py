@@ -1,10 +1,18 @@
-"""Who is calling: bearer tokens that map to a user, kept only as SHA-256 hashes.
+"""Who is calling: bearer tokens that map to a user and a role, kept only as SHA-256 hashes.
 
-Over HTTP the token is the identity. Tokens come from a file (`{"<sha256 hex>": "user_id"}` or
-lines of `<sha256 hex> user_id`) and/or from the GRAPHMEM_TOKENS environment variable
-(`token=user` pairs, hashed as they are read; `sha256:<hex>=user` for pre-hashed entries), so
-the server never holds a plaintext token at rest and none is written into code. Tokens are long
-random strings, so an unsalted SHA-256 is enough: there is nothing to brute-force.
+Over HTTP the token is the identity. Tokens come from a file (`{"<sha256 hex>": "user_id"}`,
+`{"<sha256 hex>": {"user": "user_id", "role": "operator", "label": "ops"}}`, or lines of
+`<sha256 hex> user_id`) and/or from the GRAPHMEM_TOKENS environment variable (`token=user` or
+`token=user:operator` pairs, hashed as they are read; `sha256:<hex>=user` for pre-hashed
+entries), so the server never holds a plaintext token at rest and none is written into code.
+Tokens are long random strings, so an unsalted SHA-256 is enough: there is nothing to
+brute-force.
+
+A role says what a token may do beyond reading and writing its user's memories. `agent` (the
+default, and what every entry without a role is) is what an LLM client gets; `operator` may
+also approve or reject quarantined memories, because a writer that could approve its own
+quarantined writes would make the memory firewall advisory. A label names the token in audit
+rows; by default it is derived from the hash, so it identifies the token without revealing it.
 
 Lookups compare the presented token's hash against every known hash with
 `hmac.compare_digest`, without stopping early, so response time does not reveal how close a
@@ -14,6 +22,7 @@ guess was.
 from __future__ import annotations
 
 import contextlib
+import contextvars
 import hashlib
 import hmac
 import json
@@ -24,14 +33,54 @@ import tempfile
 import threading
 import time
 from collections.abc import Mapping
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal, cast
 
 from graphmem.errors import ValidationError
 from graphmem.model import check_user
 
 _HEX64 = re.compile(r"^[0-9a-f]{64}$")
 TOKEN_PREFIX = "gm_"
+Role = Literal["agent", "operator"]
+ROLES: tuple[Role, ...] = ("agent", "operator")
+MAX_LABEL = 64
+
+
+@dataclass(frozen=True)
+class Actor:
+    """Who performs an operation, as the audit log and the permission checks see it: a label
+    (a token's label, "stdio" or "cli"; never a secret) and a role."""
+
+    label: str
+    role: Role = "agent"
+
+    @property
+    def is_operator(self) -> bool:
+        return self.role == "operator"
+
+
+# The local command line is run by whoever owns the data directory: an operator.
+CLI = Actor("cli", "operator")
+
+# The caller of the operation under way, set by an interface (the MCP server per tool call, the
+# CLI once) so that audit rows written deep in the service can say who acted without every
+# signature in between carrying it. Context variables follow a call into worker threads.
+current_actor: contextvars.ContextVar[Actor | None] = contextvars.ContextVar(
+    "graphmem_actor", default=None
+)
+
+
+@dataclass(frozen=True)
+class TokenInfo:
+    """What a token stands for: its user, its role and the label audit rows show."""
+
+    user: str
+    role: Role = "agent"
+    label: str = ""
+
+    def actor(self) -> Actor:
+        return Actor(self.label, self.role)
 
 
 def hash_token(token: str) -> str:
@@ -51,19 +100,53 @@ def _check_hash(value: str, where: str) -> str:
     return h
 
 
-def parse_token_file(path: Path) -> dict[str, str]:
-    """{hash: user} from a JSON object, or from lines `<sha256> <user>` (# starts a comment)."""
+def check_role(value: Any, where: str = "role") -> Role:
+    if value not in ROLES:
+        raise ValidationError(where, f"{value!r} is not a role; use one of {', '.join(ROLES)}")
+    return cast(Role, value)
+
+
+def default_label(token_hash: str) -> str:
+    """A name for a token that nobody chose: a prefix of its hash. It tells tokens apart in
+    the audit log; 48 bits of the hash of a 256-bit random token reveal nothing usable."""
+    return f"token:{token_hash[:12]}"
+
+
+def _info(
+    token_hash: str, user: Any, role: Any = "agent", label: Any = None, *, where: str
+) -> TokenInfo:
+    if label is not None and (not isinstance(label, str) or not 0 < len(label) <= MAX_LABEL):
+        raise ValidationError(where, f"a label must be a string of 1-{MAX_LABEL} characters")
+    return TokenInfo(check_user(user), check_role(role, where), label or default_label(token_hash))
+
+
+def parse_token_file(path: Path) -> dict[str, TokenInfo]:
+    """{hash: TokenInfo} from a JSON object, or from lines `<sha256> <user>` (# starts a
+    comment). An entry that maps to a plain user id, as every entry did before roles existed,
+    is an agent token."""
     text = path.read_text("utf-8")
-    out: dict[str, str] = {}
+    out: dict[str, TokenInfo] = {}
+    where = f"tokens file {path}"
     if text.lstrip().startswith("{"):
         try:
             data = json.loads(text)
         except json.JSONDecodeError as e:
-            raise ValidationError(f"tokens file {path}", f"is not valid JSON: {e.msg}") from None
-        for h, user in data.items():
-            if not isinstance(user, str):
-                raise ValidationError(f"tokens file {path}", f"entry {h[:12]}… must map to a user")
-            out[_check_hash(h, f"tokens file {path}")] = check_user(user)
+            raise ValidationError(where, f"is not valid JSON: {e.msg}") from None
+        for h, entry in data.items():
+            key = _check_hash(h, where)
+            if isinstance(entry, str):
+                out[key] = _info(key, entry, where=where)
+            elif isinstance(entry, dict) and isinstance(entry.get("user"), str):
+                unknown = set(entry) - {"user", "role", "label"}
+                if unknown:
+                    raise ValidationError(
+                        where, f"entry {h[:12]}… has unknown keys {sorted(unknown)}"
+                    )
+                out[key] = _info(
+                    key, entry["user"], entry.get("role", "agent"), entry.get("label"), where=where
+                )
+            else:
+                raise ValidationError(where, f"entry {h[:12]}… must map to a user")
         return out
     for n, line in enumerate(text.splitlines(), 1):
         line = line.split("#", 1)[0].strip()
@@ -72,16 +155,18 @@ def parse_token_file(path: Path) -> dict[str, str]:
         parts = line.split(None, 1)
         if len(parts) != 2:
             raise ValidationError(f"tokens file {path} line {n}", "must be '<sha256> <user>'")
-        out[_check_hash(parts[0], f"tokens file {path} line {n}")] = check_user(parts[1])
+        key = _check_hash(parts[0], f"tokens file {path} line {n}")
+        out[key] = _info(key, parts[1], where=f"tokens file {path} line {n}")
     return out
 
 
-def parse_env_tokens(value: str) -> dict[str, str]:
-    """{hash: user} from `token=user` pairs separated by commas, whitespace or newlines.
+def parse_env_tokens(value: str) -> dict[str, TokenInfo]:
+    """{hash: TokenInfo} from `token=user` pairs separated by commas, whitespace or newlines.
 
-    `sha256:<hex>=user` entries are taken as already hashed.
+    `sha256:<hex>=user` entries are taken as already hashed; `token=user:operator` (or
+    `:agent`) gives the role, agent when absent.
     """
-    out: dict[str, str] = {}
+    out: dict[str, TokenInfo] = {}
     for n, item in enumerate(re.split(r"[,\s]+", value.strip()), 1):
         if not item:
             continue
@@ -98,32 +183,54 @@ def parse_env_tokens(value: str) -> dict[str, str]:
                     "GRAPHMEM_TOKENS", f"entry {n}: a token must be at least 16 characters"
                 )
             h = hash_token(token)
-        out[h] = check_user(user)
+        role: Role = "agent"
+        name, colon, suffix = user.rpartition(":")
+        if colon and name and suffix in ROLES:
+            user, role = name, cast(Role, suffix)
+        out[h] = _info(h, user, role, where=f"GRAPHMEM_TOKENS entry {n}")
     return out
 
 
-def add_token(path: Path, user_id: str) -> str:
-    """Create a token for `user_id`, store its hash in `path` (mode 0600) and return it.
+def _file_entry(token_hash: str, info: TokenInfo) -> str | dict[str, str]:
+    """The tokens-file form of an entry: a plain user id for an agent token with the default
+    label (the form every graphmem version reads), an object otherwise."""
+    if info.role == "agent" and info.label == default_label(token_hash):
+        return info.user
+    return {"user": info.user, "role": info.role, "label": info.label}
+
+
+def add_token(path: Path, user_id: str, *, role: str = "agent", label: str | None = None) -> str:
+    """Create a token for `user_id` with `role`, store its hash in `path` (mode 0600) and
+    return it.
 
     The plaintext token is returned once and stored nowhere. The file is replaced atomically, so
     a server reading it concurrently sees either the old or the new table.
     """
-    user_id = check_user(user_id)
-    table = parse_token_file(path) if path.exists() else {}
+    check_role(role, "role")
     token = generate_token()
-    table[hash_token(token)] = user_id
+    h = hash_token(token)
+    info = _info(h, user_id, role, label, where="label")
+    table = parse_token_file(path) if path.exists() else {}
+    table[h] = info
+    write_private(
+        path, json.dumps({k: _file_entry(k, v) for k, v in sorted(table.items())}, indent=2) + "\n"
+    )
+    return token
+
+
+def write_private(path: Path, text: str) -> None:
+    """Replace `path` with `text` atomically, readable by its owner only (0600 from creation,
+    so there is no moment at which another local user could read it)."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=".tokens-", dir=path.parent)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}-", dir=path.parent)  # mode 0600
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as f:
-            json.dump(table, f, indent=2, sort_keys=True)
-            f.write("\n")
+            f.write(text)
         os.chmod(tmp, 0o600)
         os.replace(tmp, path)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
-    return token
 
 
 class TokenTable:
@@ -139,7 +246,7 @@ class TokenTable:
     ) -> None:
         self.path = path
         self._env = parse_env_tokens(env_value) if env_value else {}
-        self._file: dict[str, str] = {}
+        self._file: dict[str, TokenInfo] = {}
         self._mtime: float | None = None
         self._checked = 0.0
         self._reload_every = reload_every
@@ -147,9 +254,14 @@ class TokenTable:
         self._load_file()
 
     @classmethod
-    def from_mapping(cls, hashed: Mapping[str, str]) -> TokenTable:
+    def from_mapping(cls, hashed: Mapping[str, str | TokenInfo]) -> TokenTable:
         table = cls()
-        table._env = {_check_hash(h, "tokens"): check_user(u) for h, u in hashed.items()}
+        for h, entry in hashed.items():
+            key = _check_hash(h, "tokens")
+            if isinstance(entry, TokenInfo):
+                table._env[key] = _info(key, entry.user, entry.role, entry.label, where="tokens")
+            else:
+                table._env[key] = _info(key, entry, where="tokens")
         return table
 
     def _load_file(self) -> None:
@@ -174,23 +286,28 @@ class TokenTable:
             with contextlib.suppress(OSError, ValidationError):
                 self._load_file()
 
-    def user_for(self, token: str) -> str | None:
-        """The user this token belongs to, or None. Constant time in the token's value."""
+    def identify(self, token: str) -> TokenInfo | None:
+        """What this token stands for, or None. Constant time in the token's value."""
         if not token:
             return None
         self._maybe_reload()
         presented = hash_token(token).encode()
-        found: str | None = None
-        for h, user in (*self._file.items(), *self._env.items()):
+        found: TokenInfo | None = None
+        for h, info in (*self._file.items(), *self._env.items()):
             if hmac.compare_digest(presented, h.encode()) and found is None:
-                found = user
+                found = info
         return found
+
+    def user_for(self, token: str) -> str | None:
+        """The user this token belongs to, or None."""
+        info = self.identify(token)
+        return info.user if info else None
 
     def __len__(self) -> int:
         return len(self._file) + len(self._env)
 
     def users(self) -> list[str]:
-        return sorted({*self._file.values(), *self._env.values()})
+        return sorted({i.user for i in (*self._file.values(), *self._env.values())})
 
 
 def token_verifier(table: TokenTable) -> Any:
@@ -204,26 +321,39 @@ def token_verifier(table: TokenTable) -> Any:
         """Maps a bearer token to a user through the hashed token table."""
 
         async def verify_token(self, token: str) -> AccessToken | None:
-            user = table.user_for(token)
-            if user is None:
+            info = table.identify(token)
+            if info is None:
                 return None
             return AccessToken(
                 token=token,
-                client_id=user,
+                client_id=info.user,
                 scopes=[],
                 expires_at=None,
-                claims={"graphmem_user": user},
+                claims={
+                    "graphmem_user": info.user,
+                    "graphmem_role": info.role,
+                    "graphmem_label": info.label,
+                },
             )
 
     return GraphmemTokenVerifier()
 
 
 __all__ = [
+    "CLI",
+    "ROLES",
+    "Actor",
+    "Role",
+    "TokenInfo",
     "TokenTable",
     "add_token",
+    "check_role",
+    "current_actor",
+    "default_label",
     "generate_token",
     "hash_token",
     "parse_env_tokens",
     "parse_token_file",
     "token_verifier",
+    "write_private",
 ]

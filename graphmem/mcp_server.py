@@ -23,7 +23,6 @@ import json
 import logging
 import sys
 import time
-from collections import deque
 from collections.abc import Callable, Iterator
 from datetime import UTC, datetime
 from functools import partial
@@ -41,7 +40,17 @@ from graphmem.errors import (
     StoreUnavailableError,
     ValidationError,
 )
-from graphmem.identity import TokenTable, add_token, token_verifier
+from graphmem.guard import RateLimitExceeded
+from graphmem.identity import (
+    Actor,
+    TokenTable,
+    add_token,
+    check_role,
+    current_actor,
+    token_verifier,
+    write_private,
+)
+from graphmem.mcp_access import RESOURCE_BUDGET, ToolStats, charges, mean, percentile
 from graphmem.model import Status, check_user
 from graphmem.observe import MAX_TURNS as MAX_OBSERVE_TURNS
 from graphmem.observe import observe
@@ -253,47 +262,6 @@ def _memory_dict(m: "Memory") -> dict[str, Any]:
     return d
 
 
-def _pct(values: list[float], p: float) -> float | None:
-    if not values:
-        return None
-    s = sorted(values)
-    return round(s[min(len(s) - 1, int(round(p / 100 * (len(s) - 1))))], 3)
-
-
-def _avg(values: list[float]) -> float | None:
-    return round(sum(values) / len(values), 3) if values else None
-
-
-class ToolStats:
-    """End-to-end tool latency inside the server, for memory_health. Bounded per tool."""
-
-    def __init__(self, keep: int = 2048) -> None:
-        self.keep = keep
-        self.calls: dict[str, int] = {}
-        self.errors: dict[str, int] = {}
-        self.latency_ms: dict[str, deque[float]] = {}
-
-    def record(self, tool: str, ms: float, ok: bool) -> None:
-        if tool not in TOOL_NAMES:  # made-up names must not grow these tables
-            tool = "(unknown tool)"
-        metrics.observe_tool(tool, ms / 1000, ok)
-        self.calls[tool] = self.calls.get(tool, 0) + 1
-        if not ok:
-            self.errors[tool] = self.errors.get(tool, 0) + 1
-        self.latency_ms.setdefault(tool, deque(maxlen=self.keep)).append(ms)
-
-    def snapshot(self) -> dict[str, Any]:
-        return {
-            t: {
-                "calls": n,
-                "errors": self.errors.get(t, 0),
-                "avg_ms": _avg(list(self.latency_ms[t])),
-                "p95_ms": _pct(list(self.latency_ms[t]), 95),
-            }
-            for t, n in sorted(self.calls.items())
-        }
-
-
 # Arguments typed as objects/arrays that some clients send as a JSON string instead.
 _JSON_ARGS = {
     "working_memory_set": ("content",),
@@ -318,15 +286,23 @@ def _pydantic_message(e: PydanticValidationError) -> str:
     return "; ".join(parts)
 
 
-def _guard_middleware(cfg: McpSettings, stats: ToolStats) -> Any:
-    from fastmcp.exceptions import ToolError
+def _guard_middleware(
+    cfg: McpSettings,
+    stats: ToolStats,
+    identify: Callable[[], tuple[str, Actor]],
+    charge: Callable[[str, str, list[tuple[str, float]]], None],
+) -> Any:
+    from fastmcp.exceptions import ResourceError, ToolError
     from fastmcp.exceptions import ValidationError as FastMCPValidationError
     from fastmcp.server.middleware import Middleware
 
     class GuardMiddleware(Middleware):
-        """Size limit and argument repair before a tool runs; concise errors and timing after.
+        """Identity, size limit, argument repair and the rate-limit charge before a tool runs;
+        concise errors and per-user timing after.
 
-        Applies to every transport, so stdio callers get the same limits as HTTP ones.
+        Applies to every transport, so stdio callers get the same limits as HTTP ones. The
+        charge is taken here, for every tool from one table (graphmem.mcp_access), so no tool
+        body can forget it.
         """
 
         async def on_call_tool(self, context: Any, call_next: Any) -> Any:
@@ -336,12 +312,24 @@ def _guard_middleware(cfg: McpSettings, stats: ToolStats) -> Any:
             with logs.request_context(logs.new_request_id(incoming)):
                 return await self._call_tool(context, call_next)
 
+        async def on_read_resource(self, context: Any, call_next: Any) -> Any:
+            user, actor = identify()
+            token = current_actor.set(actor)
+            try:
+                charge(user, "resources/read", [(RESOURCE_BUDGET, 1.0)])
+            except RateLimitExceeded as e:
+                raise ResourceError(str(e)) from None
+            finally:
+                current_actor.reset(token)
+            return await call_next(context)
+
         async def _call_tool(self, context: Any, call_next: Any) -> Any:
             name = context.message.name
             args = context.message.arguments or {}
+            user, actor = identify()
             size = len(json.dumps(args, ensure_ascii=False, default=str).encode())
             if size > cfg.max_request_bytes:
-                stats.record(name, 0.0, ok=False)
+                stats.record(user, name, 0.0, ok=False)
                 raise ToolError(
                     f"arguments: {size} bytes; this server accepts at most"
                     f" {cfg.max_request_bytes} per call (GRAPHMEM_MAX_REQUEST_BYTES)"
@@ -352,8 +340,15 @@ def _guard_middleware(cfg: McpSettings, stats: ToolStats) -> Any:
                     with contextlib.suppress(json.JSONDecodeError):
                         args[key] = json.loads(value)
             start = time.perf_counter()
-            ok = False
+            ok = limited = False
+            cost = charges(name, args)
+            actor_token = current_actor.set(actor)  # audit rows written by the tool name it
             try:
+                try:
+                    charge(user, name, list(cost))
+                except RateLimitExceeded as e:
+                    limited = True
+                    raise ToolError(str(e)) from None
                 result = await call_next(context)
                 ok = not getattr(result, "is_error", False)
                 return result
@@ -363,8 +358,19 @@ def _guard_middleware(cfg: McpSettings, stats: ToolStats) -> Any:
                     raise ToolError(_pydantic_message(cause)) from None
                 raise
             finally:
+                current_actor.reset(actor_token)
                 ms = (time.perf_counter() - start) * 1000
-                stats.record(name, ms, ok)
+                metrics.observe_tool(
+                    name if name in TOOL_NAMES else "(unknown tool)", ms / 1000, ok
+                )
+                stats.record(
+                    user,
+                    name if name in TOOL_NAMES else "(unknown tool)",  # made-up names stay out
+                    ms,
+                    ok,
+                    rate_limited=limited,
+                    charged=0.0 if limited else sum(units for _, units in cost),
+                )
                 log.info(
                     "tool call %s %s in %.1f ms",
                     name,
@@ -437,32 +443,46 @@ def create_server(
     metrics.bind(svc)
     metrics.register_tools(TOOL_NAMES)
     local_user = check_user(default_user or svc.settings.user_id)
+    local_actor = Actor("stdio", "agent")
     require_token = auth is not None
     stats = ToolStats()
     started = time.time()
     max_chars = svc.settings.max_content_chars
     llm_on = bool(cfg.llm_url)
 
+    def identify() -> tuple[str, Actor]:
+        """The user this request acts for and who is acting. Fails closed: a token server never
+        falls back. The one local agent of a stdio (or in-process) server is an agent too."""
+        token = get_access_token()
+        if token is not None:
+            claims = token.claims or {}
+            user = claims.get("graphmem_user")
+            if not isinstance(user, str) or not user:
+                raise ToolError("authentication: this token does not name a graphmem user")
+            try:
+                role = check_role(claims.get("graphmem_role", "agent"))
+            except ValidationError:
+                raise ToolError("authentication: this token carries an unknown role") from None
+            return user, Actor(str(claims.get("graphmem_label") or "token"), role)
+        if require_token:
+            raise ToolError("authentication: a bearer token is required")
+        return local_user, local_actor
+
+    def caller() -> str:
+        return identify()[0]
+
+    def charge(user: str, tool: str, cost: list[tuple[str, float]]) -> None:
+        for budget, units in cost:
+            svc.guard.check_rate(user, tool, units, kind=budget)
+
     mcp = FastMCP(
         "graphmem",
         instructions=INSTRUCTIONS,
         version=__version__,
         auth=auth,
-        middleware=[_guard_middleware(cfg, stats)],
+        middleware=[_guard_middleware(cfg, stats, identify, charge)],
         mask_error_details=True,
     )
-
-    def caller() -> str:
-        """The user this request acts for. Fails closed: a token server never falls back."""
-        token = get_access_token()
-        if token is not None:
-            user = (token.claims or {}).get("graphmem_user")
-            if isinstance(user, str) and user:
-                return user
-            raise ToolError("authentication: this token does not name a graphmem user")
-        if require_token:
-            raise ToolError("authentication: a bearer token is required")
-        return local_user
 
     async def run(fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
         """Service calls block (embedding, SQLite); keep them off the event loop."""
@@ -501,12 +521,12 @@ def create_server(
             Field(description='Optional small JSON object (≤16 KiB), e.g. {"project": "Atlas"}.'),
         ] = None,
         source: Annotated[
-            SourceName | None,
+            SourceName,
             Field(
-                description="Who it came from: user (the user said it; default), agent (you"
-                " inferred it), document, or system."
+                description="Who it came from: agent (you, the caller: the default), user (the"
+                " user said it in so many words), document, or system."
             ),
-        ] = None,
+        ] = "agent",
         session_id: Annotated[
             str | None,
             Field(max_length=128, description="The conversation it came from, if you track one."),
@@ -832,17 +852,23 @@ def create_server(
         return new.to_dict()
 
     @mcp.tool(
-        description="Operator health report: memory totals and new today for this user, recall"
-        " latency (average, p50, p95), query-embedding cache hit rate, per-tool call counts and"
-        " latency, and the status of each store. Not needed for normal conversations.",
+        description="Health report: the caller's memory totals and new today, their recall"
+        " latency, per-tool call counts and latency, rate-limit budgets, and whether each store"
+        " is up. An operator token also gets the figures of all users together. Not needed"
+        " for normal conversations.",
         annotations=_annotations("Memory health", read_only=True, idempotent=True),
     )
     async def memory_health() -> dict[str, Any]:
-        user = caller()
-        return await run(_health, user)
+        user, actor = identify()
+        return await run(_health, user, actor)
 
-    def _health(user: str) -> dict[str, Any]:
-        out: dict[str, Any] = {"user_id": user, "version": __version__}
+    def _health(user: str, actor: Actor) -> dict[str, Any]:
+        """A tenant sees its own figures only: what other users store, how often they call
+        which tool and how fast the service answers them say what they are doing. Store status
+        is kept (up or not, and which backend); its counts are not. An operator runs the
+        service for everyone and sees the totals as before."""
+        everything = actor.is_operator
+        out: dict[str, Any] = {"user_id": user, "role": actor.role, "version": __version__}
         st: dict[str, Any] = {}
         try:
             st = svc.stats(user)
@@ -852,10 +878,11 @@ def create_server(
                 "new_today": _count_new_since(svc, user, midnight),
                 "by_type": st.get("by_type"),
                 "by_status": st.get("by_status"),
-                "all_users_total": svc.records.count(),
             }
+            if everything:
+                out["memories"]["all_users_total"] = svc.records.count()
+                out["outbox_pending"] = st.get("outbox_pending")
             stores = dict(st.get("stores", {}))
-            out["outbox_pending"] = st.get("outbox_pending")
         except Exception as e:  # noqa: BLE001 - a health report must report, not fail
             log.warning("health: records unavailable: %s", e)
             out["memories"] = None
@@ -863,26 +890,42 @@ def create_server(
                 "records": {"ok": False, "error": str(e)},
                 "vectors": svc.vectors.health(),
             }
-        lat = list(svc.latencies_ms)
+        lat = list(svc.latencies_ms) if everything else stats.latencies(user, "memory_search")
         out["recall"] = {
             "searches": len(lat),
-            "avg_ms": _avg(lat),
-            "p50_ms": _pct(lat, 50),
-            "p95_ms": _pct(lat, 95),
+            "avg_ms": mean(lat),
+            "p50_ms": percentile(lat, 50),
+            "p95_ms": percentile(lat, 95),
         }
-        # Every cache the service reports (query embeddings, search results, ...), by name.
-        rates = {
-            k[: -len("_cache_hit_rate")]: v for k, v in st.items() if k.endswith("_cache_hit_rate")
-        }
-        rates.setdefault("query", round(svc.embedder.cache_hit_rate, 4))
-        out["cache_hit_rate"] = rates
-        out["tools"] = stats.snapshot()
+        out["tools"] = stats.snapshot(user)
+        out["rate_limits"] = (
+            {
+                budget: {"limit_per_minute": svc.guard.settings.rate_limits.get(budget, 0.0)}
+                for budget in ("write", "search")
+            }
+            if svc.guard.limiter is not None
+            else None
+        )
         stores["working_memory"] = wm.health()
-        out["stores"] = stores
         out["status"] = "ok" if all(s.get("ok") for s in stores.values()) else "degraded"
+        if not everything:
+            stores = {
+                k: {"backend": v.get("backend"), "ok": v.get("ok")} for k, v in stores.items()
+            }
+        out["stores"] = stores
         out["uptime_s"] = round(time.time() - started, 1)
-        # The numbers GET /metrics serves, from the same collection (all users together).
-        out["metrics"] = metrics.snapshot()
+        if everything:
+            # Every cache the service reports (query embeddings, search results, ...), by name.
+            rates = {
+                k[: -len("_cache_hit_rate")]: v
+                for k, v in st.items()
+                if k.endswith("_cache_hit_rate")
+            }
+            rates.setdefault("query", round(svc.embedder.cache_hit_rate, 4))
+            out["cache_hit_rate"] = rates
+            out["all_users_tools"] = stats.snapshot()
+            # The numbers GET /metrics serves, from the same collection (all users together).
+            out["metrics"] = metrics.snapshot()
         return out
 
     @mcp.tool(
@@ -975,7 +1018,8 @@ def create_server(
 
     @mcp.tool(
         description="Approve quarantined memories (they return to recall) or reject them"
-        " (deleted from every store). Only after the user confirmed which ones are genuine.",
+        " (deleted from every store). Needs an operator token: an agent's call is refused, since"
+        " the firewall holds back what agents write; ask the user to have the operator review.",
         annotations=_annotations(
             "Review quarantined memories", read_only=False, destructive=True, idempotent=True
         ),
@@ -984,15 +1028,9 @@ def create_server(
         memory_ids: Annotated[list[str], Field(min_length=1, max_length=MAX_IDS)],
         approve: Annotated[bool, Field(description="true: approve; false: reject and delete")],
     ) -> dict[str, Any]:
-        user = caller()
+        user, actor = identify()
         with _tool_errors():
-            done = await run(
-                svc.review,
-                user,
-                memory_ids,
-                approve=approve,
-                reviewer="mcp:memory_quarantine_review",
-            )
+            done = await run(svc.review, user, memory_ids, approve=approve, reviewer=actor)
         return {("approved" if approve else "rejected"): done, "count": len(done)}
 
     # ---------------------------------------------------------------- resources
@@ -1252,16 +1290,31 @@ def serve_command(args: argparse.Namespace) -> None:
     if not 0 <= cfg.port <= 65535:
         raise ValidationError("port", "must be between 0 and 65535")
 
+    role = getattr(args, "role", None)
+    label = getattr(args, "label", None)
+    if (role or label) and not args.add_token:
+        raise ValidationError("role" if role else "label", "applies to --add-token only")
     if args.add_token:
         path = cfg.tokens_path(settings)
-        token = add_token(path, args.add_token)
+        role = role or "agent"
+        token = add_token(path, args.add_token, role=role, label=label)
         if args.json:
-            print(json.dumps({"user_id": args.add_token, "token": token, "tokens_file": str(path)}))
+            print(
+                json.dumps(
+                    {
+                        "user_id": args.add_token,
+                        "role": role,
+                        "token": token,
+                        "tokens_file": str(path),
+                    }
+                )
+            )
         else:
             print(token)
             print(
-                f"(token for user {args.add_token!r}; its SHA-256 is in {path}, the token itself"
-                " is stored nowhere - keep it now. Clients send 'Authorization: Bearer <token>'.)",
+                f"({role} token for user {args.add_token!r}; its SHA-256 is in {path}, the token"
+                " itself is stored nowhere - keep it now. Clients send 'Authorization: Bearer"
+                " <token>'.)",
                 file=sys.stderr,
             )
         return
@@ -1292,16 +1345,8 @@ def serve_command(args: argparse.Namespace) -> None:
         )
     table = load_tokens(settings, cfg)
     if len(table) == 0:
-        path = cfg.tokens_path(settings)
-        token = add_token(path, settings.user_id)
+        _first_token(settings, cfg)
         table = load_tokens(settings, cfg)
-        print(
-            f"graphmem: no MCP tokens were configured, so one was created for user"
-            f" {settings.user_id!r}:\n\n    {token}\n\nIts SHA-256 is in {path}; the token"
-            " itself is stored nowhere, so copy it now. Clients send 'Authorization: Bearer"
-            " <token>'. Add more with `graphmem serve --add-token USER`.\n",
-            file=sys.stderr,
-        )
     import anyio
 
     svc, working = _open_service(settings, cfg)
@@ -1319,6 +1364,43 @@ def serve_command(args: argparse.Namespace) -> None:
     finally:
         working.close()
         svc.close()
+
+
+FIRST_TOKEN_FILE = "mcp_first_token"
+
+
+def _first_token(settings: Settings, cfg: McpSettings) -> None:
+    """Create the first token, for the settings user, so a first run works but is never open.
+
+    Shown on the terminal when there is one. When stdout or stderr is not a terminal (a
+    service manager, a container, `> log`), whatever is printed ends up in log files that
+    outlive the token's secrecy, so the token goes to a 0600 file in the data directory
+    instead and only that file's path is printed."""
+    path = cfg.tokens_path(settings)
+    token = add_token(path, settings.user_id)
+    where = f"Its SHA-256 is in {path}; the token itself"
+    how = (
+        "Clients send 'Authorization: Bearer <token>'. Add more with `graphmem serve"
+        " --add-token USER`."
+    )
+    if sys.stdout.isatty() and sys.stderr.isatty():
+        print(
+            f"graphmem: no MCP tokens were configured, so one was created for user"
+            f" {settings.user_id!r}:\n\n    {token}\n\n{where} is stored nowhere, so copy it"
+            f" now. {how}\n",
+            file=sys.stderr,
+        )
+        return
+    saved = (settings.data_dir / FIRST_TOKEN_FILE).expanduser()
+    write_private(saved, token + "\n")
+    print(
+        f"graphmem: no MCP tokens were configured, so one was created for user"
+        f" {settings.user_id!r} and written to {saved} (readable by this account only; not"
+        f" printed, since this output is not a terminal). {where} is stored nowhere else:"
+        f" read it, then delete that file. {how}",
+        file=sys.stderr,
+        flush=True,
+    )
 
 
 def _open_service(

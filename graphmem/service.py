@@ -27,6 +27,7 @@ from graphmem.embedder import Embedder, embedder_for
 from graphmem.erasure import ErasureReceipt, Purger, erase_user, residue
 from graphmem.errors import NotFoundError, ValidationError
 from graphmem.guard import Guard, GuardSettings, WriteDecision
+from graphmem.identity import CLI, Actor, current_actor
 from graphmem.linking import Linker
 from graphmem.model import (
     Hit,
@@ -289,16 +290,14 @@ class MemoryService:
         self, user_id: str, items: list[Mapping[str, Any]], *, tool: str | None = None
     ) -> list[Memory]:
         """Store a batch: all validated and screened before any is written; one transaction;
-        one embed batch. `tool` names the interface calling (e.g. "memory_write"): calls that
-        come through an interface are rate-limited per user and tool; in-process calls are not.
+        one embed batch. `tool` names the interface calling (e.g. "memory_write") in the audit
+        row; rate limits are charged by the interface, per call, before it gets here.
         """
         user_id = check_user(user_id)
         if not isinstance(items, list) or not items:
             raise ValidationError("items", "must be a non-empty list")
         if len(items) > self.settings.max_batch:
             raise ValidationError("items", f"at most {self.settings.max_batch} per batch")
-        if tool:
-            self.guard.check_rate(user_id, tool, len(items), kind="write")
         now = utcnow()
         memories: list[Memory] = []
         decisions: list[WriteDecision] = []
@@ -361,6 +360,7 @@ class MemoryService:
                 "quarantined": sum(m.status == Status.QUARANTINED for m in memories),
                 "pii_masked": sum(len(d.pii_found) for d in decisions),
                 "flagged": flagged,
+                **_by(),
                 **({"temporal": dict(temporal)} if temporal else {}),
             },
         )
@@ -395,8 +395,6 @@ class MemoryService:
         before = copy.copy(mem)
         if content is None and memory_type is None and metadata is None and confidence is None:
             raise ValidationError("content", "nothing to update: give content or another field")
-        if tool:
-            self.guard.check_rate(mem.user_id, tool, 1, kind="write")
         decision = None
         if content is not None:
             text = check_content(content, self.settings.max_content_chars)
@@ -434,6 +432,7 @@ class MemoryService:
                 {
                     "content_changed": vec is not None,
                     "tool": tool,
+                    **_by(),
                     "screen": decision.audit_details() if decision else None,
                 },
             )
@@ -489,11 +488,23 @@ class MemoryService:
         )
 
     def review(
-        self, user_id: str, memory_ids: list[str], *, approve: bool, reviewer: str = "user"
+        self, user_id: str, memory_ids: list[str], *, approve: bool, reviewer: Actor = CLI
     ) -> list[str]:
         """Approve (back into recall) or reject (deleted from every store) quarantined
-        memories; only quarantined ones are touched. Returns the ids acted on."""
+        memories; only quarantined ones are touched. Returns the ids acted on.
+
+        Only an operator reviews: the firewall quarantines what an agent wrote, so an agent
+        that could approve would switch the firewall off for itself. In-process callers and the
+        CLI act as the local operator; the MCP server passes the caller's token."""
         user_id = check_user(user_id)
+        if not reviewer.is_operator:
+            raise ValidationError(
+                "role",
+                f"reviewing quarantined memories is an operator's act; {reviewer.label!r} is"
+                f" an {reviewer.role} token. Ask the operator to review them (`graphmem"
+                " quarantine approve|reject ID`, or a token created with `graphmem serve"
+                " --add-token USER --role operator`)",
+            )
         ids = [str(i) for i in memory_ids]
         if not ids:
             raise ValidationError("memory_ids", "give at least one memory id")
@@ -517,7 +528,7 @@ class MemoryService:
             user_id,
             "approve" if approve else "reject_quarantined",
             done,
-            {"reviewer": reviewer, "count": len(done)},
+            {"reviewer": reviewer.label, "role": reviewer.role, "count": len(done)},
         )
         return done
 
@@ -581,8 +592,6 @@ class MemoryService:
         self._maybe_drain()
         start = time.perf_counter()
         user_id = check_user(user_id)
-        if tool:
-            self.guard.check_rate(user_id, tool, 1, kind="search")
         if isinstance(query, str) and query.strip():
             # PII in a query is masked before it reaches the embedder, caches and logs.
             query = self.guard.before_search_text(query)
@@ -801,6 +810,13 @@ class MemoryService:
 
     def _vectors_ok(self) -> bool:
         return bool(self.vectors.health().get("ok"))
+
+
+def _by() -> dict[str, str]:
+    """The audit field naming who acted (a token label, "stdio" or "cli"), when an interface
+    said; in-process callers add nothing."""
+    actor = current_actor.get()
+    return {"by": actor.label} if actor is not None else {}
 
 
 def _epoch_iso(value: float | None) -> str | None:

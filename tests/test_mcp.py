@@ -645,11 +645,10 @@ def test_health_reports_totals_latency_cache_and_stores(
     # superseded rows are versions of memories, not memories of their own
     assert h["memories"]["total"] == total(svc, "alice") - svc.records.count("alice", "superseded")
     assert 1 <= h["memories"]["new_today"] <= h["memories"]["total"]
-    assert h["memories"]["all_users_total"] == svc.records.count()
+    assert h["role"] == "agent" and "all_users_total" not in h["memories"]  # own figures only
     assert h["recall"]["searches"] >= 1 and h["recall"]["p95_ms"] >= h["recall"]["p50_ms"] > 0
-    assert "query" in h["cache_hit_rate"]
-    assert all(0 <= rate <= 1 for rate in h["cache_hit_rate"].values())
     assert h["tools"]["memory_search"]["calls"] >= 1
+    assert h["rate_limits"]["write"]["limit_per_minute"] == 60
     assert {"records", "vectors", "working_memory"} <= set(h["stores"])  # and any others
     assert all(store["ok"] is True for store in h["stores"].values())
 
@@ -688,18 +687,20 @@ def test_token_sources_are_hashed_and_looked_up(tmp_path: Path) -> None:
         "tok-aaaaaaaaaaaaaaaa=ann, tok-bbbbbbbbbbbbbbbb=ben\n"
         f"sha256:{hash_token('pre-hashed-token-123')}=cai"
     )
-    assert env == {
+    assert {h: i.user for h, i in env.items()} == {
         hash_token("tok-aaaaaaaaaaaaaaaa"): "ann",
         hash_token("tok-bbbbbbbbbbbbbbbb"): "ben",
         hash_token("pre-hashed-token-123"): "cai",
     }
+    assert {i.role for i in env.values()} == {"agent"}
     for bad in ("no-equals-sign", "short=ann", "sha256:xyz=ann"):
         with pytest.raises(Exception, match="GRAPHMEM_TOKENS"):
             parse_env_tokens(bad)
 
     lines = tmp_path / "tokens.txt"
     lines.write_text(f"# comment\n{hash_token('t-line-token-0001')} dan\n\n")
-    assert parse_token_file(lines) == {hash_token("t-line-token-0001"): "dan"}
+    [(h, info)] = parse_token_file(lines).items()
+    assert h == hash_token("t-line-token-0001") and (info.user, info.role) == ("dan", "agent")
     lines.write_text("not-a-hash dan\n")
     with pytest.raises(Exception, match="SHA-256"):
         parse_token_file(lines)
@@ -1034,36 +1035,6 @@ def test_http_picks_up_a_token_added_while_running(http_server: HttpServer) -> N
     assert run(whoami()) == "gina"
 
 
-def test_serve_creates_a_first_token_when_none_is_configured(tmp_path: Path) -> None:
-    proc = subprocess.Popen(
-        [graphmem_exe(), "serve", "--port", str(free_port())],
-        env=child_env(tmp_path / "data", GRAPHMEM_USER_ID="owner"),
-        cwd=tmp_path,
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
-    try:
-        lines = []
-        assert proc.stderr is not None
-        for line in proc.stderr:
-            lines.append(line)
-            if line.strip().startswith("gm_"):
-                break
-        token = lines[-1].strip()
-        assert "created for user 'owner'" in "".join(lines)
-        stored = json.loads((tmp_path / "data" / "mcp_tokens.json").read_text())
-        assert stored == {hash_token(token): "owner"}
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait(timeout=10)
-
-
 def test_serve_over_http_refuses_a_user_flag(tmp_path: Path) -> None:
     out = subprocess.run(
         [graphmem_exe(), "serve", "--user", "mallory"],
@@ -1134,7 +1105,12 @@ def test_injected_instruction_is_quarantined_then_reviewed(
     listed = ok(srv, "memory_quarantine_list")["quarantined"]
     assert [m["memory_id"] for m in listed] == [w["memory_id"]]
     assert ok(srv, "memory_search", {"query": "CFO skipping reviews"})["hits"] == []
-    ok(srv, "memory_quarantine_review", {"memory_ids": [w["memory_id"]], "approve": True})
+    # the local agent may list its quarantine but not approve it; the operator (here in
+    # process, as the CLI does) may
+    assert err(
+        srv, "memory_quarantine_review", {"memory_ids": [w["memory_id"]], "approve": True}
+    ).startswith("role:")
+    assert svc.review("quinn", [w["memory_id"]], approve=True) == [w["memory_id"]]
     hits = ok(srv, "memory_search", {"query": "CFO skipping reviews"})["hits"]
     assert hits[0]["memory_id"] == w["memory_id"]
     actions = [r["action"] for r in svc.records.audit_rows("quinn")]

@@ -73,7 +73,7 @@ def dashboard_metric_names() -> set[str]:
 def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[HttpServer]:
     tmp = tmp_path_factory.mktemp("metrics")
     with start_http_server(
-        tmp, ("alice",), GRAPHMEM_LOG_FORMAT="json", GRAPHMEM_LOG_LEVEL="INFO"
+        tmp, ("alice", "alice:operator"), GRAPHMEM_LOG_FORMAT="json", GRAPHMEM_LOG_LEVEL="INFO"
     ) as srv:
         yield srv
 
@@ -95,14 +95,16 @@ def exercised(served: HttpServer) -> dict[str, Any]:
                 {"content": QUARANTINE_TEXT, "memory_type": "fact"},
                 raise_on_error=False,
             )
+            for _ in range(2):
+                await c.call_tool("memory_search", {"query": "What is the cat called?"})
+            await c.call_tool("memory_search", {"query": "x", "top_k": 0}, raise_on_error=False)
+        # reviewing, and the service-wide figures, are the operator's
+        async with http_client(served, "alice:operator") as c:
             if not held.is_error:  # quarantined: review it (approve puts it back)
                 mid = held.structured_content["memory_id"]
                 await c.call_tool(
                     "memory_quarantine_review", {"memory_ids": [mid], "approve": True}
                 )
-            for _ in range(2):
-                await c.call_tool("memory_search", {"query": "What is the cat called?"})
-            await c.call_tool("memory_search", {"query": "x", "top_k": 0}, raise_on_error=False)
             health = await c.call_tool("memory_health", {})
         return {"held_rejected": held.is_error, "health": health.structured_content}
 

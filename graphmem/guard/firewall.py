@@ -145,13 +145,14 @@ class Guard:
     def check_rate(
         self, user_id: str, tool: str, cost: float = 1, *, kind: str = "write"
     ) -> RateDecision | None:
-        """Take `cost` tokens from the (user, tool) bucket or raise RateLimitExceeded."""
+        """Charge `cost` to the user's `kind` budget ("write" or "search"), whichever tool
+        asks, or raise RateLimitExceeded. `tool` only names the caller in the error."""
         if self.limiter is None:
             return None
-        limit = self.settings.limit_for(tool, kind)
-        decision = self.limiter.acquire(bucket_key(user_id, tool), limit, cost)
+        limit = self.settings.rate_limits.get(kind, 0.0)
+        decision = self.limiter.acquire(bucket_key(user_id, kind), limit, cost)
         if not decision.allowed:
-            raise RateLimitExceeded(user_id, tool, decision, cost)
+            raise RateLimitExceeded(user_id, tool, decision, cost, kind)
         return decision
 
     # ------------------------------------------------------------------ writes

@@ -1,9 +1,16 @@
-"""Rate limits per user and tool: a token bucket behind a small port with two adapters.
+"""Rate limits per user: a token bucket per budget behind a small port with two adapters.
 
 A token bucket (capacity = the per-minute limit, refilled continuously at limit/60 per second)
 allows a burst up to the limit and then a steady rate, which suits agents that write several
-memories at the end of a turn and then go quiet. Limits count per (user, tool) so a chatty search
-loop cannot starve writes and one user cannot exhaust another's budget.
+memories at the end of a turn and then go quiet.
+
+Each user has two budgets, `write` and `search`, and every tool that writes or reads memory
+content draws on one of them. The budget belongs to the user, not to the tool: if each tool had
+its own bucket, a caller that used up `memory_write` would carry on writing through
+`memory_observe` or `memory_update`, and one whose searches were refused would read the same
+content through `memory_forget(query, dry_run=True)`; the limit would be the number of tools
+times the advertised one. Two budgets rather than one, so a chatty search loop cannot starve
+writes. One user cannot exhaust another's budget.
 
 - `InProcessRateLimiter`: a dict and a lock; right for the embedded default and tests.
 - `RedisRateLimiter`: the bucket lives in a Redis hash and is updated by one Lua script, so every
@@ -22,11 +29,14 @@ import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Any, Literal, Protocol
 
 from graphmem.errors import GraphmemError
 
 log = logging.getLogger("graphmem.guard.ratelimit")
+
+Budget = Literal["write", "search"]
+BUDGETS: tuple[Budget, ...] = ("write", "search")
 
 
 @dataclass(frozen=True)
@@ -42,25 +52,36 @@ class RateDecision:
 
 
 class RateLimitExceeded(GraphmemError):
-    """Too many calls of one tool by one user. `retry_after_s` says when one more will fit."""
+    """A user's budget cannot pay for this call. `retry_after_s` says when it will."""
 
-    def __init__(self, user_id: str, tool: str, decision: RateDecision, cost: float = 1) -> None:
+    def __init__(
+        self,
+        user_id: str,
+        tool: str,
+        decision: RateDecision,
+        cost: float = 1,
+        budget: str = "write",
+    ) -> None:
         limit = decision.limit_per_minute
         if cost > limit:
             msg = (
-                f"rate_limit: a batch of {cost:g} {tool} calls exceeds the limit of {limit:g}"
-                f" per minute; split it into batches of at most {limit:g}"
+                f"rate_limit: this {tool} call costs {cost:g} from the {budget} budget, which"
+                f" holds {limit:g} per minute per user; split it into batches of at most"
+                f" {limit:g}"
             )
         else:
             msg = (
-                f"rate_limit: {tool} is limited to {limit:g} per minute per user; retry in"
-                f" {decision.retry_after_s:.2f} s"
+                f"rate_limit: the {budget} budget of {limit:g} per minute per user, shared by"
+                f" every tool that {'writes' if budget == 'write' else 'reads'} memories, is"
+                f" used up ({tool} needs {cost:g}); retry in {decision.retry_after_s:.2f} s"
             )
         super().__init__(msg)
         self.field = "rate_limit"
         self.message = msg
         self.user_id = user_id
         self.tool = tool
+        self.budget = budget
+        self.cost = cost
         self.retry_after_s = decision.retry_after_s
         self.decision = decision
 
@@ -207,13 +228,15 @@ class RedisRateLimiter:
         self.client.delete(self.prefix + key)
 
 
-def bucket_key(user_id: str, tool: str) -> str:
-    """One bucket per (user, tool). Tool names never contain ':', so putting the tool first keeps
-    the key unambiguous whatever the user id contains."""
-    return f"{tool.replace(':', '_')}:{user_id}"
+def bucket_key(user_id: str, budget: str) -> str:
+    """One bucket per (user, budget). Budget names never contain ':', so putting the budget
+    first keeps the key unambiguous whatever the user id contains."""
+    return f"{budget.replace(':', '_')}:{user_id}"
 
 
 __all__ = [
+    "BUDGETS",
+    "Budget",
     "InProcessRateLimiter",
     "RateDecision",
     "RateLimitExceeded",
