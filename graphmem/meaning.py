@@ -164,9 +164,11 @@ class Gist:
     """What a text states, in the terms `compare` needs."""
 
     speaker: str
-    words: frozenset[str]
+    words: frozenset[str]  # content words other than names
     negated: bool
-    values: tuple[str, ...]  # "kind:value", in text order
+    values: tuple[str, ...]  # "kind:value" other than names, in text order
+    names: tuple[str, ...] = ()  # "name:alice chen", in text order
+    name_words: frozenset[str] = frozenset()  # the names' words, as `words` spells words
 
     def by_kind(self) -> dict[str, tuple[str, ...]]:
         out: dict[str, list[str]] = {}
@@ -175,7 +177,7 @@ class Gist:
         return {k: tuple(v) for k, v in out.items()}
 
     def kinds(self) -> Counter[str]:
-        return Counter(v.split(":", 1)[0] for v in self.values)
+        return Counter(v.split(":", 1)[0] for v in (*self.values, *self.names))
 
 
 def _zh_int(s: str) -> int | None:
@@ -321,28 +323,52 @@ def gist(text: str) -> Gist:
         rest = rx.sub(spelt, rest)
     negations = len(_NEG_EN.findall(rest))
     rest, zh_negations = _drop_zh_negators(_FILLER_ZH.sub("", _NEG_EN.sub(" ", rest)))
+    words = _words(rest)
+    name_words = _words(" ".join(n.split(":", 1)[1] for _, n in names))
+    return Gist(
+        speaker,
+        frozenset(words),
+        (negations + zh_negations) % 2 == 1,
+        tuple(v for _, v in sorted(values)),
+        tuple(n for _, n in sorted(names)),
+        frozenset(name_words),
+    )
+
+
+def _words(text: str) -> set[str]:
+    """English content words, stemmed, and Chinese character bigrams (a lone character as it
+    is), without stop words."""
     words: set[str] = set()
-    for w in _EN_WORD.findall(rest):
+    for w in _EN_WORD.findall(text):
         w = w.strip("'-")
         if w and w not in STOPWORDS and w not in _FILLER:
             words.add(_STEMMER.stemWord(w.replace("'", "")))
-    for run in _CJK_RUN.findall(rest):
+    for run in _CJK_RUN.findall(text):
         chars = [c for c in run if c not in CJK_STOP_CHARS]
         if len(chars) == 1:
             words.add(chars[0])
         words.update(a + b for a, b in zip(chars, chars[1:], strict=False))
-    ordered = tuple(v for _, v in sorted(values + names))
-    return Gist(speaker, frozenset(words), (negations + zh_negations) % 2 == 1, ordered)
+    return words
 
 
 def compare(older: str, newer: str) -> Verdict:
-    """`same`, `update` or `different`: see the module docstring."""
+    """`same`, `update` or `different`: see the module docstring.
+
+    Names are found by their capitals, so a text written without any ("my sister anna lives in
+    berlin") is compared on its words: it names nobody, and contradicts no name."""
     a, b = gist(older), gist(newer)
-    if a.speaker != b.speaker or a.words != b.words or a.kinds() != b.kinds():
+    if a.speaker != b.speaker:
         return "different"
-    if a.negated == b.negated and a.by_kind() == b.by_kind():
+    if (
+        a.words | a.name_words == b.words | b.name_words
+        and a.negated == b.negated
+        and a.by_kind() == b.by_kind()
+        and (a.names == b.names or not a.names or not b.names)
+    ):
         return "same"
-    return "update"
+    if a.words == b.words and a.kinds() == b.kinds():
+        return "update"
+    return "different"
 
 
 def same_meaning(a: str, b: str) -> bool:

@@ -89,6 +89,8 @@ def snapshot(svc: MemoryService, user: str, memory_id: str) -> tuple[Any, ...]:
         ("他参加了会议。", "他未参加会议。", "update"),
         ("周末给我打电话。", "周末别给我打电话。", "update"),
         ("我的月租是三千元。", "我的月租是五千元。", "update"),
+        ("My sister Anna lives in Berlin.", "my sister anna lives in berlin", "same"),
+        ("Alice: I met Bob.", "Alice: I met Carol.", "update"),
         ("Caroline: Thanks!", "Melanie: Thanks!", "different"),  # another speaker
         ("I bought a car.", "I bought a red car.", "different"),  # a detail added
         ("Alice: I moved in May.", "Alice: I moved in May 2021.", "different"),  # a value added
