@@ -2,9 +2,11 @@
 
 In storage order, batch by batch: purge expired memories (through forget, so every store is
 reached), give rows written before TTLs existed their expiry and summary, recompute decay,
-archive the stale, and merge near-duplicates. Merge candidates come from the vector index (each
-active memory's few nearest neighbours, tenant-filtered), never from comparing all pairs, so
-the job is linear in the number of memories.
+archive the stale, and merge near-duplicates that say the same thing (`lifecycle.mergeable`,
+the rule merge-on-write uses: no number, date, time, name or negation differs). Merge
+candidates come from the vector index (each active memory's few nearest neighbours,
+tenant-filtered), never from comparing all pairs, so the job is linear in the number of
+memories.
 
 Idempotent: a second run right after the first changes nothing (decay is only rewritten when it
 moved by at least DECAY_EPSILON). `dry_run` computes the same decisions and changes nothing.

@@ -29,7 +29,10 @@ TTL: a memory of a type with a TTL (`ttl_hours`; task 24 h, event 90 days by def
 it from every store through the same path as forget.
 
 Merge: two active memories of one user, of the same type and source, with cosine >=
-`merge_similarity` become one. The oldest survives (its id, content and created_at), access
+`merge_similarity`, that say the same thing (`graphmem.meaning.same_meaning`: no number, date,
+time, weekday, month, name or negation differs) become one. A near-duplicate that changes such
+a value is an update, not a duplicate: graphmem.temporal lets the newer supersede the older, with
+the history kept. The oldest survives (its id, content and created_at), access
 counts are summed, the last access, confidence and metadata are united, the others' relations
 and entities move to it, and each merged memory stays as an archived row joined by a
 `merged_from` edge.
@@ -45,6 +48,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from graphmem import ranking
+from graphmem.meaning import same_meaning
 from graphmem.model import Memory, Status, utcnow
 from graphmem.settings import Settings
 from graphmem.stores.vectors import VectorFilter
@@ -92,9 +96,10 @@ def should_archive(m: Memory, decay: float, now: datetime, s: Settings) -> bool:
 
 def mergeable(a: Memory, b: Memory, now: datetime) -> bool:
     """Two memories a merge may fold together (similarity aside): the same user, type and
-    source, both active and unexpired. Type and source are kept apart on purpose: a task must
-    not inherit a fact's permanence, and a user's statement must not lose its provenance to an
-    agent's inference of the same words."""
+    source, both active and unexpired, saying the same thing. Type and source are kept apart on
+    purpose: a task must not inherit a fact's permanence, and a user's statement must not lose
+    its provenance to an agent's inference of the same words. Meaning is checked last, as it is
+    the costliest test; an embedding alone cannot tell Tuesday from Thursday."""
     return (
         a.user_id == b.user_id
         and a.memory_type == b.memory_type
@@ -102,6 +107,7 @@ def mergeable(a: Memory, b: Memory, now: datetime) -> bool:
         and a.status == Status.ACTIVE == b.status
         and not is_expired(a, now)
         and not is_expired(b, now)
+        and same_meaning(a.content, b.content)
     )
 
 
@@ -180,7 +186,8 @@ def merge_on_write(
     """Merge each just-written memory into its nearest active near-duplicate, at once.
 
     Returns the written list with merged entries replaced by their survivor, so a caller gets
-    the id that now holds the memory.
+    the id that now holds the memory; such a survivor has `merged_into` set to its own id, so the
+    caller also learns that nothing new was stored.
     """
     if not svc.settings.merge_on_write:
         return memories
@@ -201,6 +208,8 @@ def merge_on_write(
         if best is None:
             continue
         survivor = merge(svc, user_id, [m, best])
+        if survivor.id != m.id:
+            survivor.merged_into = survivor.id
         for gone in (m, best):
             if gone.id != survivor.id:
                 folded[gone.id] = survivor

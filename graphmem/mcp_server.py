@@ -548,6 +548,8 @@ def create_server(
             "memory_type": m.memory_type.value,
             "summary": m.summary,
             "created_at": m.created_at.isoformat(),
+            # a true duplicate of a stored memory was merged into it: this is that memory's id
+            **({"merged_into": m.merged_into} if m.merged_into else {}),
         }
 
     @mcp.tool(

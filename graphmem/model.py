@@ -74,6 +74,9 @@ class Memory:
     valid_from: datetime | None = None
     valid_to: datetime | None = None
     slot: str | None = None
+    # Not stored: set on what a write returns when the write was merged into this existing
+    # memory (its id), so the caller learns that nothing new was stored.
+    merged_into: str | None = None
 
     @property
     def valid_since(self) -> datetime:
@@ -109,6 +112,7 @@ class Memory:
             "valid_from": _iso(self.valid_since),
             "valid_to": _iso(self.valid_to),
             "slot": self.slot,
+            **({"merged_into": self.merged_into} if self.merged_into else {}),
         }
 
 

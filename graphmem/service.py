@@ -390,7 +390,12 @@ class MemoryService:
         confidence: float | None = None,
         tool: str | None = None,
     ) -> Memory:
-        """Change a memory; new content is screened, then re-embedded and re-indexed."""
+        """Change a memory; new content is screened, then re-embedded and re-indexed.
+
+        New content the firewall quarantines changes nothing yet: it is stored as a separate
+        quarantined version (its metadata's `update_of` names this memory) and returned, while
+        this memory stays current until a review approves the new version (which then
+        supersedes it) or rejects it (which deletes only the new version)."""
         mem = self.get(user_id, memory_id)
         before = copy.copy(mem)
         if content is None and memory_type is None and metadata is None and confidence is None:
@@ -406,8 +411,6 @@ class MemoryService:
                 raise ValidationError("content", f"rejected by the memory firewall: {reason}")
             mem.content = decision.content_after_masking
             mem.summary = summarize(mem.content)
-            if decision.action == "quarantine":
-                mem.status = Status.QUARANTINED
         if memory_type is not None:
             mem.memory_type = parse_memory_type(memory_type)
         if metadata is not None:
@@ -415,6 +418,8 @@ class MemoryService:
         if confidence is not None:
             mem.confidence = check_confidence(confidence)
         mem.updated_at = utcnow()
+        if decision is not None and decision.action == "quarantine":
+            return self._hold_update(before, mem, decision, tool)
         vec = self.embedder.encode([mem.content]) if content is not None else None
         with self._write_lock:
             if content is not None and before.content != mem.content:
@@ -437,6 +442,36 @@ class MemoryService:
                 },
             )
         return mem
+
+    def _hold_update(
+        self, before: Memory, proposed: Memory, decision: WriteDecision, tool: str | None
+    ) -> Memory:
+        """Store a quarantined update as its own pending version, written like a new memory
+        (embedded, linked, indexed, held out of recall by its status); `before` is not touched."""
+        pending = self.temporal.held_update(before, proposed)
+        pending.expires_at = lifecycle.expiry(
+            pending.memory_type.value, pending.created_at, self.settings
+        )
+        pending.decay_score = lifecycle.decay_score(pending, pending.created_at, self.settings)
+        vec = self.embedder.encode([pending.content])
+        extractions = self.extractor.extract_many([pending.content])
+        with self._write_lock:
+            graph = self.linker.link(pending.user_id, [pending], extractions)
+            self.records.insert([pending], [search_text(pending.content)], graph)
+            self._invalidate(pending.user_id)
+            self._project([pending], vec)
+            self.records.audit(
+                pending.user_id,
+                "update",
+                [before.id, pending.id],
+                {
+                    "content_changed": False,
+                    "held_for_review": pending.id,
+                    "tool": tool,
+                    "screen": decision.audit_details(),
+                },
+            )
+        return pending
 
     def forget(self, user_id: str, memory_ids: list[str], *, reason: str = "forget") -> list[str]:
         """Hard-delete memories from every store at once; returns the ids that existed.

@@ -6,12 +6,20 @@ A memory is true in the world from `valid_from` (default: when it was recorded) 
 1. the memory's slot - (subject, attribute), e.g. `self|home_city` - comes from the rule table in
    `extractors.slots` (English and Chinese, extensible by GRAPHMEM_TEMPORAL_SLOT_RULES);
 2. current memories of the same user in the same slot with another value are the ones it would
-   replace; a correction ("actually, it's ...", "不对，是 ...") without a slot replaces the memory
-   it corrects (the earlier memory, among the nearest ones and the previous one, whose claim
+   replace; so is a near-duplicate (cosine >= `merge_similarity`, same type) that changes one of
+   its values - a number, date, time, weekday, name or the negation (graphmem.meaning.compare
+   says `update`: "the dentist is on Tuesday at 10:15", then "... Thursday at 10:45"); a
+   correction ("actually, it's ...", "不对，是 ...") without a slot replaces the memory it
+   corrects (the earlier memory, among the nearest ones and the previous one, whose claim
    shares the most with it);
 3. the firewall's consensus check (graphmem.guard.consensus) applies the one rule: the user
    changing their own world supersedes; an agent, document or system claim against a value the
    user stated is quarantined (or kept with low confidence) with `contradicts` links.
+
+A write the firewall holds back (quarantined) replaces nothing until a review approves it: then
+`on_approved` applies the same rules (slot, near-duplicate update, or the memory an `update`
+call meant to change, kept in the pending version's metadata as `update_of`). Rejecting it
+leaves the old version exactly as it was.
 
 A superseded memory keeps its row, gets `valid_to` and status `superseded`, its edges close at
 the same instant, and a `superseded_by` relation points to its successor. Recall then answers
@@ -34,6 +42,7 @@ from pydantic_settings import BaseSettings, SettingsConfigDict
 from extractors.normalize import Normalizer
 from extractors.slots import Slot, compile_rules, find_slots, is_correction
 from graphmem.guard.consensus import Candidate, extract_claim
+from graphmem.meaning import compare, gist
 from graphmem.model import Memory, Status, new_id
 from graphmem.stores.records import GraphRows, Relation, Supersession
 from graphmem.stores.vectors import VectorFilter
@@ -55,6 +64,7 @@ PAST_QUERY = re.compile(
 )
 SUPERSEDED_BY = "superseded_by"
 CONTRADICTS = "contradicts"
+UPDATE_OF = "update_of"  # metadata of an update held for review: the memory it would replace
 
 
 class TemporalSettings(BaseSettings):
@@ -176,6 +186,7 @@ class Temporal:
         in_batch = {m.id: m for m in memories}
         vec_of = dict(zip([m.id for m in memories], vecs, strict=True))
         order = sorted(range(len(memories)), key=lambda i: (memories[i].valid_since, i))
+        batch_like: dict[tuple[str, frozenset[str]], list[Memory]] = {}  # earlier in the batch
         for m in (memories[i] for i in order):
             if m.status != Status.ACTIVE:
                 continue  # held back by the screen already: no evidence, no update
@@ -188,8 +199,15 @@ class Temporal:
                     if h.id != m.id and self._value(h, slot.key) not in (None, slot.value)
                 ]
             correction = is_correction(m.content)
-            neighbours = self._neighbours(user_id, vec_of[m.id], exclude=in_batch)
+            neighbours, near = self._nearest(user_id, vec_of[m.id], exclude=in_batch)
             known.update({n.id: n for n in neighbours})
+            like = batch_like.setdefault(_gist_key(m), [])
+            near += [b for b in like if float(vec_of[b.id] @ vec_of[m.id]) >= self._near_similarity]
+            like.append(m)
+            for n in self._value_updates(m, near):
+                if n.id not in {u.id for u in updates}:
+                    known[n.id] = n
+                    updates.append(n)
             if correction and not updates:
                 target = self._corrected(user_id, m, neighbours)
                 if target is not None:
@@ -247,29 +265,53 @@ class Temporal:
             plan.supersede.append(Supersession(old.id, new.id, at))
         return True
 
-    def _neighbours(
+    @property
+    def _near_similarity(self) -> float:
+        return self.svc.settings.merge_similarity
+
+    def _nearest(
         self, user_id: str, vec: np.ndarray, exclude: dict[str, Memory]
-    ) -> list[Memory]:
-        """The user's nearest current memories: the evidence the consensus check weighs."""
+    ) -> tuple[list[Memory], list[Memory]]:
+        """The user's nearest current memories - the evidence the consensus check weighs - and
+        those of them at least `merge_similarity` similar (near-duplicates), from one query."""
         gs = self.svc.guard.settings
-        if not (gs.enabled and gs.consensus_enabled):
-            return []
+        consensus = gs.enabled and gs.consensus_enabled
+        k = self.svc.settings.merge_neighbours
+        if consensus:
+            k = max(k, gs.consensus_candidates)
         try:
             hits = self.svc.vectors.search(
-                vec, VectorFilter(user_id, None, (Status.ACTIVE.value,)), gs.consensus_candidates
+                vec, VectorFilter(user_id, None, (Status.ACTIVE.value,)), k
             )
         except Exception as e:  # noqa: BLE001 - no evidence when the index is down, no refusal
-            log.warning("consensus check without neighbours (vector store: %s)", e)
-            return []
+            log.warning("update check without neighbours (vector store: %s)", e)
+            return [], []
         rows = self.svc.records.get(
             user_id, [h.memory_id for h in hits if h.memory_id not in exclude]
         )
-        return [
-            rows[h.memory_id]
-            for h in hits
+        current = [
+            (rank, rows[h.memory_id], h.score)
+            for rank, h in enumerate(hits)
             if h.memory_id in rows
             and rows[h.memory_id].status == Status.ACTIVE
             and rows[h.memory_id].valid_to is None
+        ]
+        neighbours = [m for rank, m, _ in current if consensus and rank < gs.consensus_candidates]
+        near = [m for _, m, score in current if score >= self._near_similarity]
+        return neighbours, near
+
+    @staticmethod
+    def _value_updates(m: Memory, near: Sequence[Memory]) -> list[Memory]:
+        """The near-duplicates `m` changes a value of (a number, date, time, weekday, name or
+        the negation): it is their next version, never their duplicate."""
+        return [
+            n
+            for n in near
+            if n.id != m.id
+            and n.memory_type == m.memory_type
+            and n.status == Status.ACTIVE
+            and n.valid_to is None
+            and compare(n.content, m.content) == "update"
         ]
 
     def _corrected(self, user_id: str, m: Memory, neighbours: list[Memory]) -> Memory | None:
@@ -303,24 +345,68 @@ class Temporal:
         return best if overlap(best) > 0.01 else None
 
     def on_approved(self, user_id: str, memories: Sequence[Memory]) -> list[Supersession]:
-        """A reviewed, approved claim takes its slot: the values it conflicted with end."""
+        """A reviewed, approved claim now does what the quarantine held back: it ends the
+        values it conflicted with in its slot, the near-duplicates it changes a value of, and,
+        for an update held for review, the memory the update was meant to change."""
         out: list[Supersession] = []
         keys = sorted({m.slot for m in memories if m.slot})
         holders = self.svc.records.slot_holders(user_id, keys) if keys else {}
+        targets = [str(m.metadata[UPDATE_OF]) for m in memories if m.metadata.get(UPDATE_OF)]
+        updated = self.svc.records.get(user_id, targets) if targets else {}
+        approved = {m.id for m in memories}
+        try:
+            vecs = self.svc.vectors.vectors(sorted(approved)) if self.settings.enabled else {}
+        except Exception as e:  # noqa: BLE001 - slots and update_of still apply
+            log.warning("approval without the near-duplicate check (vector store: %s)", e)
+            vecs = {}
         for m in memories:
-            if not m.slot:
-                continue
-            value = self._value(m, m.slot)
-            for h in holders.get(m.slot, []):
-                if (
-                    h.id != m.id
-                    and self._value(h, m.slot) != value
-                    and (h.valid_since <= m.valid_since)
-                ):
-                    out.append(Supersession(h.id, m.id, m.valid_since))
+            ends: dict[str, Memory] = {}
+            if m.slot:
+                value = self._value(m, m.slot)
+                ends |= {
+                    h.id: h for h in holders.get(m.slot, []) if self._value(h, m.slot) != value
+                }
+            if m.id in vecs:
+                _, near = self._nearest(user_id, vecs[m.id], exclude={})
+                ends |= {n.id: n for n in self._value_updates(m, near)}
+            old = updated.get(str(m.metadata.get(UPDATE_OF)))
+            if old is not None:
+                ends[old.id] = old
+            out += [
+                Supersession(h.id, m.id, m.valid_since)
+                for h in ends.values()
+                if h.id not in approved
+                and h.status == Status.ACTIVE
+                and h.valid_to is None
+                and h.valid_since <= m.valid_since
+            ]
         if out:
             self.svc.records.supersede(user_id, out)
         return out
+
+    def held_update(self, before: Memory, proposed: Memory) -> Memory:
+        """An update whose new content the firewall quarantined, as a separate pending version:
+        `before` stays current, untouched, until a review approves the pending one (which then
+        supersedes it, `on_approved`); a rejection deletes only the pending one."""
+        at = proposed.updated_at
+        found = self.slots(proposed.content) if self.settings.enabled else []
+        keep = {k: v for k, v in proposed.metadata.items() if k not in _VERSION_META_KEYS}
+        return Memory(
+            id=new_id(),
+            user_id=before.user_id,
+            content=proposed.content,
+            memory_type=proposed.memory_type,
+            summary=proposed.summary,
+            session_id=before.session_id,
+            source=before.source,
+            confidence=proposed.confidence,
+            metadata={**keep, UPDATE_OF: before.id},
+            status=Status.QUARANTINED,
+            created_at=at,
+            updated_at=at,
+            valid_from=at,
+            slot=found[0].key if found else None,
+        )
 
     def keep_version(self, before: Memory, after: Memory) -> Memory:
         """`update` changed a memory's content: store the previous content as a closed version
@@ -377,6 +463,16 @@ class Temporal:
         return out
 
 
+# Bookkeeping of merges and versions that belongs to a row, never to a new version of it.
+_VERSION_META_KEYS = ("merged_from", "merged_into", "version_of", UPDATE_OF)
+
+
+def _gist_key(m: Memory) -> tuple[str, frozenset[str]]:
+    """Memories that can only be versions of each other share this (speaker and words)."""
+    g = gist(m.content)
+    return g.speaker, g.words
+
+
 def _candidate(m: Memory) -> Candidate:
     return Candidate(m.id, m.content, m.user_id, m.status.value, m.source.value)
 
@@ -413,6 +509,7 @@ def validity(m: Memory) -> dict[str, Any]:
 
 __all__ = [
     "PAST_QUERY",
+    "UPDATE_OF",
     "RecallWindow",
     "Temporal",
     "TemporalSettings",
