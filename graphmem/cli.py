@@ -17,6 +17,7 @@ from graphmem import logs
 from graphmem.errors import GraphmemError, StoreUnavailableError, ValidationError
 from graphmem.model import Memory, MemoryType, utcnow
 from graphmem.settings import Settings
+from graphmem.visibility import Viewer
 
 IMPORT_BATCH = 256
 
@@ -103,20 +104,23 @@ def _validity(m: Memory) -> str:
 
 def cmd_history(args: argparse.Namespace) -> None:
     with _service(args) as svc:
-        versions = svc.history(_user(args), args.memory_id)
+        versions = svc.history(_user(args), args.memory_id, viewer=Viewer.OPERATOR)
     lines = [
         f"{m.valid_since.isoformat(timespec='seconds')} → "
         f"{m.valid_to.isoformat(timespec='seconds') if m.valid_to else 'now':25}  "
         f"{m.id}  [{m.status.value}]  {m.content}"
         for m in versions
     ]
-    _emit(args, {"memory_id": args.memory_id, "versions": [m.to_dict() for m in versions]},
-          "\n".join(lines))
+    _emit(
+        args,
+        {"memory_id": args.memory_id, "versions": [m.to_dict() for m in versions]},
+        "\n".join(lines),
+    )
 
 
 def cmd_get(args: argparse.Namespace) -> None:
     with _service(args) as svc:
-        m = svc.get(_user(args), args.memory_id)
+        m = svc.get(_user(args), args.memory_id, viewer=Viewer.OPERATOR)
     _emit(args, m.to_dict(), json.dumps(m.to_dict(), ensure_ascii=False, indent=2))
 
 
@@ -234,7 +238,7 @@ def cmd_audit(args: argparse.Namespace) -> None:
     user = _user(args)
     with _service(args) as svc:
         audit = svc.records.audit_rows(user, args.limit)
-        contents = [m.content for m in svc.list(user)]
+        contents = [m.content for m in svc.list(user, viewer=Viewer.OPERATOR)]
     rows = []
     for r in audit:  # one row per memory, so bursts and flags count memories, not batches
         details = r.get("details") or {}
@@ -331,7 +335,7 @@ def cmd_export(args: argparse.Namespace) -> None:
     out = sys.stdout if args.file == "-" else open(args.file, "w", encoding="utf-8")  # noqa: SIM115
     n = 0
     with _service(args) as svc:
-        for m in svc.list(_user(args), include_archived=True):
+        for m in svc.list(_user(args), include_archived=True, viewer=Viewer.OPERATOR):
             out.write(json.dumps(m.to_dict(), ensure_ascii=False) + "\n")
             n += 1
     if out is not sys.stdout:
@@ -404,8 +408,11 @@ def build_parser() -> argparse.ArgumentParser:
     sp = add("history", cmd_history, "a memory's versions: what it superseded and what replaced it")
     sp.add_argument("memory_id")
 
-    sp = add("update", cmd_update, "change a memory's content (re-embeds it; the old one is kept as"
-             " a superseded version)")
+    sp = add(
+        "update",
+        cmd_update,
+        "change a memory's content (re-embeds it; the old one is kept as a superseded version)",
+    )
     sp.add_argument("memory_id")
     sp.add_argument("content", nargs="?")
     sp.add_argument("--type", help="new memory type")
