@@ -205,6 +205,9 @@ def cmd_doctor(args: argparse.Namespace) -> int:
             f"embeddings: median cosine {emb['median_cosine']} to the stored vectors of"
             f" {emb['checked']} memories" + (f" - {emb['hint']}" if emb.get("hint") else "")
         )
+    outbox = report.get("outbox")
+    if outbox and outbox.get("hint"):
+        lines.append(f"outbox: {outbox['hint']}")
     lines.append("healthy" if report["ok"] else "NOT healthy")
     _emit(args, report, "\n".join(lines))
     return 0 if report["ok"] else 1
