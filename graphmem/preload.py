@@ -37,7 +37,7 @@ def preload_items(svc: MemoryService, user_id: str, limit: int) -> list[dict[str
     out: dict[str, dict[str, Any]] = {}
     for why in ("recent", "frequent"):
         for m in found[why]:
-            if visible(m):  # the store picks active ones; the rule is still the one rule
+            if visible(m):  # the store already picks active rows; the agent rule decides
                 out.setdefault(m.id, _item(m, why))
     return list(out.values())
 
