@@ -18,6 +18,7 @@ from graphmem.errors import GraphmemError, StoreUnavailableError, ValidationErro
 from graphmem.identity import CLI, current_actor
 from graphmem.model import Memory, MemoryType, utcnow
 from graphmem.settings import Settings
+from graphmem.visibility import Viewer
 
 IMPORT_BATCH = 256
 
@@ -104,7 +105,7 @@ def _validity(m: Memory) -> str:
 
 def cmd_history(args: argparse.Namespace) -> None:
     with _service(args) as svc:
-        versions = svc.history(_user(args), args.memory_id)
+        versions = svc.history(_user(args), args.memory_id, viewer=Viewer.OPERATOR)
     lines = [
         f"{m.valid_since.isoformat(timespec='seconds')} → "
         f"{m.valid_to.isoformat(timespec='seconds') if m.valid_to else 'now':25}  "
@@ -120,7 +121,7 @@ def cmd_history(args: argparse.Namespace) -> None:
 
 def cmd_get(args: argparse.Namespace) -> None:
     with _service(args) as svc:
-        m = svc.get(_user(args), args.memory_id)
+        m = svc.get(_user(args), args.memory_id, viewer=Viewer.OPERATOR)
     _emit(args, m.to_dict(), json.dumps(m.to_dict(), ensure_ascii=False, indent=2))
 
 
@@ -205,6 +206,9 @@ def cmd_doctor(args: argparse.Namespace) -> int:
             f"embeddings: median cosine {emb['median_cosine']} to the stored vectors of"
             f" {emb['checked']} memories" + (f" - {emb['hint']}" if emb.get("hint") else "")
         )
+    outbox = report.get("outbox")
+    if outbox and outbox.get("hint"):
+        lines.append(f"outbox: {outbox['hint']}")
     lines.append("healthy" if report["ok"] else "NOT healthy")
     _emit(args, report, "\n".join(lines))
     return 0 if report["ok"] else 1
@@ -238,7 +242,7 @@ def cmd_audit(args: argparse.Namespace) -> None:
     user = _user(args)
     with _service(args) as svc:
         audit = svc.records.audit_rows(user, args.limit)
-        contents = [m.content for m in svc.list(user)]
+        contents = [m.content for m in svc.list(user, viewer=Viewer.OPERATOR)]
     rows = []
     for r in audit:  # one row per memory, so bursts and flags count memories, not batches
         details = r.get("details") or {}
@@ -335,7 +339,7 @@ def cmd_export(args: argparse.Namespace) -> None:
     out = sys.stdout if args.file == "-" else open(args.file, "w", encoding="utf-8")  # noqa: SIM115
     n = 0
     with _service(args) as svc:
-        for m in svc.list(_user(args), include_archived=True):
+        for m in svc.list(_user(args), include_archived=True, viewer=Viewer.OPERATOR):
             out.write(json.dumps(m.to_dict(), ensure_ascii=False) + "\n")
             n += 1
     if out is not sys.stdout:

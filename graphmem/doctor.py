@@ -9,7 +9,12 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from graphmem.model import utcnow
 from graphmem.settings import Settings
+
+# A running service projects an outbox row within moments of queuing it (graphmem.projection);
+# one still queued after this long means projection has stopped or a store is failing.
+OUTBOX_STALE_SECONDS = 60.0
 
 
 def _probe(name: str, opener: Callable[[], Any], report: dict[str, Any]) -> Any:
@@ -50,6 +55,7 @@ def diagnose(settings: Settings, dim: int = 384) -> dict[str, Any]:
             drift["graph_orphaned"] = len(gids - ids)
         drift["ok"] = not any(v for k, v in drift.items() if k.endswith(("_missing", "_orphaned")))
         report["drift"] = drift
+        report["outbox"] = check_outbox(records)
         if vectors is not None:
             report["embeddings"] = check_embeddings(records, vectors, settings)
     for store in (records, vectors, graph, cache):
@@ -59,8 +65,29 @@ def diagnose(settings: Settings, dim: int = 384) -> dict[str, Any]:
         all(s.get("ok") for s in stores.values())
         and report.get("drift", {}).get("ok", False)
         and report.get("embeddings", {}).get("ok", True)
+        and report.get("outbox", {}).get("ok", True)
     )
     return report
+
+
+def check_outbox(records: Any, stale_after: float = OUTBOX_STALE_SECONDS) -> dict[str, Any]:
+    """Is projection keeping up? Pending rows are normal for a moment; rows older than
+    `stale_after` seconds mean the vectors or the graph miss recent changes."""
+    pending = records.outbox_count()
+    oldest = records.outbox_oldest() if pending else None
+    age = max(0.0, (utcnow() - oldest).total_seconds()) if oldest else 0.0
+    out: dict[str, Any] = {
+        "pending": pending,
+        "oldest_seconds": round(age, 1),
+        "ok": age <= stale_after,
+    }
+    if not out["ok"]:
+        out["hint"] = (
+            f"{pending} outbox rows pending, the oldest for {age:.0f} s (older than"
+            f" {stale_after:.0f} s): projection is stuck; check the stores above, then open the"
+            " service (any graphmem command, or restart the server) to apply them"
+        )
+    return out
 
 
 def check_embeddings(records: Any, vectors: Any, settings: Settings, sample: int = 16) -> dict:

@@ -18,16 +18,23 @@ def cmd_relate(args: argparse.Namespace) -> None:
 
     with _service(args) as svc:
         rel = svc.relate(_user(args), args.source_id, args.target_id, args.type, args.strength)
-    data = {"source_id": rel.source_id, "target_id": rel.target_id,
-            "relation_type": rel.relation_type, "strength": rel.strength}
+    data = {
+        "source_id": rel.source_id,
+        "target_id": rel.target_id,
+        "relation_type": rel.relation_type,
+        "strength": rel.strength,
+    }
     _emit(args, data, f"{rel.source_id} -[{rel.relation_type} {rel.strength:g}]-> {rel.target_id}")
 
 
 def cmd_graph(args: argparse.Namespace) -> None:
     from graphmem.cli import _emit, _service, _user
+    from graphmem.visibility import Viewer
 
     with _service(args) as svc:
-        g = svc.graph(_user(args), args.memory_id, args.hops, args.relation_types)
+        g = svc.graph(
+            _user(args), args.memory_id, args.hops, args.relation_types, viewer=Viewer.OPERATOR
+        )
     lines = [f"{n['id']}  [{n['memory_type']}]  {n['content']}" for n in g["nodes"]]
     lines += [f"  {e['from']} -[{e['type']} {e['strength']:g}]-> {e['to']}" for e in g["edges"]]
     _emit(args, g, "\n".join(lines))
@@ -40,13 +47,19 @@ def cmd_backfill(args: argparse.Namespace) -> None:
     with _service(args) as svc:
         if args.job == "relations":
             rep = backfill.backfill_relations(
-                svc, user_id=args.user, batch=args.batch, dry_run=args.dry_run,
-                restart=args.restart, quiet=args.quiet,
+                svc,
+                user_id=args.user,
+                batch=args.batch,
+                dry_run=args.dry_run,
+                restart=args.restart,
+                quiet=args.quiet,
             )
             data = rep.to_dict()
             verb = "would add" if args.dry_run else "added"
-            text = (f"{rep.memories} memories from doc {rep.resumed_from}: {verb}"
-                    f" {rep.relations} relations, {rep.entities} entity links")
+            text = (
+                f"{rep.memories} memories from doc {rep.resumed_from}: {verb}"
+                f" {rep.relations} relations, {rep.entities} entity links"
+            )
         else:
             if args.dry_run:
                 n = svc.records.count(args.user)
@@ -70,9 +83,12 @@ def add_graph_commands(add: Callable[..., argparse.ArgumentParser], to_int: Any)
     sp.add_argument("--hops", type=to_int("hops"), default=1)
     sp.add_argument("--relation-types", help=f"comma-separated subset of {types}")
 
-    sp = add("backfill", cmd_backfill,
-             "relations: re-run extraction over stored memories (resumable); "
-             "rebuild: rebuild the vector and graph projections from the records")
+    sp = add(
+        "backfill",
+        cmd_backfill,
+        "relations: re-run extraction over stored memories (resumable); "
+        "rebuild: rebuild the vector and graph projections from the records",
+    )
     sp.add_argument("job", choices=["relations", "rebuild"])
     sp.add_argument("--batch", type=to_int("batch"), default=200)
     sp.add_argument("--dry-run", action="store_true", help="count, write nothing")

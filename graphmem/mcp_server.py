@@ -58,6 +58,7 @@ from graphmem.preload import get_session, patch_session_preloaded
 from graphmem.settings import Settings
 from graphmem.summary import summarize_many
 from graphmem.temporal import validity
+from graphmem.visibility import HeldForReviewError
 from graphmem.working import (
     WorkingMemoryPatch,
     WorkingMemoryStore,
@@ -779,7 +780,8 @@ def create_server(
     @mcp.tool(
         description="Summarise the given memories into a short text, e.g. to brief yourself"
         " on several hits at once. Extractive (each memory's first sentence) unless the"
-        " operator configured an LLM. Ids that don't exist are listed under 'missing'.",
+        " operator configured an LLM. Ids that don't exist are listed under 'missing', ids"
+        " held in quarantine pending review under 'quarantined' (their content is withheld).",
         annotations=_annotations(
             "Summarise memories", read_only=True, idempotent=True, open_world=llm_on
         ),
@@ -793,16 +795,26 @@ def create_server(
         user = caller()
         found: list[Memory] = []
         missing: list[str] = []
+        held: list[str] = []
         with _tool_errors():
             for mid in dict.fromkeys(memory_ids):
                 try:
                     found.append(await run(svc.get, user, mid))
+                except HeldForReviewError:
+                    held.append(mid)
                 except NotFoundError:
                     missing.append(mid)
         if not found:
+            if held:
+                raise ToolError(
+                    f"memory_ids: {held} quarantined, pending review (content withheld);"
+                    f" missing: {missing}"
+                )
             raise ToolError(f"memory_ids: none of these exist for this user: {missing}")
         texts = [m.content for m in found]
         out: dict[str, Any] = {"memory_ids": [m.id for m in found], "missing": missing}
+        if held:
+            out["quarantined"] = held
         if llm_on:
             try:
                 out["summary"] = await run(_llm_summary, texts, cfg)
@@ -1039,7 +1051,8 @@ def create_server(
     @mcp.resource(
         "memory://{memory_id}",
         name="memory",
-        description="One of the caller's long-term memories, as JSON.",
+        description="One of the caller's long-term memories, as JSON. A memory held in"
+        " quarantine is an error saying it is pending review, without its content.",
         mime_type="application/json",
     )
     async def memory_resource(memory_id: str) -> str:

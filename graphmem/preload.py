@@ -15,6 +15,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from graphmem.model import Memory, check_user
+from graphmem.visibility import visible
 from graphmem.working import (
     WorkingMemory,
     WorkingMemoryPatch,
@@ -36,7 +37,8 @@ def preload_items(svc: MemoryService, user_id: str, limit: int) -> list[dict[str
     out: dict[str, dict[str, Any]] = {}
     for why in ("recent", "frequent"):
         for m in found[why]:
-            out.setdefault(m.id, _item(m, why))
+            if visible(m):  # the store already picks active rows; the agent rule decides
+                out.setdefault(m.id, _item(m, why))
     return list(out.values())
 
 

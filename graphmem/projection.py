@@ -60,8 +60,15 @@ def _ts(value: Any) -> float | None:
 
 
 def graph_edge(r: Relation) -> GraphEdge:
-    return GraphEdge(r.user_id, r.source_id, r.target_id, r.relation_type, r.strength,
-                     _ts(r.valid_from), _ts(r.valid_to))
+    return GraphEdge(
+        r.user_id,
+        r.source_id,
+        r.target_id,
+        r.relation_type,
+        r.strength,
+        _ts(r.valid_from),
+        _ts(r.valid_to),
+    )
 
 
 def sync_graph(records: RecordsStore, graph: GraphStore, user_id: str, ids: list[str]) -> None:
@@ -112,7 +119,7 @@ class Projector:
             items = self.records.outbox_due(limit, due_by)
             if not items:
                 return applied, failed
-            ok, bad = self.apply(items)
+            ok, bad = self._project(items, {})
             applied += ok
             failed += bad
             if bad or len(items) < limit:
@@ -121,8 +128,22 @@ class Projector:
     def apply(
         self, items: list[OutboxItem], known: dict[str, np.ndarray] | None = None
     ) -> tuple[int, int]:
-        """Project a batch; `known` holds vectors the caller already has, so none is re-embedded."""
-        known = known or {}
+        """Project a batch, then every other outbox row that is due; returns (applied, failed).
+
+        `known` holds vectors the caller already has, so none is re-embedded. The sweep is
+        what keeps the outbox empty while the stores are up: a transaction queues rows for
+        more memories than its caller hands over (a merge re-points its neighbours' edges and
+        queues their graph rows), and those used to wait for the next restart. When this
+        batch failed a store is down, so the rest waits for its backoff instead.
+        """
+        ok, bad = self._project(items, known or {})
+        if bad:
+            return ok, bad
+        more, failed = self.drain()
+        return ok + more, failed
+
+    def _project(self, items: list[OutboxItem], known: dict[str, np.ndarray]) -> tuple[int, int]:
+        """Project exactly these rows: done ones are deleted, failed ones retried later."""
         errors: dict[str, str] = {}
         for target, fn in (("vectors", self._apply), ("graph", self._apply_graph)):
             subset = [it for it in items if target in _targets(it)]
@@ -138,8 +159,9 @@ class Projector:
                 self.breaker.failed(target)
                 errors[target] = f"{target}: {type(e).__name__}: {e}"
                 metrics.store_error(target, "project")
-                log.warning("%s projection of %d outbox rows failed, will retry: %s",
-                            target, len(subset), e)
+                log.warning(
+                    "%s projection of %d outbox rows failed, will retry: %s", target, len(subset), e
+                )
         done, failed = [], 0
         now = utcnow()
         for it in items:
@@ -150,7 +172,9 @@ class Projector:
             failed += 1
             delay = min(MAX_BACKOFF_SECONDS, 0.5 * 2**it.attempts)
             self.records.outbox_retry_later(
-                it.id, "; ".join(errors[t] for t in left), now + timedelta(seconds=delay),
+                it.id,
+                "; ".join(errors[t] for t in left),
+                now + timedelta(seconds=delay),
                 target=",".join(left),
             )
         self.last_error = "; ".join(errors.values()) or None

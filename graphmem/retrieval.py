@@ -3,7 +3,7 @@ the best of them over the memory graph (graphmem.associative), rank.
 
 Both channels are filtered by user inside their store, and so is every hop of the expansion;
 candidates are then re-read from the records store by (user_id, id), so a hit can only ever be
-the caller's own, current memory.
+the caller's own, current memory, and one an agent may read (graphmem.visibility).
 """
 
 from __future__ import annotations
@@ -33,6 +33,7 @@ from graphmem.model import (
 from graphmem.stores.records import RecordQuery
 from graphmem.stores.vectors import VectorFilter
 from graphmem.text import query_terms
+from graphmem.visibility import only_visible, readable_statuses
 
 if TYPE_CHECKING:
     from graphmem.service import MemoryService, SearchResult
@@ -86,6 +87,7 @@ class Retriever:
         )
         if window.include_superseded:
             statuses = (*statuses, Status.SUPERSEDED.value)
+        statuses = readable_statuses(statuses)
         pool = max(s.candidate_pool, top_k * 3)
         degraded: list[str] = []
 
@@ -122,7 +124,9 @@ class Retriever:
         kw_scores = keyword.result() if keyword is not None else {}
 
         ids = list(dict.fromkeys([*vec_scores, *kw_scores]))
-        rows = self.svc.records.get(user_id, ids)
+        # Re-read from the records, the source of truth: a projection that lags behind a status
+        # change must not bring back content an agent may not read.
+        rows = only_visible(self.svc.records.get(user_id, ids))
         if qvec is not None and "vectors" not in degraded:
             missing = [i for i in rows if i not in vec_scores]
             if missing:
@@ -163,7 +167,12 @@ class Retriever:
         hits.sort(key=lambda h: (-h.score, h.memory.id))
         if hops > 0 and graph_w > 0 and hits and self.svc.graph_store is not None:
             cfg = associative.ExpansionConfig(
-                hops, rtypes, s.relation_weights, s.hop_decay, s.graph_fanout, s.graph_max_nodes,
+                hops,
+                rtypes,
+                s.relation_weights,
+                s.hop_decay,
+                s.graph_fanout,
+                s.graph_max_nodes,
                 window.graph_at,
             )
             breaker = self.svc.projector.breaker
@@ -189,10 +198,12 @@ class Retriever:
                 (r for i, r in reached.items() if i not in known),
                 key=lambda r: (-r.score, r.memory_id),
             )[: max(s.graph_candidates, top_k)]
-            new = self.svc.records.get(user_id, [r.memory_id for r in newcomers])
+            new = only_visible(self.svc.records.get(user_id, [r.memory_id for r in newcomers]))
             new = {
-                i: m for i, m in new.items()
-                if m.status.value in statuses and window.admits(m)
+                i: m
+                for i, m in new.items()
+                if m.status.value in statuses
+                and window.admits(m)
                 and (mt is None or m.memory_type.value == mt)
                 and (since is None or m.created_at >= since)
                 and (session_id is None or m.session_id == session_id)
@@ -230,10 +241,14 @@ class Retriever:
         qvec = self.svc.embedder.encode_query(query, user_id)
         # superseded versions too: "forget my old address" must reach the old address
         flt = VectorFilter(
-            user_id, None, (Status.ACTIVE.value, Status.ARCHIVED.value, Status.SUPERSEDED.value)
+            user_id,
+            None,
+            readable_statuses(
+                (Status.ACTIVE.value, Status.ARCHIVED.value, Status.SUPERSEDED.value)
+            ),
         )
         hits = [h for h in self.svc.vectors.search(qvec, flt, limit) if h.score >= threshold]
-        rows = self.svc.records.get(user_id, [h.memory_id for h in hits])
+        rows = only_visible(self.svc.records.get(user_id, [h.memory_id for h in hits]))
         return [rows[h.memory_id] for h in hits if h.memory_id in rows]
 
 

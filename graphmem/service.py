@@ -63,6 +63,14 @@ from graphmem.stores.records import GraphRows, Relation
 from graphmem.summary import MAX_SUMMARY, SummaryVectors, summarize
 from graphmem.temporal import Temporal
 from graphmem.text import search_text
+from graphmem.visibility import (
+    Viewer,
+    check_visible,
+    only_visible,
+    readable_statuses,
+    visible,
+    within_hops,
+)
 
 log = logging.getLogger("graphmem.service")
 
@@ -372,12 +380,14 @@ class MemoryService:
         if failed:
             self._next_drain = time.monotonic() + 1.0
 
-    def get(self, user_id: str, memory_id: str) -> Memory:
+    def get(self, user_id: str, memory_id: str, *, viewer: Viewer = Viewer.AGENT) -> Memory:
+        """One memory. An agent asking for a quarantined one gets HeldForReviewError (a
+        NotFoundError that says it is pending review) instead of its content."""
         user_id = check_user(user_id)
         found = self.records.get(user_id, [str(memory_id)])
         if memory_id not in found:
             raise NotFoundError(str(memory_id))
-        return found[memory_id]
+        return check_visible(found[memory_id], viewer)
 
     def update(
         self,
@@ -669,7 +679,7 @@ class MemoryService:
         if entry is None:
             self.cache_misses += 1
             return None
-        rows = self.records.get(user_id, [e[0] for e in entry])
+        rows = only_visible(self.records.get(user_id, [e[0] for e in entry]))
         if len(rows) != len(entry):  # changed behind the cache's back (another process)
             self.cache_misses += 1
             return None
@@ -752,17 +762,25 @@ class MemoryService:
         memory_id: str,
         hops: int = 1,
         relation_types: str | list[str] | None = None,
+        *,
+        viewer: Viewer = Viewer.AGENT,
     ) -> dict[str, Any]:
-        """A memory's neighbourhood in the graph: the memories within `hops` and their edges."""
+        """A memory's neighbourhood in the graph: the memories within `hops` and their edges.
+
+        Only what `viewer` may read is shown, and only what is reachable through it: a
+        quarantined memory is neither a node nor a bridge to memories beyond it."""
         user_id = check_user(user_id)
         hops = associative.check_hops(hops, "hops")
         rtypes = associative.parse_relation_types(relation_types)
-        self.get(user_id, memory_id)
+        self.get(user_id, memory_id, viewer=viewer)
         self._maybe_drain()
         ids, edges = associative.neighbourhood(
             self.graph_store, user_id, str(memory_id), hops, rtypes, self.settings.graph_fanout
         )
-        rows = self.records.get(user_id, ids)
+        rows = only_visible(self.records.get(user_id, ids), viewer)
+        edges = [e for e in edges if e.source_id in rows and e.target_id in rows]
+        reached = set(within_hops(str(memory_id), edges, hops))
+        rows = {i: m for i, m in rows.items() if i in reached}
         names = self.graph_store.entity_names(user_id, [i for i in ids if i in rows])
         return {
             "memory_id": str(memory_id),
@@ -795,11 +813,14 @@ class MemoryService:
             ],
         }
 
-    def history(self, user_id: str, memory_id: str) -> list[Memory]:
-        """Every version of a memory (what it superseded and what superseded it), oldest first."""
+    def history(
+        self, user_id: str, memory_id: str, *, viewer: Viewer = Viewer.AGENT
+    ) -> list[Memory]:
+        """Every version of a memory (what it superseded and what superseded it), oldest first;
+        versions held in quarantine are left out unless an operator asks."""
         user_id = check_user(user_id)
-        self.get(user_id, memory_id)
-        return self.temporal.versions(user_id, str(memory_id))
+        self.get(user_id, memory_id, viewer=viewer)
+        return [m for m in self.temporal.versions(user_id, str(memory_id)) if visible(m, viewer)]
 
     def list(
         self,
@@ -809,11 +830,15 @@ class MemoryService:
         include_archived: bool = True,
         limit: int | None = None,
         offset: int = 0,
+        viewer: Viewer = Viewer.AGENT,
     ) -> list[Memory]:
+        """The user's memories, oldest first; quarantined ones only for an operator (an agent
+        reads those through `quarantined`, the review queue, which lists them on purpose)."""
         from graphmem.stores.records import RecordQuery
 
         user_id = check_user(user_id)
-        statuses = tuple(s.value for s in Status) if include_archived else ("active",)
+        every = tuple(s.value for s in Status) if include_archived else ("active",)
+        statuses = readable_statuses(every, viewer)
         mt = parse_memory_type(memory_type).value if memory_type else None
         self.access.flush()
         return self.records.list(RecordQuery(user_id, mt, statuses), limit, offset)

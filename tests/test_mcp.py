@@ -44,6 +44,7 @@ from graphmem.identity import (
     token_verifier,
 )
 from graphmem.mcp_server import TOOL_NAMES, McpSettings, create_server
+from graphmem.visibility import Viewer
 from graphmem.working import (
     MAX_TURNS,
     InProcessWorkingMemory,
@@ -1118,7 +1119,8 @@ def test_injected_instruction_is_quarantined_then_reviewed(
     pii = ok(
         srv, "memory_write", {"content": "My email is quinn@example.com", "memory_type": "fact"}
     )
-    stored = svc.get("quinn", pii["memory_id"]).content
+    # what is on disk, as an operator reads it (the note may itself be held for review)
+    stored = svc.get("quinn", pii["memory_id"], viewer=Viewer.OPERATOR).content
     assert "quinn@example.com" not in stored
     svc.close()
 
