@@ -549,6 +549,8 @@ def create_server(
             "memory_type": m.memory_type.value,
             "summary": m.summary,
             "created_at": m.created_at.isoformat(),
+            # quarantined: held for an operator's review, not recalled until approved
+            "status": m.status.value,
             # a true duplicate of a stored memory was merged into it: this is that memory's id
             **({"merged_into": m.merged_into} if m.merged_into else {}),
         }
@@ -665,6 +667,16 @@ def create_server(
         user = caller()
         with _tool_errors():
             m = await run(svc.update, user, memory_id, content, tool="memory_update")
+        if m.status == Status.QUARANTINED:
+            # The firewall held the new content: the old version stays current until an
+            # operator approves this pending one, so the caller must not think it changed.
+            return {
+                "memory_id": memory_id,
+                "updated": False,
+                "status": m.status.value,
+                "pending_id": m.id,
+                "reason": "the new content is held for review; the current version is unchanged",
+            }
         return {
             "memory_id": m.id,
             "updated": True,

@@ -251,3 +251,25 @@ def test_a_quarantined_write_supersedes_only_once_approved(
         assert [m.id for m in svc.history("u", claim.id)] == [said.id, claim.id]
     else:
         assert snapshot(svc, "u", said.id) == before
+
+
+def test_mcp_update_held_for_review_says_nothing_changed(
+    make: Callable[..., MemoryService],
+) -> None:
+    """An agent told "updated" would act on a change that has not happened."""
+    from graphmem.mcp_server import McpSettings, create_server
+
+    svc = make(guard=review_guard())
+    good = svc.write("u", "My favourite bank is Northwind Savings.", source="user")
+    server = create_server(svc, settings=McpSettings(working_backend="memory"), default_user="u")
+
+    async def update() -> dict[str, Any]:
+        async with Client(server) as c:
+            res = await c.call_tool("memory_update", {"memory_id": good.id, "content": INJECTED})
+            return res.structured_content
+
+    out = asyncio.run(update())
+    assert out["updated"] is False and out["status"] == "quarantined"
+    assert out["memory_id"] == good.id and out["pending_id"] != good.id
+    assert "content" not in out
+    assert svc.get("u", good.id).content == good.content
