@@ -17,14 +17,13 @@ from __future__ import annotations
 
 import logging
 import sys
-import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
-from graphmem import lifecycle
+from graphmem import lifecycle, workers
 from graphmem.model import Memory, Status, utcnow
 from graphmem.summary import MAX_SUMMARY, summarize
 
@@ -198,37 +197,17 @@ def progress_bar(total: int, quiet: bool) -> Any:
     )
 
 
-class PeriodicCompactor:
+class PeriodicCompactor(workers.Periodic):
     """Runs `compact` every `interval` seconds in a daemon thread inside the server."""
 
     def __init__(self, svc: MemoryService, interval: float) -> None:
+        super().__init__("compact", interval, self._compact)
         self.svc = svc
-        self.interval = interval
-        self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._loop, name="graphmem-compact", daemon=True)
-        self.runs = 0
         self.last: CompactionReport | None = None
 
-    def start(self) -> PeriodicCompactor:
-        self._thread.start()
-        return self
-
-    def stop(self) -> None:
-        self._stop.set()
-        if self._thread.is_alive() and threading.current_thread() is not self._thread:
-            self._thread.join(timeout=30)
-
-    def _loop(self) -> None:
-        while not self._stop.wait(self.interval):
-            try:
-                self.last = compact(self.svc)
-                self.runs += 1
-                log.info(
-                    "compaction: %s",
-                    {k: v for k, v in self.last.to_dict().items() if k != "changes"},
-                )
-            except Exception as e:  # noqa: BLE001 - a failed run is retried next interval
-                log.warning("periodic compaction failed: %s", e)
+    def _compact(self) -> None:
+        self.last = compact(self.svc)
+        log.info("compaction: %s", {k: v for k, v in self.last.to_dict().items() if k != "changes"})
 
 
 __all__ = ["CompactionReport", "PeriodicCompactor", "compact"]

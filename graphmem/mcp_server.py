@@ -1447,7 +1447,7 @@ def _open_service(
         max_sessions=cfg.working_max_sessions,
     )
     svc = MemoryService(settings)
-    svc.start_compactor()  # periodic compaction, if GRAPHMEM_COMPACT_INTERVAL_SECONDS is set
+    svc.start_background()  # periodic compaction (if configured) and the outbox drain
     return svc, working
 
 

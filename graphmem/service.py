@@ -166,20 +166,28 @@ class MemoryService:
             rebuild_graph(self.records, self.graph_store)  # in-process graph: rebuilt from records
         self.drain_outbox()
         self.compactor: Any = None
+        self.drainer: workers.Periodic | None = None
 
     # ------------------------------------------------------------------ lifecycle
-    def start_compactor(self) -> None:
-        """Compact every `compact_interval_seconds` in the background (the server calls this;
-        one-shot CLI commands do not, so a long import never races a compaction)."""
-        interval = self.settings.compact_interval_seconds
-        if interval > 0 and self.compactor is None:
+    def start_background(self) -> None:
+        """Start the server's background jobs (one-shot CLI commands do not, so a long import
+        never races a compaction): compaction every `compact_interval_seconds`, and the outbox
+        drain every `outbox_drain_seconds`, so that after a store outage an idle server still
+        catches its projections up instead of waiting for the next call or a restart."""
+        s = self.settings
+        if s.compact_interval_seconds > 0 and self.compactor is None:
             from graphmem.compaction import PeriodicCompactor
 
-            self.compactor = PeriodicCompactor(self, interval).start()
+            self.compactor = PeriodicCompactor(self, s.compact_interval_seconds).start()
+        if s.outbox_drain_seconds > 0 and self.drainer is None:
+            self.drainer = workers.Periodic(
+                "outbox", s.outbox_drain_seconds, lambda: self.drain_outbox(force=False)
+            ).start()
 
     def close(self) -> None:
-        if self.compactor is not None:
-            self.compactor.stop()
+        for job in (self.compactor, self.drainer):
+            if job is not None:
+                job.stop()
         self.access.flush()
         self.records.close()
         self.vectors.close()

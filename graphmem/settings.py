@@ -184,6 +184,12 @@ class Settings(BaseSettings):
     compact_interval_seconds: float = Field(
         0.0, ge=0, description="the server compacts every this many seconds (0: never)"
     )
+    outbox_drain_seconds: float = Field(
+        5.0,
+        ge=0,
+        description="the server projects pending outbox rows every this many seconds, so an idle"
+        " server catches up after a store outage (0: only on the next call or restart)",
+    )
     preload_memories: int = Field(
         5, ge=0, description="recent and most-used memories preloaded into a new session, each"
     )

@@ -8,8 +8,12 @@ first use; beyond its size, tasks queue.
 
 from __future__ import annotations
 
+import logging
 import threading
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
+
+log = logging.getLogger("graphmem.workers")
 
 _POOLS: dict[str, ThreadPoolExecutor] = {}
 _LOCK = threading.Lock()
@@ -23,3 +27,36 @@ def pool(kind: str, workers: int = 4) -> ThreadPoolExecutor:
                 max_workers=workers, thread_name_prefix=f"graphmem-{kind}"
             )
         return _POOLS[kind]
+
+
+class Periodic:
+    """Calls `tick` every `interval` seconds in a daemon thread until stopped.
+
+    For the server's background jobs (compaction, the outbox drain): a tick that fails is logged
+    and tried again at the next interval, because a background job must never take the server
+    down with it.
+    """
+
+    def __init__(self, name: str, interval: float, tick: Callable[[], object]) -> None:
+        self.interval = interval
+        self.tick = tick
+        self.runs = 0
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._loop, name=f"graphmem-{name}", daemon=True)
+
+    def start(self) -> Periodic:
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        self._stop.set()
+        if self._thread.is_alive() and threading.current_thread() is not self._thread:
+            self._thread.join(timeout=30)
+
+    def _loop(self) -> None:
+        while not self._stop.wait(self.interval):
+            try:
+                self.tick()
+                self.runs += 1
+            except Exception as e:  # noqa: BLE001 - retried at the next interval
+                log.warning("%s failed: %s", self._thread.name, e)

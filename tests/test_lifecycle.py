@@ -233,7 +233,7 @@ def test_periodic_compaction_runs_in_the_service(tmp_path: Path, embedder: Embed
 
     with _svc(tmp_path, embedder, compact_interval_seconds=0.2, merge_on_write=False) as svc:
         assert svc.compactor is None  # only a server starts it
-        svc.start_compactor()
+        svc.start_background()
         a = svc.write("u", "My sister Anna lives in Berlin.")
         svc.write("u", "my sister anna lives in berlin")
         # A run may already be under way (or finish) between the two writes; two more runs
