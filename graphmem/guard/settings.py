@@ -78,7 +78,17 @@ class GuardSettings(BaseSettings):
     @field_validator("rate_limits", mode="before")
     @classmethod
     def _merge_limits(cls, v: Any) -> Any:
-        return {**DEFAULT_RATE_LIMITS, **v} if isinstance(v, dict) else v
+        # Limits are per user and budget, whichever tool spends them: a per-tool key (as older
+        # versions took) would otherwise be silently ignored and the operator left unprotected.
+        if isinstance(v, dict):
+            unknown = set(v) - set(DEFAULT_RATE_LIMITS)
+            if unknown:
+                raise ValueError(
+                    f"unknown rate-limit budgets {sorted(unknown)}; the budgets are"
+                    f" {sorted(DEFAULT_RATE_LIMITS)}, each shared by every tool that spends it"
+                )
+            return {**DEFAULT_RATE_LIMITS, **v}
+        return v
 
     @field_validator("source_risk", mode="before")
     @classmethod
@@ -95,10 +105,6 @@ class GuardSettings(BaseSettings):
                 " otherwise hashed values could be recovered by guessing"
             )
         return self
-
-    def limit_for(self, tool: str, kind: str) -> float:
-        """Per-minute limit of `tool`, falling back to its kind ("write" or "search")."""
-        return self.rate_limits.get(tool, self.rate_limits.get(kind, 0.0))
 
 
 __all__ = ["DEFAULT_PII_POLICY", "DEFAULT_RATE_LIMITS", "DEFAULT_SOURCE_RISK", "GuardSettings"]
