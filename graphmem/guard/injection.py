@@ -129,6 +129,7 @@ OBFUSCATION_WEIGHTS = {
     "escape": 0.2,
     "leetspeak": 0.25,
     "spaced": 0.45,
+    "reversed": 0.45,
 }
 
 
