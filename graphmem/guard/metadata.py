@@ -19,6 +19,7 @@ import json
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any
 
 from graphmem.errors import ValidationError
@@ -45,6 +46,17 @@ def _identifier_like(raw: str, sanitized: str) -> bool:
     or hidden). No instruction fits in one word, so the injection rules skip it (PII is still
     masked); on LoCoMo writes this halves the rules' regular-expression searches."""
     return raw == sanitized and bool(_IDENT.fullmatch(raw)) and len(_WORD.findall(raw)) <= 1
+
+
+# Keys and ids recur in every write ("dia_id", "session"); their canonical form and PII are
+# remembered, so screening keys costs a lookup, not a canonicalisation, after the first write.
+_CACHED_LEN = 64
+
+
+@lru_cache(maxsize=4096)
+def _canonical_pii(s: str, max_depth: int) -> tuple[Canonical, tuple[PiiFinding, ...]]:
+    canon = canonicalize(s, max_depth=max_depth)
+    return canon, tuple(find_pii(canon))
 
 
 @dataclass
@@ -91,8 +103,12 @@ class MetadataScreen:
     def _string(self, s: str) -> str:
         got = self._seen.get(s)
         if got is None:
-            canon = canonicalize(s, max_depth=self.max_decode_depth)
-            found = find_pii(canon)
+            if len(s) <= _CACHED_LEN:
+                canon, found_t = _canonical_pii(s, self.max_decode_depth)
+                found = list(found_t)
+            else:
+                canon = canonicalize(s, max_depth=self.max_decode_depth)
+                found = find_pii(canon)
             masked = apply_policy(canon.sanitized, found, self.policy, self.hash_key)[0]
             got = _Screened(canon, masked, found, _identifier_like(s, canon.sanitized))
             self._seen[s] = got
