@@ -4,6 +4,8 @@ Inputs, none of them copied into the repository except our own corpus:
   - bench/firewall_corpus/attacks.jsonl  our attacks, English and Chinese, with obfuscated variants
   - bench/firewall_corpus/benign.jsonl   benign near-misses ("from now on I'm vegetarian")
   - bench/firewall_corpus/pii.jsonl      labelled PII positives and look-alike negatives
+  - bench/firewall_corpus/notes.jsonl    everyday agent notes: to-dos, lists, code, shell,
+                                         addresses, products, meetings, Chinese, random words
   - ../shared/bench/bipia_text_attack_train.json   BIPIA hidden instructions (15 x 5)
   - ../shared/bench/locomo10.json                  all 5,882 LoCoMo turns as benign memories
 
@@ -20,7 +22,9 @@ BIPIA instructions 1-2 of each category are dev and 3-5 test (all 75 were read b
 was written, so BIPIA is not a clean held-out set). LoCoMo: the classifier trains on conv-26,
 conv-30 (the project's tuning split), conv-41 and conv-42 (`dev` here); false positives are
 reported on the other six conversations (`test`), which nothing was trained or tuned on.
-`--show-misses dev` lists what dev still gets wrong.
+`--show-misses dev` lists what dev still gets wrong. Everyday notes: round 1 (595, looked at and
+trained on: `dev`) and round 2 (230, written after the classifier and the rules were frozen and
+scored once: `test`); a note counts as a false positive when it is not allowed.
 
 Before and after, in the same run: every set is screened twice, by the rules alone
 (`classifier=False`) and by the rules plus the learned classifier (the default), and the
@@ -35,7 +39,11 @@ Presidio: `--presidio-python PATH` runs bench/firewall_presidio.py under another
 (one with presidio-analyzer installed; it is not a graphmem dependency) on the same PII set and
 puts its recall and latency beside ours.
 
+Before/after: `--baseline-tree PATH` screens the same corpus with the graphmem source tree at
+PATH (e.g. a checkout of an older commit) in a subprocess right before this run, and prints both.
+
 Usage: python bench/firewall.py [--show-misses dev|test|all] [--presidio-python PATH]
+                                [--baseline-tree PATH]
 """
 
 from __future__ import annotations
@@ -366,6 +374,7 @@ def rules_only_pass(
     bipia: list[dict[str, Any]],
     benign: list[dict[str, Any]],
     locomo: list[dict[str, Any]],
+    notes: list[dict[str, Any]],
 ) -> dict[str, list[dict[str, Any]]]:
     """Screen copies of every set with the classifier off: the 'before' of the same run."""
     out = {}
@@ -374,6 +383,7 @@ def rules_only_pass(
         ("bipia", bipia, "attack"),
         ("benign", benign, "benign"),
         ("locomo", locomo, "benign"),
+        ("notes", notes, "benign"),
     ):
         copy = [dict(r) for r in rows]
         screen_all(guard, copy, want)
@@ -416,6 +426,7 @@ def before_after(
     bipia: list[dict[str, Any]],
     benign: list[dict[str, Any]],
     locomo: list[dict[str, Any]],
+    notes: list[dict[str, Any]],
 ) -> dict[str, Any]:
     """Held-out figures, rules only vs rules + classifier, with per-category EN/ZH detail."""
 
@@ -463,6 +474,19 @@ def before_after(
             "full": rate(locomo, "flagged", "all"),
         },
         "by_category": cats(before["ours"], ours),
+        "notes_heldout": both(before["notes"], notes, "flagged"),
+        "notes_dev": {
+            "rules": rate(before["notes"], "flagged", "dev"),
+            "full": rate(notes, "flagged", "dev"),
+        },
+        "notes_by_category": {
+            cat: both(
+                [r for r in before["notes"] if r["category"] == cat],
+                [r for r in notes if r["category"] == cat],
+                "flagged",
+            )
+            for cat in sorted({r["category"] for r in notes if r["split"] == "test"})
+        },
     }
 
 
@@ -488,6 +512,8 @@ def before_after_markdown(res: dict[str, Any]) -> str:
         f"|   EN | | {c2(ba['near_miss_by_lang']['en'])} |",
         f"|   ZH | | {c2(ba['near_miss_by_lang']['zh'])} |",
         f"| LoCoMo turns flagged, 6 held-out conversations | <= 1% | {c2(ba['locomo_heldout'])} |",
+        f"| everyday notes flagged, round 2 (held out) | <= 1% | {c2(ba['notes_heldout'])} |",
+        f"| everyday notes flagged, round 1 (trained on) | | {c2(ba['notes_dev'])} |",
         f"| LoCoMo turns flagged, 4 training conversations | | {c2(ba['locomo_train'])} |",
         f"| LoCoMo turns flagged, all 10 (labelled: 4 trained on) | | {c2(ba['locomo_all'])} |",
         f"| screening p50 per write (LoCoMo, interleaved) | <= 2 ms | {lat['rules_p50']:.3f} ms"
@@ -505,6 +531,15 @@ def before_after_markdown(res: dict[str, Any]) -> str:
     ]
     for cat, d in ba["by_category"].items():
         lines.append(f"| {cat} | {c2(d['en'])} | {c2(d['zh'])} |")
+    lines += [
+        "",
+        "Held-out everyday notes (round 2) flagged, by kind:",
+        "",
+        "| kind | rules only | rules + classifier |",
+        "|---|---|---|",
+    ]
+    for cat, d in ba["notes_by_category"].items():
+        lines.append(f"| {cat} | {c2(d)} |")
     return "\n".join(lines)
 
 
@@ -522,10 +557,13 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     benign = load_jsonl(args.corpus / "benign.jsonl")
     pii_rows = load_jsonl(args.corpus / "pii.jsonl")
     locomo = load_locomo(args.locomo)
+    notes_path = args.corpus / "notes.jsonl"
+    notes = load_jsonl(notes_path) if notes_path.exists() else []
     for r in (*ours[:20], *locomo[:200]):  # warm caches (regex compilation, lru caches)
         guard.screen_write(r["text"])
-    before = rules_only_pass(rules_guard, ours, bipia, benign, locomo)
+    before = rules_only_pass(rules_guard, ours, bipia, benign, locomo, notes)
     screen_all(guard, ours, "attack")
+    screen_all(guard, notes, "benign")
     screen_all(guard, bipia, "attack")
     screen_all(guard, benign, "benign")
     screen_all(guard, locomo, "benign")
@@ -584,7 +622,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
             "attack_p50": percentile([r["ms"] for r in attacks], 50),
         },
     }
-    result["before_after"] = before_after(before, ours, bipia, benign, locomo)
+    result["before_after"] = before_after(before, ours, bipia, benign, locomo, notes)
     result["latency_ms"]["paired"] = paired
     lat = result["latency_ms"]
     lat["ratio_p50"] = lat["guard_p50"] / lat["baseline_p50"] if lat["baseline_p50"] else None
@@ -598,7 +636,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         ],
         "benign": [
             {k: r[k] for k in ("id", "split", "risk", "text", "reasons")}
-            for r in benign + locomo
+            for r in benign + locomo + notes
             if r["flagged"]
         ],
     }
@@ -620,6 +658,60 @@ def show_misses(res: dict[str, Any], split: str) -> str:
     return "\n".join(out)
 
 
+def run_baseline(args: argparse.Namespace) -> dict[str, Any]:
+    """This benchmark, same corpus and arguments, with the graphmem of `args.baseline_tree`
+    (its code and its shipped classifier) first on the path, in a subprocess."""
+    import tempfile
+
+    tree = args.baseline_tree.resolve()
+    with tempfile.TemporaryDirectory() as tmp:
+        out = Path(tmp) / "baseline.json"
+        cmd = [sys.executable, str(Path(__file__).resolve()), "--corpus", str(args.corpus)]
+        cmd += ["--bipia", str(args.bipia), "--locomo", str(args.locomo)]
+        cmd += ["--threshold", str(args.threshold), "--out", str(out)]
+        env = {**os.environ, "PYTHONPATH": str(tree)}
+        proc = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=3600)
+        if proc.returncode != 0:
+            raise SystemExit(f"baseline run failed: {proc.stderr.strip()[-500:]}")
+        return json.loads(out.read_text("utf-8"))
+
+
+def compare_markdown(base: dict[str, Any], res: dict[str, Any], tree: Path) -> str:
+    """Rules + classifier, baseline tree vs this tree, on the held-out sets (same run)."""
+    b, a = base["before_after"], res["before_after"]
+    lb, la = base["latency_ms"]["paired"], res["latency_ms"]["paired"]
+    lines = [
+        f"Before ({tree}) vs after (this tree), rules + classifier, same run:",
+        "",
+        "| metric | target | before | after |",
+        "|---|---|---|---|",
+    ]
+
+    def row(name: str, target: str, key: str) -> None:
+        if key in b and key in a:
+            lines.append(f"| {name} | {target} | {cell(b[key]['full'])} | {cell(a[key]['full'])} |")
+
+    row("attacks caught, ours round 6 + BIPIA 3-5", ">= 96.3%", "combined")
+    row("  ours, round 6 (EN + ZH)", "", "ours")
+    row("    obfuscated variants", "", "ours_obfuscated")
+    row("  BIPIA 3-5", "", "bipia")
+    row("everyday notes flagged, round 2 (held out)", "<= 1%", "notes_heldout")
+    row("everyday notes flagged, round 1 (trained on)", "", "notes_dev")
+    row("benign near-misses flagged, round 6", "", "near_miss")
+    row("LoCoMo turns flagged, 6 held-out conversations", "<= 1%", "locomo_heldout")
+    lines.append(
+        f"| screening p50 per LoCoMo write (wall / thread CPU) | | {lb['full_p50']:.3f} /"
+        f" {lb['full_cpu_p50']:.3f} ms | {la['full_p50']:.3f} / {la['full_cpu_p50']:.3f} ms |"
+    )
+    nb, na = b.get("notes_by_category", {}), a.get("notes_by_category", {})
+    if nb and na:
+        lines += ["", "| held-out notes flagged, by kind | before | after |", "|---|---|---|"]
+        for cat in na:
+            if cat in nb:
+                lines.append(f"| {cat} | {cell(nb[cat]['full'])} | {cell(na[cat]['full'])} |")
+    return "\n".join(lines)
+
+
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--corpus", type=Path, default=CORPUS)
@@ -629,6 +721,11 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument("--show-misses", choices=SPLITS, help="list what a split gets wrong")
     p.add_argument("--presidio-python", help="an interpreter with presidio-analyzer installed")
     p.add_argument("--out", type=Path, help="JSON result file (default: bench/results/...)")
+    p.add_argument(
+        "--baseline-tree",
+        type=Path,
+        help="a graphmem source tree to screen the same corpus with first (before/after)",
+    )
     return p.parse_args(argv)
 
 
@@ -638,7 +735,10 @@ def main(argv: list[str] | None = None) -> int:
         if not path.exists():
             print(f"{path} not found (see bench data instructions)", file=sys.stderr)
             return 2
+    base = run_baseline(args) if args.baseline_tree else None
     res = run(args)
+    if base is not None:
+        res["baseline"] = {"tree": str(args.baseline_tree), "before_after": base["before_after"]}
     out = args.out or RESULTS_DIR / f"firewall-{datetime.now().strftime('%Y%m%d-%H%M%S')}.json"
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(json.dumps(res, indent=1, ensure_ascii=False, default=str), "utf-8")
@@ -648,6 +748,8 @@ def main(argv: list[str] | None = None) -> int:
         f" {res['threshold']} (reject at {res['reject_threshold']}), load average"
         f" {res['load_avg_1min_start_end'][0]:.1f} -> {res['load_avg_1min_start_end'][1]:.1f}\n"
     )
+    if base is not None:
+        print(compare_markdown(base, res, args.baseline_tree) + "\n")
     print(before_after_markdown(res))
     print("\nRules + classifier, every split:\n")
     print(markdown(res))

@@ -5,11 +5,13 @@ Training data - training splits only, never a row the benchmark reports as held 
     variants included)
   - bench/firewall_corpus/train_extra.jsonl (extra attacks and everyday EN/ZH messages, training
     only, never scored)
+  - bench/firewall_corpus/notes.jsonl, split "dev" (everyday agent notes: to-dos, lists, code,
+    shell commands, addresses, product names, Chinese and mixed notes, random-word notes)
   - BIPIA instructions 1-2 of each category (the benchmark's BIPIA dev split)
   - LoCoMo conv-26, conv-30, conv-41, conv-42: their turns, the single sentences of multi-sentence
     turns, observation facts and QA questions as benign memories
-Held out and never read here: round 6 (split "test"), BIPIA 3-5, and LoCoMo conv-43/44/47/48/
-49/50, on which bench/firewall.py reports false positives.
+Held out and never read here: round 6 (split "test"), BIPIA 3-5, the "test" half of notes.jsonl
+and LoCoMo conv-43/44/47/48/49/50, on which bench/firewall.py reports false positives.
 
 Each text goes through `canonicalize` as a write would; the folded text is one example and every
 decoded view (base64, hex, tag characters, ...) one more with the same label, because screening
@@ -24,7 +26,13 @@ out-of-fold LoCoMo training turns and summaries. C in {3, 10, 30, 100}, benign w
 sentence weight {0.3, 1}, offsets {0, 0.5, 1, 1.5} and the short-text rule in injection.py were
 compared; the best round-5 recall with no out-of-fold LoCoMo flags and <= 5% round-5 near-miss
 flags won: C=30, offset 1.0 (90.1% of round 5 caught, 2% of its near-misses flagged). Round 5 was
-then folded into training. Round 6 was never trained on; docs/benchmarks.md says how often it
+then folded into training. Everyday notes (notes.jsonl round 1, train_extra's trx-note rows) were
+added later, when that model quarantined 5-8% of them; offsets {0.5, 1.0, 1.5, 2.0, 2.5, 3.0},
+note weights {1, 3, 6} and the UNADDRESSED_MIN_P rule in injection.py were compared the same way,
+training without round 5 and without one half of round-1 notes and scoring both: the best round-5
+recall with <= 1% of the held-back notes and <= 5% of round-5 near-misses flagged won: offset 2.5,
+note weight 3 (the benign weight), UNADDRESSED_MIN_P 0.9 (95.5% of round 5, 0.7% of the notes).
+Round 6 and round 2 of the notes were never trained on; docs/benchmarks.md says how often each
 was scored and why. Weights are stored as float16, the bias as float32; training is
 deterministic, so `--check` re-trains and compares with the shipped file.
 
@@ -69,7 +77,7 @@ _SENTENCE_RE = re.compile(r"(?<=[.!?])\s+")
 C = 30.0  # chosen on validation round 5, see the module docstring
 BENIGN_WEIGHT = 3.0
 SENTENCE_WEIGHT = 1.0
-BIAS_OFFSET = 1.0  # added to the fitted intercept; chosen on validation round 5 (docstring)
+BIAS_OFFSET = 2.5  # added to the fitted intercept; chosen on validation (module docstring)
 THRESHOLD = 0.7
 MAX_LOCOMO_FP = 0.005
 MAX_NEAR_MISS_FP = 0.03
@@ -87,6 +95,11 @@ def training_rows(corpus: Path, bipia: Path, locomo: Path) -> list[dict[str, Any
     for r in load_jsonl(corpus / "benign.jsonl"):
         if r["split"] == "dev":
             rows.append({"text": r["text"], "label": 0, "group": r["family"], "kind": "near_miss"})
+    notes = corpus / "notes.jsonl"
+    if notes.exists():
+        for r in load_jsonl(notes):
+            if r["split"] == "dev":
+                rows.append({"text": r["text"], "label": 0, "group": r["id"], "kind": "notes"})
     extra = corpus / "train_extra.jsonl"
     if extra.exists():
         for r in load_jsonl(extra):

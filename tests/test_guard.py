@@ -137,7 +137,8 @@ def test_settings_from_environment(monkeypatch: pytest.MonkeyPatch) -> None:
 def test_metadata_ids_skip_the_rules_but_words_in_metadata_do_not() -> None:
     """Ids, dates and tags cannot carry an instruction and are not scanned; anything with two
     words, spaces, non-ASCII or an encoded payload still is."""
-    from graphmem.guard.firewall import Guard, _identifier_like
+    from graphmem.guard.firewall import Guard
+    from graphmem.guard.metadata import _identifier_like
     from graphmem.guard.settings import GuardSettings
 
     for v in ("D1:3", "session_1", "2023-05-08", "ticket#4411"):

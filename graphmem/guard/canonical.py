@@ -13,8 +13,9 @@ before any rule runs, the text is
    Greek look-alikes become Latin, everything is lower-cased, and spaces between CJK characters
    are dropped. An index map from folded to sanitised positions lets the PII recognisers, which
    run on the folded text, mask the right characters of the stored text.
-3. *decoded*: embedded base64, hex, percent, HTML-entity and backslash escapes, leetspeak and
-   s p a c e d - o u t letters each become an extra view that the rules also read.
+3. *decoded*: embedded base64, hex, percent, HTML-entity and backslash escapes, leetspeak,
+   s p a c e d - o u t or s-p-l-i-t letters and reversed sentences ("snoitcurtsni suoiverp
+   erongi") each become an extra view that the rules and the classifier also read.
 
 Every transformation that fired is reported as a signal: obfuscation is itself evidence.
 """
@@ -82,7 +83,18 @@ _LEET_MIX = re.compile(r"[a-z][0-9@$]|[0-9@$][a-z]")
 _LEET_MAP = str.maketrans({"0": "o", "1": "i", "3": "e", "4": "a", "5": "s", "7": "t",
                            "@": "a", "$": "s", "8": "b", "9": "g"})
 # fmt: on
-_SPACED_RUN = re.compile(r"(?<!\S)(?:[^\s] ){5,}[^\s](?!\S)")
+# One letter or digit (leet's @ and $ too), then the same separator between every pair:
+# "i g n o r e", "i-g-n-o-r-e", "i.g.n.o.r.e", "i_g_n_o_r_e", "i - g - n". Three letters at
+# least ("e.g." and "U.S." stay as they are; digits alone, "1.2.3", are versions, not words).
+# One separator throughout keeps the words of "i-g-n-o-r-e p-r-e-v-i-o-u-s" apart, so the
+# joined view reads "ignore previous".
+_SPLIT_CHAR = r"(?:[^\W_]|[@$])"
+_SPLIT_RUN = re.compile(
+    rf"(?<![^\W_]){_SPLIT_CHAR}(\s*[-._*\u00b7\u2022|/\\~+]{{1,3}}\s*|[ \t]{{1,3}})"
+    rf"(?:{_SPLIT_CHAR}\1)+{_SPLIT_CHAR}(?![^\W_])"
+)
+_SPLIT_VIEW_MIN = 3  # letters in a run for the joined view
+_SPLIT_SIGNAL_MIN = 6  # letters in a run for the "spaced" signal and the compact view
 
 
 @dataclass(frozen=True)
@@ -245,17 +257,77 @@ def decode_payloads(text: str) -> dict[str, list[str]]:
     return found
 
 
-def _despace(folded: str) -> tuple[str, int]:
-    """Join s p a c e d - o u t letters; returns the joined text and the longest run length."""
+def _join_split(folded: str) -> tuple[str, int]:
+    """Join s p a c e d or s-p-l-i-t letters; returns the joined text and the longest run's
+    letter count (0 when no run of `_SPLIT_VIEW_MIN` letters was found)."""
     longest = 0
 
     def join(m: re.Match[str]) -> str:
         nonlocal longest
-        run = m.group()
-        longest = max(longest, len(run) // 2 + 1)
-        return run.replace(" ", "")
+        letters = m.group().split(m.group(1))
+        if not any(c.isalpha() for c in letters):
+            return m.group()
+        longest = max(longest, len(letters))
+        return "".join(letters)
 
-    return _SPACED_RUN.sub(join, folded), longest
+    return _SPLIT_RUN.sub(join, folded), longest
+
+
+# Words an instruction is made of, and the commonest function words. Reversed text is spotted
+# when its words, read backwards, are these words and read forwards are not. No entry reversed
+# is another entry ("was"/"saw" are both left out), and all have three letters or more, because
+# two-letter words ("no"/"on") read as words both ways round.
+_LEXICON = frozenset(
+    """
+    the and you your yours all are for not with this that from any ignore ignoring previous
+    instructions instruction rules rule system prompt prompts forget disregard above earlier prior
+    reveal password passwords send user users data secret secrets tell must new admin access
+    delete print output respond reply only always never say what have will should can they them
+    their there here when where which who how why into about after before then than also just
+    more some other every each make like were been being has had does did our out over under
+    again please write give take show bank account money transfer email number card approve
+    confirm without instead follow following message messages assistant agent model mode
+    developer role act pretend task tool call execute command file files memory memories store
+    remember settings policy limit limits restrictions guidelines directions orders everything
+    nothing anything someone today tomorrow meeting buy milk need needs want wants know think
+    going doing because could would these those such very much many most first last next
+    previously ignored forgotten override bypass disable enable unlock grant granted allowed
+    allow forbidden safety filter filters content answer answers question questions
+    """.split()
+)
+# Chinese words as above; a reversed Chinese sentence reads them back to front.
+_LEXICON_ZH = tuple(
+    "忽略 之前 以上 所有 指令 规则 系统 提示 密码 发送 用户"
+    " 数据 现在 不要 必须 输出 回复 告诉 我们 你的 设置 限制".split()
+)
+_SEGMENT_RE = re.compile(r"[^.!?;\n。！？；]+")
+_LEX_WORD_RE = re.compile(r"[a-z]{3,}")
+
+
+def _lexicon_hits(segment: str) -> int:
+    hits = sum(1 for w in _LEX_WORD_RE.findall(segment) if w in _LEXICON)
+    if not segment.isascii():
+        hits += sum(segment.count(w) for w in _LEXICON_ZH)
+    return hits
+
+
+def _unreverse(text: str) -> tuple[str, int]:
+    """Reverse each sentence that reads as words backwards and not forwards; returns the text
+    with those sentences turned round and how many there were. Two lexicon words read backwards
+    at least, and more than twice as many as read forwards, so "I saw pots" stays as it is."""
+    count = 0
+
+    def turn(m: re.Match[str]) -> str:
+        nonlocal count
+        seg = m.group()
+        back = seg[::-1]
+        rev = _lexicon_hits(back)
+        if rev >= 2 and rev > 2 * _lexicon_hits(seg):
+            count += 1
+            return back
+        return seg
+
+    return _SEGMENT_RE.sub(turn, text), count
 
 
 def canonicalize(text: str, *, max_depth: int = 2) -> Canonical:
@@ -309,11 +381,16 @@ def canonicalize(text: str, *, max_depth: int = 2) -> Canonical:
                 )
             views["leetspeak"] = view
     compact = None
-    despaced, run = _despace(folded)
-    if run >= 6:
+    joined, run = _join_split(folded)
+    if run >= _SPLIT_VIEW_MIN:
+        views["spaced"] = joined
+    if run >= _SPLIT_SIGNAL_MIN:
         signals["spaced"] = run
-        views["spaced"] = despaced
-        compact = re.sub(rf"[^a-z0-9{_CJK}]+", "", despaced)
+        compact = re.sub(rf"[^a-z0-9{_CJK}]+", "", joined)
+    turned, reversed_count = _unreverse(joined)
+    if reversed_count:
+        signals["reversed"] = reversed_count
+        views["reversed"] = turned
     return Canonical(sanitized, folded, index, views, signals, compact)
 
 

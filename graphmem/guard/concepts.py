@@ -426,7 +426,9 @@ COMBOS: tuple[Combo, ...] = (
     _c("c_identity", "impersonation", 0.6, "IDENTITY"),
     _c("c_identity_meta", "impersonation", 0.8, "IDENTITY", "META YOU AGENT DATA"),
     _c("c_config", "impersonation", 0.8, "CONFIG_KV"),
-    _c("c_code", "tool", 0.8, "CODE", "RUN IMP AGENT YOU TOOLWORD", narrative_ok=False),
+    # code plus someone told to run it; a code note alone ("chmod +x deploy.sh", "set `X=1` in
+    # the Dockerfile") is what developers keep, and a tool word or a to-do verb is not an order
+    _c("c_code", "tool", 0.8, "CODE", "RUN AGENT YOU", narrative_ok=False),
     _c("c_tool", "tool", 0.7, "RUN TOOLWORD", "DATA OPS DESTRUCT RECIPIENT TRIGGER ALL URL ADMIN",
        "IMP AGENT YOU TRIGGER", narrative_ok=False),
     _c("c_destroy", "tool", 0.7, "DESTRUCT ALL DATA", "TRIGGER AGENT IMP YOU",
@@ -512,6 +514,14 @@ def is_narrative(text: str) -> bool:
     return t.has("FIRST") and not any(t.has(c) for c in _ADDRESSED)
 
 
+def addresses_anyone(text: str) -> bool:
+    """Whether the text speaks to someone: the agent, "you", the user as a third party, an
+    order, a trigger or a frame. A note with none of these ("Airbnb in Lisbon: Rua da Rosa
+    112") cannot steer an agent in its own words, so the classifier alone must be surer."""
+    t = _Tagger(text, True)
+    return any(t.has(c) for c in _ADDRESSED)
+
+
 def combos(text: str) -> list[tuple[Combo, str]]:
     """Combinations that fire in a sentence or a pair of adjacent sentences of `text`.
 
@@ -545,4 +555,14 @@ def combos(text: str) -> list[tuple[Combo, str]]:
     return fired
 
 
-__all__ = ["COMBOS", "LEX_EN", "LEX_ZH", "Combo", "combos", "is_narrative", "sentences", "tag"]
+__all__ = [
+    "COMBOS",
+    "LEX_EN",
+    "LEX_ZH",
+    "Combo",
+    "addresses_anyone",
+    "combos",
+    "is_narrative",
+    "sentences",
+    "tag",
+]

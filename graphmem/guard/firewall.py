@@ -18,15 +18,14 @@ which only the service can fetch; the guard stays free of stores.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from graphmem.guard.canonical import canonicalize
-from graphmem.guard.classifier import is_prose
 from graphmem.guard.consensus import Candidate, ConsensusDecision, check_consensus
 from graphmem.guard.injection import CLASSIFIER_RULE, InjectionResult, screen
+from graphmem.guard.metadata import MetadataScreen
 from graphmem.guard.pii import PiiFinding, apply_policy, find_pii
 from graphmem.guard.ratelimit import (
     InProcessRateLimiter,
@@ -39,7 +38,6 @@ from graphmem.guard.ratelimit import (
 from graphmem.guard.settings import GuardSettings
 
 Action = Literal["allow", "quarantine", "reject"]
-_MAX_METADATA_STRINGS = 64
 
 
 @dataclass(frozen=True)
@@ -118,18 +116,6 @@ def _scrub(reasons: list[str], findings: list[PiiFinding]) -> list[str]:
     return out
 
 
-_IDENT = re.compile(r"[\x21-\x7e]{1,32}")
-_WORD = re.compile(r"[A-Za-z]{4,}")
-
-
-def _identifier_like(raw: str, sanitized: str) -> bool:
-    """An id, date, tag or counter ('D1:3', 'session_1', '2023-05-08'): one printable ASCII
-    token with at most one word in it, unchanged by canonicalisation (nothing decoded, folded
-    or hidden). No instruction fits in one word, so the injection rules skip it (PII is still
-    masked); on LoCoMo writes this halves the rules' regular-expression searches."""
-    return raw == sanitized and bool(_IDENT.fullmatch(raw)) and len(_WORD.findall(raw)) <= 1
-
-
 class Guard:
     """Screens writes and searches; see the module docstring for the order of the checks."""
 
@@ -203,41 +189,15 @@ class Guard:
     def _screen_metadata(
         self, metadata: Mapping[str, Any], source: str
     ) -> tuple[dict[str, Any], list[PiiFinding], InjectionResult]:
-        """Mask PII inside metadata string values and screen them as one text."""
-        texts: list[str] = []
-        findings: list[PiiFinding] = []
+        """Mask PII in every metadata key and value and score them (see metadata.py)."""
         s = self.settings
-
-        def walk(v: Any) -> Any:
-            if isinstance(v, str) and v and len(texts) < _MAX_METADATA_STRINGS:
-                canon = canonicalize(v, max_depth=s.max_decode_depth)
-                found = find_pii(canon)
-                findings.extend(found)
-                if not _identifier_like(v, canon.sanitized):
-                    texts.append(canon.sanitized)
-                return apply_policy(canon.sanitized, found, s.pii_policy, self._hash_key)[0]
-            if isinstance(v, Mapping):
-                return {k: walk(x) for k, x in v.items()}
-            if isinstance(v, list):
-                return [walk(x) for x in v]
-            return v
-
-        masked = {k: walk(v) for k, v in metadata.items()}
-        joined = "\n".join(t for t in texts if len(t) > 3)
-        weight = s.source_risk.get(str(source), 0.0)
-        result = (
-            screen(joined, source_weight=weight, use_classifier=False)
-            if joined
-            else InjectionResult(0.0)
-        )
-        # The classifier reads only the prose among the values: ids, dates and tags joined
-        # together are not language, and the model has no opinion worth having on them.
-        prose = "\n".join(t for t in texts if is_prose(t))
-        if s.classifier and prose:
-            learned = screen(prose, source_weight=weight, use_classifier=True)
-            if learned.risk > result.risk:
-                result = learned
-        return masked, findings, result
+        return MetadataScreen(
+            s.pii_policy,
+            self._hash_key,
+            max_decode_depth=s.max_decode_depth,
+            source_weight=s.source_risk.get(str(source), 0.0),
+            use_classifier=s.classifier,
+        ).run(metadata)
 
     def before_write(
         self,

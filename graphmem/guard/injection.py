@@ -41,7 +41,7 @@ from dataclasses import dataclass, field
 from graphmem.guard import rules
 from graphmem.guard.canonical import Canonical, canonicalize
 from graphmem.guard.classifier import default_model, is_prose, is_short
-from graphmem.guard.concepts import combos, is_narrative
+from graphmem.guard.concepts import addresses_anyone, combos, is_narrative
 
 _CJK_RE = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff]")
 
@@ -129,6 +129,7 @@ OBFUSCATION_WEIGHTS = {
     "escape": 0.2,
     "leetspeak": 0.25,
     "spaced": 0.45,
+    "reversed": 0.45,
 }
 
 
@@ -176,8 +177,13 @@ def _dampen(h: RuleHit) -> RuleHit:
 # A short text (< 10 words / < 20 CJK characters) gives the model few n-grams; when no rule
 # fired either, it must be at least SHORT_TEXT_MIN_P sure, otherwise its weight is capped below
 # EVIDENCE_FLOOR. Chosen on validation round 5 (recall unchanged, near-miss flags 4% -> 2%).
+# Likewise a text that addresses no one (no "you", no agent, no order, trigger or frame - see
+# concepts.addresses_anyone) needs UNADDRESSED_MIN_P from the classifier alone: addresses,
+# product names, code and meeting minutes share n-grams with attacks but cannot steer an agent
+# in their own words. Chosen on validation (round 5 recall, half of round-1 everyday notes).
 SHORT_TEXT_MIN_P = 0.8
 SHORT_TEXT_CAP = 0.45
+UNADDRESSED_MIN_P = 0.9
 CLASSIFIER_RULE = "classifier"
 CLASSIFIER_CATEGORY = "learned"
 REASON_FLOOR = 0.25
@@ -264,6 +270,14 @@ def screen(
                     min(hit.weight, SHORT_TEXT_CAP),
                     view,
                     hit.excerpt + " (short text, alone)",
+                )
+            elif not best and p < UNADDRESSED_MIN_P and not addresses_anyone(body):
+                hit = RuleHit(
+                    hit.rule,
+                    hit.category,
+                    min(hit.weight, SHORT_TEXT_CAP),
+                    view,
+                    hit.excerpt + " (addresses no one, alone)",
                 )
             fired = fired or hit.weight >= EVIDENCE_FLOOR
             weights.append(hit.weight)
