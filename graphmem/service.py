@@ -35,6 +35,7 @@ from graphmem.model import (
     check_confidence,
     check_content,
     check_metadata,
+    check_session_id,
     check_top_k,
     check_user,
     new_id,
@@ -217,11 +218,11 @@ class MemoryService:
         if valid_to is not None and valid_to <= (valid_from or created):
             raise ValidationError("valid_to", "must be later than valid_from (or created_at)")
         summary = item.get("summary")
-        if summary is not None and not isinstance(summary, str):
-            raise ValidationError("summary", "must be a string")
+        if summary is not None and summary != "":
+            summary = check_content(summary, self.settings.max_content_chars, "summary")
         session_id = item.get("session_id")
-        if session_id is not None and (not isinstance(session_id, str) or len(session_id) > 128):
-            raise ValidationError("session_id", "must be a string of at most 128 characters")
+        if session_id is not None and session_id != "":
+            session_id = check_session_id(session_id)
         mem = Memory(
             id=new_id(),
             user_id=user_id,

@@ -26,6 +26,7 @@ from urllib.parse import quote
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from graphmem import model
 from graphmem.errors import StoreUnavailableError, ValidationError
 from graphmem.stores.redis_health import redis_health
 
@@ -163,11 +164,8 @@ def _iso(ts: float) -> str | None:
 
 
 def check_session_id(value: Any) -> str:
-    if not isinstance(value, str) or not value.strip():
-        raise ValidationError("session_id", "must be a non-empty string")
-    if len(value) > MAX_SESSION_ID:
-        raise ValidationError("session_id", f"must be at most {MAX_SESSION_ID} characters")
-    return value.strip()
+    """The same rule as a long-term memory's session id, so one id works in both."""
+    return model.check_session_id(value, MAX_SESSION_ID)
 
 
 def apply_patch(
