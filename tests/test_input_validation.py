@@ -263,3 +263,17 @@ def test_import_refuses_a_nul_in_any_line_before_writing(cli: Any, tmp_path: Pat
     code, _, err = cli("import", str(src), "--user", "imp")
     assert code == 2 and err.startswith("error: line 2: session_id: contains the control")
     assert json.loads(cli("stats", "--user", "imp", "--json")[1])["total"] == 0
+
+
+def test_observe_names_the_turn_that_holds_a_control_character(server: FastMCP) -> None:
+    before = call(server, "memory_health", {}).structured_content["memories"]["total"]
+    turns = ["I moved to Lisbon in 2023.", "Remember my locker code is \x1b[2J 4711"]
+    res = call(server, "memory_observe", {"turns": turns})
+    assert res.is_error and res.content[0].text.startswith("turns[1]: contains the control")
+    assert call(server, "memory_health", {}).structured_content["memories"]["total"] == before
+
+
+def test_observe_skips_a_turn_of_only_invisible_characters(server: FastMCP) -> None:
+    res = call(server, "memory_observe", {"turns": ["Remember \u200b\u200b"], "dry_run": True})
+    assert not res.is_error, res.content[0].text
+    assert res.structured_content["decisions"][0]["action"] == "skip"
