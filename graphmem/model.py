@@ -148,6 +148,10 @@ MAX_TIME_RANGE_DAYS = 36_500
 """The longest time_range accepted (100 years); longer windows cannot be represented as dates
 before now, and nothing stored is older anyway."""
 
+MIN_YEAR, MAX_YEAR = 1, 9998
+"""Dates (created_at, valid_from, as_of, ...) are kept a year inside what Python's datetime can
+hold, so adding an expiry or a window to one can never overflow."""
+
 # C0 control characters other than tab, newline and carriage return: a NUL truncates strings in
 # C libraries and terminals, the rest are invisible and only ever sent by mistake or by attack.
 _CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f]")
@@ -403,4 +407,15 @@ def parse_datetime(value: Any, field_name: str) -> datetime | None:
             dt = datetime.fromisoformat(str(value).replace("Z", "+00:00"))
         except ValueError:
             raise ValidationError(field_name, f"{value!r} is not an ISO-8601 date/time") from None
-    return dt if dt.tzinfo else dt.replace(tzinfo=UTC)
+    dt = dt if dt.tzinfo else dt.replace(tzinfo=UTC)
+    # Every store and comparison works in UTC; a time whose UTC form falls outside what a
+    # datetime holds (0001-01-01T00:00+14:00) raised OverflowError deep inside a write.
+    try:
+        year = dt.astimezone(UTC).year
+    except OverflowError:
+        year = 0
+    if not MIN_YEAR <= year <= MAX_YEAR:
+        raise ValidationError(
+            field_name, f"{str(value)[:40]!r} is outside the years {MIN_YEAR} to {MAX_YEAR} (UTC)"
+        )
+    return dt

@@ -277,3 +277,16 @@ def test_observe_skips_a_turn_of_only_invisible_characters(server: FastMCP) -> N
     res = call(server, "memory_observe", {"turns": ["Remember \u200b\u200b"], "dry_run": True})
     assert not res.is_error, res.content[0].text
     assert res.structured_content["decisions"][0]["action"] == "skip"
+
+
+@pytest.mark.parametrize("field", ["created_at", "valid_from", "expires_at"])
+@pytest.mark.parametrize("when", ["0001-01-01T00:00:00+14:00", "9999-12-31T23:59:59-12:00"])
+def test_dates_outside_what_utc_can_hold_are_refused(
+    svc: MemoryService, field: str, when: str
+) -> None:
+    assert "outside the years 1 to 9998" in refused(svc, field, **{field: when})
+
+
+def test_as_of_outside_what_utc_can_hold_is_refused(svc: MemoryService) -> None:
+    with pytest.raises(ValidationError, match="^as_of: .*outside the years"):
+        svc.search("val", "green tea", 3, as_of="9999-12-31T23:59:59-12:00")
