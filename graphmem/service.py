@@ -35,6 +35,7 @@ from graphmem.model import (
     check_confidence,
     check_content,
     check_metadata,
+    check_number,
     check_session_id,
     check_top_k,
     check_user,
@@ -542,9 +543,9 @@ class MemoryService:
         """Delete the memories at least `threshold` similar to `query` (cosine)."""
         user_id = check_user(user_id)
         query = check_content(query, self.settings.max_content_chars, "query")
-        thr = self.settings.forget_similarity if threshold is None else float(threshold)
-        if not 0.0 < thr <= 1.0:
-            raise ValidationError("threshold", "must be in (0, 1]")
+        thr = self.settings.forget_similarity
+        if threshold is not None:
+            thr = check_number(threshold, "threshold", 0.0, 1.0, low_open=True)
         limit = check_top_k(limit, 1000)
         matches = self.retriever.similar(user_id, query, thr, limit)
         if not dry_run and matches:

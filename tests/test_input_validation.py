@@ -290,3 +290,9 @@ def test_dates_outside_what_utc_can_hold_are_refused(
 def test_as_of_outside_what_utc_can_hold_is_refused(svc: MemoryService) -> None:
     with pytest.raises(ValidationError, match="^as_of: .*outside the years"):
         svc.search("val", "green tea", 3, as_of="9999-12-31T23:59:59-12:00")
+
+
+@pytest.mark.parametrize("threshold", ["abc", "nan", math.inf, 0, 1.5])
+def test_forget_threshold_is_a_finite_number_in_range(svc: MemoryService, threshold: Any) -> None:
+    with pytest.raises(ValidationError, match="^threshold: "):
+        svc.forget_by_query("val", "green tea", threshold=threshold, dry_run=True)
