@@ -321,7 +321,7 @@ def check_metadata(value: Any) -> dict[str, Any]:
             raise ValidationError("metadata", f"is not valid JSON: {e}") from None
     if not isinstance(value, dict):
         raise ValidationError("metadata", "must be a JSON object")
-    _check_json(value, "metadata", 1)
+    _check_json(value, ("metadata",), 1)
     encoded = json.dumps(value, ensure_ascii=False, allow_nan=False)
     size = len(encoded.encode("utf-8"))
     if size > MAX_METADATA_BYTES:
@@ -333,44 +333,56 @@ def _metadata_too_large(size: int) -> str:
     return f"is {size} bytes as JSON; the limit is {MAX_METADATA_BYTES} bytes (16 KiB)"
 
 
-def _check_json(value: Any, path: str, depth: int) -> None:
-    """Walk a metadata value once, depth-bounded, refusing what JSON or a store cannot hold."""
+def _check_json(value: Any, path: tuple[str | int, ...], depth: int) -> None:
+    """Walk a metadata value once, depth-bounded, refusing what JSON or a store cannot hold.
+    The path is kept as a tuple and spelled out only for an error: metadata at the size limit
+    has thousands of values, and formatting each one's path tripled the walk's cost."""
     if value is None or isinstance(value, bool):
         return
     if isinstance(value, str):
-        check_chars(value, path)
+        if _CONTROL.search(value) or not value.isascii():
+            check_chars(value, _path_name(path))
     elif isinstance(value, int):
         if not -MAX_METADATA_INT - 1 <= value <= MAX_METADATA_INT:
-            raise ValidationError(path, "integers must fit in 64 bits (±9.2e18)")
+            raise ValidationError(_path_name(path), "integers must fit in 64 bits (±9.2e18)")
     elif isinstance(value, float):
         if not math.isfinite(value):
             raise ValidationError(
-                path, f"{value} is not a finite number (JSON has no NaN or Infinity)"
+                _path_name(path), f"{value} is not a finite number (JSON has no NaN or Infinity)"
             )
     elif isinstance(value, dict | list | tuple):
         if depth > MAX_METADATA_DEPTH:
             raise ValidationError(
-                path, f"nests deeper than the limit of {MAX_METADATA_DEPTH} levels"
+                _path_name(path), f"nests deeper than the limit of {MAX_METADATA_DEPTH} levels"
             )
         if isinstance(value, dict):
             for key, item in value.items():
                 if not isinstance(key, str):
-                    raise ValidationError(path, f"key {key!r} is not a string")
-                child = _child(path, key)
-                check_chars(key, child)
-                _check_json(item, child, depth + 1)
+                    raise ValidationError(_path_name(path), f"key {key!r} is not a string")
+                if _CONTROL.search(key) or not key.isascii():
+                    check_chars(key, _path_name((*path, key)))
+                _check_json(item, (*path, key), depth + 1)
         else:
             for i, item in enumerate(value):
-                _check_json(item, f"{path}[{i}]", depth + 1)
+                _check_json(item, (*path, i), depth + 1)
     else:
-        raise ValidationError(path, f"a {type(value).__name__} is not a JSON value")
+        raise ValidationError(_path_name(path), f"a {type(value).__name__} is not a JSON value")
 
 
 _PLAIN_KEY = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
 
 
-def _child(path: str, key: str) -> str:
-    return f"{path}.{key}" if _PLAIN_KEY.match(key) else f"{path}[{key[:40]!r}]"
+def _path_name(path: tuple[str | int, ...]) -> str:
+    """('metadata', 'run', 3, 'odd key') -> "metadata.run[3]['odd key']"."""
+    out = str(path[0])
+    for part in path[1:]:
+        if isinstance(part, int):
+            out += f"[{part}]"
+        elif _PLAIN_KEY.match(part):
+            out += f".{part}"
+        else:
+            out += f"[{part[:40]!r}]"
+    return out
 
 
 def check_number(
