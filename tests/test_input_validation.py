@@ -9,6 +9,7 @@ fastmcp's Client, the CLI through its main().
 from __future__ import annotations
 
 import asyncio
+import io
 import json
 import math
 from collections.abc import Iterator
@@ -296,3 +297,19 @@ def test_as_of_outside_what_utc_can_hold_is_refused(svc: MemoryService) -> None:
 def test_forget_threshold_is_a_finite_number_in_range(svc: MemoryService, threshold: Any) -> None:
     with pytest.raises(ValidationError, match="^threshold: "):
         svc.forget_by_query("val", "green tea", threshold=threshold, dry_run=True)
+
+
+class EndlessStdin(io.TextIOBase):
+    """A stdin that never ends, like `graphmem add - < /dev/zero` (without the NULs)."""
+
+    def read(self, size: int | None = -1) -> str:
+        if size is None or size < 0:
+            raise AssertionError("stdin read without a bound")
+        return "a" * size
+
+
+def test_add_from_stdin_reads_a_bounded_amount(cli: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr("sys.stdin", EndlessStdin())
+    code, out, err = cli("add", "-", "--user", "ann")
+    assert (code, out) == (2, "")
+    assert err.startswith("error: content: is 1048577 characters; the limit is 8000")
