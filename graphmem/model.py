@@ -206,10 +206,10 @@ def _check_range_text(value: str) -> timedelta:
         raise ValidationError("time_range", f"{value[:40]!r} is too long a range; {limit}")
     n = int(digits)
     if n <= 0:
-        raise ValidationError("time_range", f"{value!r} must be at least 1 {unit}")
+        raise ValidationError("time_range", f"{value[:40]!r} must be at least 1 {unit}")
     seconds = n * _UNIT_SECONDS[unit]
     if seconds > MAX_TIME_RANGE_DAYS * 86400:
-        raise ValidationError("time_range", f"{value!r} is too long a range; {limit}")
+        raise ValidationError("time_range", f"{value[:40]!r} is too long a range; {limit}")
     return timedelta(seconds=seconds)
 
 
