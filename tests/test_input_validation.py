@@ -313,3 +313,22 @@ def test_add_from_stdin_reads_a_bounded_amount(cli: Any, monkeypatch: pytest.Mon
     code, out, err = cli("add", "-", "--user", "ann")
     assert (code, out) == (2, "")
     assert err.startswith("error: content: is 1048577 characters; the limit is 8000")
+
+
+@pytest.mark.parametrize(
+    ("patch", "field"),
+    [
+        ({"task_context": "plan the trip\x00"}, "content.task_context"),
+        ({"add_turns": ["fine", "bad\x07"]}, "content.add_turns[1]"),
+        ({"slots": {"names": {"manager": "Pri\x1bya"}}}, "content.slots.names.manager"),
+        ({"slots": {"numbers": {"bud\x00get": 5}}}, "content.slots.numbers"),
+    ],
+)
+def test_working_memory_text_follows_the_control_character_rule(
+    server: FastMCP, patch: dict[str, Any], field: str
+) -> None:
+    res = call(server, "working_memory_set", {"session_id": "wm-ctl", "content": patch})
+    assert res.is_error and res.content[0].text.startswith(f"{field}: contains the control")
+    now = call(server, "working_memory_get", {"session_id": "wm-ctl"}).structured_content
+    assert (now["task_context"], now["recent_turns"]) == ("", [])
+    assert not any(now["slots"].values())
