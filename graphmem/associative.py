@@ -19,6 +19,7 @@ from typing import Any
 
 from graphmem.errors import ValidationError
 from graphmem.model import Hit
+from graphmem.ranking import check_weight
 from graphmem.stores.graph import RELATION_TYPES, GraphEdge, GraphStore
 
 
@@ -88,8 +89,8 @@ def parse_relation_types(value: Any) -> tuple[str, ...] | None:
 def check_hops(value: Any, field_name: str = "expand_hops", limit: int = 4) -> int:
     try:
         hops = int(value)
-    except (TypeError, ValueError):
-        raise ValidationError(field_name, f"{value!r} is not an integer") from None
+    except (TypeError, ValueError, OverflowError):  # OverflowError: int(float("inf"))
+        raise ValidationError(field_name, f"{str(value)[:40]!r} is not an integer") from None
     if isinstance(value, bool) or not 0 <= hops <= limit:
         raise ValidationError(field_name, f"must be between 0 and {limit}")
     return hops
@@ -100,7 +101,7 @@ def split_graph_weight(weights: Any) -> tuple[Any, float | None]:
     if isinstance(weights, str) and weights.strip().startswith("{"):
         try:
             weights = json.loads(weights)
-        except json.JSONDecodeError:
+        except (ValueError, RecursionError):  # parse_weights reports it, naming the field
             return weights, None
     if isinstance(weights, Mapping) and "graph" in weights:
         rest = {k: v for k, v in weights.items() if k != "graph"}
@@ -114,13 +115,7 @@ def split_graph_weight(weights: Any) -> tuple[Any, float | None]:
 
 
 def _weight(v: Any) -> float:
-    try:
-        w = float(v)
-    except (TypeError, ValueError):
-        raise ValidationError("weights", f"graph={v!r} is not a number") from None
-    if not 0.0 <= w <= 1.0:
-        raise ValidationError("weights", "graph must be between 0 and 1")
-    return w
+    return check_weight("graph", v, 1.0)
 
 
 def combine_graph(base: float, graph: float, weight: float) -> float:

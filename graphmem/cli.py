@@ -11,7 +11,7 @@ import json
 import os
 import sys
 from collections.abc import Callable, Iterator
-from typing import Any, TextIO
+from typing import Any, BinaryIO
 
 from graphmem import logs
 from graphmem.errors import GraphmemError, StoreUnavailableError, ValidationError
@@ -21,6 +21,13 @@ from graphmem.settings import Settings
 from graphmem.visibility import Viewer
 
 IMPORT_BATCH = 256
+MAX_IMPORT_LINE_BYTES = 1 << 20
+"""One JSONL line of `import`: far above a memory's own limits (content, 16 KiB metadata)."""
+MAX_IMPORT_BYTES = 128 << 20
+"""One `import` run: every line is validated before any is written, so all of it is held in
+memory at once; larger exports are split and imported in parts."""
+MAX_STDIN_CHARS = 1 << 20
+"""`add -` reads at most this much of stdin; the content limit then applies as usual."""
 
 
 def _service(args: argparse.Namespace) -> Any:
@@ -57,7 +64,7 @@ def cmd_add(args: argparse.Namespace) -> None:
         "valid_from": args.valid_from,
         "valid_to": args.valid_to,
     }
-    content = args.content if args.content != "-" else sys.stdin.read()
+    content = args.content if args.content != "-" else sys.stdin.read(MAX_STDIN_CHARS + 1)
     with _service(args) as svc:
         m = svc.write(_user(args), content, args.type, **{k: v for k, v in fields.items() if v})
     _emit(args, {"id": m.id}, m.id)
@@ -283,14 +290,40 @@ def cmd_stats(args: argparse.Namespace) -> None:
     _emit(args, st, text)
 
 
-def _read_jsonl(stream: TextIO) -> Iterator[tuple[int, dict[str, Any]]]:
-    for n, raw in enumerate(stream, 1):
-        if not raw.strip():
+def _read_jsonl(stream: BinaryIO) -> Iterator[tuple[int, dict[str, Any]]]:
+    """Objects of a JSONL stream, read line by line with a bounded buffer: a line over
+    MAX_IMPORT_LINE_BYTES or a stream over MAX_IMPORT_BYTES is refused as soon as it is seen,
+    so `graphmem import /dev/zero` fails at once instead of filling memory."""
+    total = 0
+    n = 0
+    while True:
+        raw = stream.readline(MAX_IMPORT_LINE_BYTES + 1)
+        if not raw:
+            return
+        n += 1
+        total += len(raw)
+        if len(raw) > MAX_IMPORT_LINE_BYTES:
+            raise ValidationError(
+                f"line {n}", f"is longer than the limit of {MAX_IMPORT_LINE_BYTES} bytes per line"
+            )
+        if total > MAX_IMPORT_BYTES:
+            raise ValidationError(
+                f"line {n}",
+                f"the file is larger than the import limit of {MAX_IMPORT_BYTES} bytes;"
+                " split it (e.g. with split -l) and import the parts",
+            )
+        try:
+            text = raw.decode("utf-8")
+        except UnicodeDecodeError:
+            raise ValidationError(f"line {n}", "is not UTF-8") from None
+        if not text.strip():
             continue
         try:
-            obj = json.loads(raw)
+            obj = json.loads(text)
         except json.JSONDecodeError as e:
             raise ValidationError(f"line {n}", f"is not JSON: {e.msg}") from None
+        except (ValueError, RecursionError):  # an integer of thousands of digits, deep nesting
+            raise ValidationError(f"line {n}", "is not JSON graphmem can import") from None
         if not isinstance(obj, dict):
             raise ValidationError(f"line {n}", "must be a JSON object")
         yield n, obj
@@ -299,7 +332,7 @@ def _read_jsonl(stream: TextIO) -> Iterator[tuple[int, dict[str, Any]]]:
 def cmd_import(args: argparse.Namespace) -> None:
     from tqdm import tqdm
 
-    stream = sys.stdin if args.file == "-" else open(args.file, encoding="utf-8")  # noqa: SIM115
+    stream = sys.stdin.buffer if args.file == "-" else open(args.file, "rb")  # noqa: SIM115
     with stream:
         rows = list(_read_jsonl(stream))
     keys = (

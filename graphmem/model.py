@@ -7,7 +7,9 @@ same inputs with the same messages.
 from __future__ import annotations
 
 import json
+import math
 import re
+import unicodedata
 import uuid
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
@@ -137,22 +139,93 @@ def _iso(value: datetime | None) -> str | None:
 
 # ---------------------------------------------------------------- validation of user input
 
-_TIME_RANGE = re.compile(r"^\s*(\d+)\s*([mhdwy])\s*$", re.IGNORECASE)
+MAX_METADATA_BYTES = 16_384
+"""Serialised (UTF-8 JSON) size limit of one memory's metadata. The firewall screens every key
+and value of a metadata object, so this bound is also what bounds that screening's cost."""
+MAX_METADATA_DEPTH = 8
+"""Nesting limit of metadata objects and arrays: deep enough for any real record, shallow
+enough that no serialiser or JSON parser downstream can run out of stack on it."""
+MAX_METADATA_INT = 2**63 - 1
+"""Metadata integers must fit in 64 bits: MySQL's JSON type and most clients keep larger ones
+only as approximate doubles, so the same memory would read back differently per store."""
+MAX_TIME_RANGE_DAYS = 36_500
+"""The longest time_range accepted (100 years); longer windows cannot be represented as dates
+before now, and nothing stored is older anyway."""
+
+MIN_YEAR, MAX_YEAR = 1, 9998
+"""Dates (created_at, valid_from, as_of, ...) are kept a year inside what Python's datetime can
+hold, so adding an expiry or a window to one can never overflow."""
+
+# C0 control characters other than tab, newline and carriage return: a NUL truncates strings in
+# C libraries and terminals, the rest are invisible and only ever sent by mistake or by attack.
+_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f]")
+# Characters that render as nothing although they are neither whitespace nor format (Cf)
+# characters: Hangul fillers, the combining grapheme joiner and the blank Braille pattern.
+_INVISIBLE = frozenset("\u034f\u115f\u1160\u3164\uffa0\u2800")
+
+
+def check_chars(text: str, field_name: str) -> str:
+    """Refuse text that cannot be stored and displayed faithfully: C0 control characters
+    (except tab, newline, carriage return) and lone surrogates, which are not valid Unicode
+    and fail on the first UTF-8 encode in a store."""
+    m = _CONTROL.search(text)
+    if m:
+        raise ValidationError(
+            field_name,
+            f"contains the control character U+{ord(m.group()):04X}; only tab, newline and"
+            " carriage return are allowed",
+        )
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError as e:
+        raise ValidationError(
+            field_name, f"is not valid Unicode (lone surrogate U+{ord(text[e.start]):04X})"
+        ) from None
+    return text
+
+
+def is_visible(text: str) -> bool:
+    """True if `text` has at least one character that shows: zero-width and other format
+    characters (U+200B, U+FEFF, ...) and whitespace alone make an empty-looking memory that
+    still matches nothing and everything."""
+    return any(
+        not ch.isspace() and ch not in _INVISIBLE and unicodedata.category(ch) != "Cf"
+        for ch in text
+    )
+
+
+_TIME_RANGE = re.compile(r"^\s*([0-9]+)\s*([mhdwy])\s*$", re.IGNORECASE)
 _UNIT_SECONDS = {"m": 60, "h": 3600, "d": 86400, "w": 7 * 86400, "y": 365 * 86400}
 
 
+def _check_range_text(value: str) -> timedelta:
+    m = _TIME_RANGE.match(value)
+    if not m:
+        raise ValidationError(
+            "time_range", f"{value[:40]!r} is not a range like '15m', '24h', '7d', '2w' or '1y'"
+        )
+    digits, unit = m.group(1), m.group(2).lower()
+    limit = f"the limit is {MAX_TIME_RANGE_DAYS} days (100y)"
+    if len(digits) > 12:  # int() of thousands of digits is itself slow; no such range is valid
+        raise ValidationError("time_range", f"{value[:40]!r} is too long a range; {limit}")
+    n = int(digits)
+    if n <= 0:
+        raise ValidationError("time_range", f"{value[:40]!r} must be at least 1 {unit}")
+    seconds = n * _UNIT_SECONDS[unit]
+    if seconds > MAX_TIME_RANGE_DAYS * 86400:
+        raise ValidationError("time_range", f"{value[:40]!r} is too long a range; {limit}")
+    return timedelta(seconds=seconds)
+
+
 def parse_time_range(value: str | None) -> timedelta | None:
-    """'24h', '7d', '30d', '2w', '15m', '1y' -> timedelta; None or '' means no limit."""
+    """'24h', '7d', '30d', '2w', '15m', '1y' -> timedelta; None or '' means no limit.
+
+    Bounded by MAX_TIME_RANGE_DAYS, so `now - range` is always a representable date."""
     if value is None or value == "":
         return None
     if not isinstance(value, str):
         raise ValidationError("time_range", "must be a string like '24h', '7d' or '30d'")
-    m = _TIME_RANGE.match(value)
-    if not m or int(m.group(1)) <= 0:
-        raise ValidationError(
-            "time_range", f"{value!r} is not a range like '15m', '24h', '7d', '2w' or '1y'"
-        )
-    return timedelta(seconds=int(m.group(1)) * _UNIT_SECONDS[m.group(2).lower()])
+    return _check_range_text(value)
 
 
 def parse_memory_type(value: str | MemoryType | None, *, allow_none: bool = False) -> MemoryType:
@@ -176,13 +249,31 @@ def parse_source(value: str | Source | None) -> Source:
 
 
 def check_content(value: Any, max_chars: int, field_name: str = "content") -> str:
+    """Memory text, a query or a summary: a string with something visible in it, no control
+    characters, within `max_chars` once stripped."""
     if not isinstance(value, str):
         raise ValidationError(field_name, "must be a string")
-    text = value.strip()
+    text = check_chars(value, field_name).strip()
     if not text:
         raise ValidationError(field_name, "must not be empty")
     if len(text) > max_chars:
         raise ValidationError(field_name, f"is {len(text)} characters; the limit is {max_chars}")
+    if not is_visible(text):
+        raise ValidationError(
+            field_name, "has no visible characters (only whitespace or zero-width characters)"
+        )
+    return text
+
+
+def check_session_id(value: Any, max_chars: int = 128) -> str:
+    """A caller's conversation id: shown in results and used as a key, so plain visible text."""
+    if not isinstance(value, str) or not value.strip():
+        raise ValidationError("session_id", "must be a non-empty string")
+    if len(value) > max_chars:
+        raise ValidationError("session_id", f"must be at most {max_chars} characters")
+    text = check_chars(value, "session_id").strip()
+    if not is_visible(text):
+        raise ValidationError("session_id", "has no visible characters")
     return text
 
 
@@ -191,49 +282,134 @@ def check_user(value: Any) -> str:
         raise ValidationError("user_id", "must be a non-empty string")
     if len(value) > 128:
         raise ValidationError("user_id", "must be at most 128 characters")
-    return value.strip()
+    return check_chars(value, "user_id").strip()
 
 
-def check_top_k(value: Any, limit: int = 200) -> int:
+def check_top_k(value: Any, limit: int = 200, field_name: str = "top_k") -> int:
     if isinstance(value, bool) or not isinstance(value, int):
-        try:
-            value = int(str(value))
-        except ValueError:
-            raise ValidationError("top_k", f"{value!r} is not an integer") from None
+        text = str(value)[:40]
+        if not text.strip().lstrip("+-").isdecimal() or len(text) > 20:
+            raise ValidationError(field_name, f"{text!r} is not an integer")
+        value = int(text)
     if value <= 0:
-        raise ValidationError("top_k", "must be at least 1")
+        raise ValidationError(field_name, "must be at least 1")
     if value > limit:
-        raise ValidationError("top_k", f"must be at most {limit}")
+        raise ValidationError(field_name, f"must be at most {limit}")
     return value
 
 
 def check_metadata(value: Any) -> dict[str, Any]:
+    """A JSON object of at most MAX_METADATA_BYTES, MAX_METADATA_DEPTH levels, finite numbers,
+    64-bit integers and strings without control characters.
+
+    A NaN or Infinity stored here poisons every later read of the memory: JSON cannot carry
+    it, so each search that returns it fails, across restarts. Errors name the offending path
+    (`metadata.scores[2]`), so the caller can fix exactly that value.
+    """
     if value is None:
         return {}
     if isinstance(value, str):
+        if len(value.encode("utf-8", "surrogatepass")) > MAX_METADATA_BYTES:
+            raise ValidationError(
+                "metadata", _metadata_too_large(len(value.encode("utf-8", "surrogatepass")))
+            )
         try:
             value = json.loads(value)
         except json.JSONDecodeError as e:
             raise ValidationError("metadata", f"is not valid JSON: {e.msg}") from None
+        except RecursionError:
+            raise ValidationError(
+                "metadata", f"nests deeper than the limit of {MAX_METADATA_DEPTH} levels"
+            ) from None
+        except ValueError as e:  # e.g. an integer of more digits than Python converts
+            raise ValidationError("metadata", f"is not valid JSON: {e}") from None
     if not isinstance(value, dict):
         raise ValidationError("metadata", "must be a JSON object")
-    try:
-        encoded = json.dumps(value, ensure_ascii=False)
-    except (TypeError, ValueError) as e:
-        raise ValidationError("metadata", f"is not JSON-serialisable: {e}") from None
-    if len(encoded) > 16_384:
-        raise ValidationError("metadata", "is larger than 16 KiB")
+    _check_json(value, ("metadata",), 1)
+    encoded = json.dumps(value, ensure_ascii=False, allow_nan=False)
+    size = len(encoded.encode("utf-8"))
+    if size > MAX_METADATA_BYTES:
+        raise ValidationError("metadata", _metadata_too_large(size))
     return value
 
 
-def check_confidence(value: Any) -> float:
+def _metadata_too_large(size: int) -> str:
+    return f"is {size} bytes as JSON; the limit is {MAX_METADATA_BYTES} bytes (16 KiB)"
+
+
+def _check_json(value: Any, path: tuple[str | int, ...], depth: int) -> None:
+    """Walk a metadata value once, depth-bounded, refusing what JSON or a store cannot hold.
+    The path is kept as a tuple and spelled out only for an error: metadata at the size limit
+    has thousands of values, and formatting each one's path tripled the walk's cost."""
+    if value is None or isinstance(value, bool):
+        return
+    if isinstance(value, str):
+        if _CONTROL.search(value) or not value.isascii():
+            check_chars(value, _path_name(path))
+    elif isinstance(value, int):
+        if not -MAX_METADATA_INT - 1 <= value <= MAX_METADATA_INT:
+            raise ValidationError(_path_name(path), "integers must fit in 64 bits (±9.2e18)")
+    elif isinstance(value, float):
+        if not math.isfinite(value):
+            raise ValidationError(
+                _path_name(path), f"{value} is not a finite number (JSON has no NaN or Infinity)"
+            )
+    elif isinstance(value, dict | list | tuple):
+        if depth > MAX_METADATA_DEPTH:
+            raise ValidationError(
+                _path_name(path), f"nests deeper than the limit of {MAX_METADATA_DEPTH} levels"
+            )
+        if isinstance(value, dict):
+            for key, item in value.items():
+                if not isinstance(key, str):
+                    raise ValidationError(_path_name(path), f"key {key!r} is not a string")
+                if _CONTROL.search(key) or not key.isascii():
+                    check_chars(key, _path_name((*path, key)))
+                _check_json(item, (*path, key), depth + 1)
+        else:
+            for i, item in enumerate(value):
+                _check_json(item, (*path, i), depth + 1)
+    else:
+        raise ValidationError(_path_name(path), f"a {type(value).__name__} is not a JSON value")
+
+
+_PLAIN_KEY = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
+
+
+def _path_name(path: tuple[str | int, ...]) -> str:
+    """('metadata', 'run', 3, 'odd key') -> "metadata.run[3]['odd key']"."""
+    out = str(path[0])
+    for part in path[1:]:
+        if isinstance(part, int):
+            out += f"[{part}]"
+        elif _PLAIN_KEY.match(part):
+            out += f".{part}"
+        else:
+            out += f"[{part[:40]!r}]"
+    return out
+
+
+def check_number(
+    value: Any, field_name: str, low: float, high: float, *, low_open: bool = False
+) -> float:
+    """A finite number within [low, high] (or (low, high]); bools and numeric strings too.
+
+    NaN slips through every `low <= x <= high` style test that is written as a negation, so
+    finiteness is checked on its own, first."""
     try:
         f = float(value)
-    except (TypeError, ValueError):
-        raise ValidationError("confidence", f"{value!r} is not a number") from None
-    if not 0.0 <= f <= 1.0:
-        raise ValidationError("confidence", "must be between 0 and 1")
+    except (TypeError, ValueError, OverflowError):
+        raise ValidationError(field_name, f"{str(value)[:40]!r} is not a number") from None
+    if not math.isfinite(f):
+        raise ValidationError(field_name, f"{f} is not a finite number")
+    if f < low or f > high or (low_open and f == low):
+        bounds = f"({low:g}, {high:g}]" if low_open else f"[{low:g}, {high:g}]"
+        raise ValidationError(field_name, f"must be in {bounds}, got {f:g}")
     return f
+
+
+def check_confidence(value: Any) -> float:
+    return check_number(value, "confidence", 0.0, 1.0)
 
 
 def parse_datetime(value: Any, field_name: str) -> datetime | None:
@@ -247,4 +423,15 @@ def parse_datetime(value: Any, field_name: str) -> datetime | None:
             dt = datetime.fromisoformat(str(value).replace("Z", "+00:00"))
         except ValueError:
             raise ValidationError(field_name, f"{value!r} is not an ISO-8601 date/time") from None
-    return dt if dt.tzinfo else dt.replace(tzinfo=UTC)
+    dt = dt if dt.tzinfo else dt.replace(tzinfo=UTC)
+    # Every store and comparison works in UTC; a time whose UTC form falls outside what a
+    # datetime holds (0001-01-01T00:00+14:00) raised OverflowError deep inside a write.
+    try:
+        year = dt.astimezone(UTC).year
+    except OverflowError:
+        year = 0
+    if not MIN_YEAR <= year <= MAX_YEAR:
+        raise ValidationError(
+            field_name, f"{str(value)[:40]!r} is outside the years {MIN_YEAR} to {MAX_YEAR} (UTC)"
+        )
+    return dt

@@ -21,7 +21,7 @@ from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from graphmem.errors import ValidationError
-from graphmem.model import check_user
+from graphmem.model import check_chars, check_user, is_visible
 from graphmem.summary import summarize
 
 if TYPE_CHECKING:
@@ -111,8 +111,18 @@ def parse_turns(turns: Any) -> list[tuple[str, str]]:
             raise ValidationError(f"turns[{i}]", "must be a string or {role, content}")
         if role not in ("user", "assistant", "system"):
             raise ValidationError(f"turns[{i}].role", "must be user, assistant or system")
-        out.append((role, text.strip()))
+        text = check_chars(text, f"turns[{i}]").strip()
+        out.append((role, text if is_visible(text) else ""))  # invisible-only: nothing said
     return out
+
+
+def _turn_error(e: ValidationError, turns: list[int]) -> ValidationError:
+    """A write's error, renamed to the turn it came from: the caller sent turns, not items."""
+    m = re.match(r"items\[(\d+)\]\.(.+)", e.field)
+    j, name = (int(m.group(1)), m.group(2)) if m else (0, e.field)
+    if name == "session_id":  # an argument of its own
+        return ValidationError(name, e.message)
+    return ValidationError(f"turns[{turns[j]}].{name}", e.message)
 
 
 def _cue(m: re.Match[str]) -> str:
@@ -160,7 +170,10 @@ def observe(
             continue
         if m := _FORGET.match(text):
             rest = m.group("rest").strip().rstrip(".!")
-            found = svc.forget_by_query(user_id, rest, limit=10, dry_run=dry_run)
+            try:
+                found = svc.forget_by_query(user_id, rest, limit=10, dry_run=dry_run)
+            except ValidationError as e:
+                raise ValidationError(f"turns[{i}]", e.message) from None
             gone = [x.id for x in found]
             decisions.append(
                 Decision(
@@ -174,6 +187,9 @@ def observe(
         content, reason, mtype = text, "", None
         if m := _REMEMBER.search(text):
             content = m.group("rest").strip()
+            if not is_visible(content):
+                decisions.append(Decision(i, "skip", "a remember request with nothing to keep"))
+                continue
             content = content[:1].upper() + content[1:]
             mtype, why = classify(content)
             reason = "explicit remember request" + (f"; {why}" if why else "")
@@ -208,7 +224,10 @@ def observe(
             }
             for d, c in keep
         ]
-        written = svc.write_many(user_id, items, tool=tool)
+        try:
+            written = svc.write_many(user_id, items, tool=tool)
+        except ValidationError as e:
+            raise _turn_error(e, [d.turn for d, _ in keep]) from None
         for (d, _), m in zip(keep, written, strict=True):
             d.memory_ids = [m.id]
     return decisions

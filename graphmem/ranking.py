@@ -17,7 +17,12 @@ from datetime import datetime
 from typing import Any
 
 from graphmem.errors import ValidationError
-from graphmem.model import CHANNELS
+from graphmem.model import CHANNELS, check_number
+
+MAX_WEIGHT = 100.0
+"""Each per-call channel weight must be in [0, MAX_WEIGHT]. Weights are normalised to sum to 1,
+so only their ratios matter and 100:1 is already more than any real profile uses; an unbounded
+weight such as 1e308 overflows the sum to infinity and turned every score into 0."""
 
 
 def parse_weights(
@@ -29,7 +34,8 @@ def parse_weights(
     """Weights from a profile name, a dict, JSON, or 'vector=0.5,keyword=0.5'.
 
     Channels left out of an explicit dict are 0: a caller asking for keyword-only gets exactly
-    that. The result is normalised to sum to 1.
+    that. Each weight is a finite number in [0, MAX_WEIGHT]; the result is normalised to sum
+    to 1.
     """
     if profile:
         if profile not in profiles:
@@ -48,6 +54,8 @@ def parse_weights(
                 raw = json.loads(text)
             except json.JSONDecodeError as e:
                 raise ValidationError("weights", f"is not valid JSON: {e.msg}") from None
+            except (ValueError, RecursionError):
+                raise ValidationError("weights", "is not an object of channel -> number") from None
         else:
             raw = {}
             for part in text.split(","):
@@ -65,17 +73,21 @@ def parse_weights(
     for name, num in raw.items():
         if name not in CHANNELS:
             raise ValidationError("weights", f"unknown channel {name!r}; use {', '.join(CHANNELS)}")
-        try:
-            w = float(num)
-        except (TypeError, ValueError):
-            raise ValidationError("weights", f"{name}={num!r} is not a number") from None
-        if not math.isfinite(w) or w < 0:
-            raise ValidationError("weights", f"{name} must be a finite number >= 0")
-        weights[name] = w
+        weights[name] = check_weight(name, num, MAX_WEIGHT)
     total = sum(weights.values())
     if total <= 0:
         raise ValidationError("weights", "at least one channel needs a weight above 0")
     return {c: weights.get(c, 0.0) / total for c in CHANNELS}
+
+
+def check_weight(channel: str, value: Any, high: float) -> float:
+    """One channel's weight, finite and in [0, high]; the error names the channel."""
+    if isinstance(value, bool):
+        raise ValidationError("weights", f"{channel}={value!r} is not a number")
+    try:
+        return check_number(value, "weights", 0.0, high)
+    except ValidationError as e:
+        raise ValidationError("weights", f"{channel}: {e.message}") from None
 
 
 def recency(created_at: datetime, now: datetime, half_life_days: float) -> float:

@@ -36,6 +36,8 @@ from graphmem.model import (
     check_confidence,
     check_content,
     check_metadata,
+    check_number,
+    check_session_id,
     check_top_k,
     check_user,
     new_id,
@@ -234,11 +236,11 @@ class MemoryService:
         if valid_to is not None and valid_to <= (valid_from or created):
             raise ValidationError("valid_to", "must be later than valid_from (or created_at)")
         summary = item.get("summary")
-        if summary is not None and not isinstance(summary, str):
-            raise ValidationError("summary", "must be a string")
+        if summary is not None and summary != "":
+            summary = check_content(summary, self.settings.max_content_chars, "summary")
         session_id = item.get("session_id")
-        if session_id is not None and (not isinstance(session_id, str) or len(session_id) > 128):
-            raise ValidationError("session_id", "must be a string of at most 128 characters")
+        if session_id is not None and session_id != "":
+            session_id = check_session_id(session_id)
         mem = Memory(
             id=new_id(),
             user_id=user_id,
@@ -605,9 +607,9 @@ class MemoryService:
         """Delete the memories at least `threshold` similar to `query` (cosine)."""
         user_id = check_user(user_id)
         query = check_content(query, self.settings.max_content_chars, "query")
-        thr = self.settings.forget_similarity if threshold is None else float(threshold)
-        if not 0.0 < thr <= 1.0:
-            raise ValidationError("threshold", "must be in (0, 1]")
+        thr = self.settings.forget_similarity
+        if threshold is not None:
+            thr = check_number(threshold, "threshold", 0.0, 1.0, low_open=True)
         limit = check_top_k(limit, 1000)
         matches = self.retriever.similar(user_id, query, thr, limit)
         if not dry_run and matches:

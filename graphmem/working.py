@@ -26,6 +26,7 @@ from urllib.parse import quote
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from graphmem import model
 from graphmem.errors import StoreUnavailableError, ValidationError
 from graphmem.stores.redis_health import redis_health
 
@@ -163,11 +164,25 @@ def _iso(ts: float) -> str | None:
 
 
 def check_session_id(value: Any) -> str:
-    if not isinstance(value, str) or not value.strip():
-        raise ValidationError("session_id", "must be a non-empty string")
-    if len(value) > MAX_SESSION_ID:
-        raise ValidationError("session_id", f"must be at most {MAX_SESSION_ID} characters")
-    return value.strip()
+    """The same rule as a long-term memory's session id, so one id works in both."""
+    return model.check_session_id(value, MAX_SESSION_ID)
+
+
+def check_patch_text(patch: WorkingMemoryPatch) -> None:
+    """Every text of a patch under the rule long-term memories follow (no control characters,
+    no lone surrogates): working memory is handed to the agent verbatim at session start."""
+    texts: list[tuple[str, str]] = []
+    if patch.task_context is not None:
+        texts.append(("content.task_context", patch.task_context))
+    for name in ("recent_turns", "add_turns"):
+        texts += [(f"content.{name}[{i}]", t) for i, t in enumerate(getattr(patch, name) or [])]
+    for kind in SLOT_KINDS:
+        for key, value in ((patch.slots and getattr(patch.slots, kind)) or {}).items():
+            texts.append((f"content.slots.{kind}", key))
+            if isinstance(value, str):
+                texts.append((f"content.slots.{kind}.{key[:MAX_SLOT_KEY]}", value))
+    for field_name, text in texts:
+        model.check_chars(text, field_name)
 
 
 def apply_patch(
@@ -182,6 +197,7 @@ def apply_patch(
     Pure: the adapters call it inside their atomic update, so the merge rules are the same
     whichever store holds the data.
     """
+    check_patch_text(patch)
     base = empty(session_id) if current is None or patch.clear else current
     turns = list(base.recent_turns) if patch.recent_turns is None else list(patch.recent_turns)
     turns = [t.strip() for t in [*turns, *(patch.add_turns or [])] if t.strip()][-MAX_TURNS:]
