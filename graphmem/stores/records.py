@@ -118,6 +118,9 @@ class RecordsStore(Protocol):
     def erase_user(self, user_id: str, requested_by: str) -> dict[str, int]:
         """Every row about the user, gone in one transaction; an erase tombstone queued."""
 
+    def scrub(self) -> None:
+        """After an erasure: make deleted rows unrecoverable from the store's own files."""
+
     def user_residue(self, user_id: str) -> dict[str, int]: ...
 
     def record_access(self, counts: dict[tuple[str, str], int], at: datetime) -> None:
