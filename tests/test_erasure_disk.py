@@ -137,3 +137,57 @@ def test_data_files_are_private(tmp_path: Path, embedder: Embedder) -> None:
         if mode & ~want or (path.is_dir() and mode != 0o700):
             loose.append((str(path.relative_to(data.parent)), oct(mode)))
     assert loose == []
+
+
+def test_a_shard_with_raw_ids_is_rewritten_hashed_on_open(tmp_path: Path) -> None:
+    """Shards written before ids were hashed hold raw user and session ids in payloads and WAL:
+    opening one rewrites it, and search, filters and counts keep working."""
+    import numpy as np
+    from qdrant_edge import (
+        Distance,
+        EdgeConfig,
+        EdgeShard,
+        EdgeVectorParams,
+        PayloadSchemaType,
+        Point,
+        UpdateOperation,
+    )
+
+    from graphmem.stores.vectors import VectorFilter
+    from graphmem.stores.vectors_edge import EdgeVectors
+
+    path, dim = tmp_path / "vectors", 8
+    user, session = _marker("Rawuser"), _marker("Rawsession")
+    old = EdgeShard.create(
+        str(path), EdgeConfig(vectors=EdgeVectorParams(size=dim, distance=Distance.Cosine))
+    )
+    for name in ("user_id", "memory_type", "status", "session_id"):
+        old.update(UpdateOperation.create_field_index(name, PayloadSchemaType.Keyword))
+    rng = np.random.default_rng(1)
+    ids = [str(uuid.uuid4()) for _ in range(30)]
+    payload = {"memory_type": "fact", "status": "active", "created_at": 1.0}
+    old.update(
+        UpdateOperation.upsert_points(
+            [
+                Point(
+                    id=i,
+                    vector=rng.random(dim).tolist(),
+                    payload={**payload, "user_id": user, "session_id": session if k % 2 else ""},
+                )
+                for k, i in enumerate(ids)
+            ]
+        )
+    )
+    old.flush()
+    old.close()
+    assert _files_holding(path, user), "the old format holds the raw id"
+
+    store = EdgeVectors(path, dim)
+    assert store.count(user) == 30 and store.ids(user) == set(ids)
+    hits = store.search(rng.random(dim), VectorFilter(user, session_id=session), 50)
+    assert {h.memory_id for h in hits} == {i for k, i in enumerate(ids) if k % 2}
+    store.close()
+    assert _files_holding(tmp_path, user) == [] and _files_holding(tmp_path, session) == []
+    reopened = EdgeVectors(path, dim)  # the rewrite happens once
+    assert reopened.count(user) == 30
+    reopened.close()

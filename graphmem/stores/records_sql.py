@@ -337,6 +337,31 @@ class SQLRecords(KeywordIndex, GraphRecords, LifecycleRecords):
         """Make deleted rows unrecoverable from the store's own files, where the engine allows
         it from a client; a server keeps logs only its operator can purge (docs/lifecycle.md)."""
 
+    def user_markers(self, user_id: str, sessions: int, contents: int, chars: int) -> set[str]:
+        """Strings that identify the user in a file: the id, the longest session ids and the
+        first `chars` characters of the longest memories. The erasure looks for them on disk."""
+        rows = self._fetch(
+            "SELECT session_id FROM memories WHERE user_id = ? AND session_id IS NOT NULL"
+            f" GROUP BY session_id ORDER BY LENGTH(session_id) DESC LIMIT {int(sessions)}",
+            (user_id,),
+        )
+        rows += self._fetch(
+            f"SELECT SUBSTR(content, 1, {int(chars)}) FROM memories WHERE user_id = ?"
+            f" ORDER BY LENGTH(content) DESC LIMIT {int(contents)}",
+            (user_id,),
+        )
+        return {user_id, *(r[0].strip() for r in rows if r[0])}
+
+    def shared_markers(self, markers: set[str]) -> set[str]:
+        """The markers some remaining memory still holds as its session id or opening."""
+        shared = set()
+        for m in markers:
+            like = m.replace("%", "").replace("_", "") + "%"
+            q = "SELECT 1 FROM memories WHERE session_id = ? OR content LIKE ? LIMIT 1"
+            if self._fetch(q, (m, like)):
+                shared.add(m)
+        return shared
+
     def user_residue(self, user_id: str) -> dict[str, int]:
         """Rows still about this user in each table (erase-tombstones in the outbox excluded)."""
         out = {}

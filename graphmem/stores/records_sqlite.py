@@ -22,10 +22,6 @@ from graphmem.stores.records_sql import SQLRecords
 log = logging.getLogger("graphmem.records")
 
 MMAP_BYTES = 1 << 30
-# PRAGMA user_version bit: every free page of this file is zeroed (secure_delete was on since
-# the file was made, or a VACUUM rewrote it since). Without it, pages freed by an older version
-# may still hold deleted text, and the first erasure VACUUMs once.
-FREE_PAGES_ZEROED = 1
 
 
 def schema_sql() -> str:
@@ -49,14 +45,11 @@ class SQLiteRecords(SQLRecords):
         super().__init__(id_hasher)
         # One connection guarded by the base class lock; WAL lets other processes read meanwhile.
         self._db = sqlite3.connect(self.path, check_same_thread=False, timeout=30)
-        fresh = not self._db.execute("SELECT COUNT(*) FROM sqlite_master").fetchone()[0]
         self._db.execute("PRAGMA synchronous = NORMAL")
         self._db.execute("PRAGMA foreign_keys = OFF")
         # Deleted rows are overwritten with zeros, in table, index and full-text pages alike:
         # an erased memory must not survive in a free page or a page's free space.
         self._db.execute("PRAGMA secure_delete = ON")
-        if fresh:
-            self._db.execute(f"PRAGMA user_version = {FREE_PAGES_ZEROED}")
         # Reads through a memory map instead of a read() into the 2 MB page cache per page: the
         # keyword channel looks up hundreds of scattered memories rows per query (at 100k
         # memories the row join took 0.9 instead of 1.6 ms CPU). Mapped pages are the OS page
@@ -195,20 +188,18 @@ class SQLiteRecords(SQLRecords):
     def scrub(self) -> None:
         """Leave nothing deleted readable in the database's files.
 
-        secure_delete zeroes rows as they go, but the full-text index deletes by appending
-        tombstones: the terms stay in older segments until 'optimize' merges them away. A file
-        written before secure_delete was on is VACUUMed once. The checkpoint copies the WAL
-        into the database and truncates it, since old frames hold the rows as they were.
+        secure_delete zeroes most of what a delete frees, but not all: a page rebuilt while
+        rebalancing can keep an old cell in its unused middle, and the full-text index deletes
+        by appending tombstones, its terms staying in older segments until they are merged. So
+        'optimize' merges the index, VACUUM rewrites every page from the live rows, and the
+        checkpoint copies the WAL (whose old frames hold rows as they were) into the database
+        and truncates it.
         """
         with self._lock:
             db = self._conn()
             db.execute("INSERT INTO memories_fts (memories_fts) VALUES ('optimize')")
             db.commit()
-            if not db.execute("PRAGMA user_version").fetchone()[0] & FREE_PAGES_ZEROED:
-                db.execute("VACUUM")
-                version = db.execute("PRAGMA user_version").fetchone()[0]
-                db.execute(f"PRAGMA user_version = {version | FREE_PAGES_ZEROED}")
-                db.commit()
+            db.execute("VACUUM")
             busy = db.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()[0]
             if busy:  # another process is reading: the files check of the erasure reports it
                 log.warning("WAL checkpoint blocked by a reader; erased rows remain in the WAL")

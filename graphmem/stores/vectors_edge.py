@@ -24,7 +24,6 @@ from qdrant_edge import (
     CountRequest,
     Distance,
     EdgeConfig,
-    EdgeOptimizersConfig,
     EdgeShard,
     EdgeVectorParams,
     FieldCondition,
@@ -58,9 +57,6 @@ _INDEXES = {
 # Marks a shard whose ids are stored hashed; a shard without it is rewritten on open.
 FORMAT_FILE = "graphmem-format.json"
 FORMAT = {"ids": "hmac-sha256"}
-# Any deleted point makes its segment due for vacuum: optimize() (run after an erasure and every
-# `optimize_every` writes) then rewrites the segment without the deleted points' vectors.
-_OPTIMIZERS = EdgeOptimizersConfig(deleted_threshold=0.0, vacuum_min_vector_number=0)
 
 
 class EdgeVectors:
@@ -87,10 +83,7 @@ class EdgeVectors:
 
     # -- lifecycle
     def _config(self) -> EdgeConfig:
-        return EdgeConfig(
-            vectors=EdgeVectorParams(size=self.dim, distance=Distance.Cosine),
-            optimizers=_OPTIMIZERS,
-        )
+        return EdgeConfig(vectors=EdgeVectorParams(size=self.dim, distance=Distance.Cosine))
 
     def open(self) -> None:
         with private_umask():
@@ -213,11 +206,12 @@ class EdgeVectors:
                 self.shard.update(UpdateOperation.delete_points(list(memory_ids)))
 
     def delete_user(self, user_id: str) -> None:
-        """Delete the user's points and vacuum the segments that held them, so their vectors
-        leave the segment files too (the WAL keeps them, under hashed ids, until it wraps)."""
+        """The deleted points' vectors stay in the segment files until an optimisation vacuums
+        them (Qdrant's default: a fifth of a segment deleted) and in the WAL until it wraps,
+        under hashed ids and with no text. Vacuuming on every erasure would rebuild the whole
+        index (2.7 of 3.9 s erasing a 10k-memory user from 20k) and still leave the WAL."""
         with self._lock:
             self.shard.update(UpdateOperation.delete_points_by_filter(self._user_filter(user_id)))
-            self.optimize()
 
     def set_status(self, memory_ids: list[str], status: str) -> None:
         if memory_ids:
