@@ -115,9 +115,20 @@ def test_receipt_reports_files_not_clean_when_a_marker_survives(
     svc.close()
 
 
+def _loose(data: Path) -> list[tuple[str, str]]:
+    """Paths under `data` (itself included) that anyone but the owner could read or enter."""
+    out = []
+    for path in [data, *data.rglob("*")]:
+        mode = stat.S_IMODE(path.stat().st_mode)
+        if mode != (0o700 if path.is_dir() else 0o600):
+            out.append((str(path.relative_to(data.parent)), oct(mode)))
+    return out
+
+
 def test_data_files_are_private(tmp_path: Path, embedder: Embedder) -> None:
     """Everything the service creates under the data directory is readable by its owner only:
-    folders 0700, files 0600, whatever the process umask."""
+    folders 0700, files 0600 (the database with its WAL and shared-memory file while open),
+    whatever the process umask."""
     import os
 
     data = tmp_path / "data"
@@ -126,17 +137,13 @@ def test_data_files_are_private(tmp_path: Path, embedder: Embedder) -> None:
         svc = MemoryService(Settings(data_dir=data), embedder=embedder)
         svc.write_many("u1", [{"content": f"Private note number {i}."} for i in range(30)])
         svc.vectors.optimize()
+        assert (data / "graphmem.sqlite3-wal").exists()
+        assert _loose(data) == []
         svc.forget_user("u1")
         svc.close()
     finally:
         os.umask(old)
-    loose = []
-    for path in [data, *data.rglob("*")]:
-        mode = stat.S_IMODE(path.stat().st_mode)
-        want = 0o700 if path.is_dir() else 0o600
-        if mode & ~want or (path.is_dir() and mode != 0o700):
-            loose.append((str(path.relative_to(data.parent)), oct(mode)))
-    assert loose == []
+    assert _loose(data) == []
 
 
 def test_a_shard_with_raw_ids_is_rewritten_hashed_on_open(tmp_path: Path) -> None:
