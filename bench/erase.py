@@ -35,7 +35,7 @@ CHUNK = 2_000
 
 
 def _child(tree: str) -> None:
-    """Import graphmem from `tree` first; bench helpers come from this checkout."""
+    """Import graphmem from `tree` first; the bench modules come from this checkout."""
     sys.path.insert(0, tree)
     sys.path.append(str(HERE.parent))
 
