@@ -5,16 +5,27 @@ queues an `erase_user` tombstone in the outbox; that commit is the point of no r
 tombstone then drives deletion from the vector index and the graph, retried like any other
 projection if a store is down or the process dies, so re-running (or just restarting) finishes
 the job. Caches and working memory are purged last, and a scan counts what is left everywhere.
+
+Rows gone from query results can still sit in the stores' files (free pages, full-text
+segments, write-ahead logs), so the stores scrub their files, and the receipt reads every file
+under the data directory for what identifies the user: their id, their session ids and a sample
+of their content, captured before the delete and held only in memory.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import errno
+import logging
+import os
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, BinaryIO
 
 from graphmem.model import utcnow
 from graphmem.stores.records_sql import ERASE_MARK
+
+log = logging.getLogger("graphmem.erasure")
 
 if TYPE_CHECKING:
     from graphmem.service import MemoryService
@@ -31,10 +42,15 @@ class ErasureReceipt:
     residue: dict[str, int]
     pending: list[str] = field(default_factory=list)
     finished_at: str = ""
+    files_holding: list[str] = field(default_factory=list)
+
+    @property
+    def files_clean(self) -> bool:
+        return not self.files_holding
 
     @property
     def verified(self) -> bool:
-        return not self.pending and not any(self.residue.values())
+        return not self.pending and not any(self.residue.values()) and self.files_clean
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -43,6 +59,8 @@ class ErasureReceipt:
             "deleted": self.deleted,
             "residue": self.residue,
             "pending": self.pending,
+            "files_clean": self.files_clean,
+            "files_holding": self.files_holding,
             "verified": self.verified,
             "finished_at": self.finished_at,
         }
@@ -66,26 +84,121 @@ def erase_user(
     before_vectors = _safe(lambda: svc.vectors.count(user_id))
     before_nodes = _safe(lambda: len(svc.graph_store.node_ids(user_id)))
     svc.access.flush()
+    markers = _markers(svc, user_id)
     with svc._write_lock:
         deleted: dict[str, Any] = {
             f"records.{t}": n for t, n in svc.records.erase_user(user_id, requested_by).items()
         }
-        tombstones = [
-            it for it in svc.records.outbox_for([ERASE_MARK]) if it.user_id == user_id
-        ]
+        tombstones = [it for it in svc.records.outbox_for([ERASE_MARK]) if it.user_id == user_id]
         svc.projector.apply(tombstones)
     pending = [
-        t for it in svc.records.outbox_for([ERASE_MARK]) if it.user_id == user_id
-        for t in it.target.split(",") if t
+        t
+        for it in svc.records.outbox_for([ERASE_MARK])
+        if it.user_id == user_id
+        for t in it.target.split(",")
+        if t
     ]
     deleted["vectors"] = before_vectors
     deleted["graph.nodes"] = before_nodes
     deleted["query_cache"] = svc.embedder.forget_user(user_id)
     for name, (purge, _) in purgers.items():
         deleted[name] = purge(user_id)
+    _forget_checkpoint(svc, user_id)
     left = {k: v for k, v in _safe_residue(svc, user_id, purgers).items()}
-    return ErasureReceipt(user_id, requested_by, deleted, left, sorted(set(pending)),
-                          utcnow().isoformat())
+    try:
+        svc.records.scrub()
+    except Exception as e:  # noqa: BLE001 - the files check below reports what is left
+        log.warning("could not scrub the records store after erasing a user: %s", e)
+    holding = files_holding(Path(svc.settings.data_dir), _still_unique(svc, markers))
+    return ErasureReceipt(
+        user_id, requested_by, deleted, left, sorted(set(pending)), utcnow().isoformat(), holding
+    )
+
+
+# Shorter strings turn up in binary files by chance, so they prove nothing either way.
+MIN_MARKER = 8
+# The scan's time grows with the number of strings it looks for, ~0.03 s each per 64 MB of
+# file data (a 20k-memory store holds ~100 MB): a small sample keeps erasing fast.
+CONTENT_SAMPLE = 3  # memories whose opening words the file check looks for
+SESSION_SAMPLE = 3  # session ids it looks for
+SAMPLE_CHARS = 40  # short enough to sit whole in a database page
+
+
+def _markers(svc: MemoryService, user_id: str) -> set[str]:
+    """What would identify the user in a file: the id, session ids, openings of memories."""
+    found = svc.records.user_markers(user_id, SESSION_SAMPLE, CONTENT_SAMPLE, SAMPLE_CHARS)
+    return {m for m in found if len(m.encode()) >= MIN_MARKER}
+
+
+def _still_unique(svc: MemoryService, markers: set[str]) -> set[str]:
+    """Drop markers another user's memories still hold (the same words, a shared session
+    name): finding those on disk says nothing about this user."""
+    return markers - svc.records.shared_markers(markers)
+
+
+def files_holding(root: Path, markers: set[str], chunk: int = 1 << 18) -> list[str]:
+    """Files under `root` holding any marker (UTF-8, case-insensitive), as relative paths."""
+    needles = sorted({m.lower().encode() for m in markers})
+    if not needles or not root.exists():
+        return []
+    overlap = max(len(n) for n in needles) - 1
+    out = []
+    for path in sorted(p for p in root.rglob("*") if p.is_file()):
+        try:
+            with path.open("rb") as f:
+                if _holds(f, needles, overlap, chunk):
+                    out.append(str(path.relative_to(root)))
+        except OSError:
+            continue  # a file replaced meanwhile (a shard segment) is scanned in its new place
+    return out
+
+
+def _holds(f: BinaryIO, needles: list[bytes], overlap: int, chunk: int) -> bool:
+    for start, end in _data_ranges(f.fileno()):
+        f.seek(start)
+        tail = b""
+        while start < end and (block := f.read(min(chunk, end - start))):
+            start += len(block)
+            # stores preallocate files and pages (a copied file loses its holes): zeros hold no
+            # marker, and a marker does not span them, so what came before cannot join it
+            if block[0] == 0:
+                tail = b""
+            data = block.strip(b"\0")
+            if not data:
+                continue
+            window = tail + data.lower()
+            if any(n in window for n in needles):
+                return True
+            tail = window[-overlap:] if overlap and block[-1] != 0 else b""
+    return False
+
+
+def _data_ranges(fd: int) -> Iterator[tuple[int, int]]:
+    """The byte ranges of a file that hold data: a vector shard preallocates sparse files of
+    32 MB of which a few hold anything, and the holes need not be read."""
+    size = os.fstat(fd).st_size
+    if not hasattr(os, "SEEK_DATA"):
+        yield 0, size
+        return
+    offset = 0
+    while offset < size:
+        try:
+            start = os.lseek(fd, offset, os.SEEK_DATA)
+            end = os.lseek(fd, start, os.SEEK_HOLE)
+        except OSError as e:
+            if e.errno == errno.ENXIO:  # no data after offset
+                return
+            yield offset, size  # the file system cannot tell: read the rest
+            return
+        yield start, end
+        offset = end
+
+
+def _forget_checkpoint(svc: MemoryService, user_id: str) -> None:
+    """A relations backfill of this user keeps a checkpoint file: it goes with them."""
+    from graphmem.backfill import checkpoint_path
+
+    checkpoint_path(svc, user_id).unlink(missing_ok=True)
 
 
 def _safe(fn: Callable[[], int]) -> int | None:

@@ -32,9 +32,13 @@ __all__ = [
 
 def open_records(settings: Settings) -> RecordsStore:
     if settings.records_backend == "mysql":
+        from graphmem.stores.id_hash import IdHasher
         from graphmem.stores.records_mysql import MySQLRecords
 
-        return MySQLRecords(settings.mysql_url)
+        records = MySQLRecords(settings.mysql_url)
+        # the key that names erased users in the audit log lives with the service's own files
+        records.id_hasher = IdHasher.for_dir(settings.data_dir)
+        return records
     from graphmem.stores.records_sqlite import SQLiteRecords
 
     return SQLiteRecords(settings.sqlite_path)
@@ -53,7 +57,9 @@ def open_graph(settings: Settings) -> GraphStore:
         from graphmem.stores.graph_neo4j import Neo4jGraph
 
         return Neo4jGraph(
-            settings.neo4j_url, settings.neo4j_user, settings.neo4j_password,
+            settings.neo4j_url,
+            settings.neo4j_user,
+            settings.neo4j_password,
             settings.neo4j_database,
         )
     from graphmem.stores.graph_networkx import NetworkxGraph

@@ -118,6 +118,15 @@ class RecordsStore(Protocol):
     def erase_user(self, user_id: str, requested_by: str) -> dict[str, int]:
         """Every row about the user, gone in one transaction; an erase tombstone queued."""
 
+    def scrub(self) -> None:
+        """After an erasure: make deleted rows unrecoverable from the store's own files."""
+
+    def user_markers(self, user_id: str, sessions: int, contents: int, chars: int) -> set[str]:
+        """The user id, session ids and memory openings an erasure looks for on disk."""
+
+    def shared_markers(self, markers: set[str]) -> set[str]:
+        """The markers a remaining memory still holds as its session id or opening."""
+
     def user_residue(self, user_id: str) -> dict[str, int]: ...
 
     def record_access(self, counts: dict[tuple[str, str], int], at: datetime) -> None:

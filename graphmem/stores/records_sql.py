@@ -7,6 +7,7 @@ the full-text query; everything else in the canonical schema is portable SQL.
 from __future__ import annotations
 
 import json
+import os
 import threading
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
@@ -14,6 +15,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from graphmem.model import Memory, MemoryType, Source, Status, utcnow
+from graphmem.stores.id_hash import IdHasher
 from graphmem.stores.keyword import KeywordIndex
 from graphmem.stores.records import GraphRows, OutboxItem, RecordQuery, Supersession
 from graphmem.stores.records_graph import GraphRecords
@@ -34,8 +36,11 @@ class SQLRecords(KeywordIndex, GraphRecords, LifecycleRecords):
     backend = "sql"
     ph = "?"
 
-    def __init__(self) -> None:
+    def __init__(self, id_hasher: IdHasher | None = None) -> None:
         self._lock = threading.RLock()
+        # Names an erased user in the audit log. Without a key file to keep, a key that lives
+        # as long as the process: the row still never holds the raw id.
+        self.id_hasher = id_hasher or IdHasher(os.urandom(32))
 
     # ------------------------------------------------------------------ dialect hooks
     def _conn(self) -> Any:
@@ -195,8 +200,16 @@ class SQLRecords(KeywordIndex, GraphRecords, LifecycleRecords):
             if supersede:
                 self._supersede(cur, memories[0].user_id, supersede)
             for user_id in {m.user_id for m in memories}:
-                self._df_change(cur, user_id, [st for m, st in zip(memories, search_texts,
-                                strict=True) if m.user_id == user_id], +1)
+                self._df_change(
+                    cur,
+                    user_id,
+                    [
+                        st
+                        for m, st in zip(memories, search_texts, strict=True)
+                        if m.user_id == user_id
+                    ],
+                    +1,
+                )
             self._outbox_rows(cur, [(m.user_id, m.id, "upsert") for m in memories])
 
     def update_content(self, memory: Memory, search_text: str, *, op: str = "upsert") -> None:
@@ -281,38 +294,84 @@ class SQLRecords(KeywordIndex, GraphRecords, LifecycleRecords):
             return found
 
     USER_TABLES = (
-        "memories", "memory_relations", "entities", "memory_entities", "outbox", "keyword_df"
+        "memories",
+        "memory_relations",
+        "entities",
+        "memory_entities",
+        "outbox",
+        "keyword_df",
     )
 
     def erase_user(self, user_id: str, requested_by: str) -> dict[str, int]:
         """Delete every row about a user and queue an `erase_user` tombstone, in one transaction.
 
         Idempotent: a second call deletes nothing and queues one more (harmless) tombstone. The
-        audit row keeps who asked, when, and the counts: never the content.
+        user's audit rows stay, as accountability requires, but under the keyed hash of their
+        id instead of the id itself; the erase row joins them, with who asked, when, and the
+        counts: never the content. The tombstone carries the raw id until it is applied.
         """
         counts: dict[str, int] = {}
+        ref = self.id_hasher(user_id)
         with self._tx() as cur:
             for table in self.USER_TABLES:
                 cur.execute(self._q(f"DELETE FROM {table} WHERE user_id = ?"), (user_id,))
                 counts[table] = max(0, cur.rowcount)
             self._outbox_rows(cur, [(user_id, ERASE_MARK, "erase_user")])
             cur.execute(
+                self._q("UPDATE audit_log SET user_id = ? WHERE user_id = ?"), (ref, user_id)
+            )
+            cur.execute(
                 self._q(
                     "INSERT INTO audit_log (user_id, action, memory_ids, details, created_at)"
                     " VALUES (?, 'forget_user', NULL, ?, ?)"
                 ),
-                (user_id, json.dumps({"requested_by": requested_by, "deleted": counts}),
-                 self._dt_in(utcnow())),
+                (
+                    ref,
+                    json.dumps({"requested_by": requested_by, "deleted": counts}),
+                    self._dt_in(utcnow()),
+                ),
             )
         return counts
+
+    def scrub(self) -> None:
+        """Make deleted rows unrecoverable from the store's own files, where the engine allows
+        it from a client; a server keeps logs only its operator can purge (docs/lifecycle.md)."""
+
+    def user_markers(self, user_id: str, sessions: int, contents: int, chars: int) -> set[str]:
+        """Strings that identify the user in a file: the id, the longest session ids and the
+        first `chars` characters of the longest memories. The erasure looks for them on disk."""
+        rows = self._fetch(
+            "SELECT session_id FROM memories WHERE user_id = ? AND session_id IS NOT NULL"
+            f" GROUP BY session_id ORDER BY LENGTH(session_id) DESC LIMIT {int(sessions)}",
+            (user_id,),
+        )
+        rows += self._fetch(
+            f"SELECT SUBSTR(content, 1, {int(chars)}) FROM memories WHERE user_id = ?"
+            f" ORDER BY LENGTH(content) DESC LIMIT {int(contents)}",
+            (user_id,),
+        )
+        return {user_id, *(r[0].strip() for r in rows if r[0])}
+
+    def shared_markers(self, markers: set[str]) -> set[str]:
+        """The markers some remaining memory still holds as its session id or opening."""
+        shared = set()
+        for m in markers:
+            like = m.replace("%", "").replace("_", "") + "%"
+            q = "SELECT 1 FROM memories WHERE session_id = ? OR content LIKE ? LIMIT 1"
+            if self._fetch(q, (m, like)):
+                shared.add(m)
+        return shared
 
     def user_residue(self, user_id: str) -> dict[str, int]:
         """Rows still about this user in each table (erase-tombstones in the outbox excluded)."""
         out = {}
         for table in self.USER_TABLES:
             extra = " AND op <> 'erase_user'" if table == "outbox" else ""
-            out[table] = int(self._fetch(
-                f"SELECT COUNT(*) FROM {table} WHERE user_id = ?{extra}", (user_id,))[0][0])
+            out[table] = int(
+                self._fetch(f"SELECT COUNT(*) FROM {table} WHERE user_id = ?{extra}", (user_id,))[
+                    0
+                ][0]
+            )
         return out
 
     def set_status(
@@ -334,8 +393,10 @@ class SQLRecords(KeywordIndex, GraphRecords, LifecycleRecords):
             if found:
                 fm = self._marks(len(found))
                 cur.execute(
-                    self._q(f"UPDATE memories SET status = ?, updated_at = ?"
-                            f" WHERE user_id = ? AND id IN ({fm})"),
+                    self._q(
+                        f"UPDATE memories SET status = ?, updated_at = ?"
+                        f" WHERE user_id = ? AND id IN ({fm})"
+                    ),
                     (status, self._dt_in(utcnow()), user_id, *found),
                 )
                 self._outbox_rows(cur, [(user_id, m, "upsert") for m in found])
@@ -434,10 +495,10 @@ class SQLRecords(KeywordIndex, GraphRecords, LifecycleRecords):
         }
 
     def audit_rows(self, user_id: str, limit: int = 100) -> list[dict[str, Any]]:
-        rows = self._fetch(
-            "SELECT action, memory_ids, details, created_at FROM audit_log WHERE user_id = ?"
-            f" ORDER BY id DESC LIMIT {int(limit)}",
-            (user_id,),
+        rows = self._fetch(  # an erased user's rows are kept under the hash of their id
+            "SELECT action, memory_ids, details, created_at FROM audit_log"
+            f" WHERE user_id IN (?, ?) ORDER BY id DESC LIMIT {int(limit)}",
+            (user_id, self.id_hasher(user_id)),
         )
         return [
             {
