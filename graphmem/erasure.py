@@ -154,22 +154,22 @@ def files_holding(root: Path, markers: set[str], chunk: int = 1 << 18) -> list[s
 
 
 def _holds(f: BinaryIO, needles: list[bytes], overlap: int, chunk: int) -> bool:
+    zeros = bytes(chunk)
     for start, end in _data_ranges(f.fileno()):
         f.seek(start)
         tail = b""
         while start < end and (block := f.read(min(chunk, end - start))):
             start += len(block)
-            # stores preallocate files and pages (a copied file loses its holes): zeros hold no
-            # marker, and a marker does not span them, so what came before cannot join it
-            if block[0] == 0:
+            # Stores preallocate files and pages, and a copied file loses its holes: a block of
+            # zeros holds no marker and no marker spans it. Comparing with a zero block is a
+            # memcmp, ~100x faster than stripping the zeros.
+            if block == (zeros if len(block) == chunk else bytes(len(block))):
                 tail = b""
-            data = block.strip(b"\0")
-            if not data:
                 continue
-            window = tail + data.lower()
+            window = tail + block.lower()
             if any(n in window for n in needles):
                 return True
-            tail = window[-overlap:] if overlap and block[-1] != 0 else b""
+            tail = window[-overlap:] if overlap else b""
     return False
 
 

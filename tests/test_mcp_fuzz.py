@@ -36,8 +36,9 @@ ABSENT = object()
 # "field: message", "field.sub[2]: message", "content['odd key']: message"
 FIELD_PREFIX = re.compile(r"^([A-Za-z_]\w*)(?:[.\[][^:]*)?: \S")
 # Fields an error may name besides the tool's arguments (and the unknown ones a call sent):
-# the id a lookup did not find, the whole argument object (size limit), the rate budget.
-SHARED_FIELDS = {"memory_id", "arguments", "rate_limit"}
+# the id a lookup did not find, the whole argument object (size limit), the rate budget, and
+# the caller's role (an agent token asking for an operator's act).
+SHARED_FIELDS = {"memory_id", "arguments", "rate_limit", "role"}
 
 
 def often(usual: st.SearchStrategy[Any], rare: st.SearchStrategy[Any]) -> Any:
