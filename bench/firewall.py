@@ -490,6 +490,20 @@ def before_after(
     }
 
 
+def _flagged(guard: Guard, text: str, source: str) -> bool:
+    return guard.screen_write(text, source).action != "allow"
+
+
+def notes_by_source(guard: Guard, notes: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
+    """Held-out notes flagged when an agent or a document wrote them: those sources add risk
+    once anything fired, and MCP writes default to `agent`."""
+    out = {}
+    for source in ("agent", "document"):
+        rows = [{"split": r["split"], "flagged": _flagged(guard, r["text"], source)} for r in notes]
+        out[source] = {"full": rate(rows, "flagged", "test")}
+    return out
+
+
 def before_after_markdown(res: dict[str, Any]) -> str:
     ba, lat = res["before_after"], res["latency_ms"]["paired"]
 
@@ -623,6 +637,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         },
     }
     result["before_after"] = before_after(before, ours, bipia, benign, locomo, notes)
+    result["before_after"]["notes_heldout_by_source"] = notes_by_source(guard, notes)
     result["latency_ms"]["paired"] = paired
     lat = result["latency_ms"]
     lat["ratio_p50"] = lat["guard_p50"] / lat["baseline_p50"] if lat["baseline_p50"] else None
@@ -697,6 +712,13 @@ def compare_markdown(base: dict[str, Any], res: dict[str, Any], tree: Path) -> s
     row("  BIPIA 3-5", "", "bipia")
     row("everyday notes flagged, round 2 (held out)", "<= 1%", "notes_heldout")
     row("everyday notes flagged, round 1 (trained on)", "", "notes_dev")
+    sb, sa = b.get("notes_heldout_by_source", {}), a.get("notes_heldout_by_source", {})
+    for source in ("agent", "document"):
+        if source in sb and source in sa:
+            lines.append(
+                f"|   round 2 written as source={source} | | {cell(sb[source]['full'])} |"
+                f" {cell(sa[source]['full'])} |"
+            )
     row("benign near-misses flagged, round 6", "", "near_miss")
     row("LoCoMo turns flagged, 6 held-out conversations", "<= 1%", "locomo_heldout")
     lines.append(

@@ -32,13 +32,20 @@ note weights {1, 3, 6} and the UNADDRESSED_MIN_P rule in injection.py were compa
 training without round 5 and without one half of round-1 notes and scoring both: the best round-5
 recall with <= 1% of the held-back notes and <= 5% of round-5 near-misses flagged won: offset 2.5,
 note weight 3 (the benign weight), UNADDRESSED_MIN_P 0.9 (95.5% of round 5, 0.7% of the notes).
+Later, 103 more hand-written attacks and 113 everyday notes (bench/firewall_corpus/
+train_candidates.jsonl) were tried: bench/firewall_validate.py (round 5, a fixed hash half of
+round-1 notes and LoCoMo conv-42 held back) kept offset 2.5, benign weight 3 and
+UNADDRESSED_MIN_P 0.9 with them (round 5 106/111 as before, held-back notes 4/295 -> 2/295
+flagged), but on the held-out sets they caught fewer attacks than the shipped model, so the
+shipped model does not train on them (`--candidates` does; docs/benchmarks.md has the figures).
 Round 6 and round 2 of the notes were never trained on; docs/benchmarks.md says how often each
 was scored and why. Weights are stored as float16, the bias as float32; training is
 deterministic, so `--check` re-trains and compares with the shipped file.
 
-Usage: python bench/firewall_train.py [--cv] [--check] [--out PATH]
-  --cv      also report out-of-fold figures of the classifier alone (slower)
-  --check   train and compare with the shipped model instead of overwriting it (exit 1 if not)
+Usage: python bench/firewall_train.py [--cv] [--check] [--candidates] [--out PATH]
+  --cv          also report out-of-fold figures of the classifier alone (slower)
+  --check       train and compare with the shipped model instead of overwriting it (exit 1 if not)
+  --candidates  also train on bench/firewall_corpus/train_candidates.jsonl (not shipped)
 """
 
 from __future__ import annotations
@@ -83,8 +90,11 @@ MAX_LOCOMO_FP = 0.005
 MAX_NEAR_MISS_FP = 0.03
 
 
-def training_rows(corpus: Path, bipia: Path, locomo: Path) -> list[dict[str, Any]]:
-    """The training split, one dict per source text: text, label, group, kind."""
+def training_rows(
+    corpus: Path, bipia: Path, locomo: Path, *, candidates: bool = False
+) -> list[dict[str, Any]]:
+    """The training split, one dict per source text: text, label, group, kind. `candidates`
+    adds train_candidates.jsonl, training data that was tried and is not in the shipped model."""
     rows: list[dict[str, Any]] = []
     for r in load_jsonl(corpus / "attacks.jsonl"):
         if r["split"] == "dev":
@@ -100,8 +110,10 @@ def training_rows(corpus: Path, bipia: Path, locomo: Path) -> list[dict[str, Any
         for r in load_jsonl(notes):
             if r["split"] == "dev":
                 rows.append({"text": r["text"], "label": 0, "group": r["id"], "kind": "notes"})
-    extra = corpus / "train_extra.jsonl"
-    if extra.exists():
+    extras = [corpus / "train_extra.jsonl"]
+    if candidates:
+        extras.append(corpus / "train_candidates.jsonl")
+    for extra in (e for e in extras if e.exists()):
         for r in load_jsonl(extra):
             kind = "extra_attack" if r["label"] else "extra_benign"
             rows.append(
@@ -257,10 +269,16 @@ def data_digest(rows: list[dict[str, Any]]) -> str:
 
 
 def train(
-    corpus: Path, bipia: Path, locomo: Path, *, dim: int = DEFAULT_DIM, cv: bool = False
+    corpus: Path,
+    bipia: Path,
+    locomo: Path,
+    *,
+    dim: int = DEFAULT_DIM,
+    cv: bool = False,
+    candidates: bool = False,
 ) -> dict[str, Any]:
     t0 = time.time()
-    rows = training_rows(corpus, bipia, locomo)
+    rows = training_rows(corpus, bipia, locomo, candidates=candidates)
     x, y, w, owner = design(rows, dim)
     print(f"{len(rows)} training texts, {x.shape[0]} examples with views", file=sys.stderr)
     coef, bias = fit(x, y, w, C)
@@ -295,12 +313,13 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--out", type=Path, default=MODEL_PATH)
     p.add_argument("--check", action="store_true", help="compare with the shipped model")
     p.add_argument("--cv", action="store_true", help="also report 5-fold out-of-fold figures")
+    p.add_argument("--candidates", action="store_true", help="also train on train_candidates.jsonl")
     args = p.parse_args(argv)
     for path in (args.bipia, args.locomo):
         if not path.exists():
             print(f"{path} not found (see bench data instructions)", file=sys.stderr)
             return 2
-    res = train(args.corpus, args.bipia, args.locomo, cv=args.cv)
+    res = train(args.corpus, args.bipia, args.locomo, cv=args.cv, candidates=args.candidates)
     if args.check:
         shipped = load_model(args.out)
         fresh = res["weights"].astype(np.float16).astype(np.float32)

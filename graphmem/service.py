@@ -226,7 +226,8 @@ class MemoryService:
         metrics.write_decision(decision.action)
         if decision.action == "reject":
             reason = decision.reasons[0] if decision.reasons else "refused by the memory firewall"
-            raise ValidationError("content", f"rejected by the memory firewall: {reason}")
+            field = decision.source_field  # metadata, when that is what was refused
+            raise ValidationError(field, f"rejected by the memory firewall: {reason}")
         content = decision.content_after_masking
         if decision.metadata_after_masking is not None:
             metadata = decision.metadata_after_masking

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import pytest
 
+from graphmem import MemoryService, Settings
+from graphmem.embedder import Embedder
 from graphmem.errors import ValidationError
 from graphmem.guard import Guard, GuardSettings
 from graphmem.guard.metadata import MAX_METADATA_BYTES
@@ -90,3 +93,40 @@ def test_metadata_screening_off_leaves_it_alone() -> None:
     g = Guard(GuardSettings(rate_limit_backend="off", screen_metadata=False, _env_file=None))
     d = g.screen_write("Lunch at noon.", "user", {ATTACK: "li@example.com"})
     assert d.action == "allow" and d.metadata_after_masking == {ATTACK: "li@example.com"}
+
+
+def test_the_decision_names_metadata_when_metadata_decided_it(guard: Guard) -> None:
+    d = guard.screen_write("Lunch at noon.", "user", {"note": ATTACK})
+    assert d.action == "reject" and d.source_field == "metadata"
+    d = guard.screen_write(ATTACK, "user", {"note": "lunch"})
+    assert d.action == "reject" and d.source_field == "content"
+
+
+@pytest.mark.parametrize(
+    ("content", "metadata", "field"),
+    [
+        ("Lunch at noon.", {"note": ATTACK}, "metadata"),
+        ("Lunch at noon.", {"contact": "li@example.com"}, "metadata"),
+        ("Mail li@example.com about lunch.", {"note": "lunch"}, "content"),
+        (ATTACK, {"note": "lunch"}, "content"),
+    ],
+)
+def test_a_refused_write_names_the_field_that_was_refused_and_stores_nothing(
+    tmp_path: Path, embedder: Embedder, content: str, metadata: dict[str, Any], field: str
+) -> None:
+    """The caller must learn which input to change; a metadata refusal blamed on the content
+    sends them to fix text that was fine."""
+    settings = GuardSettings(
+        rate_limit_backend="off", pii_policy={"email": "reject"}, _env_file=None
+    )
+    svc = MemoryService(
+        Settings(data_dir=tmp_path / "data"), embedder=embedder, guard=Guard(settings)
+    )
+    try:
+        with pytest.raises(ValidationError) as err:
+            svc.write("u-fw", content, metadata=metadata)
+        assert err.value.field == field
+        assert "rejected by the memory firewall" in err.value.message
+        assert svc.records.stats("u-fw")["by_status"] == {}
+    finally:
+        svc.close()

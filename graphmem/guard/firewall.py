@@ -52,6 +52,8 @@ class WriteDecision:
     metadata_after_masking: dict[str, Any] | None = None
     categories: list[str] = field(default_factory=list)
     signals: dict[str, int] = field(default_factory=dict)
+    # The input that decided the action, so a refusal names what the caller must change.
+    source_field: Literal["content", "metadata"] = "content"
 
     @property
     def status(self) -> str | None:
@@ -158,12 +160,17 @@ class Guard:
             canon, source_weight=s.source_risk.get(str(source), 0.0), use_classifier=s.classifier
         )
         meta_out: dict[str, Any] | None = dict(metadata) if metadata else None
+        culprit: Literal["content", "metadata"] = "content"
         if metadata and s.screen_metadata:
             meta_out, meta_findings, meta_result = self._screen_metadata(metadata, source)
             findings = findings + meta_findings
-            rejected += [f for f in meta_findings if s.pii_policy.get(f.type) == "reject"]
+            meta_rejected = [f for f in meta_findings if s.pii_policy.get(f.type) == "reject"]
             if meta_result.risk > result.risk:
                 result = InjectionResult(meta_result.risk, meta_result.hits, meta_result.signals)
+                culprit = "metadata"
+            if rejected or meta_rejected:  # refused PII outranks risk; content's comes first
+                culprit = "content" if rejected else "metadata"
+            rejected += meta_rejected
         reasons = _scrub(result.reasons(), findings)
         if rejected:
             kinds = sorted({f.type for f in rejected})
@@ -184,6 +191,7 @@ class Guard:
             meta_out,
             result.categories,
             result.signals,
+            culprit,
         )
 
     def _screen_metadata(

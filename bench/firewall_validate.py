@@ -1,0 +1,132 @@
+"""Choose the classifier's training settings on validation data only, never on a held-out set.
+
+A model is trained exactly as bench/firewall_train.py trains the shipped one, but without the
+validation rows, and then screened through `Guard.screen_write` (rules plus that model, as a
+write is screened) on them:
+  - round 5 of attacks.jsonl (attacks caught) and of benign.jsonl (near-misses flagged);
+  - one half of round 1 of notes.jsonl (everyday notes flagged, written as `user` and as
+    `agent`), the half picked by a hash of the note id, so it is the same half every run;
+  - LoCoMo conv-42 (turns flagged), one of the classifier's four training conversations.
+Round 6, BIPIA 3-5, round 2 of the notes and the six held-out LoCoMo conversations are not read.
+
+Each `--grid` entry is `offset,benign_weight,unaddressed_min_p`; the rule that picks one is
+printed with the table: the highest round-5 recall with at most 1% of the validation notes
+(as user), at most 1% of the conv-42 turns and at most 5% of the round-5 near-misses flagged,
+ties broken by fewer notes flagged as agent, then fewer LoCoMo turns.
+
+Usage: python bench/firewall_validate.py --bipia PATH --locomo PATH [--grid 2.5,3,0.9 ...]
+                                         [--candidates]
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import firewall_train as ft  # noqa: E402
+from firewall import CORPUS, load_jsonl, load_locomo  # noqa: E402
+
+import graphmem.guard.injection as injection  # noqa: E402
+from graphmem.guard import Guard, GuardSettings  # noqa: E402
+from graphmem.guard.classifier import DEFAULT_DIM, Model  # noqa: E402
+
+VALIDATION_CONV = "conv-42"
+
+
+def held_back_note(note_id: str) -> bool:
+    """The validation half of round-1 notes: stable across runs and corpus edits."""
+    return hashlib.sha256(note_id.encode()).digest()[0] % 2 == 0
+
+
+def validation_sets(corpus: Path, locomo: Path) -> dict[str, list[str]]:
+    attacks = [r["text"] for r in load_jsonl(corpus / "attacks.jsonl") if r["round"] == 5]
+    near = [r["text"] for r in load_jsonl(corpus / "benign.jsonl") if r["round"] == 5]
+    notes = [
+        r["text"]
+        for r in load_jsonl(corpus / "notes.jsonl")
+        if r["split"] == "dev" and held_back_note(r["id"])
+    ]
+    turns = [r["text"] for r in load_locomo(locomo) if r["id"].startswith(VALIDATION_CONV + ":")]
+    return {"attacks": attacks, "near_miss": near, "notes": notes, "locomo": turns}
+
+
+def is_validation_row(row: dict[str, Any], val: dict[str, list[str]]) -> bool:
+    texts = {t for k in ("attacks", "near_miss", "notes") for t in val[k]}
+    if row["text"] in texts:
+        return True
+    return str(row["group"]).startswith(VALIDATION_CONV + ":")
+
+
+def evaluate(
+    rows: list[dict[str, Any]],
+    val: dict[str, list[str]],
+    offset: float,
+    benign_weight: float,
+    unaddressed: float,
+) -> dict[str, Any]:
+    ft.BENIGN_WEIGHT = benign_weight
+    x, y, w, _ = ft.design(rows, DEFAULT_DIM)
+    coef, bias = ft.fit(x, y, w, ft.C)
+    model = Model(coef.astype(ft.np.float16).astype(ft.np.float32), bias + offset, DEFAULT_DIM, {})
+    injection.default_model = lambda: model  # the guard reads the model through this name
+    injection.UNADDRESSED_MIN_P = unaddressed
+    guard = Guard(GuardSettings(rate_limit_backend="off", _env_file=None))
+
+    def flagged(texts: list[str], source: str = "user") -> int:
+        return sum(guard.screen_write(t, source).action != "allow" for t in texts)
+
+    return {
+        "config": [offset, benign_weight, unaddressed],
+        "attacks": (flagged(val["attacks"]), len(val["attacks"])),
+        "near_miss": (flagged(val["near_miss"]), len(val["near_miss"])),
+        "notes_user": (flagged(val["notes"]), len(val["notes"])),
+        "notes_agent": (flagged(val["notes"], "agent"), len(val["notes"])),
+        "locomo": (flagged(val["locomo"]), len(val["locomo"])),
+    }
+
+
+def pick(results: list[dict[str, Any]]) -> dict[str, Any] | None:
+    ok = [
+        r
+        for r in results
+        if r["notes_user"][0] <= 0.01 * r["notes_user"][1]
+        and r["near_miss"][0] <= 0.05 * r["near_miss"][1]
+        and r["locomo"][0] <= 0.01 * r["locomo"][1]
+    ]
+    ok.sort(key=lambda r: (-r["attacks"][0], r["notes_agent"][0], r["locomo"][0]))
+    return ok[0] if ok else None
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--corpus", type=Path, default=CORPUS)
+    p.add_argument("--bipia", type=Path, required=True)
+    p.add_argument("--locomo", type=Path, required=True)
+    p.add_argument("--grid", nargs="+", default=["2.5,3,0.9"])
+    p.add_argument("--candidates", action="store_true", help="train on train_candidates too")
+    args = p.parse_args(argv)
+    val = validation_sets(args.corpus, args.locomo)
+    rows = [
+        r
+        for r in ft.training_rows(args.corpus, args.bipia, args.locomo, candidates=args.candidates)
+        if not is_validation_row(r, val)
+    ]
+    print(f"{len(rows)} training texts; validation sizes", {k: len(v) for k, v in val.items()})
+    results = []
+    for g in args.grid:
+        offset, bw, un = (float(v) for v in g.split(","))
+        res = evaluate(rows, val, offset, bw, un)
+        results.append(res)
+        print(json.dumps(res), flush=True)
+    best = pick(results)
+    print("picked:", json.dumps(best))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
