@@ -422,20 +422,30 @@ class MemoryService:
         if content is None and memory_type is None and metadata is None and confidence is None:
             raise ValidationError("content", "nothing to update: give content or another field")
         decision = None
-        if content is not None:
-            text = check_content(content, self.settings.max_content_chars)
-            decision = self.guard.screen_write(text, mem.source.value, None)
+        new_meta = check_metadata(metadata) if metadata is not None else None
+        if content is not None or new_meta:
+            # New metadata is screened like a write's: an update must not be a way past the
+            # firewall. Unchanged content is screened with it, as the context it arrives in.
+            text = mem.content
+            if content is not None:
+                text = check_content(content, self.settings.max_content_chars)
+            decision = self.guard.screen_write(text, mem.source.value, new_meta)
             metrics.write_decision(decision.action)
             if decision.action == "reject":
                 reason = decision.reasons[0] if decision.reasons else "refused"
                 self.records.audit(mem.user_id, "reject", [mem.id], {"tool": tool})
-                raise ValidationError("content", f"rejected by the memory firewall: {reason}")
-            mem.content = decision.content_after_masking
-            mem.summary = summarize(mem.content)
+                raise ValidationError(
+                    decision.source_field, f"rejected by the memory firewall: {reason}"
+                )
+            if content is not None:
+                mem.content = decision.content_after_masking
+                mem.summary = summarize(mem.content)
+            if new_meta is not None and decision.metadata_after_masking is not None:
+                new_meta = decision.metadata_after_masking
         if memory_type is not None:
             mem.memory_type = parse_memory_type(memory_type)
-        if metadata is not None:
-            mem.metadata = {**mem.metadata, **check_metadata(metadata)}
+        if new_meta is not None:
+            mem.metadata = {**mem.metadata, **new_meta}
         if confidence is not None:
             mem.confidence = check_confidence(confidence)
         mem.updated_at = utcnow()

@@ -130,3 +130,23 @@ def test_a_refused_write_names_the_field_that_was_refused_and_stores_nothing(
         assert svc.records.stats("u-fw")["by_status"] == {}
     finally:
         svc.close()
+
+
+def test_an_update_screens_and_masks_new_metadata(tmp_path: Path, embedder: Embedder) -> None:
+    """An update is a write too: metadata it adds must not be a way around the firewall."""
+    svc = MemoryService(
+        Settings(data_dir=tmp_path / "data"),
+        embedder=embedder,
+        guard=Guard(GuardSettings(rate_limit_backend="off", _env_file=None)),
+    )
+    try:
+        m = svc.write("u-up", "Lunch with Li at noon on Friday.")
+        with pytest.raises(ValidationError) as err:
+            svc.update("u-up", m.id, metadata={"note": ATTACK})
+        assert err.value.field == "metadata"
+        assert svc.get("u-up", m.id).metadata == m.metadata
+        done = svc.update("u-up", m.id, metadata={"contact": "li@example.com"})
+        assert "li@example.com" not in str(done.metadata)
+        assert "li@example.com" not in str(svc.get("u-up", m.id).metadata)
+    finally:
+        svc.close()
