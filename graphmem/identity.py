@@ -26,10 +26,8 @@ import contextvars
 import hashlib
 import hmac
 import json
-import os
 import re
 import secrets
-import tempfile
 import threading
 import time
 from collections.abc import Mapping
@@ -39,6 +37,7 @@ from typing import Any, Literal, cast
 
 from graphmem.errors import ValidationError
 from graphmem.model import check_user
+from graphmem.stores.private_files import write_private
 
 _HEX64 = re.compile(r"^[0-9a-f]{64}$")
 TOKEN_PREFIX = "gm_"
@@ -218,21 +217,6 @@ def add_token(path: Path, user_id: str, *, role: str = "agent", label: str | Non
     return token
 
 
-def write_private(path: Path, text: str) -> None:
-    """Replace `path` with `text` atomically, readable by its owner only (0600 from creation,
-    so there is no moment at which another local user could read it)."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}-", dir=path.parent)  # mode 0600
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            f.write(text)
-        os.chmod(tmp, 0o600)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-
-
 class TokenTable:
     """The hashes the server accepts. Re-reads the file when it changes (checked at most every
     `reload_every` seconds), so `graphmem serve --add-token` works without a restart."""
@@ -355,5 +339,4 @@ __all__ = [
     "parse_env_tokens",
     "parse_token_file",
     "token_verifier",
-    "write_private",
 ]

@@ -48,7 +48,6 @@ from graphmem.identity import (
     check_role,
     current_actor,
     token_verifier,
-    write_private,
 )
 from graphmem.mcp_access import RESOURCE_BUDGET, ToolStats, charges, mean, percentile
 from graphmem.model import Status, check_user
@@ -56,6 +55,7 @@ from graphmem.observe import MAX_TURNS as MAX_OBSERVE_TURNS
 from graphmem.observe import observe
 from graphmem.preload import get_session, patch_session_preloaded
 from graphmem.settings import Settings
+from graphmem.stores.private_files import write_private
 from graphmem.summary import summarize_many
 from graphmem.temporal import validity
 from graphmem.visibility import HeldForReviewError

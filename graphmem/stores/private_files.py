@@ -9,6 +9,7 @@ segments), which also fixes a directory written by an older version.
 from __future__ import annotations
 
 import os
+import tempfile
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -61,3 +62,18 @@ def _chmod(path: Path, mode: int) -> None:
             os.chmod(path, mode)
     except FileNotFoundError:
         pass
+
+
+def write_private(path: Path, text: str) -> None:
+    """Replace `path` with `text` atomically, readable by its owner only (0600 from creation,
+    so there is no moment at which another local user could read it)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}-", dir=path.parent)  # mode 0600
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(text)
+        os.chmod(tmp, FILE_MODE)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
