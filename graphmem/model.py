@@ -311,7 +311,7 @@ def check_metadata(value: Any) -> dict[str, Any]:
     if isinstance(value, str):
         if len(value.encode("utf-8", "surrogatepass")) > MAX_METADATA_BYTES:
             raise ValidationError(
-                "metadata", _metadata_too_large(len(value.encode("utf-8", "surrogatepass")))
+                "metadata", metadata_too_large(len(value.encode("utf-8", "surrogatepass")))
             )
         try:
             value = json.loads(value)
@@ -329,11 +329,11 @@ def check_metadata(value: Any) -> dict[str, Any]:
     encoded = json.dumps(value, ensure_ascii=False, allow_nan=False)
     size = len(encoded.encode("utf-8"))
     if size > MAX_METADATA_BYTES:
-        raise ValidationError("metadata", _metadata_too_large(size))
+        raise ValidationError("metadata", metadata_too_large(size))
     return value
 
 
-def _metadata_too_large(size: int) -> str:
+def metadata_too_large(size: int) -> str:
     return f"is {size} bytes as JSON; the limit is {MAX_METADATA_BYTES} bytes (16 KiB)"
 
 

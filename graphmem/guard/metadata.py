@@ -28,10 +28,9 @@ from graphmem.guard.classifier import is_prose
 from graphmem.guard.injection import REASON_FLOOR, InjectionResult, classify, screen
 from graphmem.guard.pii import PiiFinding, Policy, apply_policy, find_pii
 
-try:  # the limit writes enforce (graphmem.model.check_metadata); one number for both
-    from graphmem.model import MAX_METADATA_BYTES
-except ImportError:  # pragma: no cover - a model module from before the limit was named
-    MAX_METADATA_BYTES = 16_384
+# One limit and one message for writes (graphmem.model.check_metadata) and the screen, which
+# bounds its own work for callers that screen metadata no write has checked.
+from graphmem.model import MAX_METADATA_BYTES, metadata_too_large
 
 # Integers this long may be phone or card numbers written as JSON numbers; shorter ones are
 # counts, sizes and years.
@@ -178,9 +177,7 @@ def check_size(metadata: Mapping[str, Any]) -> int:
     except (TypeError, ValueError) as e:
         raise ValidationError("metadata", f"is not JSON-serialisable: {e}") from None
     if size > MAX_METADATA_BYTES:
-        raise ValidationError(
-            "metadata", f"is {size} bytes of JSON, over the limit of {MAX_METADATA_BYTES}"
-        )
+        raise ValidationError("metadata", metadata_too_large(size))
     return size
 
 
