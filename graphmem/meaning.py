@@ -250,8 +250,10 @@ def _value(kind: str, m: re.Match[str]) -> str | None:
     return f"num:{_NUMBER_WORDS[g[0].lower()]}"
 
 
-def _values(text: str) -> tuple[list[tuple[int, str]], str]:
-    """Every value with its position, and the text with each value blanked out."""
+def values_in(text: str) -> tuple[list[tuple[int, str]], str]:
+    """Every value with its position ("num:3000", "date:5-4", "time:10:15", "day:tue",
+    "month:5"), and the text with each value blanked out. The firewall's consensus check reads
+    values through this too, so both agree on what a value is."""
     found: list[tuple[int, str]] = []
     spans: list[tuple[int, int]] = []
     for kind, rx in _PATTERNS:
@@ -316,7 +318,7 @@ def gist(text: str) -> Gist:
     if label:
         speaker = label.group("speaker").lower()
         t = t[label.end() :]
-    values, rest = _values(t)
+    values, rest = values_in(t)
     names, rest = _names(rest)
     rest = rest.lower()
     for rx, spelt in _NT:
@@ -376,4 +378,4 @@ def same_meaning(a: str, b: str) -> bool:
     return compare(a, b) == "same"
 
 
-__all__ = ["Gist", "Verdict", "compare", "gist", "same_meaning"]
+__all__ = ["Gist", "Verdict", "compare", "gist", "same_meaning", "values_in"]

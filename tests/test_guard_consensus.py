@@ -50,6 +50,16 @@ def test_changed_number_or_date_contradicts() -> None:
     )
 
 
+def test_chinese_amounts_and_clock_times_are_values_too() -> None:
+    """The consensus check reads values as merge-on-write does (graphmem.meaning): an amount
+    written against its measure word (3000元) or a Chinese clock time (十点) is a value, so
+    changing one contradicts what the user said."""
+    assert "num:3000" in extract_claim("我的房租是3000元").values
+    assert "time:10:00" in extract_claim("牙医预约在周二上午十点").values
+    rent = cands("我的房租是每月3000元", "房租每月3000元")
+    assert check_consensus("我的房租是每月5000元", rent).action == "quarantine"
+
+
 def test_a_single_contradiction_is_allowed_with_a_contradicts_link() -> None:
     d = check_consensus("My flight to Oslo is on May 5.", cands("My flight to Oslo is on May 3."))
     assert d.action == "allow" and d.contradicted_ids == ("m0",)

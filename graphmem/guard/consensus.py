@@ -43,6 +43,7 @@ from typing import Literal
 
 import snowballstemmer
 
+from graphmem.meaning import values_in
 from graphmem.text import STOPWORDS
 
 Action = Literal["allow", "low_confidence", "quarantine", "supersede"]
@@ -109,76 +110,6 @@ _UPDATE_ZH = re.compile(
     r"现在|已经|改成|换成|换了|搬到|不再|如今|目前|改为|更新|改到|改在|推迟到|提前到"
 )
 
-_MONTHS = {m: i for i, m in enumerate("jan feb mar apr may jun jul aug sep oct nov dec".split(), 1)}
-_MONTH_RE = (
-    r"(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|"
-    r"sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)"
-)
-_WEEKDAYS = {
-    "monday": "mon",
-    "tuesday": "tue",
-    "wednesday": "wed",
-    "thursday": "thu",
-    "friday": "fri",
-    "saturday": "sat",
-    "sunday": "sun",
-}
-_ZH_WEEK = {
-    "一": "mon",
-    "二": "tue",
-    "三": "wed",
-    "四": "thu",
-    "五": "fri",
-    "六": "sat",
-    "日": "sun",
-    "天": "sun",
-}
-_ZH_DIGITS = {
-    "零": 0,
-    "〇": 0,
-    "一": 1,
-    "二": 2,
-    "两": 2,
-    "三": 3,
-    "四": 4,
-    "五": 5,
-    "六": 6,
-    "七": 7,
-    "八": 8,
-    "九": 9,
-}
-_ZH_UNITS = {"十": 10, "百": 100, "千": 1000, "万": 10_000, "亿": 100_000_000}
-_NUMBER_WORDS = {
-    w: i
-    for i, w in enumerate(
-        "zero one two three four five six seven eight nine ten eleven twelve".split()
-    )
-}
-
-_VALUE_PATTERNS: list[tuple[re.Pattern[str], str]] = [
-    (re.compile(r"\b(\d{4})[-/.](\d{1,2})[-/.](\d{1,2})\b"), "iso"),
-    (re.compile(rf"\b{_MONTH_RE}\.?\s+(\d{{1,2}})(?:st|nd|rd|th)?\b(?:,?\s*(\d{{4}}))?"), "md"),
-    (
-        re.compile(rf"\b(\d{{1,2}})(?:st|nd|rd|th)?\s+(?:of\s+)?{_MONTH_RE}\b(?:,?\s*(\d{{4}}))?"),
-        "dm",
-    ),
-    (re.compile(r"(?:(\d{4})年)?(\d{1,2})月(\d{1,2})[日号]"), "zh_date"),
-    (re.compile(r"\b(\d{1,2}):(\d{2})\s*(am|pm)?\b|\b(\d{1,2})\s*(am|pm)\b"), "time"),
-    (re.compile(r"\b(monday|tuesday|wednesday|thursday|friday|saturday|sunday)s?\b"), "weekday"),
-    (re.compile(r"(?:周|星期|礼拜)([一二三四五六日天])"), "zh_week"),
-    (re.compile(r"[$€£¥]?\b\d[\d,]*(?:\.\d+)?\b%?"), "number"),
-    (
-        re.compile(
-            r"[零〇一二两三四五六七八九十百千万亿]+(?=[个位名岁元块次天年月人号层公斤米件张])"
-        ),
-        "zh_number",
-    ),
-    (
-        re.compile(r"\b(zero|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve)\b"),
-        "word_number",
-    ),
-]
-_MONTH_ONLY = re.compile(_MONTH_RE)
 _WORD_RE = re.compile(r"[a-z][a-z']*")
 _CJK_RUN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff]+")
 _ZH_STOP = frozenset("的了是在我你他她它们这那就都也和与及或而吗呢吧啊呀么很还又")
@@ -188,86 +119,14 @@ _EXTRA_STOP = frozenset(
 )
 
 
-def _zh_number(s: str) -> int | None:
-    total, section, digit = 0, 0, None
-    for ch in s:
-        if ch in _ZH_DIGITS:
-            digit = _ZH_DIGITS[ch]
-        elif ch in _ZH_UNITS:
-            unit = _ZH_UNITS[ch]
-            if unit >= 10_000:
-                section = (section + (digit or 0)) * unit
-                total += section
-                section = 0
-            else:
-                section += (digit if digit is not None else 1) * unit
-            digit = None
-        else:
-            return None
-    return total + section + (digit or 0)
-
-
-def _values(text: str) -> tuple[set[str], str]:
-    """Normalised values and the text with them blanked out (so they leave the frame)."""
-    found: set[str] = set()
-    spans: list[tuple[int, int]] = []
-
-    def free(m: re.Match[str]) -> bool:
-        return not any(m.start() < e and s < m.end() for s, e in spans)
-
-    for rx, kind in _VALUE_PATTERNS:
-        for m in rx.finditer(text):
-            if not free(m):
-                continue
-            g = m.groups()
-            if kind == "iso":
-                v = f"date:{int(g[1])}-{int(g[2])}"
-            elif kind in ("md", "dm"):
-                month = _MONTHS[_MONTH_ONLY.search(m.group()).group()[:3]]  # type: ignore[union-attr]
-                v = f"date:{month}-{int(g[0])}"
-            elif kind == "zh_date":
-                v = f"date:{int(g[1])}-{int(g[2])}"
-            elif kind == "time":
-                if g[0] is not None:
-                    h, mi, ap = int(g[0]), int(g[1]), g[2]
-                else:
-                    h, mi, ap = int(g[3]), 0, g[4]
-                h = h % 12 + (12 if ap == "pm" else 0) if ap else h
-                v = f"time:{h:02d}:{mi:02d}"
-            elif kind == "weekday":
-                v = f"day:{_WEEKDAYS[g[0]]}"
-            elif kind == "zh_week":
-                v = f"day:{_ZH_WEEK[g[0]]}"
-            elif kind == "number":
-                num = m.group().strip("$€£¥%").replace(",", "")
-                try:
-                    f = float(num)
-                except ValueError:
-                    continue
-                v = f"num:{f:g}"
-            elif kind == "zh_number":
-                n = _zh_number(m.group())
-                if n is None:
-                    continue
-                v = f"num:{n:g}"
-            else:
-                v = f"num:{_NUMBER_WORDS[g[0]]}"
-            found.add(v)
-            spans.append((m.start(), m.end()))
-    out = list(text)
-    for s, e in spans:
-        for i in range(s, e):
-            out[i] = " "
-    return found, "".join(out)
-
-
 @lru_cache(maxsize=16_384)
 def extract_claim(text: str) -> Claim:
     """Frame, polarity, values and update marker of one memory (English and Chinese).
 
     Cached: every write compares itself with the same few neighbours, and a Claim is frozen."""
-    t = text.lower().replace("’", "'")
-    values, rest = _values(t)
+    found, rest = values_in(text.replace("’", "'"))
+    values = {v for _, v in found}
+    rest = rest.lower()
     update = bool(_UPDATE_EN.search(rest) or _UPDATE_ZH.search(rest))
     zh = _ZH_NOT_NEGATION.sub(" ", rest)
     negations = len(_NEG_EN.findall(rest)) + len(_NEG_ZH.findall(" ".join(_CJK_RUN.findall(zh))))
