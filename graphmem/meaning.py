@@ -10,6 +10,8 @@ a value, decided here without an LLM, in English and Chinese:
 - the *values*: numbers and amounts (3000, $3,000, 3000元, 三千元, "five"), dates (May 3,
   2025-05-03, 5月3日), months, times (10:15, 3pm, 十点, 下午三点半), weekdays (Tuesday, 周二,
   星期四) and names (capitalised words inside an English sentence);
+- the *labels*: a number that names an item of a sequence ("step 3", "note 4", "chapter 2",
+  "ticket #12", "day 5", "第3步") says which thing the memory is about, not a value of it;
 - the *polarity*: an odd number of negations (not, never, n't, no longer; 不, 没, 没有, 别, 未,
   无, 非) flips it;
 - the *words*: the remaining content words (English stemmed, without stop words; Chinese as
@@ -25,7 +27,8 @@ values also give every slot the same value.
 - `update`: same speaker and words and the same kinds and counts of values, but a value or the
   polarity differs - the newer one changes a value of the older one (a knowledge update, never
   a merge; graphmem.temporal lets it supersede);
-- `different`: anything else (a word or a value added, removed or replaced by another kind):
+- `different`: anything else (a word or a value added, removed or replaced by another kind, or
+  another label: "rollout step 4 happened" is the next event, not a correction of step 3):
   both are kept as they are.
 
 Pure and cached: every write compares itself with a few neighbours, again and again.
@@ -77,8 +80,21 @@ _NUMBER_WORDS = {
 _ZH_MEASURE = "个位名岁元块毛角次天年月人号层公斤米件张本杯瓶条只份台辆周小分秒克度"
 _ZH_HALF_DAY = {"凌晨": 0, "早上": 0, "上午": 0, "中午": 12, "下午": 12, "傍晚": 12, "晚上": 12}
 
+# Words after which a number names an item of a sequence rather than giving a value.
+_LABEL_WORDS = (
+    "step|item|note|part|chapter|section|page|line|version|issue|ticket|task|phase|round|"
+    "episode|lesson|day|week|level|stage|entry|no|number"
+)
+
 # Value patterns, tried in this order; a later pattern never matches inside an earlier match.
 _PATTERNS: list[tuple[str, re.Pattern[str]]] = [
+    (
+        "label",
+        re.compile(
+            rf"\b({_LABEL_WORDS})\.?\s*#?\s*(\d+)\b|(#)(\d+)\b|第(\d+|[{_ZH_NUM}]+)([步章节条项期天周轮集])",
+            re.I,
+        ),
+    ),
     ("iso", re.compile(r"(?<!\d)(\d{4})[-/.](\d{1,2})[-/.](\d{1,2})(?!\d)")),
     (
         "zh_date",
@@ -207,6 +223,11 @@ def _month(name: str) -> int:
 
 def _value(kind: str, m: re.Match[str]) -> str | None:
     g = m.groups()
+    if kind == "label":
+        if g[4] is not None:
+            return f"label:{g[5]}{_zh_int(g[4])}"
+        word, number = (g[0], g[1]) if g[0] is not None else (g[2], g[3])
+        return f"label:{word.lower()}{int(number)}"
     if kind == "iso":
         return f"date:{int(g[1])}-{int(g[2])}"
     if kind == "zh_date":
@@ -368,6 +389,8 @@ def compare(older: str, newer: str) -> Verdict:
         and (a.names == b.names or not a.names or not b.names)
     ):
         return "same"
+    if a.by_kind().get("label") != b.by_kind().get("label"):
+        return "different"  # another item of a sequence: the next event, not a new value
     if a.words == b.words and a.kinds() == b.kinds():
         return "update"
     return "different"

@@ -104,6 +104,31 @@ def test_compare_tells_duplicates_updates_and_different_statements(
     assert compare(older, newer) == verdict
 
 
+# A number after a sequence word names which item a memory is about: the next item is the next
+# memory, neither a duplicate nor a new value of the last one.
+NUMBERED = [
+    "Hermes rollout step {} happened after the Apollo review.",
+    "Project Apollo status note {}: the budget review moved.",
+    "Meeting notes #{}: the launch date holds.",
+    "Day {} of the trip: we hiked to the lake.",
+    "第{}天：我们去了西湖散步。",
+]
+
+
+@pytest.mark.parametrize("template", NUMBERED)
+def test_numbered_items_of_a_sequence_stay_side_by_side(
+    make: Callable[..., MemoryService], template: str
+) -> None:
+    from graphmem.meaning import compare
+
+    assert compare(template.format(3), template.format(4)) == "different"
+    assert compare(template.format(3), template.format(3)) == "same"
+    svc = make(merge_similarity=LOOSE)
+    written = [svc.write("u", template.format(i), "event") for i in range(1, 5)]
+    assert len({m.id for m in written}) == 4
+    assert all(svc.get("u", m.id).status == Status.ACTIVE for m in written)
+
+
 # ---------------------------------------------------------------- merge-on-write
 @pytest.mark.parametrize(("older", "newer"), UPDATES)
 def test_a_changed_value_supersedes_instead_of_merging(

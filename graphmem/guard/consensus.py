@@ -147,6 +147,8 @@ def extract_claim(text: str) -> Claim:
 def _same_subject(a: Claim, b: Claim, similarity: float) -> bool:
     if not a.frame or not b.frame:
         return False
+    if a.kinds().get("label") != b.kinds().get("label"):
+        return False  # step 3 and step 4 (graphmem.meaning's labels) are two things, not one
     inter = len(a.frame & b.frame)
     return inter > 0 and inter / len(a.frame | b.frame) >= similarity
 
