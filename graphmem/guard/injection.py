@@ -263,21 +263,18 @@ def screen(
         p, view, body = classify(views)
         if p >= REASON_FLOOR:
             hit = _classifier_hit(p, view, body)
+            alone = None  # the classifier alone, on text it is least sure about: capped
             if not best and p < SHORT_TEXT_MIN_P and is_short(c.folded):
-                hit = RuleHit(
-                    hit.rule,
-                    hit.category,
-                    min(hit.weight, SHORT_TEXT_CAP),
-                    view,
-                    hit.excerpt + " (short text, alone)",
-                )
+                alone = " (short text, alone)"
             elif not best and p < UNADDRESSED_MIN_P and not addresses_anyone(body):
+                alone = " (addresses no one, alone)"
+            if alone:
                 hit = RuleHit(
                     hit.rule,
                     hit.category,
                     min(hit.weight, SHORT_TEXT_CAP),
                     view,
-                    hit.excerpt + " (addresses no one, alone)",
+                    hit.excerpt + alone,
                 )
             fired = fired or hit.weight >= EVIDENCE_FLOOR
             weights.append(hit.weight)
