@@ -8,6 +8,7 @@ the production adapters were exercised. Deselect them with `-m "not services"` f
 from __future__ import annotations
 
 import os
+import subprocess
 import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -19,6 +20,16 @@ import pytest
 from graphmem import MemoryService, Settings
 from graphmem.embedder import Embedder, shared_embedder
 from graphmem.stores.records_mysql import parse_mysql_url
+
+
+def stop_process(proc: subprocess.Popen[str] | subprocess.Popen[bytes]) -> None:
+    """Stop a server a test started: politely, then for good, so no test leaves one behind."""
+    proc.terminate()
+    try:
+        proc.wait(timeout=20)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait(timeout=10)
 
 
 def service_url(name: str) -> str:

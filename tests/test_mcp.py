@@ -53,7 +53,7 @@ from graphmem.working import (
     open_working,
     patch_session,
 )
-from tests.conftest import service_url
+from tests.conftest import service_url, stop_process
 
 T = TypeVar("T")
 TOOLS = {
@@ -814,12 +814,7 @@ def start_http_server(
             time.sleep(0.25)
         yield HttpServer(port, f"http://127.0.0.1:{port}/mcp", data_dir, tokens, proc, log)
     finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait(timeout=10)
+        stop_process(proc)
 
 
 @pytest.fixture(scope="module")

@@ -28,6 +28,7 @@ from graphmem.identity import hash_token, parse_env_tokens
 from graphmem.mcp_access import TOOL_BUDGETS, charges
 from graphmem.mcp_server import TOOL_NAMES, McpSettings, create_server
 from graphmem.stores import open_records
+from tests.conftest import stop_process
 from tests.test_mcp import (
     HttpServer,
     child_env,
@@ -244,12 +245,7 @@ def test_first_run_token_goes_to_a_private_file_when_output_is_not_a_terminal(
             if "created for user 'owner'" in line:
                 break
     finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait(timeout=10)
+        stop_process(proc)
     saved = data / "mcp_first_token"
     token = saved.read_text().strip()
     assert token.startswith("gm_") and str(saved) in "".join(lines)
