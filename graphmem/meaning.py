@@ -42,13 +42,10 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Literal
 
-import snowballstemmer
-
-from graphmem.text import CJK_STOP_CHARS, STOPWORDS
+from graphmem.text import CJK_STOP_CHARS, STOPWORDS, stem
 
 Verdict = Literal["same", "update", "different"]
 
-_STEMMER = snowballstemmer.stemmer("english")
 
 _SPEAKER = re.compile(r"^\s*(?P<speaker>[A-Z][\w'-]*(?:\s+[A-Z][\w'-]*)?)\s*[:：]\s+")
 
@@ -160,6 +157,7 @@ _NT = [
 # Chinese negators, and the words in which they do not negate (不过 "but", yet 不过敏 "not
 # allergic"); the scanner keeps those words and drops each negator it counts.
 _NEG_ZH = frozenset("不没無无非未别甭莫")
+_NEG_ZH_ANY = re.compile("[" + "".join(sorted(_NEG_ZH)) + "]")
 _ZH_NOT_NEGATION = re.compile(
     r"不错|不过(?!敏)|不少|不久|不同|不断|不仅|不但|差不多|无论|非常|未来|别人|别的|别处|"
     r"特别|区别|分别|告别|类别|没事儿?"
@@ -314,6 +312,8 @@ def _names(text: str) -> tuple[list[tuple[int, str]], str]:
 def _drop_zh_negators(text: str) -> tuple[str, int]:
     """The text without its Chinese negators (deleted, not blanked, so 过敏 and 不过敏 give the
     same bigrams), and how many there were."""
+    if not _NEG_ZH_ANY.search(text):  # most memories: no negator, no character walk
+        return text, 0
     out: list[str] = []
     count, i = 0, 0
     while i < len(text):
@@ -365,7 +365,7 @@ def _words(text: str) -> set[str]:
     for w in _EN_WORD.findall(text):
         w = w.strip("'-")
         if w and w not in STOPWORDS and w not in _FILLER:
-            words.add(_STEMMER.stemWord(w.replace("'", "")))
+            words.add(stem(w.replace("'", "")))
     for run in _CJK_RUN.findall(text):
         chars = [c for c in run if c not in CJK_STOP_CHARS]
         if len(chars) == 1:

@@ -38,7 +38,9 @@ CJK_STOP_CHARS = frozenset("的了是在我你他她它们这那就都也和与�
 
 
 @lru_cache(maxsize=65_536)
-def _stem(word: str) -> str:
+def stem(word: str) -> str:
+    """Snowball's English stem, cached: the pure-Python stemmer costs ~0.1 ms a word, and the
+    keyword index, merge-on-write and the consensus check stem the same words again and again."""
     return _STEMMER.stemWord(word)
 
 
@@ -65,7 +67,7 @@ def tokens(text: str) -> list[str]:
                     continue
                 out.append(_encode(a + b))
         elif word and word not in STOPWORDS:
-            out.append(_encode(_stem(word.replace("'", ""))))
+            out.append(_encode(stem(word.replace("'", ""))))
     return out
 
 

@@ -41,19 +41,11 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Literal
 
-import snowballstemmer
-
 from graphmem.meaning import values_in
-from graphmem.text import STOPWORDS
+from graphmem.text import STOPWORDS, stem
 
 Action = Literal["allow", "low_confidence", "quarantine", "supersede"]
 AUTHORITY = "user"  # the source that may change the user's own world without review
-_STEMMER = snowballstemmer.stemmer("english")
-
-
-@lru_cache(maxsize=65_536)
-def _stem(word: str) -> str:
-    return _STEMMER.stemWord(word)
 
 
 @dataclass(frozen=True)
@@ -135,7 +127,7 @@ def extract_claim(text: str) -> Claim:
     for w in _WORD_RE.findall(no_neg):
         w = w.strip("'")
         if w and w not in STOPWORDS and w not in _EXTRA_STOP and len(w) > 1:
-            frame.add(_stem(w.replace("'", "")))
+            frame.add(stem(w.replace("'", "")))
     for run in _CJK_RUN.findall(_NEG_ZH.sub("", _UPDATE_ZH.sub(" ", zh))):
         chars = [c for c in run if c not in _ZH_STOP]
         if len(chars) == 1:
