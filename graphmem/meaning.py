@@ -143,6 +143,10 @@ _PATTERNS: list[tuple[str, re.Pattern[str]]] = [
     ("word_number", re.compile(r"\b(" + "|".join(_NUMBER_WORDS) + r")\b", re.I)),
 ]
 
+# The only patterns that can match a text without a digit or a Chinese character.
+_WORD_KINDS = frozenset({"weekday", "month", "word_number"})
+_DIGIT_OR_CJK = re.compile(r"[\d\u3400-\u4dbf\u4e00-\u9fff]")
+
 # "no longer" first, so its "no" is not counted twice; n't is spelt out as "not" before this.
 _NEG_EN = re.compile(
     r"\bno\s+longer\b|\b(?:not|no|never|none|nobody|nothing|neither|nor|cannot|without)\b"
@@ -275,7 +279,12 @@ def values_in(text: str) -> tuple[list[tuple[int, str]], str]:
     values through this too, so both agree on what a value is."""
     found: list[tuple[int, str]] = []
     spans: list[tuple[int, int]] = []
+    # Most memories hold no digit and no Chinese: only the word patterns can match those, and
+    # trying the other patterns on every write was most of this function's cost.
+    rich = _DIGIT_OR_CJK.search(text) is not None
     for kind, rx in _PATTERNS:
+        if not rich and kind not in _WORD_KINDS:
+            continue
         for m in rx.finditer(text):
             if any(m.start() < e and s < m.end() for s, e in spans):
                 continue
