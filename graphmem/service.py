@@ -499,6 +499,7 @@ class MemoryService:
                     "content_changed": False,
                     "held_for_review": pending.id,
                     "tool": tool,
+                    **_by(),
                     "screen": decision.audit_details(),
                 },
             )

@@ -298,3 +298,6 @@ def test_mcp_update_held_for_review_says_nothing_changed(
     assert out["memory_id"] == good.id and out["pending_id"] != good.id
     assert "content" not in out
     assert svc.get("u", good.id).content == good.content
+    # the held update's audit row names who wrote it, as every other write's does
+    held = [r for r in svc.records.audit_rows("u") if "held_for_review" in str(r)]
+    assert held and all("'by'" in str(r) or '"by"' in str(r) for r in held)
