@@ -198,3 +198,14 @@ def test_a_shard_with_raw_ids_is_rewritten_hashed_on_open(tmp_path: Path) -> Non
     reopened = EdgeVectors(path, dim)  # the rewrite happens once
     assert reopened.count(user) == 30
     reopened.close()
+
+
+def test_shared_markers_match_openings_literally(tmp_path: Path, embedder: Embedder) -> None:
+    """A marker another user's memory still opens with says nothing about the erased user; `_`
+    and `%` in it are characters, not wildcards (dropping them missed real sharing)."""
+    with MemoryService(Settings(data_dir=tmp_path / "d"), embedder=embedder) as svc:
+        svc.write("other", "user_id rotation is due on the build server this week.")
+        shared = svc.records.shared_markers(
+            {"user_id rotation is due", "userXid rotation is due", "user%rotation"}
+        )
+    assert shared == {"user_id rotation is due"}

@@ -356,8 +356,10 @@ class SQLRecords(KeywordIndex, GraphRecords, LifecycleRecords):
         """The markers some remaining memory still holds as its session id or opening."""
         shared = set()
         for m in markers:
-            like = m.replace("%", "").replace("_", "") + "%"
-            q = "SELECT 1 FROM memories WHERE session_id = ? OR content LIKE ? LIMIT 1"
+            # The opening matched literally: a marker's own % or _ must not act as a wildcard
+            # (nor be dropped, which made "user_id ..." never count as shared).
+            like = m.replace("!", "!!").replace("%", "!%").replace("_", "!_") + "%"
+            q = "SELECT 1 FROM memories WHERE session_id = ? OR content LIKE ? ESCAPE '!' LIMIT 1"
             if self._fetch(q, (m, like)):
                 shared.add(m)
         return shared
