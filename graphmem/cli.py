@@ -14,8 +14,8 @@ from collections.abc import Callable, Iterator
 from typing import Any, BinaryIO
 
 from graphmem import logs
+from graphmem.actor import CLI, current_actor
 from graphmem.errors import GraphmemError, StoreUnavailableError, ValidationError
-from graphmem.identity import CLI, current_actor
 from graphmem.model import Memory, MemoryType, utcnow
 from graphmem.settings import Settings
 from graphmem.visibility import Viewer

@@ -22,7 +22,6 @@ guess was.
 from __future__ import annotations
 
 import contextlib
-import contextvars
 import hashlib
 import hmac
 import json
@@ -33,41 +32,16 @@ import time
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal, cast
+from typing import Any, cast
 
+from graphmem.actor import CLI, ROLES, Actor, Role, current_actor
 from graphmem.errors import ValidationError
 from graphmem.model import check_user
 from graphmem.stores.private_files import write_private
 
 _HEX64 = re.compile(r"^[0-9a-f]{64}$")
 TOKEN_PREFIX = "gm_"
-Role = Literal["agent", "operator"]
-ROLES: tuple[Role, ...] = ("agent", "operator")
 MAX_LABEL = 64
-
-
-@dataclass(frozen=True)
-class Actor:
-    """Who performs an operation, as the audit log and the permission checks see it: a label
-    (a token's label, "stdio" or "cli"; never a secret) and a role."""
-
-    label: str
-    role: Role = "agent"
-
-    @property
-    def is_operator(self) -> bool:
-        return self.role == "operator"
-
-
-# The local command line is run by whoever owns the data directory: an operator.
-CLI = Actor("cli", "operator")
-
-# The caller of the operation under way, set by an interface (the MCP server per tool call, the
-# CLI once) so that audit rows written deep in the service can say who acted without every
-# signature in between carrying it. Context variables follow a call into worker threads.
-current_actor: contextvars.ContextVar[Actor | None] = contextvars.ContextVar(
-    "graphmem_actor", default=None
-)
 
 
 @dataclass(frozen=True)

@@ -22,12 +22,12 @@ import numpy as np
 
 from extractors import Extractor, make_extractor
 from graphmem import associative, lifecycle, metrics, workers
+from graphmem.actor import CLI, Actor, current_actor
 from graphmem.associative import Step, TracedHit
 from graphmem.embedder import Embedder, embedder_for
 from graphmem.erasure import ErasureReceipt, Purger, erase_user, residue
 from graphmem.errors import NotFoundError, ValidationError
 from graphmem.guard import Guard, GuardSettings, WriteDecision
-from graphmem.identity import CLI, Actor, current_actor
 from graphmem.linking import Linker
 from graphmem.model import (
     Hit,
