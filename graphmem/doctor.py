@@ -45,7 +45,7 @@ def diagnose(settings: Settings, dim: int = 384) -> dict[str, Any]:
             drift["vectors_missing"] = len(ids - vids)
             drift["vectors_orphaned"] = len(vids - ids)
         if graph is not None:
-            if graph.backend == "networkx":  # in-process: it is what the records say, by design
+            if graph.in_process:  # in-process: it is what the records say, by design
                 from graphmem.backfill import rebuild_graph
 
                 rebuild_graph(records, graph)

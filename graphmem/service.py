@@ -162,7 +162,7 @@ class MemoryService:
         }
         self._next_drain = 0.0
         self.latencies_ms: list[float] = []
-        if self.graph_store.backend == "networkx" and not self.graph_store.node_ids():
+        if self.graph_store.in_process and not self.graph_store.node_ids():
             from graphmem.backfill import rebuild_graph
 
             rebuild_graph(self.records, self.graph_store)  # in-process graph: rebuilt from records

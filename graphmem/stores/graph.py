@@ -64,6 +64,9 @@ def edge_order(memory_id: str, e: GraphEdge) -> tuple[float, str, str, str]:
 
 class GraphStore(Protocol):
     backend: str
+    # True when the graph lives in this process and starts empty: it is rebuilt from the
+    # records on open, and is by design what the records say (doctor does not compare them).
+    in_process: bool
 
     def sync(self, nodes: list[GraphNode], edges: list[GraphEdge]) -> None:
         """Upsert `nodes` and make their edges exactly `edges` (those touching them)."""

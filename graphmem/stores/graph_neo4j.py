@@ -47,6 +47,7 @@ log = logging.getLogger("graphmem.graph")
 
 class Neo4jGraph:
     backend = "neo4j"
+    in_process = False
 
     def __init__(self, url: str, user: str, password: str | None, database: str | None = None):
         import neo4j

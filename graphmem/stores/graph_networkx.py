@@ -22,6 +22,7 @@ from graphmem.stores.graph import GraphEdge, GraphNode, edge_order
 
 class NetworkxGraph:
     backend = "networkx"
+    in_process = True
 
     def __init__(self) -> None:
         self.g = nx.MultiDiGraph()  # memory nodes; edges keyed by relation type
