@@ -104,7 +104,7 @@ def mysql_url_module() -> Iterator[str]:
 def cli(tmp_path: Path, capsys: pytest.CaptureFixture[str], embedder: Embedder):
     """The `graphmem` command run in-process on a fresh embedded store: (exit code, stdout,
     stderr)."""
-    from graphmem.cli import main
+    from graphmem.cli.main import main
 
     def _run(*argv: str) -> tuple[int, str, str]:
         code = main([*argv, "--data-dir", str(tmp_path / "data")])

@@ -9,7 +9,7 @@ import pytest
 
 from graphmem import MemoryService, Settings
 from graphmem.backfill import backfill_relations, rebuild, rebuild_graph
-from graphmem.cli import main
+from graphmem.cli.main import main
 from graphmem.embedder import Embedder
 
 LINES = [

@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 from graphmem import MemoryService, Settings
-from graphmem.cli import main
-from graphmem.doctor import diagnose
+from graphmem.cli.doctor import diagnose
+from graphmem.cli.main import main
 from graphmem.embedder import Embedder
 from tests.conftest import service_url
 

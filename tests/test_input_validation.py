@@ -20,8 +20,8 @@ import pytest
 from fastmcp import Client, FastMCP
 
 from graphmem import MemoryService, Settings
-from graphmem import cli as cli_module
 from graphmem.associative import check_hops
+from graphmem.cli import userdata as cli_module
 from graphmem.embedder import Embedder
 from graphmem.errors import ValidationError
 from graphmem.mcp_server import McpSettings, create_server

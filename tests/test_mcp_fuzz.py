@@ -26,7 +26,7 @@ from hypothesis import HealthCheck, given
 from hypothesis import strategies as st
 
 from graphmem import MemoryService, Settings
-from graphmem.doctor import diagnose
+from graphmem.cli.doctor import diagnose
 from graphmem.embedder import Embedder
 from graphmem.guard import Guard, GuardSettings
 from graphmem.mcp_server import McpSettings, create_server

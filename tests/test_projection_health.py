@@ -13,8 +13,8 @@ from pathlib import Path
 import pytest
 
 from graphmem import MemoryService, Settings
-from graphmem.cli import main
-from graphmem.doctor import diagnose
+from graphmem.cli.doctor import diagnose
+from graphmem.cli.main import main
 from graphmem.embedder import Embedder
 from graphmem.model import utcnow
 from graphmem.stores.graph_networkx import NetworkxGraph

@@ -328,7 +328,7 @@ def test_existing_databases_gain_the_columns(tmp_path: Path) -> None:
 def test_cli_history_and_as_of(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     import json
 
-    from graphmem.cli import main
+    from graphmem.cli.main import main
 
     base = ["--data-dir", str(tmp_path / "cli"), "--user", "u", "--json"]
     assert main(["add", "I live in Austin", "--created-at", JAN_23, *base]) == 0

@@ -1,7 +1,4 @@
-"""The lifecycle commands of the `graphmem` CLI: compact, archive, restore, observe.
-
-Kept beside cli.py (like graph_cli.py); cli.build_parser calls `add_lifecycle_commands`.
-"""
+"""The lifecycle commands: compact, archive, restore, observe."""
 
 from __future__ import annotations
 
@@ -11,14 +8,14 @@ import sys
 from collections.abc import Callable
 from typing import Any
 
+from graphmem.cli.common import AddCommand, emit, open_service, user_of
 from graphmem.errors import ValidationError
 
 
 def cmd_compact(args: argparse.Namespace) -> None:
-    from graphmem.cli import _emit, _service
     from graphmem.compaction import compact, progress_bar
 
-    with _service(args) as svc:
+    with open_service(args) as svc:
         bar = progress_bar(svc.records.count(args.user), args.quiet)
         try:
             rep = compact(svc, user_id=args.user, dry_run=args.dry_run, progress=bar.update)
@@ -36,17 +33,16 @@ def cmd_compact(args: argparse.Namespace) -> None:
         f" {rep.merge_groups} survivors, {rep.decay_updated} decay scores"
         f" {'to update' if rep.dry_run else 'updated'}".replace("  ", " ")
     )
-    _emit(args, rep.to_dict(), "\n".join(lines))
+    emit(args, rep.to_dict(), "\n".join(lines))
 
 
 def _status_cmd(action: str) -> Callable[[argparse.Namespace], None]:
     def run(args: argparse.Namespace) -> None:
-        from graphmem.cli import _emit, _service, _user
 
-        with _service(args) as svc:
-            done = getattr(svc, action)(_user(args), args.memory_id)
+        with open_service(args) as svc:
+            done = getattr(svc, action)(user_of(args), args.memory_id)
         past = "archived" if action == "archive" else "restored"
-        _emit(
+        emit(
             args,
             {past: done, "count": len(done)},
             "\n".join(f"{past} {i}" for i in done) or f"nothing {past}",
@@ -76,26 +72,27 @@ def _read_turns(path: str) -> list[Any]:
 
 
 def cmd_observe(args: argparse.Namespace) -> None:
-    from graphmem.cli import _emit, _service, _user
     from graphmem.observe import observe
 
     turns = _read_turns(args.file)
-    with _service(args) as svc:
-        decisions = observe(svc, _user(args), turns, session_id=args.session, dry_run=args.dry_run)
+    with open_service(args) as svc:
+        decisions = observe(
+            svc, user_of(args), turns, session_id=args.session, dry_run=args.dry_run
+        )
     lines = [
         f"turn {d.turn}: {d.action} ({d.reason})"
         + (f" [{d.memory_type}] {d.summary}" if d.action == "write" else "")
         + (f" -> {', '.join(d.memory_ids)}" if d.memory_ids else "")
         for d in decisions
     ]
-    _emit(
+    emit(
         args,
         {"decisions": [d.to_dict() for d in decisions], "dry_run": args.dry_run},
         "\n".join(lines),
     )
 
 
-def add_lifecycle_commands(add: Callable[..., argparse.ArgumentParser]) -> None:
+def register(add: AddCommand) -> None:
     sp = add(
         "compact",
         cmd_compact,

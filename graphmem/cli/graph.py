@@ -1,50 +1,40 @@
-"""The graph commands of the `graphmem` CLI: relate, graph, backfill relations|rebuild.
-
-Kept beside cli.py so that module stays about the core commands; cli.build_parser calls
-`add_graph_commands` to register these.
-"""
+"""The graph commands: relate, graph, backfill relations|rebuild."""
 
 from __future__ import annotations
 
 import argparse
-from collections.abc import Callable
-from typing import Any
 
+from graphmem.cli.common import AddCommand, emit, open_service, to_int, user_of
 from graphmem.stores.graph import RELATION_TYPES
+from graphmem.visibility import Viewer
 
 
 def cmd_relate(args: argparse.Namespace) -> None:
-    from graphmem.cli import _emit, _service, _user
-
-    with _service(args) as svc:
-        rel = svc.relate(_user(args), args.source_id, args.target_id, args.type, args.strength)
+    with open_service(args) as svc:
+        rel = svc.relate(user_of(args), args.source_id, args.target_id, args.type, args.strength)
     data = {
         "source_id": rel.source_id,
         "target_id": rel.target_id,
         "relation_type": rel.relation_type,
         "strength": rel.strength,
     }
-    _emit(args, data, f"{rel.source_id} -[{rel.relation_type} {rel.strength:g}]-> {rel.target_id}")
+    emit(args, data, f"{rel.source_id} -[{rel.relation_type} {rel.strength:g}]-> {rel.target_id}")
 
 
 def cmd_graph(args: argparse.Namespace) -> None:
-    from graphmem.cli import _emit, _service, _user
-    from graphmem.visibility import Viewer
-
-    with _service(args) as svc:
+    with open_service(args) as svc:
         g = svc.graph(
-            _user(args), args.memory_id, args.hops, args.relation_types, viewer=Viewer.OPERATOR
+            user_of(args), args.memory_id, args.hops, args.relation_types, viewer=Viewer.OPERATOR
         )
     lines = [f"{n['id']}  [{n['memory_type']}]  {n['content']}" for n in g["nodes"]]
     lines += [f"  {e['from']} -[{e['type']} {e['strength']:g}]-> {e['to']}" for e in g["edges"]]
-    _emit(args, g, "\n".join(lines))
+    emit(args, g, "\n".join(lines))
 
 
 def cmd_backfill(args: argparse.Namespace) -> None:
     from graphmem import backfill
-    from graphmem.cli import _emit, _service
 
-    with _service(args) as svc:
+    with open_service(args) as svc:
         if args.job == "relations":
             rep = backfill.backfill_relations(
                 svc,
@@ -67,10 +57,10 @@ def cmd_backfill(args: argparse.Namespace) -> None:
             else:
                 data = backfill.rebuild(svc, user_id=args.user, quiet=args.quiet)
                 text = f"rebuilt {data['vectors']} vectors, {data['graph_nodes']} graph nodes"
-    _emit(args, data, text)
+    emit(args, data, text)
 
 
-def add_graph_commands(add: Callable[..., argparse.ArgumentParser], to_int: Any) -> None:
+def register(add: AddCommand) -> None:
     types = ", ".join(RELATION_TYPES)
     sp = add("relate", cmd_relate, "state a relation between two memories (an edge in the graph)")
     sp.add_argument("source_id")

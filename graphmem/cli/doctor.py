@@ -2,13 +2,16 @@
 projections (vectors, graph) hold exactly the memories the records hold?
 
 Each store is opened on its own so one that is down is reported, not fatal for the others.
+Exits 0 when everything is healthy, 1 otherwise, so it can gate a deployment.
 """
 
 from __future__ import annotations
 
+import argparse
 from collections.abc import Callable
 from typing import Any
 
+from graphmem.cli.common import AddCommand, emit
 from graphmem.model import utcnow
 from graphmem.settings import Settings
 
@@ -121,3 +124,38 @@ def check_embeddings(records: Any, vectors: Any, settings: Settings, sample: int
             f" {settings.embedding_precision} precision: run `graphmem backfill rebuild`"
         )
     return out
+
+
+def cmd_doctor(args: argparse.Namespace) -> int:
+    overrides: dict[str, Any] = {"data_dir": args.data_dir} if args.data_dir else {}
+    report = diagnose(Settings(**overrides))
+    lines = []
+    for name, st in report["stores"].items():
+        detail = st.get("version") or st.get("error") or ""
+        lines.append(
+            f"{'ok ' if st.get('ok') else 'DOWN'}  {name:8} {st.get('backend', '')}"
+            f"  {detail}".rstrip()
+        )
+    drift = report.get("drift")
+    if drift:
+        lines.append("drift: " + ", ".join(f"{k}={v}" for k, v in drift.items() if k != "ok"))
+    emb = report.get("embeddings")
+    if emb and emb["checked"]:
+        lines.append(
+            f"embeddings: median cosine {emb['median_cosine']} to the stored vectors of"
+            f" {emb['checked']} memories" + (f" - {emb['hint']}" if emb.get("hint") else "")
+        )
+    outbox = report.get("outbox")
+    if outbox and outbox.get("hint"):
+        lines.append(f"outbox: {outbox['hint']}")
+    lines.append("healthy" if report["ok"] else "NOT healthy")
+    emit(args, report, "\n".join(lines))
+    return 0 if report["ok"] else 1
+
+
+def register(add: AddCommand) -> None:
+    add(
+        "doctor",
+        cmd_doctor,
+        "check every configured store: reachable, version, and projection drift",
+    )

@@ -1,0 +1,203 @@
+"""The commands on single memories: add, search, get, history, update, forget, stats."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from typing import Any
+
+from graphmem.cli.common import AddCommand, emit, memory_line, open_service, to_int, user_of
+from graphmem.errors import ValidationError
+from graphmem.model import Memory, MemoryType
+from graphmem.visibility import Viewer
+
+MAX_STDIN_CHARS = 1 << 20
+"""`add -` reads at most this much of stdin; the content limit then applies as usual."""
+
+
+def cmd_add(args: argparse.Namespace) -> None:
+    fields: dict[str, Any] = {
+        "source": args.source,
+        "session_id": args.session,
+        "metadata": args.metadata,
+        "created_at": args.created_at,
+        "valid_from": args.valid_from,
+        "valid_to": args.valid_to,
+    }
+    content = args.content if args.content != "-" else sys.stdin.read(MAX_STDIN_CHARS + 1)
+    with open_service(args) as svc:
+        m = svc.write(user_of(args), content, args.type, **{k: v for k, v in fields.items() if v})
+    emit(args, {"id": m.id}, m.id)
+
+
+def cmd_search(args: argparse.Namespace) -> None:
+    with open_service(args) as svc:
+        res = svc.search(
+            user_of(args),
+            args.query,
+            args.top_k,
+            memory_type=args.type,
+            time_range=args.time_range,
+            session_id=args.session,
+            weights=args.weights,
+            profile=args.profile,
+            include_archived=args.include_archived,
+            expand_hops=args.expand_hops,
+            relation_types=args.relation_types,
+            as_of=args.as_of,
+            include_history=args.include_history,
+        )
+    lines = [
+        f"{i}. {h.score:.3f}  {h.memory.id}  [{h.memory.memory_type.value}]  {h.memory.content}"
+        f"{validity(h.memory)}\n"
+        "      "
+        + "  ".join(f"{k}={v:.3f}" for k, v in h.scores.items())
+        + "".join(
+            f"\n      via {s.source} -[{s.relation_type}]-> {s.target}"
+            for s in getattr(h, "path", [])
+        )
+        for i, h in enumerate(res.hits, 1)
+    ]
+    if res.degraded:
+        lines.append(f"(degraded: {', '.join(res.degraded)} unavailable)")
+    emit(args, res.to_dict(), "\n".join(lines) or "no matching memories")
+
+
+def validity(m: Memory) -> str:
+    """' (valid 2023-01-10 → 2024-03-01)' for a closed memory, '' for a current one."""
+    if m.valid_to is None:
+        return ""
+    return f"  (valid {m.valid_since.date()} → {m.valid_to.date()})"
+
+
+def cmd_history(args: argparse.Namespace) -> None:
+    with open_service(args) as svc:
+        versions = svc.history(user_of(args), args.memory_id, viewer=Viewer.OPERATOR)
+    lines = [
+        f"{m.valid_since.isoformat(timespec='seconds')} → "
+        f"{m.valid_to.isoformat(timespec='seconds') if m.valid_to else 'now':25}  "
+        f"{m.id}  [{m.status.value}]  {m.content}"
+        for m in versions
+    ]
+    emit(
+        args,
+        {"memory_id": args.memory_id, "versions": [m.to_dict() for m in versions]},
+        "\n".join(lines),
+    )
+
+
+def cmd_get(args: argparse.Namespace) -> None:
+    with open_service(args) as svc:
+        m = svc.get(user_of(args), args.memory_id, viewer=Viewer.OPERATOR)
+    emit(args, m.to_dict(), json.dumps(m.to_dict(), ensure_ascii=False, indent=2))
+
+
+def cmd_update(args: argparse.Namespace) -> None:
+    with open_service(args) as svc:
+        m = svc.update(
+            user_of(args),
+            args.memory_id,
+            args.content,
+            memory_type=args.type,
+            metadata=json.loads(args.metadata) if args.metadata else None,
+        )
+    emit(args, {"id": m.id, "updated": True}, f"updated {m.id}")
+
+
+def cmd_forget(args: argparse.Namespace) -> None:
+    if bool(args.memory_id) == bool(args.query):
+        raise ValidationError("memory_id", "give either memory ids or --query, not both or neither")
+    with open_service(args) as svc:
+        if args.memory_id:
+            deleted = svc.forget(user_of(args), args.memory_id)
+            data = {"deleted": deleted, "count": len(deleted)}
+            text = "\n".join(f"deleted {i}" for i in deleted) or "nothing deleted"
+        else:
+            ms = svc.forget_by_query(
+                user_of(args),
+                args.query,
+                threshold=args.threshold,
+                limit=args.limit,
+                dry_run=args.dry_run,
+            )
+            verb = "would delete" if args.dry_run else "deleted"
+            data = {
+                "deleted": [] if args.dry_run else [m.id for m in ms],
+                "matched": [{"id": m.id, "content": m.content} for m in ms],
+                "count": len(ms),
+                "dry_run": args.dry_run,
+            }
+            text = "\n".join(f"{verb} {memory_line(m)}" for m in ms) or "nothing matched"
+    emit(args, data, text)
+
+
+def cmd_stats(args: argparse.Namespace) -> None:
+    with open_service(args) as svc:
+        st = svc.stats(user_of(args))
+    text = "\n".join(f"{k}: {v}" for k, v in st.items() if k != "stores")
+    emit(args, st, text)
+
+
+def register(add: AddCommand) -> None:
+    types = [t.value for t in MemoryType]
+
+    sp = add("add", cmd_add, "store a memory ('-' reads it from stdin)")
+    sp.add_argument("content")
+    sp.add_argument("--type", default="fact", help=f"one of {', '.join(types)} (default fact)")
+    sp.add_argument("--source", help="user | agent | document | system (default user)")
+    sp.add_argument("--session", help="session id")
+    sp.add_argument("--metadata", help="a JSON object")
+    sp.add_argument("--created-at", help="ISO-8601 time the memory is from (default now)")
+    sp.add_argument("--valid-from", help="ISO-8601 time it became true (default --created-at)")
+    sp.add_argument("--valid-to", help="ISO-8601 time it stopped being true (default: open)")
+
+    sp = add(
+        "search",
+        cmd_search,
+        "hybrid recall over the memory graph: vector + keyword +"
+        " recency + frequency, expanded over related memories",
+    )
+    sp.add_argument("query")
+    sp.add_argument("-k", "--top-k", type=to_int("top_k"), default=5)
+    sp.add_argument("--type", help=f"only this memory type: {', '.join(types)}")
+    sp.add_argument("--time-range", help="only memories from the last 24h, 7d, 30d, ...")
+    sp.add_argument("--session", help="only this session")
+    sp.add_argument("--weights", help="e.g. vector=0.7,keyword=0.3 or a JSON object")
+    sp.add_argument("--profile", help="a named weight profile: default, support, knowledge, ...")
+    sp.add_argument("--include-archived", action="store_true")
+    sp.add_argument(
+        "--expand-hops",
+        type=to_int("expand_hops"),
+        help="graph expansion hops (default 2; 0 disables)",
+    )
+    sp.add_argument("--relation-types", help="expand only over these, e.g. causal,temporal")
+    sp.add_argument("--as-of", help="what was true then (ISO-8601 date or time), history included")
+    sp.add_argument(
+        "--include-history", action="store_true", help="superseded memories too (default: current)"
+    )
+
+    sp = add("get", cmd_get, "show one memory")
+    sp.add_argument("memory_id")
+
+    sp = add("history", cmd_history, "a memory's versions: what it superseded and what replaced it")
+    sp.add_argument("memory_id")
+
+    sp = add(
+        "update",
+        cmd_update,
+        "change a memory's content (re-embeds it; the old one is kept as a superseded version)",
+    )
+    sp.add_argument("memory_id")
+    sp.add_argument("content", nargs="?")
+    sp.add_argument("--type", help="new memory type")
+    sp.add_argument("--metadata", help="JSON object merged into the metadata")
+
+    sp = add("forget", cmd_forget, "delete memories from every store, by id or by query")
+    sp.add_argument("memory_id", nargs="*")
+    sp.add_argument("--query", help="delete memories similar to this text")
+    sp.add_argument("--threshold", type=float, help="cosine similarity needed (default 0.75)")
+    sp.add_argument("--limit", type=to_int("limit"), default=10)
+    sp.add_argument("--dry-run", action="store_true", help="list what would be deleted")
+
+    add("stats", cmd_stats, "counts, latency and store status for a user")

@@ -1,0 +1,153 @@
+"""The commands on all of a user's memories at once: forget-user, import, export.
+
+An import is validated in full before anything is written, so a bad line stops it at the start
+rather than half-way; the limits below keep that whole-file read bounded.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Iterator
+from typing import Any, BinaryIO
+
+from graphmem.cli.common import AddCommand, emit, open_service, user_of
+from graphmem.errors import ValidationError
+from graphmem.model import utcnow
+from graphmem.visibility import Viewer
+
+IMPORT_BATCH = 256
+MAX_IMPORT_LINE_BYTES = 1 << 20
+"""One JSONL line of `import`: far above a memory's own limits (content, 16 KiB metadata)."""
+MAX_IMPORT_BYTES = 128 << 20
+"""One `import` run: every line is validated before any is written, so all of it is held in
+memory at once; larger exports are split and imported in parts."""
+
+
+def cmd_forget_user(args: argparse.Namespace) -> int:
+    user = user_of(args)
+    if args.confirm != user:
+        raise ValidationError("confirm", f"erasing a user is final: repeat it as --confirm {user}")
+    with open_service(args) as svc:
+        receipt = svc.forget_user(user, requested_by=args.requested_by)
+    data = receipt.to_dict()
+    lines = [
+        f"erased user {user}: "
+        + (
+            "verified, zero residue"
+            if receipt.verified
+            else f"NOT yet complete (pending: {receipt.pending})"
+        )
+    ]
+    lines += [f"  deleted {k}: {v}" for k, v in data["deleted"].items()]
+    lines += [f"  residue {k}: {v}" for k, v in data["residue"].items() if v]
+    emit(args, data, "\n".join(lines))
+    return 0 if receipt.verified else 4
+
+
+def read_jsonl(stream: BinaryIO) -> Iterator[tuple[int, dict[str, Any]]]:
+    """Objects of a JSONL stream, read line by line with a bounded buffer: a line over
+    MAX_IMPORT_LINE_BYTES or a stream over MAX_IMPORT_BYTES is refused as soon as it is seen,
+    so `graphmem import /dev/zero` fails at once instead of filling memory."""
+    total = 0
+    n = 0
+    while True:
+        raw = stream.readline(MAX_IMPORT_LINE_BYTES + 1)
+        if not raw:
+            return
+        n += 1
+        total += len(raw)
+        if len(raw) > MAX_IMPORT_LINE_BYTES:
+            raise ValidationError(
+                f"line {n}", f"is longer than the limit of {MAX_IMPORT_LINE_BYTES} bytes per line"
+            )
+        if total > MAX_IMPORT_BYTES:
+            raise ValidationError(
+                f"line {n}",
+                f"the file is larger than the import limit of {MAX_IMPORT_BYTES} bytes;"
+                " split it (e.g. with split -l) and import the parts",
+            )
+        try:
+            text = raw.decode("utf-8")
+        except UnicodeDecodeError:
+            raise ValidationError(f"line {n}", "is not UTF-8") from None
+        if not text.strip():
+            continue
+        try:
+            obj = json.loads(text)
+        except json.JSONDecodeError as e:
+            raise ValidationError(f"line {n}", f"is not JSON: {e.msg}") from None
+        except (ValueError, RecursionError):  # an integer of thousands of digits, deep nesting
+            raise ValidationError(f"line {n}", "is not JSON graphmem can import") from None
+        if not isinstance(obj, dict):
+            raise ValidationError(f"line {n}", "must be a JSON object")
+        yield n, obj
+
+
+def cmd_import(args: argparse.Namespace) -> None:
+    from tqdm import tqdm
+
+    stream = sys.stdin.buffer if args.file == "-" else open(args.file, "rb")  # noqa: SIM115
+    with stream:
+        rows = list(read_jsonl(stream))
+    keys = (
+        "content",
+        "memory_type",
+        "metadata",
+        "source",
+        "session_id",
+        "created_at",
+        "summary",
+        "confidence",
+    )
+    written = 0
+    with open_service(args) as svc:
+        # Validate everything before writing anything: an import never stops half-way on bad data.
+        for n, obj in rows:
+            try:
+                svc._prepare(user_of(args), obj, utcnow())
+            except ValidationError as e:
+                raise ValidationError(f"line {n}: {e.field}", e.message) from None
+        bar = tqdm(
+            total=len(rows),
+            unit="mem",
+            disable=args.quiet or not sys.stderr.isatty(),
+            file=sys.stderr,
+            desc="import",
+        )
+        for i in range(0, len(rows), IMPORT_BATCH):
+            batch = [{k: o[k] for k in keys if k in o} for _, o in rows[i : i + IMPORT_BATCH]]
+            written += len(svc.write_many(user_of(args), batch))
+            bar.update(len(batch))
+        bar.close()
+    emit(args, {"imported": written}, f"imported {written} memories")
+
+
+def cmd_export(args: argparse.Namespace) -> None:
+    out = sys.stdout if args.file == "-" else open(args.file, "w", encoding="utf-8")  # noqa: SIM115
+    n = 0
+    with open_service(args) as svc:
+        for m in svc.list(user_of(args), include_archived=True, viewer=Viewer.OPERATOR):
+            out.write(json.dumps(m.to_dict(), ensure_ascii=False) + "\n")
+            n += 1
+    if out is not sys.stdout:
+        out.close()
+        emit(args, {"exported": n, "file": args.file}, f"exported {n} memories to {args.file}")
+
+
+def register(add: AddCommand) -> None:
+    sp = add(
+        "forget-user",
+        cmd_forget_user,
+        "erase everything about a user from every store, with a verified receipt",
+    )
+    sp.add_argument("--confirm", required=True, help="the user id again, to confirm")
+    sp.add_argument("--requested-by", default="cli", help="who asked (kept in the audit log)")
+
+    sp = add("import", cmd_import, "write memories from JSONL (one object per line)")
+    sp.add_argument("file", help="a .jsonl file, or - for stdin")
+    sp.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
+
+    sp = add("export", cmd_export, "write a user's memories as JSONL")
+    sp.add_argument("file", nargs="?", default="-", help="output file (default stdout)")
