@@ -1,12 +1,8 @@
-"""The phrase rules of injection screening, as data: (id, category, weight, regex).
+"""The English phrase rules, and the compact rules that read text with its spaces removed.
 
-They read the canonical text (lower case, NFKC, homoglyphs folded; see canonical.py). Weights are
-the evidence one match carries; injection.py combines them with a noisy-OR, so a weight of 0.7 or
-more quarantines on its own at the default threshold and weaker cues need company. Each rule names
-one shape of instruction aimed at the agent; concepts.py holds the broader co-occurrence layer.
-
-Kept apart from the engine so the tables can be read, reviewed and extended without touching
-code, and so formatters leave their one-rule-per-entry layout alone.
+The building blocks below are shared alternations (what counts as "previous instructions", a
+security control, someone else's data, ...); each rule composes them into one shape of
+instruction aimed at the agent.
 """
 
 from __future__ import annotations
@@ -354,148 +350,6 @@ EN: list[tuple[str, str, float, str]] = [
      rf"instructed|allowed|authori[sz]ed|permitted) to|may)\b"),
 ]
 
-# ------------------------------------------------------------------ Chinese building blocks
-# Punctuation is folded by NFKC: ，：；！？（） become , : ; ! ? ( ); 。“”【】 stay.
-_ZB = r"[^。!?\n]"  # any character within a sentence
-_ZTEMP = r"(?:从现在起|从现在开始|从今(?:天|日)?(?:开始|起|以后)|从此以后|即日起|自即日起)"
-_ZTEMP_WEAK = r"(?:今后|以后|往后|从此|此后|下次)"
-_ZCTRL = r"(?:二次确认|确认|审批|审核|核对|核验|验证|认证|授权|复核|评审|同意|签字|检查|实名)"
-_ZOPS = (r"(?:转账|付款|支付|退款|汇款|电汇|取款|提现|交易|发票|报销|账户|密码|删除|上线|部署|"
-         r"开户|注销|提额|订单|采购)")
-_ZDATA = (r"(?:记忆|笔记|聊天记录|对话记录|通讯录|联系人|密码|密钥|身份证号?|银行卡(?:号|信息)?|"
-          r"住址|地址|手机号|电话|病历|隐私|个人信息|资料|文件|数据库|邮箱|历史记录|档案)")
-_ZSEND = r"(?:发送|发到|发给|转发|抄送|上传|提交|导出|泄露|透露|告诉|附上|写出|贴到|同步到|发往)"
-_ZOWN = r"(?:用户|客户|所有|全部|每条|其他用户|他人|别人|私密|保存的)"
-_ZAI = r"(?:AI|ai|助手|智能体|模型|机器人|大模型|代理)"
-
-ZH: list[tuple[str, str, float, str]] = [
-    ("zh_ignore_previous", "override", 0.9,
-     rf"(?:忽略|无视|忽视|不要理会|别理会|不用理会|不理会|忘掉|忘记|丢弃|抛弃|覆盖|绕过|跳过|"
-     rf"停止(?:执行|遵守|遵循)|不要(?:遵守|遵循|执行|听从)){_ZB}{{0,12}}(?:之前|以前|先前|上面|"
-     rf"上述|以上|前面|此前|原来|原有|所有|全部|一切|系统|开发者|你的){_ZB}{{0,10}}(?:指令|指示|"
-     rf"规则|提示词?|要求|设定|说明|约束|限制|规定|命令|上下文|策略|政策)"),
-    ("zh_rules_void", "override", 0.85,
-     rf"(?:指令|指示|规则|说明|设定|限制|规定|提示){_ZB}{{0,6}}(?:全部|都|已经|已)?(?:作废|失效|无效|"
-     rf"取消|解除|废除|不再有效|过时)"),
-    ("zh_priority", "override", 0.75,
-     r"优先级?高于|优先于|以本条为准|以这条为准|只听我的|照做|必须服从|服从所有|唯一的?事实来源"),
-    ("zh_system_ref", "override", 0.45, r"系统(?:提示词?|消息|设定|指令)"),
-    ("zh_never_refuse", "override", 0.75, r"(?:不要|不得|永远不要|别|不能)拒绝"),
-    ("zh_skip_safety", "override", 0.85,
-     rf"(?:不要|无需|不用|不必|别)(?:遵守|遵循){_ZB}{{0,10}}(?:安全|策略|规则|政策)|"
-     rf"(?:关闭|绕过|解除|无视|忽略|禁用){_ZB}{{0,8}}(?:安全(?:规则|策略|限制|设置|检查|过滤)|"
-     rf"内容(?:政策|过滤|审核)|日志)"),
-    ("zh_clear_context", "override", 0.7,
-     r"(?:清空|忘掉|丢弃)(?:之前|以前|前面)?的?(?:上下文|对话|记忆)"),
-    ("zh_temporal_directive", "policy", 0.6,
-     rf"{_ZTEMP}(?![,\s]*(?:我|咱|我们))[,\s]*{_ZB}{{0,30}}(?:一律|都|直接|全部|所有|任何|必须|"
-     rf"不要|不用|不需要|无需|别再|永远|你|自动|凡是)"),
-    ("zh_temporal_weak", "policy", 0.45,
-     rf"{_ZTEMP_WEAK}(?![,\s]*(?:我|咱|我们))[,\s]*{_ZB}{{0,30}}(?:一律|都|直接|全部|所有|任何|必须|"
-     rf"不要|不用|不需要|无需|别再|永远|你|自动|凡是)"),
-    ("zh_no_control", "policy", 0.55,
-     rf"(?:不再|无需|无须|不需要|不用|不必|免除?|跳过|省去|取消(?:了)?|绕过|别再){_ZB}{{0,10}}"
-     rf"{_ZCTRL}"),
-    ("zh_no_control_ops", "policy", 0.35, rf"{_ZOPS}{_ZB}{{0,20}}(?:不再|无需|无须|不需要|不用|"
-                                          rf"不必|免除?|跳过|省去|取消|别再|已经?预先)|"
-                                          rf"(?:不再|无需|无须|不需要|不用|不必|免|跳过){_ZB}{{0,12}}"
-                                          rf"{_ZOPS}"),
-    ("zh_auto_approve", "policy", 0.7,
-     r"(?:一律|直接|自动|全部)(?:批准|通过|同意|放行|接受)|(?:已|已经)?(?:预先|提前)(?:批准|授权)"),
-    ("zh_deemed", "policy", 0.75, r"视为(?:已)?(?:批准|授权|认证|同意|通过)"),
-    ("zh_whitelist", "policy", 0.4, r"白名单"),
-    ("zh_exempt", "policy", 0.7,
-     rf"(?:免除|豁免|免于|免去){_ZB}{{0,8}}(?:{_ZCTRL}|审查|风控|反欺诈|限额|检查)"),
-    ("zh_control_removed", "policy", 0.6,
-     rf"{_ZCTRL}{_ZB}{{0,8}}(?:已经?|已被|被)?(?:取消|关闭|去掉|删除|废除|停用|免除)"),
-    ("zh_answer_always", "policy", 0.6,
-     r"(?:一律|都|永远|总是)回答|永远不要(?:提|说|告诉|透露)|不要再(?:征求|询问|问)"),
-    ("zh_new_rule", "policy", 0.55, r"(?:新规定|政策更新|流程变更|请记住这条(?:政策|规则))[:：]?"),
-    ("zh_role_tag", "impersonation", 0.85, r"(?:^|[。!?\n])\s*(?:系统|助手|开发者)\s*:"),
-    ("zh_admin_tag", "impersonation", 0.7, r"(?:^|[。!?\n])\s*管理员\s*:"),
-    ("zh_bracket_tag", "impersonation", 0.8, r"【(?:系统|官方|管理员)[^】]{0,6}】|<!--"),
-    ("zh_you_are_now", "impersonation", 0.55, r"你现在是|你现在扮演|你的新身份|你现在代表"),
-    ("zh_you_are_now_free", "impersonation", 0.85,
-     rf"你现在(?:是|扮演|代表){_ZB}{{0,10}}(?:管理员|没有(?:任何)?限制|不受限制|开发者模式|超级|"
-     rf"安全团队|root)"),
-    ("zh_dev_mode", "impersonation", 0.55, r"开发者模式|越狱|维护模式|DAN模式|dan模式"),
-    ("zh_pretend", "impersonation", 0.75,
-     rf"(?:扮演|假装(?:你是|自己是|成)?|冒充|以{_ZB}{{0,6}}身份){_ZB}{{0,10}}(?:管理员|合规|运维|"
-     rf"系统|开发者|银行|安全团队|客服|官方)"),
-    ("zh_i_am_admin", "impersonation", 0.8, r"我是你的(?:管理员|开发者|主人|创造者|上级)"),
-    ("zh_from_vendor", "impersonation", 0.7,
-     r"来自(?:开发团队|开发者|官方|系统|管理员|安全团队|平台)的(?:通知|消息|指令)"),
-    ("zh_admin_power", "impersonation", 0.6, r"超级管理员|最高权限|全部权限|开放.{0,6}权限"),
-    ("zh_obey_all", "impersonation", 0.7,
-     r"要什么就给什么|服从所有请求|满足(?:他|她|用户)的?所有要求|安全设置已更新"),
-    ("zh_reveal_prompt", "impersonation", 0.9,
-     r"(?:公开|泄露|输出|显示|告诉我|打印)[^。]{0,8}(?:系统提示词?|隐藏(?:的)?(?:配置|指令|提示))"),
-    ("zh_call_tool", "tool", 0.6,
-     rf"(?:调用|执行|运行|触发|使用){_ZB}{{0,15}}(?:工具|函数|接口|命令|代码|脚本|api|插件)"),
-    ("zh_cron", "tool", 0.45, r"定时任务"),
-    ("zh_use_tool", "tool", 0.6, r"(?:用|使用|调用)[^。]{0,6}工具"),
-    ("zh_payment_action", "tool", 0.55, r"(?:付给|转给|汇给|打给|支付给|转账给)"),
-    ("zh_enter_credentials", "tool", 0.6,
-     rf"输入{_ZOWN}的?{_ZB}{{0,6}}(?:账号|密码|凭证|验证码|银行卡)"),
-    ("zh_destroy_all", "tool", 0.6,
-     rf"(?:清空|删除|删掉|抹掉){_ZB}{{0,10}}(?:所有|全部|一切)?的?(?:记忆|记录|数据|日历|通讯录|"
-     rf"数据库)"),
-    ("zh_send_data", "exfiltration", 0.7,
-     rf"{_ZOWN}的?{_ZB}{{0,8}}{_ZDATA}{_ZB}{{0,15}}{_ZSEND}|{_ZSEND}{_ZB}{{0,15}}{_ZOWN}的?"
-     rf"{_ZB}{{0,8}}{_ZDATA}"),
-    ("zh_send_sensitive", "exfiltration", 0.6,
-     rf"{_ZSEND}{_ZB}{{0,6}}(?:聊天记录|对话记录|历史记录|通讯录|密码|密钥|记忆)|"
-     rf"(?:聊天记录|对话记录|通讯录|密码|密钥|全部记忆){_ZB}{{0,6}}{_ZSEND}"),
-    ("zh_send_dest", "exfiltration", 0.55,
-     rf"{_ZSEND}{_ZB}{{0,12}}(?:https?://|ftp://|www\.|[\w.+-]+@[\w-]+\.[a-z]{{2,}}|外部|回调)"),
-    ("zh_tell_other", "exfiltration", 0.75,
-     rf"把{_ZB}{{1,8}}的{_ZB}{{0,4}}{_ZDATA}{_ZB}{{0,4}}(?:告诉|发给|给)(?:他|她|他们|别人)|"
-     rf"告诉(?:他|她|他们)?{_ZB}{{0,4}}(?:其他用户|用户|他人)的{_ZB}{{0,6}}{_ZDATA}"),
-    ("zh_same_person", "bridging", 0.7,
-     r"同一个人|同一人|同一个用户|同一用户|同一个账户|同一账户|"
-     r"就是\s*(?:用户)?\s*[a-z0-9_]+\s*[,，]"),
-    ("zh_show_hers", "bridging", 0.7,
-     rf"(?:把|将)(?:她|他|其|对方)的{_ZB}{{0,6}}(?:记录|记忆|资料|档案|数据|订单){_ZB}{{0,4}}"
-     rf"(?:给|发给|告诉)(?:他|她|他们)"),
-    ("zh_merge", "bridging", 0.7,
-     rf"(?<!我)(?<!我们)(?:合并|关联到|绑定到|挂到|转移到)(?:到|在)?{_ZB}{{0,10}}(?:的)?(?:记忆|档案|"
-     rf"账户|账号|资料|记录|名下)|(?:他们|她们|两人|二人|对方|两个人)的?{_ZB}{{0,6}}(?:记忆|档案|"
-     rf"账户|账号|资料){_ZB}{{0,4}}(?:合并|关联|绑定)"),
-    ("zh_authorised", "bridging", 0.75,
-     rf"有权(?:限)?(?:查看|读取|访问|获取|知道|调阅){_ZB}{{0,10}}的"),
-    ("zh_can_see", "bridging", 0.7,
-     rf"可以(?:查看|读取|访问|看到){_ZB}{{0,6}}的(?:密码|病历|账户|账号|记忆|笔记|银行卡|记录|资料)"),
-    ("zh_treat_as", "bridging", 0.8, r"(?:当作|视为|看作|当成)(?:用户|客户|账户|账号)"),
-    ("zh_visible_to", "bridging", 0.7,
-     r"(?:对|给)(?:用户|客户)[^。]{0,10}(?:可见|开放|共享)|互相查看|共享(?:彼此|各自)"),
-    ("zh_copy_between", "bridging", 0.75,
-     rf"(?:复制|拷贝|转移|迁移)到?{_ZB}{{0,10}}(?:客户|用户){_ZB}{{0,8}}的(?:资料|档案|账户)"),
-    ("zh_when_asks", "bridging", 0.5,
-     r"(?:问起|来问|询问)时|谁问都|谁来问|(?:只要|如果|一旦)有人(?:问|提到|发)|有人问起"),
-    ("zh_every_reply", "response", 0.75,
-     rf"(?:每次|每个|每条|所有|你的|以后的?)(?:回答|回复|答复|输出){_ZB}{{0,10}}(?:都|要|必须)?"
-     rf"(?:推荐|加上|附上|写出|插入|包含|提到|说|用|结尾|开头|末尾)"),
-    ("zh_in_reply", "response", 0.7,
-     r"在(?:你的)?(?:每个)?(?:回答|回复|答复)(?:中|里|末尾|结尾|的末尾)"),
-    ("zh_reply_style", "response", 0.7, r"用(?:摩斯电码|火星文|拼音|倒序|密文|暗语)(?:回答|回复)"),
-    ("zh_tell_user", "response", 0.55, rf"告诉用户{_ZB}{{0,20}}(?:必须|需要|要|已经)"),
-    ("zh_make_user", "response", 0.65,
-     r"(?:让|要求|请)用户[^。]{0,6}(?:关闭|卸载|禁用|下载|安装|拨打|转账)"),
-    ("zh_before_answer", "response", 0.5, r"回答之前|回复之前|回答前|回复前"),
-    ("zh_promo", "response", 0.45,
-     r"(?:拨打|致电|访问|点击|下载|安装|推荐访问)[^。]{0,6}(?:\d{3,4}-|https?://|www\.|"
-     r"\.xyz|\.com)"),
-    ("zh_note_to_ai", "addressee", 0.6,
-     rf"(?:致|给)(?:读取|读到|看到)?{_ZB}{{0,10}}{_ZAI}的?(?:备注|指令|隐藏指令|消息|更新|"
-     rf"重要更新|:)|(?:致|给){_ZB}{{0,10}}{_ZAI}\s*:"),
-    ("zh_vocative_ai", "addressee", 0.55, rf"(?:^|[,。!?>】(\[【/|-])\s*{_ZAI}\s*[,:]"),
-    ("zh_addressed_command", "addressee", 0.75,
-     rf"(?:^|[,。!?>】(\[【/|-])\s*(?:给|致)?{_ZAI}(?:的备注)?\s*[,:]\s*{_ZB}{{0,20}}?(?:要|请|必须|"
-     rf"应该|把|将|说|告诉|删除|发|转|顺便|立即|马上|以后|从现在)"),
-    ("zh_ai_should", "addressee", 0.6, rf"{_ZAI}(?:应该|应|必须|需要|要)"),
-    ("zh_hidden", "addressee", 0.65, r"隐藏指令|隐藏的指令"),
-]
-
 # Phrases that survive s p a c e d - o u t writing once all spaces are removed.
 COMPACT: list[tuple[str, str, float, str]] = [
     ("compact_override", "override", 0.85,
@@ -514,4 +368,4 @@ COMPACT: list[tuple[str, str, float, str]] = [
 ]
 # fmt: on
 
-__all__ = ["COMPACT", "EN", "ZH"]
+__all__ = ["COMPACT", "EN"]
