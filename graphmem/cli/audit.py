@@ -4,6 +4,7 @@ trail summarised into anomalies)."""
 from __future__ import annotations
 
 import argparse
+from typing import Any
 
 from graphmem.actor import CLI
 from graphmem.cli.common import AddCommand, emit, memory_line, open_service, to_int, user_of
@@ -38,7 +39,7 @@ def cmd_audit(args: argparse.Namespace) -> None:
 
     user = user_of(args)
     with open_service(args) as svc:
-        audit = svc.records.audit_rows(user, args.limit)
+        audit: list[dict[str, Any]] = svc.records.audit_rows(user, args.limit)
         contents = [m.content for m in svc.list(user, viewer=Viewer.OPERATOR)]
     rows = []
     for r in audit:  # one row per memory, so bursts and flags count memories, not batches

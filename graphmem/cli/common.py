@@ -12,12 +12,15 @@ import json
 import os
 import sys
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from graphmem.actor import CLI, current_actor
 from graphmem.errors import GraphmemError, StoreUnavailableError, ValidationError
 from graphmem.model import Memory
 from graphmem.settings import Settings
+
+if TYPE_CHECKING:
+    from graphmem.service import MemoryService
 
 Command = Callable[[argparse.Namespace], int | None]
 """A command runs on the parsed arguments; it returns an exit code, or None for 0."""
@@ -25,7 +28,7 @@ AddCommand = Callable[[str, Command, str], argparse.ArgumentParser]
 """Registers a subcommand (name, command, help) and returns its parser for the arguments."""
 
 
-def open_service(args: argparse.Namespace) -> Any:
+def open_service(args: argparse.Namespace) -> MemoryService:
     """The service on --data-dir (else the configured one); imported here so `graphmem --help`
     does not load the stores and the embedding model."""
     from graphmem.service import MemoryService

@@ -9,7 +9,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from typing import Any, BinaryIO
 
 from graphmem.cli.common import AddCommand, emit, open_service, user_of
@@ -117,7 +117,9 @@ def cmd_import(args: argparse.Namespace) -> None:
             desc="import",
         )
         for i in range(0, len(rows), IMPORT_BATCH):
-            batch = [{k: o[k] for k in keys if k in o} for _, o in rows[i : i + IMPORT_BATCH]]
+            batch: list[Mapping[str, Any]] = [
+                {k: o[k] for k in keys if k in o} for _, o in rows[i : i + IMPORT_BATCH]
+            ]
             written += len(svc.write_many(user_of(args), batch))
             bar.update(len(batch))
         bar.close()
