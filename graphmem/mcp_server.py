@@ -34,6 +34,7 @@ from pydantic import ValidationError as PydanticValidationError
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from graphmem import __version__, logs, metrics
+from graphmem.actor import Actor, current_actor
 from graphmem.errors import (
     GraphmemError,
     NotFoundError,
@@ -41,14 +42,7 @@ from graphmem.errors import (
     ValidationError,
 )
 from graphmem.guard import RateLimitExceeded
-from graphmem.identity import (
-    Actor,
-    TokenTable,
-    add_token,
-    check_role,
-    current_actor,
-    token_verifier,
-)
+from graphmem.mcp.identity import TokenTable, add_token, check_role, token_verifier
 from graphmem.mcp_access import RESOURCE_BUDGET, ToolStats, charges, mean, percentile
 from graphmem.model import Status, check_user
 from graphmem.observe import MAX_TURNS as MAX_OBSERVE_TURNS

@@ -35,7 +35,7 @@ from hypothesis import strategies as st
 
 from graphmem import MemoryService, Settings
 from graphmem.embedder import Embedder
-from graphmem.identity import (
+from graphmem.mcp.identity import (
     TokenTable,
     add_token,
     hash_token,

@@ -24,7 +24,7 @@ from fastmcp import Client, FastMCP
 from graphmem import MemoryService, Settings
 from graphmem.embedder import Embedder
 from graphmem.guard import Guard, GuardSettings, InProcessRateLimiter
-from graphmem.identity import hash_token, parse_env_tokens
+from graphmem.mcp.identity import hash_token, parse_env_tokens
 from graphmem.mcp_access import TOOL_BUDGETS, charges
 from graphmem.mcp_server import TOOL_NAMES, McpSettings, create_server
 from graphmem.stores import open_records
@@ -92,7 +92,7 @@ def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[HttpServer]:
 def test_env_and_file_tokens_carry_a_role_and_old_entries_are_agents(tmp_path: Path) -> None:
     env = parse_env_tokens("tok-aaaaaaaaaaaaaaaa=ann:operator,tok-bbbbbbbbbbbbbbbb=ben")
     assert {(i.user, i.role) for i in env.values()} == {("ann", "operator"), ("ben", "agent")}
-    from graphmem.identity import TokenTable, add_token
+    from graphmem.mcp.identity import TokenTable, add_token
 
     path = tmp_path / "mcp_tokens.json"
     path.write_text(json.dumps({hash_token("old-style-token-0001"): "cai"}))  # before roles
