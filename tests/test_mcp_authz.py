@@ -25,11 +25,13 @@ from graphmem import MemoryService, Settings
 from graphmem.embedder import Embedder
 from graphmem.guard import Guard, GuardSettings, InProcessRateLimiter
 from graphmem.mcp.identity import hash_token, parse_env_tokens
-from graphmem.mcp_access import TOOL_BUDGETS, charges
-from graphmem.mcp_server import TOOL_NAMES, McpSettings, create_server
+from graphmem.mcp.middleware import TOOL_BUDGETS, charges
+from graphmem.mcp.server import create_server
+from graphmem.mcp.settings import McpSettings
 from graphmem.stores import open_records
 from tests.conftest import stop_process
 from tests.test_mcp import (
+    TOOLS,
     HttpServer,
     child_env,
     free_port,
@@ -288,7 +290,7 @@ def _limited(res: Any, budget: str) -> None:
 
 
 def test_every_tool_is_charged_to_a_budget() -> None:
-    assert set(TOOL_BUDGETS) == TOOL_NAMES
+    assert set(TOOL_BUDGETS) == TOOLS
     assert charges("memory_forget", {"query": "x", "dry_run": True}) == [("search", 1.0)]
     assert charges("memory_forget", {"query": "x"}) == [("search", 1.0), ("write", 1.0)]
     assert charges("memory_forget", {"memory_id": "x"}) == [("write", 1.0)]
