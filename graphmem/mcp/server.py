@@ -27,6 +27,7 @@ from functools import partial
 from typing import TYPE_CHECKING, Any
 
 from fastmcp import FastMCP
+from fastmcp.server.auth import AuthProvider
 
 from graphmem import __version__, metrics
 from graphmem.errors import ValidationError
@@ -56,7 +57,7 @@ def create_server(
     *,
     settings: McpSettings | None = None,
     working: WorkingMemoryStore | None = None,
-    auth: Any = None,
+    auth: AuthProvider | None = None,
     default_user: str | None = None,
 ) -> FastMCP:
     """The FastMCP server over one MemoryService.
