@@ -20,7 +20,8 @@ from fastmcp import Client
 
 from graphmem import MemoryService, Settings
 from graphmem.guard import Guard, GuardSettings, InProcessRateLimiter
-from graphmem.mcp_server import McpSettings, create_server
+from graphmem.mcp.server import create_server
+from graphmem.mcp.settings import McpSettings
 
 WRITERS: list[tuple[str, dict[str, Any]]] = [
     ("memory_write", {"content": "one more", "memory_type": "fact"}),

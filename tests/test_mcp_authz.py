@@ -24,12 +24,14 @@ from fastmcp import Client, FastMCP
 from graphmem import MemoryService, Settings
 from graphmem.embedder import Embedder
 from graphmem.guard import Guard, GuardSettings, InProcessRateLimiter
-from graphmem.identity import hash_token, parse_env_tokens
-from graphmem.mcp_access import TOOL_BUDGETS, charges
-from graphmem.mcp_server import TOOL_NAMES, McpSettings, create_server
+from graphmem.mcp.identity import hash_token, parse_env_tokens
+from graphmem.mcp.middleware import TOOL_BUDGETS, charges
+from graphmem.mcp.server import create_server
+from graphmem.mcp.settings import McpSettings
 from graphmem.stores import open_records
 from tests.conftest import stop_process
 from tests.test_mcp import (
+    TOOLS,
     HttpServer,
     child_env,
     free_port,
@@ -92,7 +94,7 @@ def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[HttpServer]:
 def test_env_and_file_tokens_carry_a_role_and_old_entries_are_agents(tmp_path: Path) -> None:
     env = parse_env_tokens("tok-aaaaaaaaaaaaaaaa=ann:operator,tok-bbbbbbbbbbbbbbbb=ben")
     assert {(i.user, i.role) for i in env.values()} == {("ann", "operator"), ("ben", "agent")}
-    from graphmem.identity import TokenTable, add_token
+    from graphmem.mcp.identity import TokenTable, add_token
 
     path = tmp_path / "mcp_tokens.json"
     path.write_text(json.dumps({hash_token("old-style-token-0001"): "cai"}))  # before roles
@@ -288,7 +290,7 @@ def _limited(res: Any, budget: str) -> None:
 
 
 def test_every_tool_is_charged_to_a_budget() -> None:
-    assert set(TOOL_BUDGETS) == TOOL_NAMES
+    assert set(TOOL_BUDGETS) == TOOLS
     assert charges("memory_forget", {"query": "x", "dry_run": True}) == [("search", 1.0)]
     assert charges("memory_forget", {"query": "x"}) == [("search", 1.0), ("write", 1.0)]
     assert charges("memory_forget", {"memory_id": "x"}) == [("write", 1.0)]

@@ -29,7 +29,8 @@ from graphmem import MemoryService, Settings
 from graphmem.cli.doctor import diagnose
 from graphmem.embedder import Embedder
 from graphmem.guard import Guard, GuardSettings
-from graphmem.mcp_server import McpSettings, create_server
+from graphmem.mcp.server import create_server
+from graphmem.mcp.settings import McpSettings
 
 EXAMPLES_PER_TOOL = 25
 ABSENT = object()

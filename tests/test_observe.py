@@ -12,7 +12,8 @@ from fastmcp import Client
 
 from graphmem import MemoryService
 from graphmem.errors import ValidationError
-from graphmem.mcp_server import McpSettings, create_server
+from graphmem.mcp.server import create_server
+from graphmem.mcp.settings import McpSettings
 from graphmem.model import MemoryType
 from graphmem.observe import observe, rule_id
 from graphmem.summary import MAX_SUMMARY

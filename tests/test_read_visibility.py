@@ -22,7 +22,8 @@ from fastmcp import Client, FastMCP
 from graphmem import MemoryService, NotFoundError, Settings, Status
 from graphmem.embedder import Embedder
 from graphmem.guard import Guard, GuardSettings
-from graphmem.mcp_server import McpSettings, create_server
+from graphmem.mcp.server import create_server
+from graphmem.mcp.settings import McpSettings
 from graphmem.preload import preload_items
 
 USER = "vera"

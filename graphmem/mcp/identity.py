@@ -29,12 +29,11 @@ import re
 import secrets
 import threading
 import time
-from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, cast
 
-from graphmem.actor import CLI, ROLES, Actor, Role, current_actor
+from graphmem.actor import ROLES, Role
 from graphmem.errors import ValidationError
 from graphmem.model import check_user
 from graphmem.stores.private_files import write_private
@@ -51,9 +50,6 @@ class TokenInfo:
     user: str
     role: Role = "agent"
     label: str = ""
-
-    def actor(self) -> Actor:
-        return Actor(self.label, self.role)
 
 
 def hash_token(token: str) -> str:
@@ -211,17 +207,6 @@ class TokenTable:
         self._lock = threading.Lock()
         self._load_file()
 
-    @classmethod
-    def from_mapping(cls, hashed: Mapping[str, str | TokenInfo]) -> TokenTable:
-        table = cls()
-        for h, entry in hashed.items():
-            key = _check_hash(h, "tokens")
-            if isinstance(entry, TokenInfo):
-                table._env[key] = _info(key, entry.user, entry.role, entry.label, where="tokens")
-            else:
-                table._env[key] = _info(key, entry, where="tokens")
-        return table
-
     def _load_file(self) -> None:
         if self.path is None:
             return
@@ -298,15 +283,10 @@ def token_verifier(table: TokenTable) -> Any:
 
 
 __all__ = [
-    "CLI",
-    "ROLES",
-    "Actor",
-    "Role",
     "TokenInfo",
     "TokenTable",
     "add_token",
     "check_role",
-    "current_actor",
     "default_label",
     "generate_token",
     "hash_token",

@@ -1,0 +1,238 @@
+"""The HTTP front of `graphmem serve`: bearer tokens, a body-size limit, clear 401s and 413s,
+request ids, and the Prometheus endpoint.
+
+Over HTTP the bearer token is the identity: `token_verifier` turns a token from the hashed
+table (identity.py) into claims naming the user, their role and the token's label, and the
+tools read the caller from those claims, never from an argument.
+"""
+
+import hmac
+import json
+from typing import TYPE_CHECKING, Any
+
+import anyio
+from fastmcp.server.auth import AccessToken, TokenVerifier
+from starlette.middleware import Middleware
+from starlette.responses import JSONResponse, Response
+
+from graphmem import logs, metrics
+from graphmem.mcp.identity import TokenTable
+from graphmem.mcp.settings import McpSettings
+
+if TYPE_CHECKING:
+    from fastmcp import FastMCP
+    from starlette.requests import Request
+    from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+
+class GraphmemTokenVerifier(TokenVerifier):
+    """Maps a bearer token to a user through the hashed token table; the claims carry the
+    user, the role and the label the tools and audit rows read."""
+
+    def __init__(self, table: TokenTable) -> None:
+        super().__init__()
+        self.table = table
+
+    async def verify_token(self, token: str) -> AccessToken | None:
+        info = self.table.identify(token)
+        if info is None:
+            return None
+        return AccessToken(
+            token=token,
+            client_id=info.user,
+            scopes=[],
+            expires_at=None,
+            claims={
+                "graphmem_user": info.user,
+                "graphmem_role": info.role,
+                "graphmem_label": info.label,
+            },
+        )
+
+
+def token_verifier(table: TokenTable) -> GraphmemTokenVerifier:
+    """The `auth` to give create_server for a token-protected (HTTP) server."""
+    return GraphmemTokenVerifier(table)
+
+
+async def metrics_endpoint(cfg: McpSettings, request: "Request") -> Response:
+    """GET /metrics: Prometheus exposition text. Counts only, no user ids and no content; still,
+    set GRAPHMEM_METRICS_TOKEN when the port is reachable by anyone but your scraper."""
+    if cfg.metrics_token is not None:
+        sent = request.headers.get("authorization", "")
+        want = "Bearer " + cfg.metrics_token.get_secret_value()
+        if not hmac.compare_digest(sent.encode(), want.encode()):
+            return JSONResponse(
+                {
+                    "error": "invalid_token",
+                    "error_description": "GET /metrics needs 'Authorization: Bearer <token>'"
+                    " with the token in GRAPHMEM_METRICS_TOKEN.",
+                },
+                status_code=401,
+                headers={"www-authenticate": "Bearer"},
+            )
+    body, content_type = await anyio.to_thread.run_sync(metrics.render)  # reads the stores
+    return Response(body, media_type=content_type)
+
+
+class HttpGate:
+    """ASGI middleware in front of the MCP endpoint: clear 401s and a body-size limit.
+
+    It runs after fastmcp's bearer authentication has set scope["user"], and before the MCP
+    handler parses anything. fastmcp's own RequireAuthMiddleware still guards the route; this
+    layer exists to answer a missing or wrong token with a JSON message a person can act on,
+    and to refuse an oversized body before reading it into the JSON parser.
+    """
+
+    def __init__(self, app: "ASGIApp", *, mcp_path: str, max_bytes: int) -> None:
+        self.app = app
+        self.path = mcp_path.rstrip("/") or "/"
+        self.max_bytes = max_bytes
+
+    async def __call__(self, scope: "Scope", receive: "Receive", send: "Send") -> None:
+        if scope["type"] != "http" or (scope["path"].rstrip("/") or "/") != self.path:
+            await self.app(scope, receive, send)
+            return
+        scope, send = _with_request_id(scope, send)
+        user = scope.get("user")
+        if not getattr(user, "is_authenticated", False):
+            await self._unauthorized(scope, send)
+            return
+        headers = dict(scope.get("headers") or [])
+        length = headers.get(b"content-length")
+        if length is not None and length.isdigit() and int(length) > self.max_bytes:
+            await self._too_large(send, int(length))
+            return
+        if scope.get("method") != "POST":
+            await self.app(scope, receive, send)
+            return
+        chunks: list[bytes] = []
+        size = 0
+        more = True
+        while more:
+            message = await receive()
+            if message["type"] == "http.disconnect":
+                return
+            chunk = message.get("body", b"")
+            size += len(chunk)
+            if size > self.max_bytes:
+                await self._too_large(send, size)
+                return
+            chunks.append(chunk)
+            more = message.get("more_body", False)
+        body = b"".join(chunks)
+        replayed = False
+
+        async def replay() -> "Message":
+            nonlocal replayed
+            if not replayed:
+                replayed = True
+                return {"type": "http.request", "body": body, "more_body": False}
+            return await receive()
+
+        await self.app(scope, replay, send)
+
+    async def _unauthorized(self, scope: "Scope", send: "Send") -> None:
+        auth = next((v for k, v in scope.get("headers") or [] if k == b"authorization"), None)
+        if auth is None:
+            error = "missing_token"
+            text = (
+                "This graphmem MCP server needs a bearer token: send the header"
+                " 'Authorization: Bearer <token>'. An operator creates tokens with"
+                " `graphmem serve --add-token USER`."
+            )
+        elif auth[:7].lower() != b"bearer ":
+            error = "invalid_request"
+            text = "Use the Bearer scheme: 'Authorization: Bearer <token>'."
+        else:
+            error = "invalid_token"
+            text = (
+                "The bearer token was not recognised by this graphmem server (unknown,"
+                " revoked or mistyped). Check the token your client sends; an operator"
+                " creates new ones with `graphmem serve --add-token USER`."
+            )
+        challenge = f'Bearer error="{error}"' if error != "missing_token" else "Bearer"
+        await _json_response(
+            send,
+            401,
+            {"error": error, "error_description": text},
+            [(b"www-authenticate", challenge.encode())],
+        )
+
+    async def _too_large(self, send: "Send", size: int) -> None:
+        await _json_response(
+            send,
+            413,
+            {
+                "error": "payload_too_large",
+                "error_description": f"The request body is at least {size} bytes; this server"
+                f" accepts at most {self.max_bytes} (GRAPHMEM_MAX_REQUEST_BYTES). Nothing was"
+                " processed.",
+            },
+            [(b"connection", b"close")],
+        )
+
+
+def _with_request_id(scope: "Scope", send: "Send") -> tuple["Scope", "Send"]:
+    """Give the request an X-Request-Id (the caller's, if usable) that the tool call logs
+    under, and echo it in the response so a client can quote it in a bug report."""
+    key = logs.REQUEST_ID_HEADER.encode()
+    headers = [(k, v) for k, v in scope.get("headers") or [] if k != key]
+    sent = next((v for k, v in scope.get("headers") or [] if k == key), b"")
+    rid = logs.new_request_id(sent.decode("latin-1")).encode()
+    scope = {**scope, "headers": [*headers, (key, rid)]}
+
+    async def send_with_id(message: "Message") -> None:
+        if message["type"] == "http.response.start":
+            message = {**message, "headers": [*message.get("headers", []), (key, rid)]}
+        await send(message)
+
+    return scope, send_with_id
+
+
+async def _json_response(
+    send: "Send", status: int, body: dict[str, Any], extra: list[tuple[bytes, bytes]]
+) -> None:
+    data = json.dumps(body).encode()
+    await send(
+        {
+            "type": "http.response.start",
+            "status": status,
+            "headers": [
+                (b"content-type", b"application/json"),
+                (b"content-length", str(len(data)).encode()),
+                *extra,
+            ],
+        }
+    )
+    await send({"type": "http.response.body", "body": data})
+
+
+def http_middleware(cfg: McpSettings) -> list[Middleware]:
+    return [Middleware(HttpGate, mcp_path=cfg.mcp_path, max_bytes=cfg.max_request_bytes)]
+
+
+async def serve_http(server: "FastMCP", cfg: McpSettings, *, log_level: str = "warning") -> None:
+    """Run streamable HTTP until SIGINT/SIGTERM (uvicorn handles both gracefully).
+
+    Host/Origin checking is on ("auto": enforced while bound to loopback), so a web page the
+    user visits cannot reach the server through DNS rebinding or a cross-origin request.
+    """
+    uvicorn_config: dict[str, Any] = {"access_log": False}
+    if logs.json_enabled():
+        logs.route_framework_logs()
+        uvicorn_config["log_config"] = None  # uvicorn logs through the root (JSON) handler
+    await server.run_http_async(
+        transport="http",
+        host=cfg.host,
+        port=cfg.port,
+        path=cfg.mcp_path,
+        host_origin_protection="auto",
+        middleware=http_middleware(cfg),
+        show_banner=False,
+        log_level=log_level,
+        uvicorn_config=uvicorn_config,
+    )
+
+
+__all__ = ["HttpGate", "http_middleware", "metrics_endpoint", "serve_http", "token_verifier"]

@@ -1,0 +1,265 @@
+"""graphmem as an MCP server: MemoryService's operations as tools an LLM agent calls.
+
+`graphmem serve` speaks streamable HTTP on 127.0.0.1 (one process, many agents, each
+identified by its bearer token); `graphmem serve --stdio` serves the one local agent that
+started it, as the user from settings. Both run the same FastMCP server built by
+`create_server`, so a tool behaves identically whichever way it is reached.
+
+This module only assembles: the tools live in `graphmem.mcp.tools` by theme, what runs around
+every call in `middleware`, the HTTP front in `http`. Design choices that matter to callers:
+
+* The user is never a tool argument. Over HTTP it comes from the token (see identity.py), over
+  stdio from GRAPHMEM_USER_ID, so no argument can reach another user's memories.
+* Every failure a caller can fix comes back as an MCP tool error whose text starts with the
+  field to fix ("top_k: Input should be greater than or equal to 1"). Anything else is
+  logged and masked, so the server never crashes on input and never leaks internals.
+* Limits are checked before work: the HTTP body size before it is parsed, the serialised
+  arguments before validation, every field by its JSON Schema before the tool body runs, and
+  the service validates a whole write before embedding or storing anything.
+"""
+
+import argparse
+import contextlib
+import json
+import logging
+import sys
+from functools import partial
+from typing import TYPE_CHECKING, Any
+
+from fastmcp import FastMCP
+from fastmcp.server.auth import AuthProvider
+
+from graphmem import __version__, metrics
+from graphmem.errors import ValidationError
+from graphmem.mcp import prompts, resources
+from graphmem.mcp.context import ToolContext, ToolRegistry, caller_lookup
+from graphmem.mcp.http import metrics_endpoint, serve_http, token_verifier
+from graphmem.mcp.identity import TokenTable, add_token
+from graphmem.mcp.middleware import GuardMiddleware, check_budgets
+from graphmem.mcp.settings import McpSettings
+from graphmem.mcp.stats import ToolStats
+from graphmem.mcp.tools import admin, graph, health, memory, working
+from graphmem.model import check_user
+from graphmem.settings import Settings
+from graphmem.stores.private_files import write_private
+from graphmem.working import WorkingMemoryStore, open_working
+
+if TYPE_CHECKING:
+    from graphmem.service import MemoryService
+
+# Each registers its own tools; together they are every tool the server has. The order is the
+# order clients list them in.
+TOOL_MODULES = (memory, working, health, graph, admin)
+
+
+def create_server(
+    service: "MemoryService",
+    *,
+    settings: McpSettings | None = None,
+    working: WorkingMemoryStore | None = None,
+    auth: AuthProvider | None = None,
+    default_user: str | None = None,
+) -> FastMCP:
+    """The FastMCP server over one MemoryService.
+
+    With `auth` (a TokenVerifier) every call must carry a token and the token's user is the
+    caller; without it (stdio, in-process) the caller is `default_user`, else the settings user.
+    """
+    cfg = settings or McpSettings()
+    svc = service
+    wm = working or open_working(
+        cfg.working_backend,
+        ttl_seconds=cfg.working_ttl_seconds,
+        redis_url=cfg.redis_url,
+        max_sessions=cfg.working_max_sessions,
+    )
+    # Erasing a user reaches their working memory too.
+    svc.purgers["working_memory"] = (wm.delete_user, wm.count_user)
+    metrics.bind(svc)
+    identify = caller_lookup(
+        require_token=auth is not None,
+        local_user=check_user(default_user or svc.settings.user_id),
+    )
+    ctx = ToolContext(svc, wm, cfg, ToolStats(), identify)
+    guard = GuardMiddleware(ctx)
+    mcp = FastMCP(
+        "graphmem",
+        instructions=prompts.INSTRUCTIONS,
+        version=__version__,
+        auth=auth,
+        middleware=[guard],
+        mask_error_details=True,
+    )
+
+    registry = ToolRegistry(mcp)
+    for module in TOOL_MODULES:
+        module.register(registry, ctx)
+    tools = frozenset(registry.names)
+    check_budgets(tools)
+    guard.tools = tools
+    metrics.register_tools(tools)
+
+    resources.register(mcp, ctx)
+    if cfg.metrics:
+        mcp.custom_route(cfg.metrics_path, methods=["GET"], include_in_schema=False)(
+            partial(metrics_endpoint, cfg)
+        )
+    prompts.register(mcp)
+    return mcp
+
+
+# ----------------------------------------------------------------------------- CLI entry
+def load_tokens(settings: Settings, cfg: McpSettings) -> TokenTable:
+    env = cfg.tokens.get_secret_value() if cfg.tokens else None
+    return TokenTable(cfg.tokens_path(settings), env)
+
+
+def serve_command(args: argparse.Namespace) -> None:
+    """`graphmem serve`: HTTP by default, --stdio for one local agent, --add-token to mint."""
+    overrides: dict[str, Any] = {}
+    if args.data_dir:
+        overrides["data_dir"] = args.data_dir
+    settings = Settings(**overrides)
+    cfg = McpSettings()
+    if args.host:
+        cfg.host = args.host
+    if args.port is not None:
+        cfg.port = args.port
+    if not 0 <= cfg.port <= 65535:
+        raise ValidationError("port", "must be between 0 and 65535")
+
+    role = getattr(args, "role", None)
+    label = getattr(args, "label", None)
+    if (role or label) and not args.add_token:
+        raise ValidationError("role" if role else "label", "applies to --add-token only")
+    if args.add_token:
+        path = cfg.tokens_path(settings)
+        role = role or "agent"
+        token = add_token(path, args.add_token, role=role, label=label)
+        if args.json:
+            print(
+                json.dumps(
+                    {
+                        "user_id": args.add_token,
+                        "role": role,
+                        "token": token,
+                        "tokens_file": str(path),
+                    }
+                )
+            )
+        else:
+            print(token)
+            print(
+                f"({role} token for user {args.add_token!r}; its SHA-256 is in {path}, the token"
+                " itself is stored nowhere - keep it now. Clients send 'Authorization: Bearer"
+                " <token>'.)",
+                file=sys.stderr,
+            )
+        return
+
+    level = logging.getLogger().getEffectiveLevel()
+    log_level = logging.getLevelName(level).lower() if level <= logging.INFO else "warning"
+
+    if args.stdio:
+        import anyio
+
+        user = check_user(args.user or settings.user_id)
+        # Nothing but protocol may reach stdout; model loading gets stderr instead.
+        with contextlib.redirect_stdout(sys.stderr):
+            svc, working = _open_service(settings, cfg)
+        try:
+            server = create_server(svc, settings=cfg, working=working, default_user=user)
+            anyio.run(partial(server.run_stdio_async, show_banner=False))
+        except KeyboardInterrupt:
+            pass  # the client went away or the user pressed Ctrl-C: a normal stop
+        finally:
+            working.close()
+            svc.close()
+        return
+
+    if args.user:
+        raise ValidationError(
+            "user", "over HTTP the bearer token decides the user; --user applies to --stdio only"
+        )
+    table = load_tokens(settings, cfg)
+    if len(table) == 0:
+        _first_token(settings, cfg)
+        table = load_tokens(settings, cfg)
+    import anyio
+
+    svc, working = _open_service(settings, cfg)
+    try:
+        server = create_server(svc, settings=cfg, working=working, auth=token_verifier(table))
+        print(
+            f"graphmem MCP server on http://{cfg.host}:{cfg.port}{cfg.mcp_path}"
+            f" ({len(table.users())} user(s) with tokens; data in {settings.data_dir})",
+            file=sys.stderr,
+            flush=True,
+        )
+        anyio.run(partial(serve_http, server, cfg, log_level=log_level))
+    except KeyboardInterrupt:
+        pass
+    finally:
+        working.close()
+        svc.close()
+
+
+FIRST_TOKEN_FILE = "mcp_first_token"
+
+
+def _first_token(settings: Settings, cfg: McpSettings) -> None:
+    """Create the first token, for the settings user, so a first run works but is never open.
+
+    Shown on the terminal when there is one. When stdout or stderr is not a terminal (a
+    service manager, a container, `> log`), whatever is printed ends up in log files that
+    outlive the token's secrecy, so the token goes to a 0600 file in the data directory
+    instead and only that file's path is printed."""
+    path = cfg.tokens_path(settings)
+    token = add_token(path, settings.user_id)
+    where = f"Its SHA-256 is in {path}; the token itself"
+    how = (
+        "Clients send 'Authorization: Bearer <token>'. Add more with `graphmem serve"
+        " --add-token USER`."
+    )
+    if sys.stdout.isatty() and sys.stderr.isatty():
+        print(
+            f"graphmem: no MCP tokens were configured, so one was created for user"
+            f" {settings.user_id!r}:\n\n    {token}\n\n{where} is stored nowhere, so copy it"
+            f" now. {how}\n",
+            file=sys.stderr,
+        )
+        return
+    saved = (settings.data_dir / FIRST_TOKEN_FILE).expanduser()
+    write_private(saved, token + "\n")
+    print(
+        f"graphmem: no MCP tokens were configured, so one was created for user"
+        f" {settings.user_id!r} and written to {saved} (readable by this account only; not"
+        f" printed, since this output is not a terminal). {where} is stored nowhere else:"
+        f" read it, then delete that file. {how}",
+        file=sys.stderr,
+        flush=True,
+    )
+
+
+def _open_service(
+    settings: Settings, cfg: McpSettings
+) -> tuple["MemoryService", WorkingMemoryStore]:
+    from graphmem.service import MemoryService
+
+    if cfg.torch_threads:
+        import torch
+
+        torch.set_num_threads(cfg.torch_threads)
+
+    working = open_working(
+        cfg.working_backend,
+        ttl_seconds=cfg.working_ttl_seconds,
+        redis_url=cfg.redis_url,
+        max_sessions=cfg.working_max_sessions,
+    )
+    svc = MemoryService(settings)
+    svc.start_background()  # periodic compaction (if configured) and the outbox drain
+    return svc, working
+
+
+__all__ = ["create_server", "load_tokens", "serve_command"]

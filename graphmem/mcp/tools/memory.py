@@ -1,0 +1,435 @@
+"""The long-term memory tools: write, search, update, forget, observe and summarise.
+
+The user is never a tool argument: every tool acts for `ctx.caller()`, the token's user over
+HTTP and the configured user over stdio, so no argument can reach another user's memories.
+"""
+
+import logging
+from typing import TYPE_CHECKING, Annotated, Any
+
+from fastmcp.exceptions import ToolError
+from pydantic import Field
+
+from graphmem.errors import NotFoundError
+from graphmem.mcp.context import ToolContext, ToolRegistry
+from graphmem.mcp.settings import McpSettings
+from graphmem.mcp.tools.common import (
+    MAX_IDS,
+    MAX_TOP_K,
+    TIME_RANGE_PATTERN,
+    MemoryTypeName,
+    RelationName,
+    SourceName,
+    tool_annotations,
+    tool_errors,
+)
+from graphmem.model import Status
+from graphmem.observe import MAX_TURNS as MAX_OBSERVE_TURNS
+from graphmem.observe import observe
+from graphmem.summary import summarize_many
+from graphmem.temporal import validity
+from graphmem.visibility import HeldForReviewError
+
+if TYPE_CHECKING:
+    from graphmem.model import Hit, Memory
+
+log = logging.getLogger("graphmem.mcp")
+
+
+def register(mcp: ToolRegistry, ctx: ToolContext) -> None:
+    """Register the long-term memory tools; `mcp` records their names for the server."""
+    svc = ctx.service
+    max_chars = ctx.max_chars
+    llm_on = ctx.llm_on
+
+    @mcp.tool(
+        description="Store one new long-term memory about the user and return its memory_id."
+        " Call it when the user states a lasting personal fact, a preference, an event (past or"
+        " planned, with its date) or a task/commitment. Write one self-contained statement per"
+        " call, with who, what and when, e.g. 'The user's manager is Priya (since March 2024).'"
+        " Don't store small talk, secrets, or what only matters for this turn; if the memory"
+        " already exists but changed, use memory_update instead.",
+        annotations=tool_annotations("Write a memory", read_only=False),
+    )
+    async def memory_write(
+        content: Annotated[
+            str,
+            Field(
+                min_length=1,
+                max_length=max_chars,
+                description="The memory, one self-contained statement (who, what, when).",
+            ),
+        ],
+        memory_type: Annotated[
+            MemoryTypeName,
+            Field(
+                description="fact: a stable truth about the user or their world;"
+                " preference: a like, dislike or way they want things done;"
+                " event: something that happened or will happen at a time;"
+                " task: something to do, a commitment or reminder."
+            ),
+        ],
+        metadata: Annotated[
+            dict[str, Any] | None,
+            Field(description='Optional small JSON object (≤16 KiB), e.g. {"project": "Atlas"}.'),
+        ] = None,
+        source: Annotated[
+            SourceName,
+            Field(
+                description="Who it came from: agent (you, the caller: the default), user (the"
+                " user said it in so many words), document, or system."
+            ),
+        ] = "agent",
+        session_id: Annotated[
+            str | None,
+            Field(max_length=128, description="The conversation it came from, if you track one."),
+        ] = None,
+    ) -> dict[str, Any]:
+        user = ctx.caller()
+        fields = {"metadata": metadata, "source": source, "session_id": session_id}
+        with tool_errors():
+            m = await ctx.run(
+                svc.write,
+                user,
+                content,
+                memory_type,
+                tool="memory_write",
+                **{k: v for k, v in fields.items() if v is not None},
+            )
+        return {
+            "memory_id": m.id,
+            "memory_type": m.memory_type.value,
+            "summary": m.summary,
+            "created_at": m.created_at.isoformat(),
+            # quarantined: held for an operator's review, not recalled until approved
+            "status": m.status.value,
+            # a true duplicate of a stored memory was merged into it: this is that memory's id
+            **({"merged_into": m.merged_into} if m.merged_into else {}),
+        }
+
+    @mcp.tool(
+        description="Recall the user's long-term memories most relevant to a query, best first."
+        " Call it before answering anything that depends on the past (what the user said,"
+        " their preferences, people, projects, events, tasks). Each hit has its content, a"
+        " score in [0, 1] and the per-channel breakdown (vector similarity, keyword match,"
+        " recency, frequency) and its validity (valid_from, valid_to, current). Only current"
+        " facts are returned unless the query asks about the past or as_of/include_history is"
+        " given. Only state what the hits say; if none is relevant, say you"
+        " don't remember rather than guessing.",
+        annotations=tool_annotations("Search memories", read_only=True, idempotent=True),
+    )
+    async def memory_search(
+        query: Annotated[
+            str,
+            Field(
+                min_length=1,
+                max_length=max_chars,
+                description="What to recall, in natural language; include the key names/nouns.",
+            ),
+        ],
+        top_k: Annotated[
+            int, Field(ge=1, le=MAX_TOP_K, description="How many hits to return.")
+        ] = 5,
+        memory_type: Annotated[
+            MemoryTypeName | None,
+            Field(description="Only memories of this type: fact, preference, event or task."),
+        ] = None,
+        time_range: Annotated[
+            str | None,
+            Field(
+                pattern=TIME_RANGE_PATTERN,
+                description="Only memories created within this window back from now: a number"
+                " and a unit m/h/d/w/y, e.g. '24h', '7d', '2w'.",
+            ),
+        ] = None,
+        expand_hops: Annotated[
+            int | None,
+            Field(
+                ge=0,
+                le=4,
+                description="Also follow the memory graph this many hops from"
+                " the best hits (default 2; 0 = only direct matches). Hits found this way"
+                " carry the 'path' of relations that led to them.",
+            ),
+        ] = None,
+        relation_types: Annotated[
+            list[RelationName] | None,
+            Field(description="Only follow these relation types when expanding."),
+        ] = None,
+        as_of: Annotated[
+            str | None,
+            Field(
+                max_length=40,
+                description="ISO-8601 date or time: recall what was true then (e.g. where the"
+                " user lived in 2023). Default: what is true now.",
+            ),
+        ] = None,
+        include_history: Annotated[
+            bool,
+            Field(
+                description="Also return superseded (outdated) memories. Not needed for"
+                " questions with 'before', 'used to', 'previously', '以前', '之前'."
+            ),
+        ] = False,
+    ) -> dict[str, Any]:
+        user = ctx.caller()
+        with tool_errors():
+            res = await ctx.run(
+                svc.search,
+                user,
+                query,
+                top_k,
+                memory_type=memory_type,
+                time_range=time_range,
+                expand_hops=expand_hops,
+                relation_types=relation_types,
+                as_of=as_of,
+                include_history=include_history,
+                tool="memory_search",
+            )
+        return {
+            "hits": [_compact_hit(h) for h in res.hits],
+            "count": len(res.hits),
+            "took_ms": round(res.took_ms, 3),
+            "degraded": res.degraded,
+        }
+
+    @mcp.tool(
+        description="Replace the content of one existing memory (it is re-embedded and"
+        " re-indexed; the previous content is kept as a superseded version, see"
+        " memory_history). Use it when a stored memory is outdated or wrong, e.g. the user"
+        " changed jobs. The memory_id comes from memory_search or memory_write.",
+        annotations=tool_annotations(
+            "Update a memory", read_only=False, destructive=True, idempotent=True
+        ),
+    )
+    async def memory_update(
+        memory_id: Annotated[
+            str, Field(min_length=1, max_length=64, description="The memory to change.")
+        ],
+        content: Annotated[
+            str,
+            Field(
+                min_length=1,
+                max_length=max_chars,
+                description="The complete new content; it replaces the old content entirely.",
+            ),
+        ],
+    ) -> dict[str, Any]:
+        user = ctx.caller()
+        with tool_errors():
+            m = await ctx.run(svc.update, user, memory_id, content, tool="memory_update")
+        if m.status == Status.QUARANTINED:
+            # The firewall held the new content: the old version stays current until an
+            # operator approves this pending one, so the caller must not think it changed.
+            return {
+                "memory_id": memory_id,
+                "updated": False,
+                "status": m.status.value,
+                "pending_id": m.id,
+                "reason": "the new content is held for review; the current version is unchanged",
+            }
+        return {
+            "memory_id": m.id,
+            "updated": True,
+            "content": m.content,
+            "summary": m.summary,
+            "updated_at": m.updated_at.isoformat(),
+        }
+
+    @mcp.tool(
+        description="Permanently delete memories, either one by memory_id or all memories"
+        " similar to a query. Call it when the user asks you to forget something. Give exactly"
+        " one of memory_id or query; with query, try dry_run=true first to see what would go."
+        " Returns what was deleted so you can tell the user.",
+        annotations=tool_annotations(
+            "Forget memories", read_only=False, destructive=True, idempotent=True
+        ),
+    )
+    async def memory_forget(
+        memory_id: Annotated[
+            str | None, Field(max_length=64, description="Delete exactly this memory.")
+        ] = None,
+        query: Annotated[
+            str | None,
+            Field(
+                max_length=max_chars,
+                description="Delete the memories about this (cosine similarity ≥ threshold).",
+            ),
+        ] = None,
+        threshold: Annotated[
+            float | None,
+            Field(
+                gt=0,
+                le=1,
+                description="Similarity a memory needs to match query (default 0.75);"
+                " higher deletes less.",
+            ),
+        ] = None,
+        limit: Annotated[
+            int, Field(ge=1, le=MAX_IDS, description="At most this many memories (with query).")
+        ] = 10,
+        dry_run: Annotated[
+            bool, Field(description="With query: only list what would be deleted.")
+        ] = False,
+    ) -> dict[str, Any]:
+        user = ctx.caller()
+        if (memory_id is None) == (query is None):
+            raise ToolError("memory_id: give exactly one of memory_id or query")
+        with tool_errors():
+            if memory_id is not None:
+                m = await ctx.run(svc.get, user, memory_id)
+                if not dry_run:
+                    await ctx.run(svc.forget, user, [m.id])
+                matched = [m]
+            else:
+                matched = await ctx.run(
+                    svc.forget_by_query,
+                    user,
+                    query,
+                    threshold=threshold,
+                    limit=limit,
+                    dry_run=dry_run,
+                )
+        items = [
+            {"memory_id": m.id, "content": m.content, "memory_type": m.memory_type.value}
+            for m in matched
+        ]
+        return {
+            ("would_delete" if dry_run else "deleted"): items,
+            "count": len(items),
+            "dry_run": dry_run,
+        }
+
+    @mcp.tool(
+        description="Hand over raw conversation turns and let graphmem decide what is worth"
+        " keeping: an explicit 'remember ...', a preference, key task data (deadlines,"
+        " appointments), a dated event, or a new person/place/thing become typed, summarised"
+        " memories; an explicit 'forget ...' deletes the matching memories; small talk,"
+        " questions and assistant turns are skipped. Rules, no LLM. Returns one decision per"
+        " turn with its reason and the memory ids written or deleted.",
+        annotations=tool_annotations("Observe conversation", read_only=False, destructive=True),
+    )
+    async def memory_observe(
+        turns: Annotated[
+            list[str | dict[str, str]],
+            Field(
+                min_length=1,
+                max_length=MAX_OBSERVE_TURNS,
+                description='Turns oldest first: strings (user turns) or {"role": "user" |'
+                ' "assistant", "content": "..."} objects.',
+            ),
+        ],
+        session_id: Annotated[
+            str | None,
+            Field(max_length=128, description="The conversation they came from, if tracked."),
+        ] = None,
+        dry_run: Annotated[
+            bool, Field(description="Only decide: write and delete nothing.")
+        ] = False,
+    ) -> dict[str, Any]:
+        user = ctx.caller()
+        with tool_errors():
+            decisions = await ctx.run(
+                observe,
+                svc,
+                user,
+                turns,
+                session_id=session_id,
+                dry_run=dry_run,
+                tool="memory_observe",
+            )
+        return {"decisions": [d.to_dict() for d in decisions], "dry_run": dry_run}
+
+    @mcp.tool(
+        description="Summarise the given memories into a short text, e.g. to brief yourself"
+        " on several hits at once. Extractive (each memory's first sentence) unless the"
+        " operator configured an LLM. Ids that don't exist are listed under 'missing', ids"
+        " held in quarantine pending review under 'quarantined' (their content is withheld).",
+        annotations=tool_annotations(
+            "Summarise memories", read_only=True, idempotent=True, open_world=llm_on
+        ),
+    )
+    async def memory_summarize(
+        memory_ids: Annotated[
+            list[Annotated[str, Field(min_length=1, max_length=64)]],
+            Field(min_length=1, max_length=MAX_IDS, description="The memories to summarise."),
+        ],
+    ) -> dict[str, Any]:
+        user = ctx.caller()
+        found: list[Memory] = []
+        missing: list[str] = []
+        held: list[str] = []
+        with tool_errors():
+            for mid in dict.fromkeys(memory_ids):
+                try:
+                    found.append(await ctx.run(svc.get, user, mid))
+                except HeldForReviewError:
+                    held.append(mid)
+                except NotFoundError:
+                    missing.append(mid)
+        if not found:
+            if held:
+                raise ToolError(
+                    f"memory_ids: {held} quarantined, pending review (content withheld);"
+                    f" missing: {missing}"
+                )
+            raise ToolError(f"memory_ids: none of these exist for this user: {missing}")
+        texts = [m.content for m in found]
+        out: dict[str, Any] = {"memory_ids": [m.id for m in found], "missing": missing}
+        if held:
+            out["quarantined"] = held
+        if llm_on:
+            try:
+                out["summary"] = await ctx.run(_llm_summary, texts, ctx.settings)
+                out["method"] = "llm"
+                return out
+            except (OSError, ValueError, KeyError, IndexError, TypeError) as e:
+                log.warning("LLM summary failed, using the extractive one: %s", e)
+                out["llm_error"] = f"{type(e).__name__}: {e}"[:300]
+        out["summary"] = summarize_many(texts)
+        out["method"] = "extractive"
+        return out
+
+
+def _compact_hit(h: "Hit") -> dict[str, Any]:
+    """What a model needs from a hit: the text, its kind and age, and why it ranked there."""
+    m = h.memory
+    d: dict[str, Any] = {
+        "memory_id": m.id,
+        "content": m.content,
+        "memory_type": m.memory_type.value,
+        "score": round(h.score, 4),
+        "scores": {k: round(v, 4) for k, v in h.scores.items()},
+        "created_at": m.created_at.isoformat(),
+        "source": m.source.value,
+        **validity(m),
+    }
+    if m.session_id:
+        d["session_id"] = m.session_id
+    if m.metadata:
+        d["metadata"] = m.metadata
+    path = getattr(h, "path", None)
+    if path:
+        d["path"] = [step.to_dict() for step in path]
+    return d
+
+
+def _llm_summary(texts: list[str], cfg: McpSettings) -> str:
+    """One call to an OpenAI-compatible chat-completions endpoint; raises on any failure."""
+    from graphmem.llm import complete
+
+    if not cfg.llm_url:
+        raise ValueError("no LLM endpoint configured")
+    return complete(
+        cfg.llm_url,
+        cfg.llm_model,
+        cfg.llm_api_key.get_secret_value() if cfg.llm_api_key else None,
+        "Summarise the user's memories below in at most three sentences."
+        " Use only what they say; do not add facts.",
+        "\n".join(f"{i}. {t}" for i, t in enumerate(texts, 1)),
+        timeout=cfg.llm_timeout_seconds,
+    )
+
+
+__all__ = ["register"]
