@@ -12,7 +12,7 @@ from graphmem.cli.common import AddCommand, to_int
 
 
 def cmd_serve(args: argparse.Namespace) -> None:
-    from graphmem.mcp_server import serve_command
+    from graphmem.mcp.server import serve_command
 
     serve_command(args)
 
