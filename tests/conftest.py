@@ -19,7 +19,7 @@ import pytest
 
 from graphmem import MemoryService, Settings
 from graphmem.embedder import Embedder, shared_embedder
-from graphmem.stores.records_mysql import parse_mysql_url
+from graphmem.stores.records.mysql import parse_mysql_url
 
 
 def stop_process(proc: subprocess.Popen[str] | subprocess.Popen[bytes]) -> None:

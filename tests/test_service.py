@@ -11,7 +11,7 @@ import pytest
 from graphmem import MemoryService, NotFoundError, Settings, ValidationError
 from graphmem.embedder import Embedder
 from graphmem.model import utcnow
-from graphmem.stores.records_mysql import MySQLRecords
+from graphmem.stores.records.mysql import MySQLRecords
 from graphmem.stores.vectors_edge import EdgeVectors
 from graphmem.stores.vectors_qdrant import QdrantServerVectors
 

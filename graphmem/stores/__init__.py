@@ -33,13 +33,13 @@ __all__ = [
 def open_records(settings: Settings) -> RecordsStore:
     if settings.records_backend == "mysql":
         from graphmem.stores.id_hash import IdHasher
-        from graphmem.stores.records_mysql import MySQLRecords
+        from graphmem.stores.records.mysql import MySQLRecords
 
         records = MySQLRecords(settings.mysql_url)
         # the key that names erased users in the audit log lives with the service's own files
         records.id_hasher = IdHasher.for_dir(settings.data_dir)
         return records
-    from graphmem.stores.records_sqlite import SQLiteRecords
+    from graphmem.stores.records.sqlite import SQLiteRecords
 
     return SQLiteRecords(settings.sqlite_path)
 
