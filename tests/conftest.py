@@ -44,7 +44,7 @@ def service_url(name: str) -> str:
 
 def open_neo4j():  # noqa: ANN201 - the adapter import stays lazy
     """The Neo4j started by scripts/services.sh; fails (never skips) when it is not there."""
-    from graphmem.stores.graph_neo4j import Neo4jGraph
+    from graphmem.stores.graph.neo4j import Neo4jGraph
 
     return Neo4jGraph(service_url("GRAPHMEM_TEST_NEO4J_URL"),
                       os.environ.get("GRAPHMEM_TEST_NEO4J_USER", "neo4j"),

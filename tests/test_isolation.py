@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 from graphmem import MemoryService, Settings
 from graphmem.embedder import Embedder
 from graphmem.stores.records.mysql import MySQLRecords
-from graphmem.stores.vectors_qdrant import QdrantServerVectors
+from graphmem.stores.vectors.qdrant import QdrantServerVectors
 from graphmem.working import InProcessWorkingMemory, WorkingMemoryPatch, patch_session
 from tests.conftest import open_neo4j
 

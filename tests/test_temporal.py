@@ -16,7 +16,7 @@ from graphmem.backfill import backfill_relations, rebuild
 from graphmem.embedder import Embedder
 from graphmem.model import Status
 from graphmem.stores.records.mysql import MySQLRecords
-from graphmem.stores.vectors_qdrant import QdrantServerVectors
+from graphmem.stores.vectors.qdrant import QdrantServerVectors
 from graphmem.temporal import TemporalSettings, asks_about_past
 from tests.conftest import open_neo4j
 

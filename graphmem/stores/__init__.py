@@ -54,7 +54,7 @@ def open_cache(settings: Settings) -> ResultCache:
 
 def open_graph(settings: Settings) -> GraphStore:
     if settings.graph_backend == "neo4j":
-        from graphmem.stores.graph_neo4j import Neo4jGraph
+        from graphmem.stores.graph.neo4j import Neo4jGraph
 
         return Neo4jGraph(
             settings.neo4j_url,
@@ -62,14 +62,14 @@ def open_graph(settings: Settings) -> GraphStore:
             settings.neo4j_password,
             settings.neo4j_database,
         )
-    from graphmem.stores.graph_networkx import NetworkxGraph
+    from graphmem.stores.graph.networkx import NetworkxGraph
 
     return NetworkxGraph()
 
 
 def open_vectors(settings: Settings, dim: int) -> VectorStore:
     if settings.vector_backend == "qdrant":
-        from graphmem.stores.vectors_qdrant import QdrantServerVectors
+        from graphmem.stores.vectors.qdrant import QdrantServerVectors
 
         return QdrantServerVectors(
             url=settings.qdrant_url,
@@ -77,6 +77,6 @@ def open_vectors(settings: Settings, dim: int) -> VectorStore:
             collection=settings.qdrant_collection,
             dim=dim,
         )
-    from graphmem.stores.vectors_edge import EdgeVectors
+    from graphmem.stores.vectors.edge import EdgeVectors
 
     return EdgeVectors(settings.edge_path, dim=dim)
