@@ -44,15 +44,10 @@ from graphmem.identity import (
     token_verifier,
 )
 from graphmem.mcp_server import TOOL_NAMES, McpSettings, create_server
+from graphmem.stores import open_working
+from graphmem.stores.working import InProcessWorkingMemory, RedisWorkingMemory
 from graphmem.visibility import Viewer
-from graphmem.working import (
-    MAX_TURNS,
-    InProcessWorkingMemory,
-    RedisWorkingMemory,
-    WorkingMemoryPatch,
-    open_working,
-    patch_session,
-)
+from graphmem.working import MAX_TURNS, WorkingMemoryPatch, patch_session
 from tests.conftest import service_url, stop_process
 
 T = TypeVar("T")

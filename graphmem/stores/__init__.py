@@ -1,32 +1,39 @@
-"""One port per store, two adapters each: the embedded default and the production server.
+"""One folder per kind of store, each with its port and its adapters side by side.
 
-`open_records` and `open_vectors` pick the adapter from settings, so nothing above this package
-knows which database it talks to.
+`records` (the source of truth: SQLite or MySQL), `vectors` (Qdrant Edge or a Qdrant server),
+`graph` (networkx or Neo4j), `cache` (search results), `working` (per-session working memory)
+and `ratelimit` (token buckets): each has an embedded adapter, the default, and a server one for
+production. The `open_*` factories pick the adapter, so nothing above this package knows which
+database it talks to; an adapter's driver is imported only when it is chosen.
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from graphmem.errors import ValidationError
 from graphmem.stores.cache import ResultCache
 from graphmem.stores.graph import GraphStore
 from graphmem.stores.records import RecordsStore
 from graphmem.stores.vectors import VectorFilter, VectorHit, VectorStore
+from graphmem.stores.working import WorkingMemoryStore
 
 if TYPE_CHECKING:
     from graphmem.settings import Settings
 
 __all__ = [
-    "ResultCache",
-    "open_cache",
     "GraphStore",
     "RecordsStore",
+    "ResultCache",
     "VectorFilter",
     "VectorHit",
     "VectorStore",
+    "WorkingMemoryStore",
+    "open_cache",
     "open_graph",
     "open_records",
     "open_vectors",
+    "open_working",
 ]
 
 
@@ -80,3 +87,28 @@ def open_vectors(settings: Settings, dim: int) -> VectorStore:
     from graphmem.stores.vectors.edge import EdgeVectors
 
     return EdgeVectors(settings.edge_path, dim=dim)
+
+
+def open_working(
+    backend: str = "auto",
+    *,
+    ttl_seconds: float = 86_400,
+    redis_url: str | None = None,
+    max_sessions: int = 10_000,
+) -> WorkingMemoryStore:
+    """Pick the working-memory adapter by name.
+
+    "auto" means Redis when a URL is configured (the production stack sets one), otherwise the
+    in-process adapter (the embedded default needs no server).
+    """
+    from graphmem.stores.working import InProcessWorkingMemory, RedisWorkingMemory
+
+    if backend == "auto":
+        backend = "redis" if redis_url else "memory"
+    if backend == "redis":
+        if not redis_url:
+            raise ValidationError("redis_url", "is required when the working backend is redis")
+        return RedisWorkingMemory(redis_url, ttl_seconds)
+    if backend == "memory":
+        return InProcessWorkingMemory(ttl_seconds, max_sessions)
+    raise ValidationError("working_backend", f"{backend!r} is not one of auto, memory, redis")
