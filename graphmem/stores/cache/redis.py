@@ -19,7 +19,6 @@ class RedisCache:
         self._redis = redis.Redis.from_url(url, socket_timeout=2, socket_connect_timeout=2)
         self.ttl = max(1, int(ttl_seconds))
         self.prefix = prefix
-        self.url = url
 
     def _key(self, user_id: str) -> str:
         return f"{self.prefix}{user_id}"

@@ -37,10 +37,10 @@ class InProcessRateLimiter:
                 decision = RateDecision(False, tokens, (cost - tokens) / rate, limit_per_minute)
             self._buckets[key] = (tokens, now)
             if len(self._buckets) > self._max_keys:
-                self._evict_full(now, rate)
+                self._evict_full(now)
         return decision
 
-    def _evict_full(self, now: float, rate: float) -> None:
+    def _evict_full(self, now: float) -> None:
         """Drop buckets idle long enough to have refilled; they carry no information."""
         horizon = 60.0
         for k in [k for k, (_, ts) in self._buckets.items() if now - ts > horizon]:

@@ -23,6 +23,7 @@ still scored on all terms here, so only the pool changes, not the scores.
 
 from __future__ import annotations
 
+import logging
 import math
 import time
 from collections import Counter
@@ -31,6 +32,8 @@ from typing import Any
 
 from graphmem.stores.records.base import SQLBase
 from graphmem.stores.records.rows import RecordQuery
+
+log = logging.getLogger("graphmem.records")
 
 K1 = 1.2
 B = 0.75
@@ -191,8 +194,6 @@ class KeywordIndex(SQLBase):
         if has_mem and not has_df:
             t = time.perf_counter()
             n = self.rebuild_keyword_stats()
-            import logging
-
-            logging.getLogger("graphmem.records").warning(
+            log.warning(
                 "counted keyword statistics of %d memories in %.1f s", n, time.perf_counter() - t
             )
