@@ -5,6 +5,9 @@
 and `ratelimit` (token buckets): each has an embedded adapter, the default, and a server one for
 production. The `open_*` factories pick the adapter, so nothing above this package knows which
 database it talks to; an adapter's driver is imported only when it is chosen.
+
+Beside the folders, what several stores share: `private_files` (owner-only files and folders),
+`id_hash` (the keyed hash that names a user without their id) and `redis_health`.
 """
 
 from __future__ import annotations
