@@ -1,1 +1,1 @@
-graphmem/stores/sql/mysql.sql
+graphmem/stores/records/sql/mysql.sql

@@ -35,9 +35,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from synth import Generator  # noqa: E402
 
-from graphmem.stores import keyword  # noqa: E402
-from graphmem.stores.records import RecordQuery  # noqa: E402
-from graphmem.stores.records_sqlite import SQLiteRecords  # noqa: E402
+from graphmem.stores.records import RecordQuery, keyword  # noqa: E402
+from graphmem.stores.records.sqlite import SQLiteRecords  # noqa: E402
 from graphmem.text import query_terms  # noqa: E402
 
 

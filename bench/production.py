@@ -31,7 +31,7 @@ import pymysql  # noqa: E402
 
 from bench._common import RESULTS_DIR, machine_info, median, percentile  # noqa: E402
 from graphmem import MemoryService, Settings  # noqa: E402
-from graphmem.stores.records_mysql import parse_mysql_url  # noqa: E402
+from graphmem.stores.records.mysql import parse_mysql_url  # noqa: E402
 
 TOPICS = [
     "budget",

@@ -455,8 +455,8 @@ def compare_vector_stores(
     import numpy as np
 
     from graphmem.stores.vectors import VectorFilter, VectorPoint
-    from graphmem.stores.vectors_edge import EdgeVectors
-    from graphmem.stores.vectors_qdrant import QdrantServerVectors
+    from graphmem.stores.vectors.edge import EdgeVectors
+    from graphmem.stores.vectors.qdrant import QdrantServerVectors
 
     got: dict[str, Any] = {}
     for i in range(0, min(len(ids), n_points), 1000):

@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, BinaryIO
 
 from graphmem.model import utcnow
-from graphmem.stores.records_sql import ERASE_MARK
+from graphmem.stores.records import ERASE_MARK
 
 log = logging.getLogger("graphmem.erasure")
 

@@ -6,29 +6,23 @@ and the names, numbers and preferences that came up. It is keyed by (user_id, se
 structured rather than raw text so an agent can patch one slot without rewriting the rest, and
 it expires on its own (a TTL refreshed by every write) so abandoned sessions cost nothing.
 
-`WorkingMemoryStore` is the port. `InProcessWorkingMemory` is the embedded adapter (a dict and a
-lock; gone when the process stops) and `RedisWorkingMemory` the shared one, for several server
-processes or restarts. Both apply the same pure `apply_patch` inside one atomic
-read-modify-write, so two concurrent patches never lose each other's changes.
+This module holds the rules: the limits, what a patch may say, and `apply_patch`, the pure
+merge. Where sessions are kept is graphmem.stores.working (an in-process and a Redis adapter);
+both run `apply_patch` inside one atomic read-modify-write, so two concurrent patches never lose
+each other's changes.
 """
 
 from __future__ import annotations
 
-import json
-import math
-import threading
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
-from datetime import UTC, datetime
-from typing import Annotated, Any, Protocol
-from urllib.parse import quote
+from typing import Annotated, Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from graphmem import model
-from graphmem.errors import StoreUnavailableError, ValidationError
-from graphmem.stores.redis_health import redis_health
+from graphmem.errors import ValidationError
+from graphmem.stores.working import SLOT_KINDS, WorkingMemory, WorkingMemoryStore
 
 MAX_TURNS = 5
 """Turn summaries kept; older ones fall off the front. The seed asks for the last 3-5 turns."""
@@ -38,7 +32,6 @@ MAX_SLOTS_PER_KIND = 32
 MAX_SLOT_KEY = 64
 MAX_SLOT_VALUE = 300
 MAX_SESSION_ID = 128
-SLOT_KINDS = ("names", "numbers", "preferences")
 
 SlotKey = Annotated[str, Field(min_length=1, max_length=MAX_SLOT_KEY)]
 SlotText = Annotated[str, Field(max_length=MAX_SLOT_VALUE)]
@@ -98,69 +91,8 @@ class WorkingMemoryPatch(BaseModel):
     )
 
 
-@dataclass
-class WorkingMemory:
-    """One session's working memory as stored. Times are epoch seconds."""
-
-    session_id: str
-    task_context: str = ""
-    recent_turns: list[str] = field(default_factory=list)
-    slots: dict[str, dict[str, Any]] = field(default_factory=lambda: {k: {} for k in SLOT_KINDS})
-    updated_at: float = 0.0
-    expires_at: float = 0.0
-    # Long-term memories preloaded at session start (id, summary, type, why): read-only here.
-    long_term: list[dict[str, Any]] = field(default_factory=list)
-
-    def to_json(self) -> str:
-        return json.dumps(
-            {
-                "session_id": self.session_id,
-                "task_context": self.task_context,
-                "recent_turns": self.recent_turns,
-                "slots": self.slots,
-                "updated_at": self.updated_at,
-                "expires_at": self.expires_at,
-                "long_term": self.long_term,
-            },
-            ensure_ascii=False,
-        )
-
-    @classmethod
-    def from_json(cls, raw: str | bytes) -> WorkingMemory:
-        d = json.loads(raw)
-        slots = {k: dict(d.get("slots", {}).get(k, {})) for k in SLOT_KINDS}
-        return cls(
-            session_id=d["session_id"],
-            task_context=d.get("task_context", ""),
-            recent_turns=list(d.get("recent_turns", [])),
-            slots=slots,
-            updated_at=float(d.get("updated_at", 0.0)),
-            expires_at=float(d.get("expires_at", 0.0)),
-            long_term=list(d.get("long_term", [])),
-        )
-
-    def to_dict(self, now: float | None = None) -> dict[str, Any]:
-        """The shape tools and resources return: structured, with times in ISO-8601."""
-        now = time.time() if now is None else now
-        return {
-            "session_id": self.session_id,
-            "exists": self.updated_at > 0,
-            "task_context": self.task_context,
-            "recent_turns": list(self.recent_turns),
-            "slots": {k: dict(self.slots.get(k, {})) for k in SLOT_KINDS},
-            "updated_at": _iso(self.updated_at),
-            "expires_at": _iso(self.expires_at),
-            "expires_in_s": max(0, math.ceil(self.expires_at - now)) if self.expires_at else None,
-            "long_term": [dict(m) for m in self.long_term],
-        }
-
-
 def empty(session_id: str) -> WorkingMemory:
     return WorkingMemory(session_id=session_id)
-
-
-def _iso(ts: float) -> str | None:
-    return datetime.fromtimestamp(ts, UTC).isoformat() if ts else None
 
 
 def check_session_id(value: Any) -> str:
@@ -230,37 +162,6 @@ def apply_patch(
     )
 
 
-class WorkingMemoryStore(Protocol):
-    """The port. `update` is the only write: an atomic read-modify-write of one session."""
-
-    backend: str
-    ttl_seconds: float
-
-    def get(self, user_id: str, session_id: str) -> WorkingMemory | None:
-        """The live working memory, or None if there is none or it has expired."""
-
-    def update(
-        self,
-        user_id: str,
-        session_id: str,
-        change: Callable[[WorkingMemory | None], WorkingMemory],
-    ) -> WorkingMemory:
-        """Apply `change` to the current value atomically, store the result, refresh the TTL.
-
-        If `change` raises, nothing is stored.
-        """
-
-    def delete(self, user_id: str, session_id: str) -> bool: ...
-
-    def delete_user(self, user_id: str) -> int: ...
-
-    def count_user(self, user_id: str) -> int: ...
-
-    def health(self) -> dict[str, Any]: ...
-
-    def close(self) -> None: ...
-
-
 def patch_session(
     store: WorkingMemoryStore,
     user_id: str,
@@ -277,206 +178,13 @@ def patch_session(
     )
 
 
-class InProcessWorkingMemory:
-    """The embedded adapter: a dict guarded by a lock, expiring lazily on access.
-
-    Bounded by `max_sessions`: past it, expired sessions go first, then the ones that would
-    expire soonest, so a flood of new sessions cannot exhaust memory.
-    """
-
-    backend = "memory"
-
-    def __init__(
-        self,
-        ttl_seconds: float = 86_400,
-        max_sessions: int = 10_000,
-        clock: Callable[[], float] = time.time,
-    ) -> None:
-        if ttl_seconds <= 0:
-            raise ValueError("ttl_seconds must be positive")
-        self.ttl_seconds = ttl_seconds
-        self.max_sessions = max_sessions
-        self._clock = clock
-        self._data: dict[tuple[str, str], WorkingMemory] = {}
-        self._lock = threading.Lock()
-
-    def get(self, user_id: str, session_id: str) -> WorkingMemory | None:
-        with self._lock:
-            wm = self._data.get((user_id, session_id))
-            if wm is not None and wm.expires_at <= self._clock():
-                del self._data[(user_id, session_id)]
-                return None
-            return WorkingMemory.from_json(wm.to_json()) if wm else None
-
-    def update(
-        self,
-        user_id: str,
-        session_id: str,
-        change: Callable[[WorkingMemory | None], WorkingMemory],
-    ) -> WorkingMemory:
-        with self._lock:
-            key = (user_id, session_id)
-            cur = self._data.get(key)
-            if cur is not None and cur.expires_at <= self._clock():
-                cur = None
-            new = change(WorkingMemory.from_json(cur.to_json()) if cur else None)
-            self._data[key] = new
-            if len(self._data) > self.max_sessions:
-                self._evict()
-            return WorkingMemory.from_json(new.to_json())
-
-    def _evict(self) -> None:
-        now = self._clock()
-        for k in [k for k, v in self._data.items() if v.expires_at <= now]:
-            del self._data[k]
-        while len(self._data) > self.max_sessions:
-            del self._data[min(self._data, key=lambda k: self._data[k].expires_at)]
-
-    def delete(self, user_id: str, session_id: str) -> bool:
-        with self._lock:
-            return self._data.pop((user_id, session_id), None) is not None
-
-    def delete_user(self, user_id: str) -> int:
-        """Every session of a user (erasure); returns how many there were."""
-        with self._lock:
-            keys = [k for k in self._data if k[0] == user_id]
-            for k in keys:
-                del self._data[k]
-            return len(keys)
-
-    def count_user(self, user_id: str) -> int:
-        with self._lock:
-            return sum(1 for k in self._data if k[0] == user_id)
-
-    def __len__(self) -> int:
-        with self._lock:
-            return len(self._data)
-
-    def health(self) -> dict[str, Any]:
-        return {"backend": self.backend, "ok": True, "sessions": len(self)}
-
-    def close(self) -> None:
-        with self._lock:
-            self._data.clear()
-
-
-class RedisWorkingMemory:
-    """The shared adapter: one JSON string per session under an expiring key.
-
-    Updates use WATCH/MULTI (optimistic locking, retried by redis-py on conflict), so concurrent
-    patches from several server processes compose instead of overwriting each other.
-    """
-
-    backend = "redis"
-
-    def __init__(self, url: str, ttl_seconds: float = 86_400, prefix: str = "graphmem:wm:") -> None:
-        import redis
-
-        if ttl_seconds <= 0:
-            raise ValueError("ttl_seconds must be positive")
-        self.ttl_seconds = ttl_seconds
-        self.prefix = prefix
-        self._redis = redis.Redis.from_url(
-            url, decode_responses=True, socket_timeout=5, socket_connect_timeout=5
-        )
-        self._errors: tuple[type[Exception], ...] = (redis.ConnectionError, redis.TimeoutError)
-
-    def key(self, user_id: str, session_id: str) -> str:
-        # Percent-encoding keeps ':' inside an id from colliding with the separator.
-        return f"{self.prefix}{quote(user_id, safe='')}:{quote(session_id, safe='')}"
-
-    def get(self, user_id: str, session_id: str) -> WorkingMemory | None:
-        try:
-            raw = self._redis.get(self.key(user_id, session_id))
-        except self._errors as e:
-            raise StoreUnavailableError(f"working memory (redis): {e}") from e
-        return WorkingMemory.from_json(raw) if raw else None
-
-    def update(
-        self,
-        user_id: str,
-        session_id: str,
-        change: Callable[[WorkingMemory | None], WorkingMemory],
-    ) -> WorkingMemory:
-        key = self.key(user_id, session_id)
-        ttl_ms = max(1, math.ceil(self.ttl_seconds * 1000))
-
-        def txn(pipe: Any) -> WorkingMemory:
-            raw = pipe.get(key)
-            new = change(WorkingMemory.from_json(raw) if raw else None)
-            pipe.multi()
-            pipe.set(key, new.to_json(), px=ttl_ms)
-            return new
-
-        try:
-            return self._redis.transaction(txn, key, value_from_callable=True)
-        except self._errors as e:
-            raise StoreUnavailableError(f"working memory (redis): {e}") from e
-
-    def delete(self, user_id: str, session_id: str) -> bool:
-        try:
-            return bool(self._redis.delete(self.key(user_id, session_id)))
-        except self._errors as e:
-            raise StoreUnavailableError(f"working memory (redis): {e}") from e
-
-    def _user_keys(self, user_id: str) -> list[str]:
-        pattern = f"{self.prefix}{quote(user_id, safe='')}:*"
-        return list(self._redis.scan_iter(match=pattern, count=500))
-
-    def delete_user(self, user_id: str) -> int:
-        """Every session of a user (erasure); returns how many there were."""
-        try:
-            keys = self._user_keys(user_id)
-            return int(self._redis.delete(*keys)) if keys else 0
-        except self._errors as e:
-            raise StoreUnavailableError(f"working memory (redis): {e}") from e
-
-    def count_user(self, user_id: str) -> int:
-        try:
-            return len(self._user_keys(user_id))
-        except self._errors as e:
-            raise StoreUnavailableError(f"working memory (redis): {e}") from e
-
-    def health(self) -> dict[str, Any]:
-        return redis_health(self._redis, self.backend)
-
-    def close(self) -> None:
-        self._redis.close()
-
-
-def open_working(
-    backend: str = "auto",
-    *,
-    ttl_seconds: float = 86_400,
-    redis_url: str | None = None,
-    max_sessions: int = 10_000,
-) -> WorkingMemoryStore:
-    """Pick the adapter by name, as `open_records` / `open_vectors` do for the core stores.
-
-    "auto" means Redis when a URL is configured (the production stack sets one), otherwise the
-    in-process adapter (the embedded default needs no server).
-    """
-    if backend == "auto":
-        backend = "redis" if redis_url else "memory"
-    if backend == "redis":
-        if not redis_url:
-            raise ValidationError("redis_url", "is required when the working backend is redis")
-        return RedisWorkingMemory(redis_url, ttl_seconds)
-    if backend == "memory":
-        return InProcessWorkingMemory(ttl_seconds, max_sessions)
-    raise ValidationError("working_backend", f"{backend!r} is not one of auto, memory, redis")
-
-
 __all__ = [
     "MAX_TURNS",
-    "InProcessWorkingMemory",
-    "RedisWorkingMemory",
     "SlotsPatch",
-    "WorkingMemory",
     "WorkingMemoryPatch",
-    "WorkingMemoryStore",
     "apply_patch",
+    "check_patch_text",
     "check_session_id",
-    "open_working",
+    "empty",
     "patch_session",
 ]

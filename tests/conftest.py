@@ -19,7 +19,7 @@ import pytest
 
 from graphmem import MemoryService, Settings
 from graphmem.embedder import Embedder, shared_embedder
-from graphmem.stores.records_mysql import parse_mysql_url
+from graphmem.stores.records.mysql import parse_mysql_url
 
 
 def stop_process(proc: subprocess.Popen[str] | subprocess.Popen[bytes]) -> None:
@@ -44,7 +44,7 @@ def service_url(name: str) -> str:
 
 def open_neo4j():  # noqa: ANN201 - the adapter import stays lazy
     """The Neo4j started by scripts/services.sh; fails (never skips) when it is not there."""
-    from graphmem.stores.graph_neo4j import Neo4jGraph
+    from graphmem.stores.graph.neo4j import Neo4jGraph
 
     return Neo4jGraph(service_url("GRAPHMEM_TEST_NEO4J_URL"),
                       os.environ.get("GRAPHMEM_TEST_NEO4J_USER", "neo4j"),

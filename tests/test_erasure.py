@@ -12,8 +12,8 @@ import pytest
 
 from graphmem import MemoryService, Settings
 from graphmem.embedder import Embedder
-from graphmem.stores.records_mysql import MySQLRecords
-from graphmem.stores.vectors_qdrant import QdrantServerVectors
+from graphmem.stores.records.mysql import MySQLRecords
+from graphmem.stores.vectors.qdrant import QdrantServerVectors
 from tests.conftest import open_neo4j
 
 TURNS = [

@@ -161,7 +161,7 @@ def test_a_shard_with_raw_ids_is_rewritten_hashed_on_open(tmp_path: Path) -> Non
     )
 
     from graphmem.stores.vectors import VectorFilter
-    from graphmem.stores.vectors_edge import EdgeVectors
+    from graphmem.stores.vectors.edge import EdgeVectors
 
     path, dim = tmp_path / "vectors", 8
     user, session = _marker("Rawuser"), _marker("Rawsession")

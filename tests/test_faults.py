@@ -23,9 +23,9 @@ import pytest
 from graphmem import MemoryService, Settings
 from graphmem.embedder import Embedder
 from graphmem.stores.cache import RedisCache
-from graphmem.stores.graph_neo4j import Neo4jGraph
-from graphmem.stores.records_mysql import MySQLRecords
-from graphmem.stores.vectors_qdrant import QdrantServerVectors
+from graphmem.stores.graph.neo4j import Neo4jGraph
+from graphmem.stores.records.mysql import MySQLRecords
+from graphmem.stores.vectors.qdrant import QdrantServerVectors
 
 pytestmark = pytest.mark.services
 ROOT = Path(__file__).resolve().parents[1]

@@ -11,8 +11,8 @@ import pytest
 
 from graphmem import associative
 from graphmem.stores.graph import GraphEdge, GraphNode, GraphStore
-from graphmem.stores.graph_neo4j import cypher_dir, load_statements
-from graphmem.stores.graph_networkx import NetworkxGraph
+from graphmem.stores.graph.neo4j import cypher_dir, load_statements
+from graphmem.stores.graph.networkx import NetworkxGraph
 from graphmem.stores.records import EntityRef
 from tests.conftest import open_neo4j
 
@@ -148,7 +148,7 @@ def test_expansion_scores_decay_and_never_cycle() -> None:
 
 
 def test_every_statement_the_adapter_runs_is_in_cypher_files() -> None:
-    src = (Path(__file__).resolve().parents[1] / "graphmem/stores/graph_neo4j.py").read_text()
+    src = (Path(__file__).resolve().parents[1] / "graphmem/stores/graph/neo4j.py").read_text()
     import re
 
     used = re.findall(r'statement\("(\w+\.cypher)", "(\w+)"\)', src)

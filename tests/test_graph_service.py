@@ -14,7 +14,7 @@ import pytest
 
 from graphmem import MemoryService, NotFoundError, Settings, ValidationError
 from graphmem.embedder import Embedder
-from graphmem.stores.graph_networkx import NetworkxGraph
+from graphmem.stores.graph.networkx import NetworkxGraph
 from tests.conftest import open_neo4j
 
 PROJECT = "Zhang San leads Project Apollo, a debt-risk platform for hospitals"

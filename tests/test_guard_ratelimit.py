@@ -9,7 +9,8 @@ from collections.abc import Iterator
 import pytest
 
 from graphmem.guard import Guard, GuardSettings, RateLimitExceeded
-from graphmem.guard.ratelimit import InProcessRateLimiter, RedisRateLimiter, bucket_key
+from graphmem.guard.ratelimit import bucket_key
+from graphmem.stores.ratelimit import InProcessRateLimiter, RedisRateLimiter
 from tests.conftest import service_url
 
 

@@ -14,9 +14,10 @@ from hypothesis import strategies as st
 
 from graphmem import MemoryService, Settings
 from graphmem.embedder import Embedder
-from graphmem.stores.records_mysql import MySQLRecords
-from graphmem.stores.vectors_qdrant import QdrantServerVectors
-from graphmem.working import InProcessWorkingMemory, WorkingMemoryPatch, patch_session
+from graphmem.stores.records.mysql import MySQLRecords
+from graphmem.stores.vectors.qdrant import QdrantServerVectors
+from graphmem.stores.working import InProcessWorkingMemory
+from graphmem.working import WorkingMemoryPatch, patch_session
 from tests.conftest import open_neo4j
 
 WORDS = ["Apollo", "budget", "Zhang San", "Lisbon", "contract", "because", "after", "风险",

@@ -11,8 +11,8 @@ import pytest
 from graphmem import MemoryService, Settings, lifecycle, ranking
 from graphmem.embedder import Embedder
 from graphmem.model import Memory, Status, utcnow
-from graphmem.stores.records_mysql import MySQLRecords
-from graphmem.stores.vectors_qdrant import QdrantServerVectors
+from graphmem.stores.records.mysql import MySQLRecords
+from graphmem.stores.vectors.qdrant import QdrantServerVectors
 from graphmem.summary import MAX_SUMMARY
 from tests.conftest import open_neo4j
 

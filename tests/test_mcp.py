@@ -45,15 +45,10 @@ from graphmem.mcp.identity import (
 )
 from graphmem.mcp.server import create_server
 from graphmem.mcp.settings import McpSettings
+from graphmem.stores import open_working
+from graphmem.stores.working import InProcessWorkingMemory, RedisWorkingMemory
 from graphmem.visibility import Viewer
-from graphmem.working import (
-    MAX_TURNS,
-    InProcessWorkingMemory,
-    RedisWorkingMemory,
-    WorkingMemoryPatch,
-    open_working,
-    patch_session,
-)
+from graphmem.working import MAX_TURNS, WorkingMemoryPatch, patch_session
 from tests.conftest import service_url, stop_process
 
 T = TypeVar("T")

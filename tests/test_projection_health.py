@@ -17,7 +17,7 @@ from graphmem.cli.doctor import diagnose
 from graphmem.cli.main import main
 from graphmem.embedder import Embedder
 from graphmem.model import utcnow
-from graphmem.stores.graph_networkx import NetworkxGraph
+from graphmem.stores.graph.networkx import NetworkxGraph
 
 NOTES = [
     "Priya Raman leads the Atlas project at Acme in Berlin.",

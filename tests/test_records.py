@@ -10,8 +10,8 @@ import pytest
 
 from graphmem.model import Memory, MemoryType, Status, new_id, utcnow
 from graphmem.stores.records import RecordQuery, RecordsStore
-from graphmem.stores.records_mysql import MySQLRecords
-from graphmem.stores.records_sqlite import SQLiteRecords
+from graphmem.stores.records.mysql import MySQLRecords
+from graphmem.stores.records.sqlite import SQLiteRecords
 from graphmem.text import query_terms, search_text
 
 
@@ -170,7 +170,7 @@ def _exact(texts: dict[str, str], query: str) -> list[tuple[str, float]]:
     """Per-user BM25 over every memory, the reference the narrowed search must reproduce."""
     from collections import Counter
 
-    from graphmem.stores.keyword import bm25
+    from graphmem.stores.records.keyword import bm25
 
     docs = {mid: search_text(t).split() for mid, t in texts.items()}
     avgdl = sum(map(len, docs.values())) / len(docs)
@@ -189,7 +189,7 @@ def test_narrowed_keyword_candidates_keep_the_exact_bm25_top(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, query: str
 ) -> None:
     """Past CANDIDATES matches SQLite narrows the pool by coordination level, not the scores."""
-    from graphmem.stores import keyword
+    from graphmem.stores.records import keyword
 
     store = SQLiteRecords(tmp_path / "r.sqlite3")
     mine = put(store, *_corpus("u", 240))
@@ -206,7 +206,7 @@ def test_narrowed_keyword_candidates_keep_the_exact_bm25_top(
 def test_narrowed_keyword_search_still_applies_the_filters(
     records: RecordsStore, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from graphmem.stores import keyword
+    from graphmem.stores.records import keyword
 
     put(records, *_corpus("u", 200))
     late = put(records, *_corpus("u", 12, session_id="s2"))
@@ -217,7 +217,7 @@ def test_narrowed_keyword_search_still_applies_the_filters(
 
 
 def test_at_least_expression_counts_distinct_terms(tmp_path: Path) -> None:
-    from graphmem.stores.keyword import at_least
+    from graphmem.stores.records.keyword import at_least
 
     store = SQLiteRecords(tmp_path / "r.sqlite3")
     texts = ["red green blue", "red green", "red", "green blue", "blue yellow", "red blue x"]

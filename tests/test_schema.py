@@ -9,8 +9,8 @@ from pathlib import Path
 import pymysql
 import pytest
 
-from graphmem.stores.records_mysql import MySQLRecords, parse_mysql_url, schema_sql
-from graphmem.stores.records_sqlite import SQLiteRecords
+from graphmem.stores.records.mysql import MySQLRecords, parse_mysql_url, schema_sql
+from graphmem.stores.records.sqlite import SQLiteRecords
 
 ROOT = Path(__file__).resolve().parents[1]
 # type families: what each side's declared type means for the data it holds

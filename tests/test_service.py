@@ -11,9 +11,9 @@ import pytest
 from graphmem import MemoryService, NotFoundError, Settings, ValidationError
 from graphmem.embedder import Embedder
 from graphmem.model import utcnow
-from graphmem.stores.records_mysql import MySQLRecords
-from graphmem.stores.vectors_edge import EdgeVectors
-from graphmem.stores.vectors_qdrant import QdrantServerVectors
+from graphmem.stores.records.mysql import MySQLRecords
+from graphmem.stores.vectors.edge import EdgeVectors
+from graphmem.stores.vectors.qdrant import QdrantServerVectors
 
 STORY_EN = [
     "I'm Zhang San, I do debt-risk analysis for the medical industry",

@@ -10,7 +10,7 @@ pytestmark = pytest.mark.services
 
 
 def test_mariadb_is_up_and_utf8mb4(mysql_url: str) -> None:
-    from graphmem.stores.records_mysql import MySQLRecords
+    from graphmem.stores.records.mysql import MySQLRecords
 
     rec = MySQLRecords(mysql_url)
     health = rec.health()

@@ -15,8 +15,8 @@ from graphmem import MemoryService, Settings
 from graphmem.backfill import backfill_relations, rebuild
 from graphmem.embedder import Embedder
 from graphmem.model import Status
-from graphmem.stores.records_mysql import MySQLRecords
-from graphmem.stores.vectors_qdrant import QdrantServerVectors
+from graphmem.stores.records.mysql import MySQLRecords
+from graphmem.stores.vectors.qdrant import QdrantServerVectors
 from graphmem.temporal import TemporalSettings, asks_about_past
 from tests.conftest import open_neo4j
 
@@ -302,7 +302,7 @@ def test_graph_expansion_follows_current_edges(tsvc: MemoryService) -> None:
 def test_existing_databases_gain_the_columns(tmp_path: Path) -> None:
     import sqlite3
 
-    from graphmem.stores.records_sqlite import SQLiteRecords
+    from graphmem.stores.records.sqlite import SQLiteRecords
 
     path = tmp_path / "old.sqlite3"
     SQLiteRecords(path).close()
@@ -348,7 +348,7 @@ def test_cli_history_and_as_of(tmp_path: Path, capsys: pytest.CaptureFixture[str
 def test_existing_mariadb_databases_gain_the_columns(mysql_url: str) -> None:
     import pymysql
 
-    from graphmem.stores.records_mysql import parse_mysql_url
+    from graphmem.stores.records.mysql import parse_mysql_url
 
     MySQLRecords(mysql_url).close()
     db = pymysql.connect(**parse_mysql_url(mysql_url), autocommit=True)

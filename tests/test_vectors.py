@@ -12,8 +12,8 @@ import pytest
 from graphmem.errors import StoreUnavailableError
 from graphmem.model import new_id
 from graphmem.stores.vectors import VectorFilter, VectorPoint, VectorStore
-from graphmem.stores.vectors_edge import EdgeVectors
-from graphmem.stores.vectors_qdrant import QdrantServerVectors
+from graphmem.stores.vectors.edge import EdgeVectors
+from graphmem.stores.vectors.qdrant import QdrantServerVectors
 
 DIM = 8
 

@@ -21,14 +21,14 @@ from graphmem.guard.consensus import Candidate, ConsensusDecision, check_consens
 from graphmem.guard.firewall import Guard, SearchDecision, WriteDecision
 from graphmem.guard.injection import InjectionResult, screen
 from graphmem.guard.pii import PiiFinding, find_pii
-from graphmem.guard.ratelimit import (
+from graphmem.guard.ratelimit import RateLimitExceeded
+from graphmem.guard.settings import GuardSettings
+from graphmem.stores.ratelimit import (
     InProcessRateLimiter,
     RateDecision,
     RateLimiter,
-    RateLimitExceeded,
     RedisRateLimiter,
 )
-from graphmem.guard.settings import GuardSettings
 
 __all__ = [
     "Candidate",

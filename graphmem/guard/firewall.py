@@ -27,15 +27,14 @@ from graphmem.guard.consensus import Candidate, ConsensusDecision, check_consens
 from graphmem.guard.injection import CLASSIFIER_RULE, InjectionResult, screen
 from graphmem.guard.metadata import MetadataScreen
 from graphmem.guard.pii import PiiFinding, apply_policy, find_pii
-from graphmem.guard.ratelimit import (
+from graphmem.guard.ratelimit import RateLimitExceeded, bucket_key
+from graphmem.guard.settings import GuardSettings
+from graphmem.stores.ratelimit import (
     InProcessRateLimiter,
     RateDecision,
     RateLimiter,
-    RateLimitExceeded,
     RedisRateLimiter,
-    bucket_key,
 )
-from graphmem.guard.settings import GuardSettings
 
 Action = Literal["allow", "quarantine", "reject"]
 

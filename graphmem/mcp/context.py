@@ -20,7 +20,7 @@ from graphmem.errors import ValidationError
 from graphmem.mcp.identity import check_role
 from graphmem.mcp.settings import McpSettings
 from graphmem.mcp.stats import ToolStats
-from graphmem.working import WorkingMemoryStore
+from graphmem.stores.working import WorkingMemoryStore
 
 if TYPE_CHECKING:
     from fastmcp import FastMCP

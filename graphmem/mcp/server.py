@@ -41,8 +41,9 @@ from graphmem.mcp.stats import ToolStats
 from graphmem.mcp.tools import admin, graph, health, memory, working
 from graphmem.model import check_user
 from graphmem.settings import Settings
+from graphmem.stores import open_working
 from graphmem.stores.private_files import write_private
-from graphmem.working import WorkingMemoryStore, open_working
+from graphmem.stores.working import WorkingMemoryStore
 
 if TYPE_CHECKING:
     from graphmem.service import MemoryService

@@ -1,45 +1,55 @@
-"""One port per store, two adapters each: the embedded default and the production server.
+"""One folder per kind of store, each with its port and its adapters side by side.
 
-`open_records` and `open_vectors` pick the adapter from settings, so nothing above this package
-knows which database it talks to.
+`records` (the source of truth: SQLite or MySQL), `vectors` (Qdrant Edge or a Qdrant server),
+`graph` (networkx or Neo4j), `cache` (search results), `working` (per-session working memory)
+and `ratelimit` (token buckets): each has an embedded adapter, the default, and a server one for
+production. The `open_*` factories pick the adapter, so nothing above this package knows which
+database it talks to; an adapter's driver is imported only when it is chosen.
+
+Beside the folders, what several stores share: `private_files` (owner-only files and folders),
+`id_hash` (the keyed hash that names a user without their id) and `redis_health`.
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from graphmem.errors import ValidationError
 from graphmem.stores.cache import ResultCache
 from graphmem.stores.graph import GraphStore
 from graphmem.stores.records import RecordsStore
 from graphmem.stores.vectors import VectorFilter, VectorHit, VectorStore
+from graphmem.stores.working import WorkingMemoryStore
 
 if TYPE_CHECKING:
     from graphmem.settings import Settings
 
 __all__ = [
-    "ResultCache",
-    "open_cache",
     "GraphStore",
     "RecordsStore",
+    "ResultCache",
     "VectorFilter",
     "VectorHit",
     "VectorStore",
+    "WorkingMemoryStore",
+    "open_cache",
     "open_graph",
     "open_records",
     "open_vectors",
+    "open_working",
 ]
 
 
 def open_records(settings: Settings) -> RecordsStore:
     if settings.records_backend == "mysql":
         from graphmem.stores.id_hash import IdHasher
-        from graphmem.stores.records_mysql import MySQLRecords
+        from graphmem.stores.records.mysql import MySQLRecords
 
         records = MySQLRecords(settings.mysql_url)
         # the key that names erased users in the audit log lives with the service's own files
         records.id_hasher = IdHasher.for_dir(settings.data_dir)
         return records
-    from graphmem.stores.records_sqlite import SQLiteRecords
+    from graphmem.stores.records.sqlite import SQLiteRecords
 
     return SQLiteRecords(settings.sqlite_path)
 
@@ -54,7 +64,7 @@ def open_cache(settings: Settings) -> ResultCache:
 
 def open_graph(settings: Settings) -> GraphStore:
     if settings.graph_backend == "neo4j":
-        from graphmem.stores.graph_neo4j import Neo4jGraph
+        from graphmem.stores.graph.neo4j import Neo4jGraph
 
         return Neo4jGraph(
             settings.neo4j_url,
@@ -62,14 +72,14 @@ def open_graph(settings: Settings) -> GraphStore:
             settings.neo4j_password,
             settings.neo4j_database,
         )
-    from graphmem.stores.graph_networkx import NetworkxGraph
+    from graphmem.stores.graph.networkx import NetworkxGraph
 
     return NetworkxGraph()
 
 
 def open_vectors(settings: Settings, dim: int) -> VectorStore:
     if settings.vector_backend == "qdrant":
-        from graphmem.stores.vectors_qdrant import QdrantServerVectors
+        from graphmem.stores.vectors.qdrant import QdrantServerVectors
 
         return QdrantServerVectors(
             url=settings.qdrant_url,
@@ -77,6 +87,31 @@ def open_vectors(settings: Settings, dim: int) -> VectorStore:
             collection=settings.qdrant_collection,
             dim=dim,
         )
-    from graphmem.stores.vectors_edge import EdgeVectors
+    from graphmem.stores.vectors.edge import EdgeVectors
 
     return EdgeVectors(settings.edge_path, dim=dim)
+
+
+def open_working(
+    backend: str = "auto",
+    *,
+    ttl_seconds: float = 86_400,
+    redis_url: str | None = None,
+    max_sessions: int = 10_000,
+) -> WorkingMemoryStore:
+    """Pick the working-memory adapter by name.
+
+    "auto" means Redis when a URL is configured (the production stack sets one), otherwise the
+    in-process adapter (the embedded default needs no server).
+    """
+    from graphmem.stores.working import InProcessWorkingMemory, RedisWorkingMemory
+
+    if backend == "auto":
+        backend = "redis" if redis_url else "memory"
+    if backend == "redis":
+        if not redis_url:
+            raise ValidationError("redis_url", "is required when the working backend is redis")
+        return RedisWorkingMemory(redis_url, ttl_seconds)
+    if backend == "memory":
+        return InProcessWorkingMemory(ttl_seconds, max_sessions)
+    raise ValidationError("working_backend", f"{backend!r} is not one of auto, memory, redis")

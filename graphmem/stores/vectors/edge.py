@@ -43,7 +43,7 @@ from qdrant_edge import (
 from graphmem.errors import StoreUnavailableError
 from graphmem.stores.id_hash import IdHasher
 from graphmem.stores.private_files import private_dir, private_umask, tighten
-from graphmem.stores.vectors import VectorFilter, VectorHit, VectorPoint
+from graphmem.stores.vectors.port import VectorFilter, VectorHit, VectorPoint
 
 log = logging.getLogger("graphmem.vectors")
 
@@ -232,7 +232,7 @@ class EdgeVectors:
         )
 
     def _filter(self, flt: VectorFilter) -> Filter:
-        must = [
+        must: list[Any] = [
             FieldCondition(key="user_id", match=MatchValue(self._hash(flt.user_id))),
             FieldCondition(key="status", match=MatchAny(list(flt.statuses))),
         ]

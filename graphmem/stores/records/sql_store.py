@@ -1,155 +1,32 @@
 """What the SQLite and MySQL records adapters share: the statements, written once.
 
-The adapters differ only in connection handling, placeholders, datetime and JSON encoding, and
-the full-text query; everything else in the canonical schema is portable SQL.
+`SQLRecords` is the records store (`RecordsStore`) in SQL: memory rows, outbox, audit and
+erasure here, the graph tables, lifecycle and keyword channel from the mixins it stacks on
+`SQLBase` (base <- graph_rows <- lifecycle, base <- keyword). The adapters below it only connect
+and speak their dialect.
 """
 
 from __future__ import annotations
 
 import json
-import os
-import threading
-from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
-from datetime import UTC, datetime
+from datetime import datetime
 from typing import Any
 
-from graphmem.model import Memory, MemoryType, Source, Status, utcnow
-from graphmem.stores.id_hash import IdHasher
-from graphmem.stores.keyword import KeywordIndex
-from graphmem.stores.records import GraphRows, OutboxItem, RecordQuery, Supersession
-from graphmem.stores.records_graph import GraphRecords
-from graphmem.stores.records_lifecycle import LifecycleRecords
-
-ERASE_MARK = "*"  # outbox memory_id of an erase-a-user tombstone
-
-MEMORY_COLUMNS = (
-    "id, user_id, session_id, content, summary, memory_type, source, confidence, metadata, "
-    "access_count, last_access_at, decay_score, status, expires_at, created_at, updated_at, "
-    "valid_from, valid_to, slot"
+from graphmem.model import Memory, utcnow
+from graphmem.stores.records.base import MEMORY_COLUMNS, chunks, iso
+from graphmem.stores.records.keyword import KeywordIndex
+from graphmem.stores.records.lifecycle import SQLLifecycle
+from graphmem.stores.records.rows import (
+    ERASE_MARK,
+    GraphRows,
+    OutboxItem,
+    RecordQuery,
+    Supersession,
 )
 
 
-class SQLRecords(KeywordIndex, GraphRecords, LifecycleRecords):
-    """Shared implementation; subclasses set `ph`, connect, and implement `keyword_search`."""
-
-    backend = "sql"
-    ph = "?"
-
-    def __init__(self, id_hasher: IdHasher | None = None) -> None:
-        self._lock = threading.RLock()
-        # Names an erased user in the audit log. Without a key file to keep, a key that lives
-        # as long as the process: the row still never holds the raw id.
-        self.id_hasher = id_hasher or IdHasher(os.urandom(32))
-
-    # ------------------------------------------------------------------ dialect hooks
-    def _conn(self) -> Any:
-        raise NotImplementedError
-
-    def _on_error(self, exc: BaseException) -> None:
-        """Called after a failed transaction was rolled back; adapters may reset connections."""
-
-    def _dt_in(self, value: datetime | None) -> Any:
-        """Python datetime (aware) -> DB value (naive UTC)."""
-        if value is None:
-            return None
-        return value.astimezone(UTC).replace(tzinfo=None)
-
-    def _dt_out(self, value: Any) -> datetime | None:
-        if value is None:
-            return None
-        if isinstance(value, str):
-            value = datetime.fromisoformat(value)
-        return value.replace(tzinfo=UTC)
-
-    def _json_out(self, value: Any) -> Any:
-        if value is None:
-            return None
-        return json.loads(value) if isinstance(value, (str, bytes)) else value
-
-    # ------------------------------------------------------------------ plumbing
-    @contextmanager
-    def _tx(self) -> Iterator[Any]:
-        """One transaction: commit on success, roll back on any error, never half a write."""
-        with self._lock:
-            conn = self._conn()
-            cur = conn.cursor()
-            try:
-                yield cur
-                conn.commit()
-            except BaseException as exc:
-                try:
-                    conn.rollback()
-                finally:
-                    self._on_error(exc)
-                raise
-            finally:
-                cur.close()
-
-    def _q(self, sql: str) -> str:
-        return sql if self.ph == "?" else sql.replace("?", self.ph)
-
-    def _fetch(self, sql: str, params: Sequence[Any] = ()) -> list[tuple]:
-        with self._tx() as cur:
-            cur.execute(self._q(sql), tuple(params))
-            return list(cur.fetchall())
-
-    def _marks(self, n: int) -> str:
-        return ",".join(["?"] * n)
-
-    def _row_to_memory(self, r: Sequence[Any]) -> Memory:
-        return Memory(
-            id=r[0],
-            user_id=r[1],
-            session_id=r[2],
-            content=r[3],
-            summary=r[4] or "",
-            memory_type=MemoryType(r[5]),
-            source=Source(r[6]),
-            confidence=float(r[7]),
-            metadata=self._json_out(r[8]) or {},
-            access_count=int(r[9]),
-            last_access_at=self._dt_out(r[10]),
-            decay_score=float(r[11]),
-            status=Status(r[12]),
-            expires_at=self._dt_out(r[13]),
-            created_at=self._dt_out(r[14]),  # type: ignore[arg-type]
-            updated_at=self._dt_out(r[15]),  # type: ignore[arg-type]
-            valid_from=self._dt_out(r[16]),
-            valid_to=self._dt_out(r[17]),
-            slot=r[18],
-        )
-
-    def _where(self, q: RecordQuery, alias: str = "") -> tuple[str, list[Any]]:
-        a = f"{alias}." if alias else ""
-        clauses = [f"{a}user_id = ?"]
-        params: list[Any] = [q.user_id]
-        if q.statuses:
-            clauses.append(f"{a}status IN ({self._marks(len(q.statuses))})")
-            params.extend(q.statuses)
-        if q.memory_type:
-            clauses.append(f"{a}memory_type = ?")
-            params.append(q.memory_type)
-        if q.created_after is not None:
-            clauses.append(f"{a}created_at >= ?")
-            params.append(self._dt_in(q.created_after))
-        if q.session_id:
-            clauses.append(f"{a}session_id = ?")
-            params.append(q.session_id)
-        return " AND ".join(clauses), params
-
-    def _outbox_rows(
-        self, cur: Any, rows: list[tuple[str, str, str]], target: str = "vectors,graph"
-    ) -> None:
-        """Queue projections; `target` lists the projections the row must reach."""
-        now = self._dt_in(utcnow())
-        cur.executemany(
-            self._q(
-                "INSERT INTO outbox (user_id, memory_id, op, target, attempts, next_attempt_at,"
-                " created_at) VALUES (?, ?, ?, ?, 0, ?, ?)"
-            ),
-            [(u, m, op, target, now, now) for u, m, op in rows],
-        )
+class SQLRecords(SQLLifecycle, KeywordIndex):
+    """The records store in SQL: memory rows, outbox, audit and erasure, over the mixins."""
 
     # ------------------------------------------------------------------ writes
     def insert(
@@ -450,12 +327,19 @@ class SQLRecords(KeywordIndex, GraphRecords, LifecycleRecords):
                 out[m.id] = m
         return out
 
-    def list(self, q: RecordQuery, limit: int | None = None, offset: int = 0) -> list[Memory]:
-        where, params = self._where(q)
-        sql = f"SELECT {MEMORY_COLUMNS} FROM memories WHERE {where} ORDER BY created_at, doc_id"
-        if limit is not None:
-            sql += f" LIMIT {int(limit)} OFFSET {int(offset)}"
-        return [self._row_to_memory(r) for r in self._fetch(sql, params)]
+    def slot_holders(self, user_id: str, slots: list[str]) -> dict[str, list[Memory]]:
+        out: dict[str, list[Memory]] = {}
+        for chunk in chunks(sorted(set(slots))):
+            rows = self._fetch(
+                f"SELECT {MEMORY_COLUMNS} FROM memories WHERE user_id = ? AND status = 'active'"
+                f" AND valid_to IS NULL AND slot IN ({self._marks(len(chunk))})"
+                " ORDER BY created_at, doc_id",
+                (user_id, *chunk),
+            )
+            for r in rows:
+                m = self._row_to_memory(r)
+                out.setdefault(m.slot or "", []).append(m)
+        return out
 
     def count(self, user_id: str | None = None, status: str | None = None) -> int:
         clauses, params = [], []
@@ -491,8 +375,8 @@ class SQLRecords(KeywordIndex, GraphRecords, LifecycleRecords):
             "total": sum(int(v) for k, v in by_status.items() if k != "superseded"),
             "by_type": {k: int(v) for k, v in sorted(by_type.items())},
             "by_status": {k: int(v) for k, v in sorted(by_status.items())},
-            "first_created_at": _iso(self._dt_out(first_last[0])),
-            "last_created_at": _iso(self._dt_out(first_last[1])),
+            "first_created_at": iso(self._dt_out(first_last[0])),
+            "last_created_at": iso(self._dt_out(first_last[1])),
             "total_accesses": int(first_last[2]),
         }
 
@@ -507,7 +391,7 @@ class SQLRecords(KeywordIndex, GraphRecords, LifecycleRecords):
                 "action": r[0],
                 "memory_ids": self._json_out(r[1]),
                 "details": self._json_out(r[2]),
-                "created_at": _iso(self._dt_out(r[3])),
+                "created_at": iso(self._dt_out(r[3])),
             }
             for r in rows
         ]
@@ -567,6 +451,10 @@ class SQLRecords(KeywordIndex, GraphRecords, LifecycleRecords):
         """When the oldest unprojected row was queued: how far projection lags behind."""
         return self._dt_out(self._fetch("SELECT MIN(created_at) FROM outbox")[0][0])
 
-
-def _iso(value: datetime | None) -> str | None:
-    return value.isoformat() if value else None
+    # last in the class: below it, `list` in an annotation would name this method
+    def list(self, q: RecordQuery, limit: int | None = None, offset: int = 0) -> list[Memory]:
+        where, params = self._where(q)
+        sql = f"SELECT {MEMORY_COLUMNS} FROM memories WHERE {where} ORDER BY created_at, doc_id"
+        if limit is not None:
+            sql += f" LIMIT {int(limit)} OFFSET {int(offset)}"
+        return [self._row_to_memory(r) for r in self._fetch(sql, params)]

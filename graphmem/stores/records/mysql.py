@@ -11,13 +11,13 @@ from urllib.parse import unquote, urlparse
 import pymysql
 
 from graphmem.errors import StoreUnavailableError
-from graphmem.stores.migrate import mysql_add_columns
-from graphmem.stores.records import RecordQuery
-from graphmem.stores.records_sql import SQLRecords
+from graphmem.stores.records.migrate import mysql_add_columns
+from graphmem.stores.records.rows import RecordQuery
+from graphmem.stores.records.sql_store import SQLRecords
 
 
 def schema_sql() -> str:
-    return resources.files("graphmem.stores").joinpath("sql/mysql.sql").read_text("utf-8")
+    return resources.files("graphmem.stores.records").joinpath("sql/mysql.sql").read_text("utf-8")
 
 
 def parse_mysql_url(url: str) -> dict[str, Any]:

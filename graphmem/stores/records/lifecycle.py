@@ -1,7 +1,7 @@
-"""The records side of the memory lifecycle: decay updates, merges, and preload reads, in SQL.
+"""The records side of the memory lifecycle: decay updates, merges, scans and preload reads.
 
-A mixin of `SQLRecords` (like `GraphRecords`), so a merge rewrites the survivor, archives the
-duplicates, re-points their relations and entity links and queues the re-projections in one
+A mixin on `SQLGraphTables` (itself on `SQLBase`), so a merge rewrites the survivor, archives
+the duplicates, re-points their relations and entity links and queues the re-projections in one
 transaction: a merge interrupted half-way leaves both memories as they were.
 """
 
@@ -9,15 +9,18 @@ from __future__ import annotations
 
 import json
 from datetime import datetime
+from typing import Any
 
 from graphmem.model import Memory, Status, utcnow
-from graphmem.stores.records import EntityRef, GraphRows, Relation
+from graphmem.stores.records.base import MEMORY_COLUMNS
+from graphmem.stores.records.graph_rows import SQLGraphTables
+from graphmem.stores.records.rows import EntityRef, GraphRows, Relation
 
 MERGED_FROM = "merged_from"
 
 
-class LifecycleRecords:
-    """Relies on SQLRecords' _tx, _q, _fetch, _marks, _dt_in, _outbox_rows and _write_graph."""
+class SQLLifecycle(SQLGraphTables):
+    """The `LifecycleRecords` port; a merge re-writes graph rows with `_write_graph`."""
 
     def set_lifecycle(self, rows: list[tuple[str, str, float, datetime | None, str]]) -> None:
         """Store recomputed (user_id, id, decay_score, expires_at, summary) values.
@@ -147,8 +150,6 @@ class LifecycleRecords:
 
     def preload_candidates(self, user_id: str, limit: int) -> dict[str, list[Memory]]:
         """The user's most recently touched and most used active memories, `limit` each."""
-        from graphmem.stores.records_sql import MEMORY_COLUMNS
-
         out: dict[str, list[Memory]] = {}
         for name, order in (
             ("recent", "COALESCE(last_access_at, created_at) DESC, doc_id DESC"),
@@ -162,3 +163,18 @@ class LifecycleRecords:
             )
             out[name] = [self._row_to_memory(r) for r in rows]
         return out
+
+    def scan(
+        self, after_doc_id: int, limit: int, user_id: str | None = None
+    ) -> list[tuple[int, Memory]]:
+        where = "doc_id > ?"
+        params: list[Any] = [int(after_doc_id)]
+        if user_id is not None:
+            where += " AND user_id = ?"
+            params.append(user_id)
+        rows = self._fetch(
+            f"SELECT doc_id, {MEMORY_COLUMNS} FROM memories WHERE {where}"
+            f" ORDER BY doc_id LIMIT {int(limit)}",
+            params,
+        )
+        return [(int(r[0]), self._row_to_memory(r[1:])) for r in rows]

@@ -23,13 +23,17 @@ still scored on all terms here, so only the pool changes, not the scores.
 
 from __future__ import annotations
 
+import logging
 import math
 import time
 from collections import Counter
 from collections.abc import Iterable
 from typing import Any
 
-from graphmem.stores.records import RecordQuery
+from graphmem.stores.records.base import SQLBase
+from graphmem.stores.records.rows import RecordQuery
+
+log = logging.getLogger("graphmem.records")
 
 K1 = 1.2
 B = 0.75
@@ -104,10 +108,17 @@ def at_least(terms: list[str], j: int) -> str:
     return f"(({quoted[0]} AND {at_least(terms[1:], j - 1)}) OR {at_least(terms[1:], j)})"
 
 
-class KeywordIndex:
+class KeywordIndex(SQLBase):
     """Mixed into the SQL records adapters; they provide `_df_upsert` and `_candidates`."""
 
     _df_upsert: str  # dialect: INSERT … add to df on conflict
+
+    def _candidates(
+        self, q: RecordQuery, terms: list[str], limit: int, ranked: bool = True
+    ) -> list[tuple[str, str]]:
+        """The user's memories matching any of `terms`, best first when `ranked`: the dialect's
+        full-text query."""
+        raise NotImplementedError
 
     def _df_change(self, cur: Any, user_id: str, texts: Iterable[str], sign: int) -> None:
         """Count (sign=1) or uncount (sign=-1) these search texts in the user's statistics."""
@@ -122,7 +133,7 @@ class KeywordIndex:
             return
         counts[DOCS] = docs
         cur.executemany(
-            self._q(self._df_upsert),  # type: ignore[attr-defined]
+            self._q(self._df_upsert),
             [(user_id, t[:64], sign * n) for t, n in counts.items()],
         )
 
@@ -132,9 +143,9 @@ class KeywordIndex:
         if not terms:
             return []
         wanted = [DOCS, LENGTH, *terms]
-        rows = self._fetch(  # type: ignore[attr-defined]
+        rows = self._fetch(
             f"SELECT term, df FROM keyword_df WHERE user_id = ? AND term IN"
-            f" ({self._marks(len(wanted))})",  # type: ignore[attr-defined]
+            f" ({self._marks(len(wanted))})",
             (q.user_id, *wanted),
         )
         df = {t: int(n) for t, n in rows}
@@ -148,7 +159,7 @@ class KeywordIndex:
         ]
         match.sort(key=lambda t: (df[t], t))  # rarest first
         if min(n, sum(df[t] for t in match)) <= CANDIDATES:
-            rows = self._candidates(q, match, CANDIDATES, ranked=False)  # type: ignore[attr-defined]
+            rows = self._candidates(q, match, CANDIDATES, ranked=False)
         else:
             rows = self._narrow_candidates(q, match, WANT_FACTOR * limit, CANDIDATES)
         scored = rescore(rows, {t: idf(df[t], n) for t in useful}, avgdl)
@@ -162,11 +173,11 @@ class KeywordIndex:
 
         `terms` come rarest first. Adapters that can do better override this (SQLite does).
         """
-        return self._candidates(q, terms, cap)  # type: ignore[attr-defined,no-any-return]
+        return self._candidates(q, terms, cap)
 
     def rebuild_keyword_stats(self) -> int:
         """Recount every user's statistics from the memories (after an upgrade or a restore)."""
-        with self._tx() as cur:  # type: ignore[attr-defined]
+        with self._tx() as cur:
             cur.execute("DELETE FROM keyword_df")
             cur.execute("SELECT user_id, search_text FROM memories ORDER BY user_id")
             by_user: dict[str, list[str]] = {}
@@ -178,13 +189,11 @@ class KeywordIndex:
 
     def _ensure_keyword_stats(self) -> None:
         """A store written before keyword_df existed gets its statistics counted once."""
-        has_df = self._fetch("SELECT COUNT(*) FROM keyword_df")[0][0]  # type: ignore[attr-defined]
-        has_mem = self._fetch("SELECT COUNT(*) FROM memories")[0][0]  # type: ignore[attr-defined]
+        has_df = self._fetch("SELECT COUNT(*) FROM keyword_df")[0][0]
+        has_mem = self._fetch("SELECT COUNT(*) FROM memories")[0][0]
         if has_mem and not has_df:
             t = time.perf_counter()
             n = self.rebuild_keyword_stats()
-            import logging
-
-            logging.getLogger("graphmem.records").warning(
+            log.warning(
                 "counted keyword statistics of %d memories in %.1f s", n, time.perf_counter() - t
             )

@@ -51,9 +51,7 @@ class VectorStore(Protocol):
 
     def vectors(self, memory_ids: list[str]) -> dict[str, np.ndarray]: ...
 
-    def scores(
-        self, vector: np.ndarray, user_id: str, memory_ids: list[str]
-    ) -> dict[str, float]:
+    def scores(self, vector: np.ndarray, user_id: str, memory_ids: list[str]) -> dict[str, float]:
         """Cosine of `vector` to each of these memories of the user, computed in the index
         (ids it does not hold for that user are left out)."""
         ...

@@ -14,7 +14,7 @@ import numpy as np
 from qdrant_client import QdrantClient, models
 
 from graphmem.errors import StoreUnavailableError
-from graphmem.stores.vectors import VectorFilter, VectorHit, VectorPoint
+from graphmem.stores.vectors.port import VectorFilter, VectorHit, VectorPoint
 
 _INDEXES = {
     "user_id": models.PayloadSchemaType.KEYWORD,
@@ -111,9 +111,7 @@ class QdrantServerVectors:
         recs = self.client.retrieve(self.collection, ids=list(memory_ids), with_vectors=True)
         return {str(r.id): np.asarray(r.vector, dtype=np.float32) for r in recs}
 
-    def scores(
-        self, vector: np.ndarray, user_id: str, memory_ids: list[str]
-    ) -> dict[str, float]:
+    def scores(self, vector: np.ndarray, user_id: str, memory_ids: list[str]) -> dict[str, float]:
         if not memory_ids:
             return {}
         res = self.client.query_points(

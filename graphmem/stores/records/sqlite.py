@@ -13,11 +13,11 @@ from typing import Any
 
 from graphmem.model import Memory
 from graphmem.stores.id_hash import IdHasher
-from graphmem.stores.keyword import LEVEL_TERMS, RANKED_WINDOW, at_least
-from graphmem.stores.migrate import sqlite_add_columns
 from graphmem.stores.private_files import FILE_MODE, private_dir, tighten
-from graphmem.stores.records import GraphRows, RecordQuery, Supersession
-from graphmem.stores.records_sql import SQLRecords
+from graphmem.stores.records.keyword import LEVEL_TERMS, RANKED_WINDOW, at_least
+from graphmem.stores.records.migrate import sqlite_add_columns
+from graphmem.stores.records.rows import GraphRows, RecordQuery, Supersession
+from graphmem.stores.records.sql_store import SQLRecords
 
 log = logging.getLogger("graphmem.records")
 
@@ -25,7 +25,7 @@ MMAP_BYTES = 1 << 30
 
 
 def schema_sql() -> str:
-    return resources.files("graphmem.stores").joinpath("sql/sqlite.sql").read_text("utf-8")
+    return resources.files("graphmem.stores.records").joinpath("sql/sqlite.sql").read_text("utf-8")
 
 
 class SQLiteRecords(SQLRecords):

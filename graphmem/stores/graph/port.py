@@ -10,10 +10,16 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Protocol
 
-from graphmem.stores.records import EntityRef
+from graphmem.stores.records.rows import EntityRef
 
 RELATION_TYPES = (
-    "causal", "temporal", "related", "mentions", "merged_from", "explicit", "superseded_by",
+    "causal",
+    "temporal",
+    "related",
+    "mentions",
+    "merged_from",
+    "explicit",
+    "superseded_by",
     "contradicts",
 )
 

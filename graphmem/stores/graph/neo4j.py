@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from graphmem.errors import StoreUnavailableError
-from graphmem.stores.graph import GraphEdge, GraphNode
+from graphmem.stores.graph.port import GraphEdge, GraphNode
 
 _NAME = re.compile(r"^//\s*name:\s*(\w+)\s*$", re.MULTILINE)
 
@@ -23,7 +23,7 @@ _NAME = re.compile(r"^//\s*name:\s*(\w+)\s*$", re.MULTILINE)
 def cypher_dir() -> Path:
     """cypher/ beside the package (source checkout or editable install), or $GRAPHMEM_CYPHER_DIR."""
     env = os.environ.get("GRAPHMEM_CYPHER_DIR")
-    return Path(env) if env else Path(__file__).resolve().parents[2] / "cypher"
+    return Path(env) if env else Path(__file__).resolve().parents[3] / "cypher"
 
 
 @lru_cache(maxsize=32)
@@ -57,8 +57,11 @@ class Neo4jGraph:
         self.database = database or None
         # Short timeouts: a graph store that is down must degrade recall, not stall it.
         self.driver = neo4j.GraphDatabase.driver(
-            url, auth=(user, password or ""), connection_timeout=3.0,
-            connection_acquisition_timeout=5.0, max_transaction_retry_time=2.0,
+            url,
+            auth=(user, password or ""),
+            connection_timeout=3.0,
+            connection_acquisition_timeout=5.0,
+            max_transaction_retry_time=2.0,
         )
         self._schema_ready = False
         try:
@@ -77,8 +80,11 @@ class Neo4jGraph:
     def _execute(self, stmt: str, params: dict[str, Any]) -> list[Any]:
         try:
             records, _, _ = self.driver.execute_query(stmt, params, database_=self.database)
-        except (self._neo4j.exceptions.ServiceUnavailable, self._neo4j.exceptions.SessionExpired,
-                OSError) as e:
+        except (
+            self._neo4j.exceptions.ServiceUnavailable,
+            self._neo4j.exceptions.SessionExpired,
+            OSError,
+        ) as e:
             raise StoreUnavailableError(f"graph store (Neo4j) unreachable: {e}") from e
         return records
 
@@ -89,28 +95,54 @@ class Neo4jGraph:
 
     def sync(self, nodes: list[GraphNode], edges: list[GraphEdge]) -> None:
         if nodes:
-            self._run(statement("upsert.cypher", "upsert_memories"), rows=[
-                {"id": n.memory_id, "user_id": n.user_id, "memory_type": n.memory_type,
-                 "status": n.status, "created_at": n.created_at, "session_id": n.session_id,
-                 "summary": n.summary, "valid_from": n.valid_from, "valid_to": n.valid_to}
-                for n in nodes
-            ])
+            self._run(
+                statement("upsert.cypher", "upsert_memories"),
+                rows=[
+                    {
+                        "id": n.memory_id,
+                        "user_id": n.user_id,
+                        "memory_type": n.memory_type,
+                        "status": n.status,
+                        "created_at": n.created_at,
+                        "session_id": n.session_id,
+                        "summary": n.summary,
+                        "valid_from": n.valid_from,
+                        "valid_to": n.valid_to,
+                    }
+                    for n in nodes
+                ],
+            )
             self._run(statement("upsert.cypher", "clear_edges"), ids=[n.memory_id for n in nodes])
             mentions = [
-                {"memory_id": n.memory_id, "user_id": n.user_id, "uid": f"{n.user_id}|{e.key}",
-                 "key": e.key, "name": e.name, "type": e.entity_type}
+                {
+                    "memory_id": n.memory_id,
+                    "user_id": n.user_id,
+                    "uid": f"{n.user_id}|{e.key}",
+                    "key": e.key,
+                    "name": e.name,
+                    "type": e.entity_type,
+                }
                 for n in nodes
                 for e in n.entities
             ]
             if mentions:
                 self._run(statement("upsert.cypher", "upsert_mentions"), rows=mentions)
         if edges:
-            self._run(statement("upsert.cypher", "upsert_edges"), rows=[
-                {"source": e.source_id, "target": e.target_id, "type": e.relation_type.upper(),
-                 "strength": e.strength, "user_id": e.user_id, "valid_from": e.valid_from,
-                 "valid_to": e.valid_to}
-                for e in edges
-            ])
+            self._run(
+                statement("upsert.cypher", "upsert_edges"),
+                rows=[
+                    {
+                        "source": e.source_id,
+                        "target": e.target_id,
+                        "type": e.relation_type.upper(),
+                        "strength": e.strength,
+                        "user_id": e.user_id,
+                        "valid_from": e.valid_from,
+                        "valid_to": e.valid_to,
+                    }
+                    for e in edges
+                ],
+            )
 
     def delete(self, memory_ids: list[str]) -> None:
         if memory_ids:
@@ -144,9 +176,18 @@ class Neo4jGraph:
             per_node=int(per_node),
             at=at,
         )
-        return [GraphEdge(user_id, r["source"], r["target"], r["type"], float(r["strength"]),
-                          r["valid_from"], r["valid_to"])
-                for r in rows]
+        return [
+            GraphEdge(
+                user_id,
+                r["source"],
+                r["target"],
+                r["type"],
+                float(r["strength"]),
+                r["valid_from"],
+                r["valid_to"],
+            )
+            for r in rows
+        ]
 
     def node_ids(self, user_id: str | None = None) -> set[str]:
         return {r["id"] for r in self._run(statement("stats.cypher", "node_ids"), user_id=user_id)}
@@ -155,8 +196,9 @@ class Neo4jGraph:
         return int(self._run(statement("stats.cypher", "edge_count"), user_id=user_id)[0]["n"])
 
     def entity_names(self, user_id: str, memory_ids: list[str]) -> dict[str, list[str]]:
-        rows = self._run(statement("expand.cypher", "entity_names"), ids=memory_ids,
-                         user_id=user_id)
+        rows = self._run(
+            statement("expand.cypher", "entity_names"), ids=memory_ids, user_id=user_id
+        )
         return {r["id"]: list(r["names"]) for r in rows}
 
     def close(self) -> None:
@@ -165,7 +207,12 @@ class Neo4jGraph:
     def health(self) -> dict[str, object]:
         try:
             r = self._run(statement("stats.cypher", "health"))[0]
-            return {"backend": self.backend, "ok": True, "url": self.url,
-                    "version": r["version"], "edition": r["edition"]}
+            return {
+                "backend": self.backend,
+                "ok": True,
+                "url": self.url,
+                "version": r["version"],
+                "edition": r["edition"],
+            }
         except Exception as e:  # noqa: BLE001 - health reports, never raises
             return {"backend": self.backend, "ok": False, "error": str(e)}

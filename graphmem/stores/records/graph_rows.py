@@ -1,43 +1,22 @@
 """The records side of the graph: entities, memory-entity links and relations, in SQL.
 
-A mixin of `SQLRecords`, so the graph tables are written by the same connection, and inside the
+A mixin on `SQLBase`, so the graph tables are written by the same connection, and inside the
 same transaction, as the memory rows they belong to. Relations are insert-or-keep on their
 unique key (source, target, type): re-running extraction never duplicates an edge.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
 from datetime import datetime
 from typing import Any
 
-from graphmem.model import Memory, utcnow
-from graphmem.stores.records import EntityRef, GraphRows, Relation, Supersession
-
-CHUNK = 400
-
-
-def _chunks(items: list[Any], n: int = CHUNK) -> Iterable[list[Any]]:
-    for i in range(0, len(items), n):
-        yield items[i : i + n]
+from graphmem.model import utcnow
+from graphmem.stores.records.base import SQLBase, chunks
+from graphmem.stores.records.rows import EntityRef, GraphRows, Relation, Supersession
 
 
-class GraphRecords:
-    """Graph-table methods; relies on SQLRecords' _tx, _q, _fetch, _marks and _dt_in/_dt_out."""
-
-    backend: str
-
-    @property
-    def _user_col(self) -> str:
-        """`user_id` as a filter that must not pick the index. SQLite's planner, on sampled
-        statistics, prefers the low-selectivity (user_id) index over the memory-id indexes of
-        an `IN` list; `+user_id` (a no-op for the value) rules that index out. MySQL chooses
-        from its own statistics and gets the plain column."""
-        return "+user_id" if self.backend == "sqlite" else "user_id"
-
-    @property
-    def _ignore(self) -> str:
-        return "INSERT IGNORE" if self.backend == "mysql" else "INSERT OR IGNORE"
+class SQLGraphTables(SQLBase):
+    """The `GraphTables` port, plus the graph writes `insert` and `merge` share."""
 
     # ------------------------------------------------------------------ writes
     def _entity_ids(self, cur: Any, user_id: str, refs: dict[str, EntityRef]) -> dict[str, int]:
@@ -45,7 +24,7 @@ class GraphRecords:
         ids: dict[str, int] = {}
 
         def lookup(keys: list[str]) -> None:
-            for chunk in _chunks(keys):
+            for chunk in chunks(keys):
                 cur.execute(
                     self._q(
                         "SELECT normalized_name, id FROM entities WHERE user_id = ? AND"
@@ -102,8 +81,19 @@ class GraphRecords:
                 " target_memory_id, relation_type, strength, created_at, valid_from, valid_to)"
                 " VALUES (?, ?, ?, ?, ?, ?, ?, ?)"
             ),
-            [(r.user_id, r.source_id, r.target_id, r.relation_type, r.strength, now,
-              self._dt_in(r.valid_from), self._dt_in(r.valid_to)) for r in rels],
+            [
+                (
+                    r.user_id,
+                    r.source_id,
+                    r.target_id,
+                    r.relation_type,
+                    r.strength,
+                    now,
+                    self._dt_in(r.valid_from),
+                    self._dt_in(r.valid_to),
+                )
+                for r in rels
+            ],
         )
         touched = sorted({m for r in rels for m in (r.source_id, r.target_id)})
         self._relation_validity(cur, graph.user_id, touched)
@@ -123,7 +113,7 @@ class GraphRecords:
         # `source IN (..) OR target IN (..)` SQLite walked every relation of the user instead.
         # Running the target side second is safe: the values depend only on the two memories,
         # so a row the first statement filled would get the same values again.
-        for chunk in _chunks(memory_ids, 200):
+        for chunk in chunks(memory_ids, 200):
             marks = self._marks(len(chunk))
             for side in ("source_memory_id", "target_memory_id"):
                 cur.execute(
@@ -202,7 +192,7 @@ class GraphRecords:
     # ------------------------------------------------------------------ reads
     def mentions_of(self, user_id: str, keys: list[str], per_key: int) -> dict[str, list[str]]:
         out: dict[str, list[str]] = {}
-        for chunk in _chunks(sorted(set(keys))):
+        for chunk in chunks(sorted(set(keys))):
             rows = self._fetch(
                 "SELECT k, mid FROM (SELECT e.normalized_name AS k, me.memory_id AS mid,"
                 " ROW_NUMBER() OVER (PARTITION BY e.normalized_name"
@@ -222,7 +212,7 @@ class GraphRecords:
     def mention_counts(self, user_id: str, keys: list[str]) -> dict[str, int]:
         """How many of the user's memories mention each entity key (absent: none)."""
         out: dict[str, int] = {}
-        for chunk in _chunks(sorted(set(keys))):
+        for chunk in chunks(sorted(set(keys))):
             rows = self._fetch(
                 "SELECT e.normalized_name, COUNT(*) FROM entities e"
                 " JOIN memory_entities me ON me.entity_id = e.id AND me.user_id = e.user_id"
@@ -259,7 +249,7 @@ class GraphRecords:
             "id, source_memory_id, target_memory_id, relation_type, strength, valid_from, valid_to"
         )
         uid = self._user_col
-        for chunk in _chunks(list(dict.fromkeys(memory_ids)), 200):
+        for chunk in chunks(list(dict.fromkeys(memory_ids)), 200):
             marks = self._marks(len(chunk))
             rows = self._fetch(
                 f"SELECT {cols} FROM memory_relations WHERE {uid} = ? AND source_memory_id IN"
@@ -277,7 +267,8 @@ class GraphRecords:
     def relations_page(
         self, after_id: int, limit: int, user_id: str | None = None
     ) -> tuple[int, list[Relation]]:
-        where, params = "id > ?", [int(after_id)]
+        where = "id > ?"
+        params: list[Any] = [int(after_id)]
         if user_id is not None:
             where += " AND user_id = ?"
             params.append(user_id)
@@ -293,25 +284,9 @@ class GraphRecords:
         ]
         return (int(rows[-1][0]) if rows else int(after_id)), rels
 
-    def slot_holders(self, user_id: str, slots: list[str]) -> dict[str, list[Memory]]:
-        from graphmem.stores.records_sql import MEMORY_COLUMNS
-
-        out: dict[str, list[Memory]] = {}
-        for chunk in _chunks(sorted(set(slots))):
-            rows = self._fetch(
-                f"SELECT {MEMORY_COLUMNS} FROM memories WHERE user_id = ? AND status = 'active'"
-                f" AND valid_to IS NULL AND slot IN ({self._marks(len(chunk))})"
-                " ORDER BY created_at, doc_id",
-                (user_id, *chunk),
-            )
-            for r in rows:
-                m = self._row_to_memory(r)
-                out.setdefault(m.slot or "", []).append(m)
-        return out
-
     def entities_for(self, user_id: str, memory_ids: list[str]) -> dict[str, list[EntityRef]]:
         out: dict[str, list[EntityRef]] = {}
-        for chunk in _chunks(list(dict.fromkeys(memory_ids))):
+        for chunk in chunks(list(dict.fromkeys(memory_ids))):
             rows = self._fetch(
                 "SELECT me.memory_id, e.normalized_name, e.name, e.entity_type"
                 " FROM memory_entities me JOIN entities e ON e.id = me.entity_id"
@@ -329,19 +304,3 @@ class GraphRecords:
             table: int(self._fetch(f"SELECT COUNT(*) FROM {table}{where}", params)[0][0])
             for table in ("memory_relations", "entities", "memory_entities")
         }
-
-    def scan(
-        self, after_doc_id: int, limit: int, user_id: str | None = None
-    ) -> list[tuple[int, Memory]]:
-        from graphmem.stores.records_sql import MEMORY_COLUMNS
-
-        where, params = "doc_id > ?", [int(after_doc_id)]
-        if user_id is not None:
-            where += " AND user_id = ?"
-            params.append(user_id)
-        rows = self._fetch(
-            f"SELECT doc_id, {MEMORY_COLUMNS} FROM memories WHERE {where}"
-            f" ORDER BY doc_id LIMIT {int(limit)}",
-            params,
-        )
-        return [(int(r[0]), self._row_to_memory(r[1:])) for r in rows]

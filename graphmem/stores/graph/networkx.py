@@ -17,7 +17,7 @@ import threading
 
 import networkx as nx
 
-from graphmem.stores.graph import GraphEdge, GraphNode, edge_order
+from graphmem.stores.graph.port import GraphEdge, GraphNode, edge_order
 
 
 class NetworkxGraph:
@@ -41,16 +41,24 @@ class NetworkxGraph:
             g, ranked = self.g, self._ranked
             for n in nodes:
                 if n.memory_id in g:
-                    stale = [*g.in_edges(n.memory_id, keys=True),
-                             *g.out_edges(n.memory_id, keys=True)]
+                    stale = [
+                        *g.in_edges(n.memory_id, keys=True),
+                        *g.out_edges(n.memory_id, keys=True),
+                    ]
                     for s, t, _ in stale:
                         ranked.pop(s, None)
                         ranked.pop(t, None)
                     g.remove_edges_from(stale)
                 g.add_node(
-                    n.memory_id, user_id=n.user_id, memory_type=n.memory_type, status=n.status,
-                    created_at=n.created_at, session_id=n.session_id, summary=n.summary,
-                    valid_from=n.valid_from, valid_to=n.valid_to,
+                    n.memory_id,
+                    user_id=n.user_id,
+                    memory_type=n.memory_type,
+                    status=n.status,
+                    created_at=n.created_at,
+                    session_id=n.session_id,
+                    summary=n.summary,
+                    valid_from=n.valid_from,
+                    valid_to=n.valid_to,
                 )
                 self.mentions[n.memory_id] = [e.name for e in n.entities]
             attrs = g._node  # noqa: SLF001 - the plain dict behind g.nodes: 1.7M lookups on a rebuild
@@ -168,5 +176,9 @@ class NetworkxGraph:
     def health(self) -> dict[str, object]:
         if self._closed:
             return {"backend": self.backend, "ok": False, "error": "closed"}
-        return {"backend": self.backend, "ok": True, "nodes": self.g.number_of_nodes(),
-                "edges": self.g.number_of_edges()}
+        return {
+            "backend": self.backend,
+            "ok": True,
+            "nodes": self.g.number_of_nodes(),
+            "edges": self.g.number_of_edges(),
+        }

@@ -1,0 +1,174 @@
+"""The host every SQL records mixin builds on: connection, transaction and row plumbing.
+
+The adapters differ only in connection handling, placeholders, datetime and JSON encoding, and
+the full-text query; everything else in the canonical schema is portable SQL. The mixins for
+the graph tables, the lifecycle and the keyword channel inherit from `SQLBase`, so what they
+use of their host is declared here, once, and type-checked.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import threading
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager
+from datetime import UTC, datetime
+from typing import Any
+
+from graphmem.model import Memory, MemoryType, Source, Status, utcnow
+from graphmem.stores.id_hash import IdHasher
+from graphmem.stores.records.rows import RecordQuery
+
+MEMORY_COLUMNS = (
+    "id, user_id, session_id, content, summary, memory_type, source, confidence, metadata, "
+    "access_count, last_access_at, decay_score, status, expires_at, created_at, updated_at, "
+    "valid_from, valid_to, slot"
+)
+CHUNK = 400
+
+
+def chunks(items: list[Any], n: int = CHUNK) -> Iterable[list[Any]]:
+    for i in range(0, len(items), n):
+        yield items[i : i + n]
+
+
+def iso(value: datetime | None) -> str | None:
+    return value.isoformat() if value else None
+
+
+class SQLBase:
+    """Subclasses set `backend` and `ph`, and connect (`_conn`)."""
+
+    backend = "sql"
+    ph = "?"
+
+    backend = "sql"
+    ph = "?"
+
+    def __init__(self, id_hasher: IdHasher | None = None) -> None:
+        self._lock = threading.RLock()
+        # Names an erased user in the audit log. Without a key file to keep, a key that lives
+        # as long as the process: the row still never holds the raw id.
+        self.id_hasher = id_hasher or IdHasher(os.urandom(32))
+
+    # ------------------------------------------------------------------ dialect hooks
+    def _conn(self) -> Any:
+        raise NotImplementedError
+
+    def _on_error(self, exc: BaseException) -> None:
+        """Called after a failed transaction was rolled back; adapters may reset connections."""
+
+    def _dt_in(self, value: datetime | None) -> Any:
+        """Python datetime (aware) -> DB value (naive UTC)."""
+        if value is None:
+            return None
+        return value.astimezone(UTC).replace(tzinfo=None)
+
+    def _dt_out(self, value: Any) -> datetime | None:
+        if value is None:
+            return None
+        if isinstance(value, str):
+            value = datetime.fromisoformat(value)
+        return value.replace(tzinfo=UTC)
+
+    def _json_out(self, value: Any) -> Any:
+        if value is None:
+            return None
+        return json.loads(value) if isinstance(value, (str, bytes)) else value
+
+    # ------------------------------------------------------------------ plumbing
+    @contextmanager
+    def _tx(self) -> Iterator[Any]:
+        """One transaction: commit on success, roll back on any error, never half a write."""
+        with self._lock:
+            conn = self._conn()
+            cur = conn.cursor()
+            try:
+                yield cur
+                conn.commit()
+            except BaseException as exc:
+                try:
+                    conn.rollback()
+                finally:
+                    self._on_error(exc)
+                raise
+            finally:
+                cur.close()
+
+    def _q(self, sql: str) -> str:
+        return sql if self.ph == "?" else sql.replace("?", self.ph)
+
+    def _fetch(self, sql: str, params: Sequence[Any] = ()) -> list[tuple]:
+        with self._tx() as cur:
+            cur.execute(self._q(sql), tuple(params))
+            return list(cur.fetchall())
+
+    def _marks(self, n: int) -> str:
+        return ",".join(["?"] * n)
+
+    @property
+    def _user_col(self) -> str:
+        """`user_id` as a filter that must not pick the index. SQLite's planner, on sampled
+        statistics, prefers the low-selectivity (user_id) index over the memory-id indexes of
+        an `IN` list; `+user_id` (a no-op for the value) rules that index out. MySQL chooses
+        from its own statistics and gets the plain column."""
+        return "+user_id" if self.backend == "sqlite" else "user_id"
+
+    @property
+    def _ignore(self) -> str:
+        return "INSERT IGNORE" if self.backend == "mysql" else "INSERT OR IGNORE"
+
+    def _row_to_memory(self, r: Sequence[Any]) -> Memory:
+        return Memory(
+            id=r[0],
+            user_id=r[1],
+            session_id=r[2],
+            content=r[3],
+            summary=r[4] or "",
+            memory_type=MemoryType(r[5]),
+            source=Source(r[6]),
+            confidence=float(r[7]),
+            metadata=self._json_out(r[8]) or {},
+            access_count=int(r[9]),
+            last_access_at=self._dt_out(r[10]),
+            decay_score=float(r[11]),
+            status=Status(r[12]),
+            expires_at=self._dt_out(r[13]),
+            created_at=self._dt_out(r[14]),  # type: ignore[arg-type]
+            updated_at=self._dt_out(r[15]),  # type: ignore[arg-type]
+            valid_from=self._dt_out(r[16]),
+            valid_to=self._dt_out(r[17]),
+            slot=r[18],
+        )
+
+    def _where(self, q: RecordQuery, alias: str = "") -> tuple[str, list[Any]]:
+        a = f"{alias}." if alias else ""
+        clauses = [f"{a}user_id = ?"]
+        params: list[Any] = [q.user_id]
+        if q.statuses:
+            clauses.append(f"{a}status IN ({self._marks(len(q.statuses))})")
+            params.extend(q.statuses)
+        if q.memory_type:
+            clauses.append(f"{a}memory_type = ?")
+            params.append(q.memory_type)
+        if q.created_after is not None:
+            clauses.append(f"{a}created_at >= ?")
+            params.append(self._dt_in(q.created_after))
+        if q.session_id:
+            clauses.append(f"{a}session_id = ?")
+            params.append(q.session_id)
+        return " AND ".join(clauses), params
+
+    def _outbox_rows(
+        self, cur: Any, rows: list[tuple[str, str, str]], target: str = "vectors,graph"
+    ) -> None:
+        """Queue projections; `target` lists the projections the row must reach."""
+        now = self._dt_in(utcnow())
+        cur.executemany(
+            self._q(
+                "INSERT INTO outbox (user_id, memory_id, op, target, attempts, next_attempt_at,"
+                " created_at) VALUES (?, ?, ?, ?, 0, ?, ?)"
+            ),
+            [(u, m, op, target, now, now) for u, m, op in rows],
+        )

@@ -1,0 +1,189 @@
+"""The records ports: the source of truth. Vectors and graph are projections of what is here.
+
+Every method takes the user id and every statement filters on it: a memory id alone never
+reaches another user's row.
+
+One store, several narrow ports, so each caller names only what it uses: the memory rows
+(`MemoryRecords`), the graph tables (`GraphTables`), the projection queue (`Outbox`), the batch
+jobs of the lifecycle (`LifecycleRecords`), the audit trail (`AuditLog`) and erasure
+(`ErasableRecords`). `RecordsStore` is all of them: what an adapter implements and what the
+service holds.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any, Protocol
+
+from graphmem.model import Memory
+from graphmem.stores.records.rows import (
+    EntityRef,
+    GraphRows,
+    OutboxItem,
+    RecordQuery,
+    Relation,
+    Supersession,
+)
+
+
+class StoreHandle(Protocol):
+    """What every port shares: which backend, whether it answers, and letting go of it."""
+
+    backend: str
+
+    def close(self) -> None: ...
+
+    def health(self) -> dict[str, object]: ...
+
+
+class MemoryRecords(StoreHandle, Protocol):
+    """Memory rows: written, read, listed, searched by keyword and counted."""
+
+    def insert(
+        self,
+        memories: list[Memory],
+        search_texts: list[str],
+        graph: GraphRows | None = None,
+        supersede: list[Supersession] | None = None,
+    ) -> None:
+        """Memory rows, their entities and relations, the supersessions they cause, and their
+        outbox rows: one transaction."""
+
+    def get(self, user_id: str, memory_ids: list[str]) -> dict[str, Memory]: ...
+
+    def update_content(self, memory: Memory, search_text: str, *, op: str = "upsert") -> None:
+        """Rewrite one memory's content fields and queue its re-projection, in one transaction."""
+
+    def delete(self, user_id: str, memory_ids: list[str]) -> list[str]:
+        """Rows, relations, entity links and a 'delete' tombstone each, in one transaction."""
+
+    def set_status(
+        self, user_id: str, memory_ids: list[str], status: str, *, only_from: str | None = None
+    ) -> list[str]: ...
+
+    def supersede(self, user_id: str, items: list[Supersession]) -> None:
+        """Record supersessions on their own (after a review approval, a version update)."""
+
+    def slot_holders(self, user_id: str, slots: list[str]) -> dict[str, list[Memory]]:
+        """Current (active, not superseded) memories of the user in each slot, oldest first."""
+
+    def keyword_search(
+        self, q: RecordQuery, terms: list[str], limit: int
+    ) -> list[tuple[str, float]]:
+        """(memory_id, score >= 0) best first; the score grows with relevance."""
+
+    def list(self, q: RecordQuery, limit: int | None = None, offset: int = 0) -> list[Memory]: ...
+
+    def count(self, user_id: str | None = None, status: str | None = None) -> int: ...
+
+    def stats(self, user_id: str) -> dict[str, Any]: ...
+
+    def all_ids(self, user_id: str | None = None) -> set[str]: ...
+
+    def record_access(self, counts: dict[tuple[str, str], int], at: datetime) -> None:
+        """Add access counts keyed by (user_id, memory_id) in one batched statement."""
+
+
+class GraphTables(StoreHandle, Protocol):
+    """Entities, memory-entity links and relations: what the graph projection is built from."""
+
+    def save_graph(
+        self, graph: GraphRows, *, project: bool = True, set_strength: bool = False
+    ) -> int:
+        """Entities, links and relations (insert-or-keep; `set_strength` overwrites the
+        strength of an existing relation) plus 'relations' outbox rows."""
+
+    def mentions_of(self, user_id: str, keys: list[str], per_key: int) -> dict[str, list[str]]:
+        """Memory ids mentioning each entity key, newest first, at most `per_key` each."""
+
+    def mention_counts(self, user_id: str, keys: list[str]) -> dict[str, int]:
+        """How many of the user's memories mention each entity key (absent: none)."""
+
+    def session_previous(
+        self, user_id: str, session_id: str | None, before: datetime
+    ) -> str | None:
+        """The latest memory created before `before`: in the session, or of the user if None."""
+
+    def relations_for(self, user_id: str, memory_ids: list[str]) -> list[Relation]: ...
+
+    def relations_page(
+        self, after_id: int, limit: int, user_id: str | None = None
+    ) -> tuple[int, list[Relation]]:
+        """Relations in storage order after a cursor, and the new cursor: for bulk rebuilds."""
+
+    def entities_for(self, user_id: str, memory_ids: list[str]) -> dict[str, list[EntityRef]]: ...
+
+    def graph_counts(self, user_id: str | None = None) -> dict[str, int]: ...
+
+
+class Outbox(StoreHandle, Protocol):
+    """The projection queue: rows written with the records, drained into vectors and graph."""
+
+    def outbox_due(self, limit: int, now: datetime) -> list[OutboxItem]: ...
+
+    def outbox_for(self, memory_ids: list[str]) -> list[OutboxItem]: ...
+
+    def outbox_done(self, ids: list[int]) -> None: ...
+
+    def outbox_retry_later(
+        self, item_id: int, error: str, next_attempt_at: datetime, target: str | None = None
+    ) -> None:
+        """Retry later; `target` narrows the row to the projections that still failed."""
+
+    def outbox_count(self) -> int: ...
+
+    def outbox_oldest(self) -> datetime | None: ...
+
+
+class LifecycleRecords(StoreHandle, Protocol):
+    """Batch jobs over the whole store: decay, merges, preloads, rebuilds."""
+
+    def scan(
+        self, after_doc_id: int, limit: int, user_id: str | None = None
+    ) -> list[tuple[int, Memory]]:
+        """Memories in storage order after a cursor: for resumable batch jobs."""
+
+    def set_lifecycle(self, rows: list[tuple[str, str, float, datetime | None, str]]) -> None:
+        """(user_id, id, decay_score, expires_at, summary) values; no re-projection queued."""
+
+    def merge(self, user_id: str, survivor: Memory, loser_ids: list[str]) -> list[str]:
+        """Fold memories into a survivor in one transaction; returns those merged."""
+
+    def preload_candidates(self, user_id: str, limit: int) -> dict[str, list[Memory]]:
+        """{"recent": [...], "frequent": [...]}: active memories to preload a session with."""
+
+
+class AuditLog(StoreHandle, Protocol):
+    def audit(self, user_id: str, action: str, memory_ids: list[str], details: dict) -> None: ...
+
+    def audit_rows(self, user_id: str, limit: int = 100) -> list[dict[str, Any]]: ...
+
+
+class ErasableRecords(StoreHandle, Protocol):
+    """Erasing a user, and proving it: what is left in the tables and in the files."""
+
+    def erase_user(self, user_id: str, requested_by: str) -> dict[str, int]:
+        """Every row about the user, gone in one transaction; an erase tombstone queued."""
+
+    def scrub(self) -> None:
+        """After an erasure: make deleted rows unrecoverable from the store's own files."""
+
+    def user_markers(self, user_id: str, sessions: int, contents: int, chars: int) -> set[str]:
+        """The user id, session ids and memory openings an erasure looks for on disk."""
+
+    def shared_markers(self, markers: set[str]) -> set[str]:
+        """The markers a remaining memory still holds as its session id or opening."""
+
+    def user_residue(self, user_id: str) -> dict[str, int]: ...
+
+
+class RecordsStore(
+    MemoryRecords,
+    GraphTables,
+    Outbox,
+    LifecycleRecords,
+    AuditLog,
+    ErasableRecords,
+    Protocol,
+):
+    """The whole records store: what the SQLite and MySQL adapters implement."""

@@ -1,0 +1,75 @@
+"""The rows the records store reads and writes besides memories: outbox items, entities,
+relations, supersessions, the graph rows of one write, and the filters of a query.
+
+Plain values, shared by the ports, the SQL adapters and the core that builds them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+
+ERASE_MARK = "*"  # outbox memory_id of an erase-a-user tombstone
+
+
+@dataclass(frozen=True)
+class OutboxItem:
+    id: int
+    user_id: str
+    memory_id: str
+    op: str  # upsert | delete | status | relations (re-project a memory's edges)
+    attempts: int
+    target: str = "vectors,graph"  # the projections this row still has to reach
+
+
+@dataclass(frozen=True)
+class EntityRef:
+    """An entity as the records store keeps it: `key` is its normalised, resolving name."""
+
+    key: str
+    name: str
+    entity_type: str = "thing"
+
+
+@dataclass(frozen=True)
+class Relation:
+    """A typed, weighted edge between two memories of one user (`memory_relations`)."""
+
+    user_id: str
+    source_id: str
+    target_id: str
+    relation_type: str
+    strength: float = 1.0
+    # When the relation held in the world; None: open. Filled from the two memories' validity
+    # when the row is written (graph_rows), closed when either memory is superseded.
+    valid_from: datetime | None = None
+    valid_to: datetime | None = None
+
+
+@dataclass(frozen=True)
+class Supersession:
+    """`old_id` stopped being true at `at` because `new_id` replaced it (graphmem.temporal)."""
+
+    old_id: str
+    new_id: str
+    at: datetime
+
+
+@dataclass
+class GraphRows:
+    """What a write adds to the graph tables, committed in the same transaction as the rows."""
+
+    user_id: str
+    entities: dict[str, list[EntityRef]]  # memory id -> entities it mentions
+    relations: list[Relation]
+
+
+@dataclass(frozen=True)
+class RecordQuery:
+    """Filters shared by the keyword channel, listing and export."""
+
+    user_id: str
+    memory_type: str | None = None
+    statuses: tuple[str, ...] = ("active",)
+    created_after: datetime | None = None
+    session_id: str | None = None
