@@ -70,8 +70,9 @@ def build_context(
     records = records or open_records(s)
     vectors = vectors or open_vectors(s, embedder.dim)
     graph = graph or open_graph(s)
-    guard = guard or Guard(GuardSettings())
+    extractor = extractor or make_extractor(s.extractor, s.entity_aliases)
     cache = cache or open_cache(s)
+    guard = guard or Guard(GuardSettings())
     projector = Projector(records, vectors, embedder, graph)
     return Context(
         settings=s,
@@ -80,7 +81,7 @@ def build_context(
         graph=graph,
         cache=cache,
         embedder=embedder,
-        extractor=extractor or make_extractor(s.extractor, s.entity_aliases),
+        extractor=extractor,
         guard=guard,
         linker=Linker(
             records, s.link_per_entity, s.link_hub_share, s.link_hub_min, s.link_per_topic
