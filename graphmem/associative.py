@@ -31,8 +31,12 @@ class Step:
     strength: float
 
     def to_dict(self) -> dict[str, Any]:
-        return {"from": self.source, "type": self.relation_type, "to": self.target,
-                "strength": round(self.strength, 6)}
+        return {
+            "from": self.source,
+            "type": self.relation_type,
+            "to": self.target,
+            "strength": round(self.strength, 6),
+        }
 
 
 @dataclass(slots=True)
