@@ -18,12 +18,11 @@ RESULTS_DIR = REPO_ROOT / "bench" / "results"
 
 
 def percentile(values: list[float], p: float) -> float | None:
-    """Nearest-rank percentile (p in [0, 100]); None for an empty list."""
-    if not values:
-        return None
-    s = sorted(values)
-    k = max(0, min(len(s) - 1, round(p / 100.0 * (len(s) - 1))))
-    return s[k]
+    """Nearest-rank percentile (p in [0, 100]); None for an empty list: graphmem's own, so a
+    benchmark and `memory_health` rank latencies the same way."""
+    from graphmem.metrics import percentile as nearest_rank
+
+    return nearest_rank(values, p)
 
 
 def median(values: list[float]) -> float | None:

@@ -145,14 +145,18 @@ def write_real(
     rng = random.Random(start)
     now = datetime.now(UTC)
     st = Stages()
-    st.wrap(svc, "_prepare", "validation_screening")
+    ctx = getattr(svc, "context", None)  # graphmem's; a peer system has none
+    if ctx is not None:
+        from graphmem.usecases import write as writing
+
+        st.wrap(writing, "prepare", "validation_screening")
     st.wrap(svc.embedder, "encode", "embedding")
-    st.wrap(getattr(svc, "extractor", None), "extract_many", "extraction")
-    st.wrap(getattr(svc, "linker", None), "link", "linking")
+    st.wrap(getattr(ctx, "extractor", None), "extract_many", "extraction")
+    st.wrap(getattr(ctx, "linker", None), "link", "linking")
     st.wrap(svc.records, "insert", "records_insert")
     st.wrap(svc.vectors, "optimize", "hnsw_build")
     st.wrap(svc.vectors, "upsert", "vector_upsert")  # includes hnsw_build when it runs
-    st.wrap(getattr(svc, "projector", None), "_apply_graph", "graph_projection")
+    st.wrap(getattr(ctx, "projector", None), "_apply_graph", "graph_projection")
     batch_s: list[float] = []
     ids: list[str] = []
     try:

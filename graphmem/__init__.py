@@ -5,7 +5,8 @@ The public surface is small: build a `MemoryService` from `Settings` and call it
 
 from graphmem.errors import GraphmemError, NotFoundError, StoreUnavailableError, ValidationError
 from graphmem.model import Hit, Memory, MemoryType, Source, Status
-from graphmem.service import MemoryService, SearchResult
+from graphmem.requests import SearchRequest, SearchResult, WriteItem
+from graphmem.service import MemoryService
 from graphmem.settings import Settings
 
 __all__ = [
@@ -15,11 +16,13 @@ __all__ = [
     "MemoryService",
     "MemoryType",
     "NotFoundError",
+    "SearchRequest",
     "SearchResult",
     "Settings",
     "Source",
     "Status",
     "StoreUnavailableError",
     "ValidationError",
+    "WriteItem",
 ]
 __version__ = "0.1.0"

@@ -38,4 +38,12 @@ current_actor: contextvars.ContextVar[Actor | None] = contextvars.ContextVar(
     "graphmem_actor", default=None
 )
 
-__all__ = ["CLI", "ROLES", "Actor", "Role", "current_actor"]
+
+def audit_by() -> dict[str, str]:
+    """The audit field naming who acted (a token label, "stdio" or "cli"), when an interface
+    said; in-process callers add nothing."""
+    actor = current_actor.get()
+    return {"by": actor.label} if actor is not None else {}
+
+
+__all__ = ["CLI", "ROLES", "Actor", "Role", "audit_by", "current_actor"]

@@ -31,8 +31,12 @@ class Step:
     strength: float
 
     def to_dict(self) -> dict[str, Any]:
-        return {"from": self.source, "type": self.relation_type, "to": self.target,
-                "strength": round(self.strength, 6)}
+        return {
+            "from": self.source,
+            "type": self.relation_type,
+            "to": self.target,
+            "strength": round(self.strength, 6),
+        }
 
 
 @dataclass(slots=True)
@@ -104,8 +108,8 @@ def split_graph_weight(weights: Any) -> tuple[Any, float | None]:
         except (ValueError, RecursionError):  # parse_weights reports it, naming the field
             return weights, None
     if isinstance(weights, Mapping) and "graph" in weights:
-        rest = {k: v for k, v in weights.items() if k != "graph"}
-        return rest or None, _weight(weights["graph"])
+        others = {k: v for k, v in weights.items() if k != "graph"}
+        return others or None, _weight(weights["graph"])
     if isinstance(weights, str) and "graph=" in weights.replace(" ", ""):
         parts = [p for p in weights.split(",") if p.strip()]
         g = [p for p in parts if p.split("=", 1)[0].strip() == "graph"]

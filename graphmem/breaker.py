@@ -41,8 +41,3 @@ class Breaker:
         with self._lock:
             self._until.clear()
             self._cooldown.clear()
-
-    def open_stores(self) -> list[str]:
-        now = time.monotonic()
-        with self._lock:
-            return sorted(s for s, t in self._until.items() if t > now)

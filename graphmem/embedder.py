@@ -67,7 +67,10 @@ class Embedder:
 
         self.model_name = model
         self._model = SentenceTransformer(resolve_model_path(model), device="cpu")
-        self.dim = int(self._model.get_embedding_dimension())
+        dim = self._model.get_embedding_dimension()
+        if dim is None:
+            raise ValueError(f"{model}: the model does not say its embedding dimension")
+        self.dim = int(dim)
         self.batch_size = batch_size
         self._cache: OrderedDict[tuple[str, str], np.ndarray] = OrderedDict()
         self._cache_size = cache_size

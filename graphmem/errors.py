@@ -20,6 +20,14 @@ class ValidationError(GraphmemError):
         self.message = message
 
 
+class FirewallRejected(ValidationError):
+    """The memory firewall refused a write or an update: nothing was stored."""
+
+    def __init__(self, field: str, reason: str) -> None:
+        super().__init__(field, f"rejected by the memory firewall: {reason}")
+        self.reason = reason
+
+
 class NotFoundError(GraphmemError):
     """The memory does not exist for this user (another user's memory looks exactly the same)."""
 

@@ -3,7 +3,8 @@ how near-duplicates are merged.
 
 More memories are not better memories: stale and redundant ones bury the right answer. These
 rules are pure functions of a memory, the clock and the settings, so the write path, recall and
-the compaction job (graphmem.compaction) apply exactly the same ones.
+the compaction job (graphmem.usecases.compact) apply exactly the same ones; merging itself
+is graphmem.usecases.merge.
 
 decay_score (in [0, 1]):
 
@@ -40,23 +41,13 @@ and entities move to it, and each merged memory stays as an archived row joined 
 
 from __future__ import annotations
 
-import logging
 from collections.abc import Sequence
 from datetime import datetime, timedelta
-from typing import TYPE_CHECKING
-
-import numpy as np
 
 from graphmem import ranking
 from graphmem.meaning import same_meaning
-from graphmem.model import Memory, Status, utcnow
+from graphmem.model import Memory, Status
 from graphmem.settings import Settings
-from graphmem.stores.vectors import VectorFilter
-
-if TYPE_CHECKING:
-    from graphmem.service import MemoryService
-
-log = logging.getLogger("graphmem.lifecycle")
 
 MERGE_META_KEYS = ("merged_from", "merged_into")
 DECAY_RECENCY = 0.6
@@ -139,113 +130,13 @@ def united(members: Sequence[Memory], now: datetime, s: Settings) -> tuple[Memor
     return survivor, losers
 
 
-# ---------------------------------------------------------------- actions on a service
-def merge(svc: MemoryService, user_id: str, members: Sequence[Memory]) -> Memory:
-    """Merge a group of one user's memories; returns the survivor as stored."""
-    survivor, losers = united(list(members), utcnow(), svc.settings)
-    ids = [m.id for m in losers]
-    with svc._write_lock:
-        done = svc.records.merge(user_id, survivor, ids)
-        if done:
-            svc._invalidate(user_id)
-            touched = [survivor.id, *done]
-            known = _stored_vectors(svc, touched)
-            svc.projector.apply(svc.records.outbox_for(touched), known)
-            svc.records.audit(
-                user_id, "merge", touched, {"survivor": survivor.id, "merged": len(done)}
-            )
-    return svc.records.get(user_id, [survivor.id]).get(survivor.id, survivor)
-
-
-def _stored_vectors(svc: MemoryService, ids: list[str]) -> dict[str, np.ndarray]:
-    """Vectors already in the index: a status change need not re-embed the content."""
-    try:
-        return svc.vectors.vectors(ids)
-    except Exception as e:  # noqa: BLE001 - the projector re-embeds what is missing
-        log.warning("could not read stored vectors for a merge: %s", e)
-        return {}
-
-
-def duplicates_of(
-    svc: MemoryService, user_id: str, memory_id: str, vec: np.ndarray
-) -> list[tuple[str, float]]:
-    """Active memories of the user at least `merge_similarity` similar: an index query."""
-    s = svc.settings
-    flt = VectorFilter(user_id, None, (Status.ACTIVE.value,))
-    hits = svc.vectors.search(vec, flt, s.merge_neighbours + 1)
-    return [
-        (h.memory_id, h.score)
-        for h in hits
-        if h.memory_id != memory_id and h.score >= s.merge_similarity
-    ]
-
-
-def merge_on_write(
-    svc: MemoryService, user_id: str, memories: list[Memory], vecs: np.ndarray
-) -> list[Memory]:
-    """Merge each just-written memory into its nearest active near-duplicate, at once.
-
-    Returns the written list with merged entries replaced by their survivor, so a caller gets
-    the id that now holds the memory; such a survivor has `merged_into` set to its own id, so the
-    caller also learns that nothing new was stored.
-    """
-    if not svc.settings.merge_on_write:
-        return memories
-    out = list(memories)
-    folded: dict[str, Memory] = {}
-    for i, (m, v) in enumerate(zip(memories, vecs, strict=True)):
-        if m.status != Status.ACTIVE or m.id in folded:
-            out[i] = folded.get(m.id, m)
-            continue
-        try:
-            dups = duplicates_of(svc, user_id, m.id, v)
-        except Exception as e:  # noqa: BLE001 - merging is an optimisation; the write stands
-            log.warning("merge-on-write skipped, vector index unavailable: %s", e)
-            return out
-        rows = svc.records.get(user_id, [d for d, _ in dups])
-        now = utcnow()
-        best = next((rows[d] for d, _ in dups if d in rows and mergeable(m, rows[d], now)), None)
-        if best is None:
-            continue
-        survivor = merge(svc, user_id, [m, best])
-        if survivor.id != m.id:
-            survivor.merged_into = survivor.id
-        for gone in (m, best):
-            if gone.id != survivor.id:
-                folded[gone.id] = survivor
-        out[i] = survivor
-    return out
-
-
-def set_status(
-    svc: MemoryService, user_id: str, ids: list[str], status: Status, only_from: Status
-) -> list[str]:
-    """Archive or restore: one records transaction, then the projections follow."""
-    with svc._write_lock:
-        done = svc.records.set_status(user_id, ids, status.value, only_from=only_from.value)
-        if done:
-            svc._invalidate(user_id)
-            svc.projector.apply(svc.records.outbox_for(done), _stored_vectors(svc, done))
-            svc.records.audit(
-                user_id,
-                "archive" if status == Status.ARCHIVED else "restore",
-                done,
-                {"count": len(done)},
-            )
-    return done
-
-
 __all__ = [
     "decay_score",
-    "duplicates_of",
     "expiry",
     "is_expired",
     "last_seen",
-    "merge",
-    "merge_on_write",
     "merge_order",
     "mergeable",
-    "set_status",
     "should_archive",
     "united",
 ]

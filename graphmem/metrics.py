@@ -1,12 +1,12 @@
 """Prometheus metrics: what an operator watches, and what `memory_health` reports.
 
 One registry per process. Event counters and latency histograms are fed where the events
-happen (the MCP middleware for tool calls, the retriever for recall channels, the service and
-projector where a store error is caught, the service where the firewall decides a write);
-levels that live in the stores (memory counts, outbox backlog and lag, cache hit counters,
-store reachability) are read from the bound MemoryService at scrape time, so they can never
-drift from the stores. `render()` is what `GET /metrics` serves and `snapshot()` is the same
-collection as a dict, so a scrape and `memory_health` read identical numbers.
+happen (the MCP middleware for tool calls, the search pipeline for recall channels, the
+use-cases and projector where a store error is caught, the write use-case where the firewall
+decides a write); levels that live in the stores (memory counts, outbox backlog and lag, cache
+hit counters, store reachability) are read from the bound service Context at scrape time, so
+they can never drift from the stores. `render()` is what `GET /metrics` serves and `snapshot()`
+is the same collection as a dict, so a scrape and `memory_health` read identical numbers.
 
 Labels are small closed sets (tool names, channel names, store names, firewall actions):
 never a user id or content, so neither cardinality nor privacy grows with the data.
@@ -17,7 +17,8 @@ from __future__ import annotations
 import logging
 import threading
 import time
-from collections.abc import Iterator
+from collections import deque
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
@@ -33,7 +34,7 @@ from prometheus_client import (
 from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, Metric
 
 if TYPE_CHECKING:
-    from graphmem.service import MemoryService
+    from graphmem.context import Context
 
 log = logging.getLogger("graphmem.metrics")
 
@@ -161,13 +162,49 @@ def quarantine_review(approved: bool, count: int) -> None:
     QUARANTINE_REVIEWS.labels("approved" if approved else "rejected").inc(count)
 
 
+# ----------------------------------------------------------------------------- latencies
+def percentile(values: Iterable[float], p: float) -> float | None:
+    """Nearest-rank percentile (p in [0, 100]); None when there is nothing to rank."""
+    s = sorted(values)
+    if not s:
+        return None
+    return s[max(0, min(len(s) - 1, round(p / 100.0 * (len(s) - 1))))]
+
+
+class LatencyRecorder:
+    """The last `keep` latencies (ms), thread-safe: bounded, so a long-running server's
+    figures describe its recent calls and its memory stays flat."""
+
+    def __init__(self, keep: int = 2048) -> None:
+        self._values: deque[float] = deque(maxlen=keep)
+        self._lock = threading.Lock()
+
+    def add(self, ms: float) -> None:
+        with self._lock:
+            self._values.append(ms)
+
+    def values(self) -> list[float]:
+        with self._lock:
+            return list(self._values)
+
+    def __iter__(self) -> Iterator[float]:
+        return iter(self.values())
+
+    def __len__(self) -> int:
+        return len(self._values)
+
+    def percentile(self, p: float, digits: int = 3) -> float | None:
+        value = percentile(self.values(), p)
+        return None if value is None else round(value, digits)
+
+
 # ----------------------------------------------------------------------------- service levels
 class ServiceCollector:
-    """Reads levels from one MemoryService at scrape time (memory counts, outbox, caches,
+    """Reads levels from one service's Context at scrape time (memory counts, outbox, caches,
     store reachability): a handful of COUNT queries and health checks per scrape."""
 
-    def __init__(self, service: MemoryService) -> None:
-        self.svc = service
+    def __init__(self, context: Context) -> None:
+        self.ctx = context
 
     def describe(self) -> list[Metric]:
         return []  # levels are read lazily; nothing to check for name clashes up front
@@ -176,16 +213,16 @@ class ServiceCollector:
         yield from self._read()
 
     def _read(self) -> list[Metric]:
-        svc = self.svc
+        ctx = self.ctx
         out: list[Metric] = []
         up = GaugeMetricFamily(
             "graphmem_store_up", "1 when the store answers its health check", labels=["store"]
         )
         for name, store in (
-            ("records", svc.records),
-            ("vectors", svc.vectors),
-            ("graph", svc.graph_store),
-            ("cache", svc.cache),
+            ("records", ctx.records),
+            ("vectors", ctx.vectors),
+            ("graph", ctx.graph),
+            ("cache", ctx.cache),
         ):
             try:
                 ok = bool(store.health().get("ok"))
@@ -206,9 +243,9 @@ class ServiceCollector:
         )
         try:
             for status in STATUSES:
-                memories.add_metric([status], float(svc.records.count(status=status)))
-            outbox.add_metric([], float(svc.records.outbox_count()))
-            oldest = svc.records.outbox_oldest()
+                memories.add_metric([status], float(ctx.records.count(status=status)))
+            outbox.add_metric([], float(ctx.records.outbox_count()))
+            oldest = ctx.records.outbox_oldest()
             lag.add_metric([], max(0.0, time.time() - oldest.timestamp()) if oldest else 0.0)
             out += [memories, outbox, lag]
         except Exception as e:  # noqa: BLE001 - records down: graphmem_store_up says so
@@ -219,10 +256,10 @@ class ServiceCollector:
             "Cache lookups by cache (query_embedding, search) and result (hit, miss)",
             labels=["cache", "result"],
         )
-        cache.add_metric(["query_embedding", "hit"], float(svc.embedder.cache_hits))
-        cache.add_metric(["query_embedding", "miss"], float(svc.embedder.cache_misses))
-        cache.add_metric(["search", "hit"], float(svc.cache_hits))
-        cache.add_metric(["search", "miss"], float(svc.cache_misses))
+        cache.add_metric(["query_embedding", "hit"], float(ctx.embedder.cache_hits))
+        cache.add_metric(["query_embedding", "miss"], float(ctx.embedder.cache_misses))
+        cache.add_metric(["search", "hit"], float(ctx.search_stats.cache_hits))
+        cache.add_metric(["search", "miss"], float(ctx.search_stats.cache_misses))
         out.append(cache)
         return out
 
@@ -231,15 +268,15 @@ _bound: ServiceCollector | None = None
 _bind_lock = threading.Lock()
 
 
-def bind(service: MemoryService) -> None:
+def bind(context: Context) -> None:
     """Report this service's levels (one service per server process; a new one replaces it)."""
     global _bound
     with _bind_lock:
-        if _bound is not None and _bound.svc is service:
+        if _bound is not None and _bound.ctx is context:
             return
         if _bound is not None:
             REGISTRY.unregister(_bound)
-        _bound = ServiceCollector(service)
+        _bound = ServiceCollector(context)
         REGISTRY.register(_bound)
 
 
@@ -290,9 +327,11 @@ def _nest(root: dict[str, Any], keys: list[str]) -> dict[str, Any]:
 
 __all__ = [
     "REGISTRY",
+    "LatencyRecorder",
     "bind",
     "channel",
     "observe_tool",
+    "percentile",
     "quarantine_review",
     "register_tools",
     "render",

@@ -10,6 +10,7 @@ when one store is down and the other up, the row is narrowed to the one that fai
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 from datetime import timedelta
 from typing import Any
 
@@ -85,6 +86,51 @@ def sync_graph(records: RecordsStore, graph: GraphStore, user_id: str, ids: list
         [graph_node(m, ents.get(m.id)) for m in rows.values()],
         [graph_edge(r) for r in rels],
     )
+
+
+def rebuild_graph(
+    records: RecordsStore,
+    graph: GraphStore,
+    user_id: str | None = None,
+    batch: int = 500,
+    progress: Callable[[int], None] | None = None,
+) -> int:
+    """Make the graph projection equal to the records (for one user, or everyone).
+
+    Two streaming passes: every memory node first (with its entities; a node's sync clears
+    its edges), then every relation in storage order, added in large batches. Syncing page by
+    page with each page's relations looked up by memory id took 13 minutes for 100,000
+    memories and 1.7 million relations (the in-process graph is rebuilt like this whenever the
+    embedded service starts); streaming took 83-106 s on a quiet 2-core machine.
+    """
+    if user_id is not None:
+        graph.delete_user(user_id)
+    else:
+        stale = sorted(graph.node_ids() - records.all_ids())
+        for i in range(0, len(stale), batch):  # one transaction per page: Neo4j caps its memory
+            graph.delete(stale[i : i + batch])
+    n, cursor = 0, 0
+    while True:
+        page = records.scan(cursor, batch, user_id)
+        if not page:
+            break
+        cursor = page[-1][0]
+        by_user: dict[str, list[Memory]] = {}
+        for _, m in page:
+            by_user.setdefault(m.user_id, []).append(m)
+        for uid, ms in by_user.items():
+            ents = records.entities_for(uid, [m.id for m in ms])
+            graph.sync([graph_node(m, ents.get(m.id)) for m in ms], [])
+        n += len(page)
+        if progress:
+            progress(len(page))
+    rel_cursor = 0
+    while True:
+        rel_cursor, rels = records.relations_page(rel_cursor, batch * 20, user_id)
+        if not rels:
+            graph.rebuilt()
+            return n
+        graph.sync([], [graph_edge(r) for r in rels])
 
 
 def _targets(item: OutboxItem) -> list[str]:
@@ -218,7 +264,9 @@ class Projector:
             if gone:  # deleted after this row was queued: the point must not exist
                 self.vectors.delete(gone)
             todo = [m for m in rows.values() if m.id not in known]
-            fresh = self.embedder.encode([m.content for m in todo]) if todo else []
+            fresh: np.ndarray | list[np.ndarray] = (
+                self.embedder.encode([m.content for m in todo]) if todo else []
+            )
             vecs = dict(known)
             vecs.update({m.id: v for m, v in zip(todo, fresh, strict=True)})
             self.vectors.upsert([vector_point(m, vecs[m.id]) for m in rows.values()])

@@ -57,14 +57,15 @@ def parse_weights(
             except (ValueError, RecursionError):
                 raise ValidationError("weights", "is not an object of channel -> number") from None
         else:
-            raw = {}
+            pairs: dict[str, str] = {}
             for part in text.split(","):
                 name, sep, num = part.partition("=")
                 if not sep:
                     raise ValidationError(
                         "weights", f"{part.strip()!r} is not channel=number (e.g. vector=0.7)"
                     )
-                raw[name.strip()] = num.strip()  # type: ignore[index]
+                pairs[name.strip()] = num.strip()
+            raw = pairs
     else:
         raw = value
     if not isinstance(raw, Mapping):

@@ -25,35 +25,25 @@ A superseded memory keeps its row, gets `valid_to` and status `superseded`, its 
 the same instant, and a `superseded_by` relation points to its successor. Recall then answers
 from current memories unless the query asks about the past, or `as_of` / `include_history` is
 given (`recall_window`).
+
+These are the rules; graphmem.usecases.versions (`Temporal`) applies them to the stored
+memories on write, on approval and when reading a memory's history.
 """
 
 from __future__ import annotations
 
-import logging
 import re
-from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from pydantic import Field
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
-from extractors.normalize import Normalizer
-from extractors.slots import Slot, compile_rules, find_slots, is_correction
-from graphmem.guard.consensus import Candidate, extract_claim
-from graphmem.meaning import compare, gist
-from graphmem.model import Memory, Status, new_id
-from graphmem.stores.records import GraphRows, Relation, Supersession
-from graphmem.stores.vectors import VectorFilter
-from graphmem.text import search_text
-
-if TYPE_CHECKING:
-    import numpy as np
-
-    from graphmem.service import MemoryService
-
-log = logging.getLogger("graphmem.temporal")
+from graphmem.guard.consensus import Candidate
+from graphmem.meaning import gist
+from graphmem.model import Memory, Status
+from graphmem.stores.records import Relation, Supersession
 
 # A query about the past: superseded memories join the candidates, and rank a little higher.
 PAST_QUERY = re.compile(
@@ -148,332 +138,17 @@ class WritePlan:
     outcomes: dict[str, dict[str, Any]] = field(default_factory=dict)  # memory id -> audit note
 
 
-class Temporal:
-    """Update detection on write, and version history; one per MemoryService."""
-
-    def __init__(self, svc: MemoryService, settings: TemporalSettings | None = None) -> None:
-        self.svc = svc
-        self.settings = settings or TemporalSettings()
-        self.rules = compile_rules(self.settings.slot_rules)
-        self.norm = Normalizer(svc.settings.entity_aliases)
-
-    def slots(self, text: str) -> list[Slot]:
-        return find_slots(text, self.rules, self.norm)
-
-    def _value(self, m: Memory, key: str) -> str | None:
-        return next((s.value for s in self.slots(m.content) if s.key == key), None)
-
-    # ------------------------------------------------------------------ writes
-    def plan(self, user_id: str, memories: list[Memory], vecs: np.ndarray) -> WritePlan:
-        """Set slot and validity on new memories (in place) and decide what they supersede,
-        quarantine or contradict. Stored memories are only read here; the caller commits the
-        plan in the same transaction as the rows."""
-        plan = WritePlan()
-        for m in memories:
-            m.valid_from = m.valid_from or m.created_at
-        if not self.settings.enabled:
-            return plan
-        slot_of: dict[str, Slot | None] = {}
-        for m in memories:
-            found = self.slots(m.content)
-            slot_of[m.id] = found[0] if found else None
-            if found and m.slot is None:
-                m.slot = found[0].key
-        keys = sorted({s.key for s in slot_of.values() if s})
-        stored = self.svc.records.slot_holders(user_id, keys) if keys else {}
-        current: dict[str, list[Memory]] = {k: list(v) for k, v in stored.items()}
-        known: dict[str, Memory] = {m.id: m for v in stored.values() for m in v}
-        in_batch = {m.id: m for m in memories}
-        vec_of = dict(zip([m.id for m in memories], vecs, strict=True))
-        order = sorted(range(len(memories)), key=lambda i: (memories[i].valid_since, i))
-        batch_like: dict[tuple[str, frozenset[str]], list[Memory]] = {}  # earlier in the batch
-        for m in (memories[i] for i in order):
-            if m.status != Status.ACTIVE:
-                continue  # held back by the screen already: no evidence, no update
-            slot = slot_of[m.id]
-            updates: list[Memory] = []
-            if slot is not None:
-                updates = [
-                    h
-                    for h in current.get(slot.key, [])
-                    if h.id != m.id and self._value(h, slot.key) not in (None, slot.value)
-                ]
-            correction = is_correction(m.content)
-            neighbours, near = self._nearest(user_id, vec_of[m.id], exclude=in_batch)
-            known.update({n.id: n for n in neighbours})
-            like = batch_like.setdefault(_gist_key(m), [])
-            near += [b for b in like if float(vec_of[b.id] @ vec_of[m.id]) >= self._near_similarity]
-            like.append(m)
-            for n in self._value_updates(m, near):
-                if n.id not in {u.id for u in updates}:
-                    known[n.id] = n
-                    updates.append(n)
-            if correction and not updates:
-                target = self._corrected(user_id, m, neighbours)
-                if target is not None:
-                    known[target.id] = target
-                    updates = [target]
-            decision = self.svc.guard.consensus(
-                user_id,
-                m.content,
-                [_candidate(n) for n in neighbours if n.id not in {u.id for u in updates}],
-                m.source.value,
-                updates=[_candidate(u) for u in updates],
-                correction=correction,
-            )
-            if decision.action != "allow" or decision.contradicted_ids:
-                plan.outcomes[m.id] = {
-                    "consensus": decision.action,
-                    "superseded": list(decision.superseded_ids),
-                    "contradicted": list(decision.contradicted_ids),
-                    "slot": slot.key if slot else None,
-                    "correction": correction,
-                }
-            for old_id in decision.superseded_ids:
-                old = in_batch.get(old_id) or known.get(old_id)
-                if old is not None and self._supersede(plan, user_id, old, m, in_batch):
-                    for lst in current.values():
-                        if old in lst:
-                            lst.remove(old)
-            if decision.action == "quarantine":
-                m.status = Status.QUARANTINED
-            elif decision.action == "low_confidence" and decision.confidence is not None:
-                m.confidence = min(m.confidence, decision.confidence)
-            for cid in decision.contradicted_ids:
-                plan.relations.append(Relation(user_id, m.id, cid, CONTRADICTS, 1.0))
-            if slot is not None and m.status == Status.ACTIVE and m.valid_to is None:
-                current.setdefault(slot.key, []).append(m)
-        return plan
-
-    def _supersede(
-        self, plan: WritePlan, user_id: str, old: Memory, new: Memory, in_batch: dict[str, Memory]
-    ) -> bool:
-        """`new` replaces `old` (True) - unless `old` is the later one (a back-dated import):
-        then the new memory is the older version, stored closed, and `old` stays (False)."""
-        if old.valid_since > new.valid_since:
-            new.valid_to = min(new.valid_to or old.valid_since, old.valid_since)
-            new.status = Status.SUPERSEDED
-            plan.relations.append(
-                Relation(user_id, new.id, old.id, SUPERSEDED_BY, 1.0, old.valid_since)
-            )
-            return False
-        at = new.valid_since
-        if old.id in in_batch:
-            old.valid_to, old.status = at, Status.SUPERSEDED
-            plan.relations.append(Relation(user_id, old.id, new.id, SUPERSEDED_BY, 1.0, at))
-        else:
-            plan.supersede.append(Supersession(old.id, new.id, at))
-        return True
-
-    @property
-    def _near_similarity(self) -> float:
-        return self.svc.settings.merge_similarity
-
-    def _nearest(
-        self, user_id: str, vec: np.ndarray, exclude: dict[str, Memory]
-    ) -> tuple[list[Memory], list[Memory]]:
-        """The user's nearest current memories - the evidence the consensus check weighs - and
-        those of them at least `merge_similarity` similar (near-duplicates), from one query."""
-        gs = self.svc.guard.settings
-        consensus = gs.enabled and gs.consensus_enabled
-        k = self.svc.settings.merge_neighbours
-        if consensus:
-            k = max(k, gs.consensus_candidates)
-        try:
-            hits = self.svc.vectors.search(
-                vec, VectorFilter(user_id, None, (Status.ACTIVE.value,)), k
-            )
-        except Exception as e:  # noqa: BLE001 - no evidence when the index is down, no refusal
-            log.warning("update check without neighbours (vector store: %s)", e)
-            return [], []
-        rows = self.svc.records.get(
-            user_id, [h.memory_id for h in hits if h.memory_id not in exclude]
-        )
-        current = [
-            (rank, rows[h.memory_id], h.score)
-            for rank, h in enumerate(hits)
-            if h.memory_id in rows
-            and rows[h.memory_id].status == Status.ACTIVE
-            and rows[h.memory_id].valid_to is None
-        ]
-        neighbours = [m for rank, m, _ in current if consensus and rank < gs.consensus_candidates]
-        near = [m for _, m, score in current if score >= self._near_similarity]
-        return neighbours, near
-
-    @staticmethod
-    def _value_updates(m: Memory, near: Sequence[Memory]) -> list[Memory]:
-        """The near-duplicates `m` changes a value of (a number, date, time, weekday, name or
-        the negation): it is their next version, never their duplicate."""
-        return [
-            n
-            for n in near
-            if n.id != m.id
-            and n.memory_type == m.memory_type
-            and n.status == Status.ACTIVE
-            and n.valid_to is None
-            and compare(n.content, m.content) == "update"
-        ]
-
-    def _corrected(self, user_id: str, m: Memory, neighbours: list[Memory]) -> Memory | None:
-        """The memory a correction corrects: the earlier candidate (the nearest memories and the
-        previous one) whose claim shares most with it - content words, then the kind of value
-        (a date, a weekday, a number); None when nothing is shared."""
-        prev_id = self.svc.records.session_previous(user_id, m.session_id, m.created_at)
-        pool = {n.id: n for n in neighbours if n.valid_since <= m.valid_since}
-        if prev_id and prev_id not in pool:
-            prev = self.svc.records.get(user_id, [prev_id]).get(prev_id)
-            if prev is not None and prev.status == Status.ACTIVE and prev.valid_to is None:
-                pool[prev.id] = prev
-        if not pool:
-            return None
-        claim = extract_claim(m.content)
-        kinds = {v.split(":", 1)[0] for v in claim.values}
-
-        def overlap(o: Memory) -> float:
-            other = extract_claim(o.content)
-            union = claim.frame | other.frame
-            jac = len(claim.frame & other.frame) / len(union) if union else 0.0
-            same_kind = bool(kinds & {v.split(":", 1)[0] for v in other.values})
-            return jac + (0.5 if same_kind else 0.0) + (0.01 if o.id == prev_id else 0.0)
-
-        # A question is not a claim to correct ("Did you go?" - "No, I didn't"), and a correction
-        # sharing nothing with any candidate corrects nothing.
-        pool = {i: o for i, o in pool.items() if not o.content.rstrip().endswith(("?", "？"))}
-        if not pool:
-            return None
-        best = max(pool.values(), key=lambda o: (overlap(o), o.valid_since))
-        return best if overlap(best) > 0.01 else None
-
-    def on_approved(self, user_id: str, memories: Sequence[Memory]) -> list[Supersession]:
-        """A reviewed, approved claim now does what the quarantine held back: it ends the
-        values it conflicted with in its slot, the near-duplicates it changes a value of, and,
-        for an update held for review, the memory the update was meant to change."""
-        out: list[Supersession] = []
-        keys = sorted({m.slot for m in memories if m.slot})
-        holders = self.svc.records.slot_holders(user_id, keys) if keys else {}
-        targets = [str(m.metadata[UPDATE_OF]) for m in memories if m.metadata.get(UPDATE_OF)]
-        updated = self.svc.records.get(user_id, targets) if targets else {}
-        approved = {m.id for m in memories}
-        try:
-            vecs = self.svc.vectors.vectors(sorted(approved)) if self.settings.enabled else {}
-        except Exception as e:  # noqa: BLE001 - slots and update_of still apply
-            log.warning("approval without the near-duplicate check (vector store: %s)", e)
-            vecs = {}
-        for m in memories:
-            ends: dict[str, Memory] = {}
-            if m.slot:
-                value = self._value(m, m.slot)
-                ends |= {
-                    h.id: h for h in holders.get(m.slot, []) if self._value(h, m.slot) != value
-                }
-            if m.id in vecs:
-                _, near = self._nearest(user_id, vecs[m.id], exclude={})
-                ends |= {n.id: n for n in self._value_updates(m, near)}
-            old = updated.get(str(m.metadata.get(UPDATE_OF)))
-            if old is not None:
-                ends[old.id] = old
-            out += [
-                Supersession(h.id, m.id, m.valid_since)
-                for h in ends.values()
-                if h.id not in approved
-                and h.status == Status.ACTIVE
-                and h.valid_to is None
-                and h.valid_since <= m.valid_since
-            ]
-        if out:
-            self.svc.records.supersede(user_id, out)
-        return out
-
-    def held_update(self, before: Memory, proposed: Memory) -> Memory:
-        """An update whose new content the firewall quarantined, as a separate pending version:
-        `before` stays current, untouched, until a review approves the pending one (which then
-        supersedes it, `on_approved`); a rejection deletes only the pending one."""
-        at = proposed.updated_at
-        found = self.slots(proposed.content) if self.settings.enabled else []
-        keep = {k: v for k, v in proposed.metadata.items() if k not in _VERSION_META_KEYS}
-        return Memory(
-            id=new_id(),
-            user_id=before.user_id,
-            content=proposed.content,
-            memory_type=proposed.memory_type,
-            summary=proposed.summary,
-            session_id=before.session_id,
-            source=before.source,
-            confidence=proposed.confidence,
-            metadata={**keep, UPDATE_OF: before.id},
-            status=Status.QUARANTINED,
-            created_at=at,
-            updated_at=at,
-            valid_from=at,
-            slot=found[0].key if found else None,
-        )
-
-    def keep_version(self, before: Memory, after: Memory) -> Memory:
-        """`update` changed a memory's content: store the previous content as a closed version
-        linked by `superseded_by` (committed before the new content, so a failure in between
-        leaves an extra version, never a lost one) and start the new content's validity."""
-        old = version_copy(before, new_id(), after.updated_at)
-        link = Relation(after.user_id, old.id, after.id, SUPERSEDED_BY, 1.0, old.valid_to)
-        self.svc.records.insert(
-            [old], [search_text(old.content)], GraphRows(after.user_id, {}, [link])
-        )
-        self.svc.projector.apply(self.svc.records.outbox_for([old.id]))
-        after.valid_from = after.updated_at
-        found = self.slots(after.content) if self.settings.enabled else []
-        after.slot = found[0].key if found else None
-        return old
-
-    # ------------------------------------------------------------------ history
-    def versions(self, user_id: str, memory_id: str) -> list[Memory]:
-        """Every version linked to this memory by `superseded_by`, oldest first."""
-        seen = {memory_id}
-        frontier = [memory_id]
-        while frontier:
-            rels = self.svc.records.relations_for(user_id, frontier)
-            frontier = []
-            for r in rels:
-                if r.relation_type != SUPERSEDED_BY:
-                    continue
-                for mid in (r.source_id, r.target_id):
-                    if mid not in seen:
-                        seen.add(mid)
-                        frontier.append(mid)
-        rows = self.svc.records.get(user_id, sorted(seen))
-        return sorted(rows.values(), key=lambda m: (m.valid_since, m.created_at, m.id))
-
-    def version_copies(self, user_id: str, memory_ids: list[str]) -> list[str]:
-        """Earlier contents of these memories kept by `update` (their `version_of` is one of
-        them): forgetting a memory forgets them too."""
-        out: list[str] = []
-        targets = set(memory_ids)
-        while targets:
-            rels = [
-                r
-                for r in self.svc.records.relations_for(user_id, sorted(targets))
-                if r.relation_type == SUPERSEDED_BY and r.target_id in targets
-            ]
-            rows = self.svc.records.get(user_id, [r.source_id for r in rels])
-            found = [
-                i
-                for i, m in rows.items()
-                if m.metadata.get("version_of") in targets and i not in out
-            ]
-            out.extend(found)
-            targets = set(found)
-        return out
-
-
 # Bookkeeping of merges and versions that belongs to a row, never to a new version of it.
-_VERSION_META_KEYS = ("merged_from", "merged_into", "version_of", UPDATE_OF)
+VERSION_META_KEYS = ("merged_from", "merged_into", "version_of", UPDATE_OF)
 
 
-def _gist_key(m: Memory) -> tuple[str, frozenset[str]]:
+def gist_key(m: Memory) -> tuple[str, frozenset[str]]:
     """Memories that can only be versions of each other share this (speaker and words)."""
     g = gist(m.content)
     return g.speaker, g.words
 
 
-def _candidate(m: Memory) -> Candidate:
+def candidate(m: Memory) -> Candidate:
     return Candidate(m.id, m.content, m.user_id, m.status.value, m.source.value)
 
 
@@ -509,12 +184,16 @@ def validity(m: Memory) -> dict[str, Any]:
 
 __all__ = [
     "PAST_QUERY",
+    "CONTRADICTS",
+    "SUPERSEDED_BY",
     "UPDATE_OF",
+    "VERSION_META_KEYS",
     "RecallWindow",
-    "Temporal",
     "TemporalSettings",
     "WritePlan",
     "asks_about_past",
+    "candidate",
+    "gist_key",
     "recall_window",
     "validity",
     "version_copy",

@@ -12,6 +12,7 @@ import logging
 import threading
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
+from typing import Self
 
 log = logging.getLogger("graphmem.workers")
 
@@ -44,7 +45,7 @@ class Periodic:
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._loop, name=f"graphmem-{name}", daemon=True)
 
-    def start(self) -> Periodic:
+    def start(self) -> Self:
         self._thread.start()
         return self
 

@@ -8,9 +8,10 @@ from pathlib import Path
 import pytest
 
 from graphmem import MemoryService, Settings
-from graphmem.backfill import backfill_relations, rebuild, rebuild_graph
 from graphmem.cli.main import main
 from graphmem.embedder import Embedder
+from graphmem.projection import rebuild_graph
+from graphmem.usecases.backfill import backfill_relations, rebuild
 
 LINES = [
     "Zhang San leads Project Apollo",
@@ -38,20 +39,21 @@ def test_backfill_resumes_from_its_checkpoint_and_is_idempotent(
     old_data: Path, embedder: Embedder
 ) -> None:
     svc = MemoryService(Settings(data_dir=old_data), embedder=embedder)
-    dry = backfill_relations(svc, batch=2, dry_run=True)
+    dry = backfill_relations(svc.context, batch=2, dry_run=True)
     assert dry.memories == 7 and dry.relations > 0
     assert svc.records.graph_counts()["memory_relations"] == 0  # dry run wrote nothing
 
-    first = backfill_relations(svc, batch=2, max_batches=1)  # "interrupted" after one batch
+    first = backfill_relations(svc.context, batch=2, max_batches=1)  # "interrupted" after one batch
     assert not first.complete and first.memories == 2
-    rest = backfill_relations(svc, batch=2)
+    rest = backfill_relations(svc.context, batch=2)
     assert rest.resumed_from == first.last_doc_id and rest.memories == 5 and rest.complete
     counts = svc.records.graph_counts()
     assert counts["memory_relations"] > 0 and svc.records.outbox_count() == 0
     assert svc.graph_store.edge_count() == counts["memory_relations"]
 
-    assert backfill_relations(svc, batch=2).memories == 0  # nothing new since the checkpoint
-    again = backfill_relations(svc, batch=3, restart=True)
+    # nothing new since the checkpoint
+    assert backfill_relations(svc.context, batch=2).memories == 0
+    again = backfill_relations(svc.context, batch=3, restart=True)
     assert again.memories == 7
     assert svc.records.graph_counts()["memory_relations"] >= counts["memory_relations"]
     assert svc.records.graph_counts()["entities"] == counts["entities"]
@@ -62,7 +64,7 @@ def test_backfill_resumes_from_its_checkpoint_and_is_idempotent(
 
 def test_backfill_for_one_user_touches_only_that_user(old_data: Path, embedder: Embedder) -> None:
     svc = MemoryService(Settings(data_dir=old_data), embedder=embedder)
-    rep = backfill_relations(svc, user_id="other")
+    rep = backfill_relations(svc.context, user_id="other")
     assert rep.memories == 2
     assert svc.records.graph_counts("u")["memory_relations"] == 0
     assert svc.records.graph_counts("other")["memory_relations"] == 1
@@ -75,7 +77,7 @@ def test_rebuild_restores_both_projections(tmp_path: Path, embedder: Embedder) -
     edges = svc.graph_store.edge_count("u")
     svc.vectors.delete_user("u")
     svc.graph_store.delete_user("u")
-    assert rebuild(svc) == {"vectors": 5, "graph_nodes": 5}
+    assert rebuild(svc.context) == {"vectors": 5, "graph_nodes": 5}
     assert svc.vectors.ids("u") == {m.id for m in ms}
     assert svc.graph_store.edge_count("u") == edges > 0
     svc.close()

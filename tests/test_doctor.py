@@ -30,9 +30,9 @@ def test_embedded_stores_healthy_then_drift_detected(tmp_path: Path, embedder: E
 
     svc = MemoryService(settings, embedder=embedder)
     svc.write("u", "gamma note")
-    from graphmem.backfill import rebuild  # the repair the drift report points to
+    from graphmem.usecases.backfill import rebuild  # the repair the drift report points to
 
-    rebuild(svc)
+    rebuild(svc.context)
     svc.close()
     assert diagnose(settings)["ok"] is True
 
@@ -42,7 +42,7 @@ def test_vectors_of_another_precision_are_reported(
 ) -> None:
     """A store written at fp32 and opened with the int8 default (an upgrade) is reported, and
     `backfill rebuild` repairs it."""
-    from graphmem.backfill import rebuild
+    from graphmem.usecases.backfill import rebuild
 
     old = Settings(data_dir=tmp_path / "d", embedding_precision="fp32")
     svc = MemoryService(old)
@@ -59,7 +59,7 @@ def test_vectors_of_another_precision_are_reported(
     assert main(["doctor", "--data-dir", str(tmp_path / "d")]) == 1
     assert "backfill rebuild" in capsys.readouterr().out
     svc = MemoryService(new)
-    rebuild(svc)
+    rebuild(svc.context)
     svc.close()
     assert diagnose(new)["ok"] is True
 

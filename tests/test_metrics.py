@@ -269,7 +269,7 @@ def test_metrics_token_guards_the_endpoint(tmp_path: Path) -> None:
 # ----------------------------------------------------------------------------- in process
 def test_a_failing_vector_store_is_counted_and_recall_degrades(svc: MemoryService) -> None:
     svc.write("u1", "Tomatoes grow on the balcony")
-    metrics.bind(svc)
+    metrics.bind(svc.context)
     before = flatten(metrics.snapshot())
     svc.vectors.close()  # a real failure of the real store, not a mock
     res = svc.search("u1", "balcony tomatoes", track_access=False)

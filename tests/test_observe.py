@@ -15,8 +15,8 @@ from graphmem.errors import ValidationError
 from graphmem.mcp.server import create_server
 from graphmem.mcp.settings import McpSettings
 from graphmem.model import MemoryType
-from graphmem.observe import observe, rule_id
 from graphmem.summary import MAX_SUMMARY
+from graphmem.usecases.turns import observe, rule_id
 
 TURNS: list[Any] = [
     "hi there!",
@@ -31,7 +31,7 @@ TURNS: list[Any] = [
 
 
 def test_observe_keeps_what_matters_and_says_why(svc: MemoryService) -> None:
-    decisions = observe(svc, "u", TURNS, session_id="s1")
+    decisions = observe(svc.context, "u", TURNS, session_id="s1")
     by_turn = {d.turn: d for d in decisions}
     assert [d.action for d in decisions] == [
         "skip",
@@ -63,18 +63,18 @@ def test_observe_keeps_what_matters_and_says_why(svc: MemoryService) -> None:
     assert "Priya" in by_turn[3].entities
 
     # The entity is no longer new, the same sentence is not a second memory.
-    again = observe(svc, "u", ["My neighbour Tomasz Wójcik is nice."])
+    again = observe(svc.context, "u", ["My neighbour Tomasz Wójcik is nice."])
     assert again[0].action == "skip"
 
-    forget = observe(svc, "u", ["Please forget that I love spicy Thai food."])
+    forget = observe(svc.context, "u", ["Please forget that I love spicy Thai food."])
     assert forget[0].action == "forget" and forget[0].reason == "explicit forget request"
     assert forget[0].memory_ids == by_turn[2].memory_ids
     assert by_turn[2].memory_ids[0] not in svc.records.all_ids("u")
 
-    dry = observe(svc, "u", ["I prefer window seats."], dry_run=True)
+    dry = observe(svc.context, "u", ["I prefer window seats."], dry_run=True)
     assert dry[0].action == "write" and dry[0].memory_ids == []
     with pytest.raises(ValidationError) as e:
-        observe(svc, "u", [{"role": "robot", "content": "x"}])
+        observe(svc.context, "u", [{"role": "robot", "content": "x"}])
     assert e.value.field == "turns[0].role"
 
 

@@ -24,7 +24,7 @@ from graphmem.embedder import Embedder
 from graphmem.guard import Guard, GuardSettings
 from graphmem.mcp.server import create_server
 from graphmem.mcp.settings import McpSettings
-from graphmem.preload import preload_items
+from graphmem.usecases.preload import preload_items
 
 USER = "vera"
 LEADS = "Priya Raman leads the Atlas project at Acme in Berlin."
@@ -183,7 +183,7 @@ def test_python_reads_agree(world: World) -> None:
     assert_no_leak(dump([h.memory.content for h in svc.search(USER, INJECTED, 10).hits]))
     matches = svc.forget_by_query(USER, INJECTED, threshold=0.3, dry_run=True)
     assert_no_leak(dump([m.content for m in matches]))
-    assert_no_leak(dump(preload_items(svc, USER, 10)))
+    assert_no_leak(dump(preload_items(svc.context, USER, 10)))
 
 
 def test_the_review_queue_and_operators_still_see_it(world: World) -> None:

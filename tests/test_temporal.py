@@ -12,12 +12,12 @@ import pytest
 from extractors.normalize import Normalizer
 from extractors.slots import compile_rules, find_slots, is_correction
 from graphmem import MemoryService, Settings
-from graphmem.backfill import backfill_relations, rebuild
 from graphmem.embedder import Embedder
 from graphmem.model import Status
 from graphmem.stores.records.mysql import MySQLRecords
 from graphmem.stores.vectors.qdrant import QdrantServerVectors
 from graphmem.temporal import TemporalSettings, asks_about_past
+from graphmem.usecases.backfill import backfill_relations, rebuild
 from tests.conftest import open_neo4j
 
 USERS = ("u", "zh", "b", "other")
@@ -262,8 +262,9 @@ def test_low_confidence_memories_rank_below_corroborated_ones(
 # ---------------------------------------------------------------- survival and erasure
 def test_supersession_survives_backfill_and_rebuild(tsvc: MemoryService) -> None:
     a_id, d_id = austin_denver(tsvc)
-    backfill_relations(tsvc, restart=True, checkpoint=Path(tsvc.settings.data_dir) / "ck.json")
-    rebuild(tsvc)
+    ckpt = Path(tsvc.settings.data_dir) / "ck.json"
+    backfill_relations(tsvc.context, restart=True, checkpoint=ckpt)
+    rebuild(tsvc.context)
     assert tsvc.get("u", a_id).status == Status.SUPERSEDED
     assert [m.id for m in tsvc.history("u", d_id)] == [a_id, d_id]
     now = contents(tsvc.search("u", "Where do I live?", top_k=5).hits)

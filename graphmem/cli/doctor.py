@@ -49,7 +49,7 @@ def diagnose(settings: Settings, dim: int = 384) -> dict[str, Any]:
             drift["vectors_orphaned"] = len(vids - ids)
         if graph is not None:
             if graph.in_process:  # in-process: it is what the records say, by design
-                from graphmem.backfill import rebuild_graph
+                from graphmem.projection import rebuild_graph
 
                 rebuild_graph(records, graph)
             gids = graph.node_ids()

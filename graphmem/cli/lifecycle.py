@@ -13,12 +13,12 @@ from graphmem.errors import ValidationError
 
 
 def cmd_compact(args: argparse.Namespace) -> None:
-    from graphmem.compaction import compact, progress_bar
+    from graphmem.usecases.compact import compact, progress_bar
 
     with open_service(args) as svc:
         bar = progress_bar(svc.records.count(args.user), args.quiet)
         try:
-            rep = compact(svc, user_id=args.user, dry_run=args.dry_run, progress=bar.update)
+            rep = compact(svc.context, user_id=args.user, dry_run=args.dry_run, progress=bar.update)
         finally:
             bar.close()
     verb = "would be" if rep.dry_run else ""
@@ -72,12 +72,12 @@ def _read_turns(path: str) -> list[Any]:
 
 
 def cmd_observe(args: argparse.Namespace) -> None:
-    from graphmem.observe import observe
+    from graphmem.usecases.turns import observe
 
     turns = _read_turns(args.file)
     with open_service(args) as svc:
         decisions = observe(
-            svc, user_of(args), turns, session_id=args.session, dry_run=args.dry_run
+            svc.context, user_of(args), turns, session_id=args.session, dry_run=args.dry_run
         )
     lines = [
         f"turn {d.turn}: {d.action} ({d.reason})"

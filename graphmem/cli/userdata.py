@@ -15,6 +15,7 @@ from typing import Any, BinaryIO
 from graphmem.cli.common import AddCommand, emit, open_service, user_of
 from graphmem.errors import ValidationError
 from graphmem.model import utcnow
+from graphmem.usecases.write import prepare
 from graphmem.visibility import Viewer
 
 IMPORT_BATCH = 256
@@ -106,7 +107,7 @@ def cmd_import(args: argparse.Namespace) -> None:
         # Validate everything before writing anything: an import never stops half-way on bad data.
         for n, obj in rows:
             try:
-                svc._prepare(user_of(args), obj, utcnow())
+                prepare(svc.context, user_of(args), obj, utcnow())
             except ValidationError as e:
                 raise ValidationError(f"line {n}: {e.field}", e.message) from None
         bar = tqdm(

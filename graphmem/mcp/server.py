@@ -76,7 +76,7 @@ def create_server(
     )
     # Erasing a user reaches their working memory too.
     svc.purgers["working_memory"] = (wm.delete_user, wm.count_user)
-    metrics.bind(svc)
+    metrics.bind(svc.context)
     identify = caller_lookup(
         require_token=auth is not None,
         local_user=check_user(default_user or svc.settings.user_id),

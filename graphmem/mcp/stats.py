@@ -4,15 +4,17 @@ doing."""
 
 from __future__ import annotations
 
-from collections import OrderedDict, deque
+from collections import OrderedDict
 from typing import Any
+
+from graphmem.metrics import LatencyRecorder
+from graphmem.metrics import percentile as nearest_rank
 
 
 def percentile(values: list[float], p: float) -> float | None:
-    if not values:
-        return None
-    s = sorted(values)
-    return round(s[min(len(s) - 1, int(round(p / 100 * (len(s) - 1))))], 3)
+    """The shared nearest-rank percentile, rounded as tool figures are shown."""
+    value = nearest_rank(values, p)
+    return None if value is None else round(value, 3)
 
 
 def mean(values: list[float]) -> float | None:
@@ -27,10 +29,10 @@ class _Figures:
         self.errors = 0
         self.rate_limited = 0
         self.charged = 0.0
-        self.latency_ms: deque[float] = deque(maxlen=keep)
+        self.latency_ms = LatencyRecorder(keep)
 
     def to_dict(self) -> dict[str, Any]:
-        lat = list(self.latency_ms)
+        lat = self.latency_ms.values()
         return {
             "calls": self.calls,
             "errors": self.errors,
@@ -75,11 +77,11 @@ class ToolStats:
             f.errors += not ok
             f.rate_limited += rate_limited
             f.charged += charged
-            f.latency_ms.append(ms)
+            f.latency_ms.add(ms)
 
     def latencies(self, user: str, tool: str) -> list[float]:
         f = self._users.get(user, {}).get(tool)
-        return list(f.latency_ms) if f else []
+        return f.latency_ms.values() if f else []
 
     def snapshot(self, user: str | None = None) -> dict[str, Any]:
         """One user's figures per tool, or everyone's together when `user` is None."""

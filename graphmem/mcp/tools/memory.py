@@ -24,10 +24,10 @@ from graphmem.mcp.tools.common import (
     tool_errors,
 )
 from graphmem.model import Status
-from graphmem.observe import MAX_TURNS as MAX_OBSERVE_TURNS
-from graphmem.observe import observe
 from graphmem.summary import summarize_many
 from graphmem.temporal import validity
+from graphmem.usecases.turns import MAX_TURNS as MAX_OBSERVE_TURNS
+from graphmem.usecases.turns import observe
 from graphmem.visibility import HeldForReviewError
 
 if TYPE_CHECKING:
@@ -332,7 +332,7 @@ def register(mcp: ToolRegistry, ctx: ToolContext) -> None:
         with tool_errors():
             decisions = await ctx.run(
                 observe,
-                svc,
+                svc.context,
                 user,
                 turns,
                 session_id=session_id,

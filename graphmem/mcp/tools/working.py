@@ -7,7 +7,7 @@ from pydantic import Field
 
 from graphmem.mcp.context import ToolContext, ToolRegistry
 from graphmem.mcp.tools.common import tool_annotations, tool_errors
-from graphmem.preload import get_session, patch_session_preloaded
+from graphmem.usecases.preload import get_session, patch_session_preloaded
 from graphmem.working import WorkingMemoryPatch, check_session_id
 
 
@@ -30,7 +30,7 @@ def register(mcp: ToolRegistry, ctx: ToolContext) -> None:
         user = ctx.caller()
         with tool_errors():
             sid = check_session_id(session_id)
-            cur = await ctx.run(get_session, svc, wm, user, sid)
+            cur = await ctx.run(get_session, svc.context, wm, user, sid)
         return cur.to_dict()
 
     @mcp.tool(
@@ -50,7 +50,7 @@ def register(mcp: ToolRegistry, ctx: ToolContext) -> None:
     ) -> dict[str, Any]:
         user = ctx.caller()
         with tool_errors():
-            new = await ctx.run(patch_session_preloaded, svc, wm, user, session_id, content)
+            new = await ctx.run(patch_session_preloaded, svc.context, wm, user, session_id, content)
         return new.to_dict()
 
 

@@ -12,28 +12,21 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
+from graphmem.context import Context
 from graphmem.model import Memory, check_user
+from graphmem.stores.working import WorkingMemory, WorkingMemoryStore
 from graphmem.visibility import visible
-from graphmem.working import (
-    WorkingMemory,
-    WorkingMemoryPatch,
-    WorkingMemoryStore,
-    check_session_id,
-    patch_session,
-)
-
-if TYPE_CHECKING:
-    from graphmem.service import MemoryService
+from graphmem.working import WorkingMemoryPatch, check_session_id, patch_session
 
 
-def preload_items(svc: MemoryService, user_id: str, limit: int) -> list[dict[str, Any]]:
+def preload_items(ctx: Context, user_id: str, limit: int) -> list[dict[str, Any]]:
     """Up to `limit` recent and `limit` most-used active memories, recent first, no repeats."""
     if limit <= 0:
         return []
-    svc.access.flush()
-    found = svc.records.preload_candidates(user_id, limit)
+    ctx.access.flush()
+    found = ctx.records.preload_candidates(user_id, limit)
     out: dict[str, dict[str, Any]] = {}
     for why in ("recent", "frequent"):
         for m in found[why]:
@@ -53,7 +46,7 @@ def _item(m: Memory, why: str) -> dict[str, Any]:
 
 
 def start_session(
-    svc: MemoryService,
+    ctx: Context,
     store: WorkingMemoryStore,
     user_id: str,
     session_id: str,
@@ -65,7 +58,7 @@ def start_session(
     current = store.get(user_id, session_id)
     if current is not None:
         return current
-    items = preload_items(svc, user_id, svc.settings.preload_memories)
+    items = preload_items(ctx, user_id, ctx.settings.preload_memories)
 
     def create(cur: WorkingMemory | None) -> WorkingMemory:
         if cur is not None:  # another request started it meanwhile
@@ -79,7 +72,7 @@ def start_session(
 
 
 def get_session(
-    svc: MemoryService, store: WorkingMemoryStore, user_id: str, session_id: str
+    ctx: Context, store: WorkingMemoryStore, user_id: str, session_id: str
 ) -> WorkingMemory:
     """The session's working memory; a new session shows what it would be preloaded with."""
     session_id = check_session_id(session_id)
@@ -87,19 +80,19 @@ def get_session(
     if current is not None:
         return current
     return WorkingMemory(
-        session_id, long_term=preload_items(svc, user_id, svc.settings.preload_memories)
+        session_id, long_term=preload_items(ctx, user_id, ctx.settings.preload_memories)
     )
 
 
 def patch_session_preloaded(
-    svc: MemoryService,
+    ctx: Context,
     store: WorkingMemoryStore,
     user_id: str,
     session_id: str,
     patch: WorkingMemoryPatch,
 ) -> WorkingMemory:
     """`patch_session`, starting the session (with its preload) first if it is new."""
-    start_session(svc, store, user_id, session_id)
+    start_session(ctx, store, user_id, session_id)
     return patch_session(store, user_id, session_id, patch)
 
 

@@ -21,14 +21,14 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from graphmem import lifecycle, workers
+from graphmem.context import Context
 from graphmem.model import Memory, Status, utcnow
 from graphmem.summary import MAX_SUMMARY, summarize
-
-if TYPE_CHECKING:
-    from graphmem.service import MemoryService
+from graphmem.usecases.merge import duplicates_of, merge
+from graphmem.usecases.update import forget, set_status
 
 log = logging.getLogger("graphmem.compaction")
 
@@ -59,7 +59,7 @@ class CompactionReport:
 
 
 def compact(
-    svc: MemoryService,
+    ctx: Context,
     *,
     user_id: str | None = None,
     now: datetime | None = None,
@@ -70,14 +70,14 @@ def compact(
     """Merge, archive, expire and recompute decay over one user's memories or everyone's."""
     start = time.perf_counter()
     now = now or utcnow()
-    s = svc.settings
+    s = ctx.settings
     rep = CompactionReport(dry_run=dry_run)
-    svc.drain_outbox()  # the index must hold every memory before it is asked for neighbours
-    svc.access.flush()  # decay counts every access made so far
+    ctx.drain_outbox()  # the index must hold every memory before it is asked for neighbours
+    ctx.access.flush()  # decay counts every access made so far
     folded: set[str] = set()  # merged away (or about to be, in a dry run)
     after = 0
     while True:
-        page = svc.records.scan(after, batch, user_id)
+        page = ctx.records.scan(after, batch, user_id)
         if not page:
             break
         after = page[-1][0]
@@ -118,7 +118,7 @@ def compact(
                 live.append(m)
         rep.expired += sum(len(v) for v in expired.values())
         rep.archived += sum(len(v) for v in archive.values())
-        groups = _merge_groups(svc, live, folded, now)
+        groups = _merge_groups(ctx, live, folded, now)
         for members in groups:
             survivor, *losers = lifecycle.merge_order(members)
             rep.merge_groups += 1
@@ -130,18 +130,18 @@ def compact(
                 merged=[m.id for m in losers],
             )
         if not dry_run:
-            svc.records.set_lifecycle(updates)
+            ctx.records.set_lifecycle(updates)
             for uid, ids in expired.items():
-                svc.forget(uid, ids, reason="expire")
+                forget(ctx, uid, ids, reason="expire")
             for uid, ids in archive.items():
-                lifecycle.set_status(svc, uid, ids, Status.ARCHIVED, Status.ACTIVE)
+                set_status(ctx, uid, ids, Status.ARCHIVED, Status.ACTIVE)
             for members in groups:
-                lifecycle.merge(svc, members[0].user_id, members)
+                merge(ctx, members[0].user_id, members)
         if progress:
             progress(len(page))
     rep.took_s = round(time.perf_counter() - start, 3)
     if not dry_run:
-        svc.records.audit(
+        ctx.records.audit(
             user_id or "*",
             "compact",
             [],
@@ -151,7 +151,7 @@ def compact(
 
 
 def _merge_groups(
-    svc: MemoryService, live: list[Memory], folded: set[str], now: datetime
+    ctx: Context, live: list[Memory], folded: set[str], now: datetime
 ) -> list[list[Memory]]:
     """Near-duplicate groups around each live memory, from its nearest neighbours in the index.
 
@@ -161,19 +161,15 @@ def _merge_groups(
     live = [m for m in live if m.id not in folded]
     if not live:
         return []
-    vecs = svc.vectors.vectors([m.id for m in live])
+    vecs = ctx.vectors.vectors([m.id for m in live])
     groups: list[list[Memory]] = []
     for m in live:
         if m.id in folded or m.id not in vecs:
             continue
-        dups = [
-            d
-            for d, _ in lifecycle.duplicates_of(svc, m.user_id, m.id, vecs[m.id])
-            if d not in folded
-        ]
+        dups = [d for d, _ in duplicates_of(ctx, m.user_id, m.id, vecs[m.id]) if d not in folded]
         if not dups:
             continue
-        rows = svc.records.get(m.user_id, dups)
+        rows = ctx.records.get(m.user_id, dups)
         members = [
             m,
             *(rows[d] for d in dups if d in rows and lifecycle.mergeable(m, rows[d], now)),
@@ -200,13 +196,13 @@ def progress_bar(total: int, quiet: bool) -> Any:
 class PeriodicCompactor(workers.Periodic):
     """Runs `compact` every `interval` seconds in a daemon thread inside the server."""
 
-    def __init__(self, svc: MemoryService, interval: float) -> None:
+    def __init__(self, ctx: Context, interval: float) -> None:
         super().__init__("compact", interval, self._compact)
-        self.svc = svc
+        self.ctx = ctx
         self.last: CompactionReport | None = None
 
     def _compact(self) -> None:
-        self.last = compact(self.svc)
+        self.last = compact(self.ctx)
         log.info("compaction: %s", {k: v for k, v in self.last.to_dict().items() if k != "changes"})
 
 

@@ -1,5 +1,6 @@
 """Batch jobs over the records: re-run extraction (`backfill relations`) and rebuild the vector
-and graph projections (`backfill rebuild`).
+and graph projections (`backfill rebuild`; graphmem.projection.rebuild_graph rebuilds the
+graph alone).
 
 `backfill_relations` walks memories in storage order (doc_id), `batch` at a time, extracts
 entities and relations exactly as a write does, stores them (insert-or-keep: re-running adds no
@@ -12,18 +13,13 @@ from __future__ import annotations
 import hashlib
 import json
 import sys
-from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from graphmem.model import Memory
-from graphmem.projection import graph_edge, graph_node, vector_point
-from graphmem.stores.graph import GraphStore
-from graphmem.stores.records import RecordsStore
-
-if TYPE_CHECKING:
-    from graphmem.service import MemoryService
+from graphmem.context import Context
+from graphmem.projection import rebuild_graph, vector_point
+from graphmem.settings import Settings
 
 CHECKPOINT = "backfill-relations.json"
 
@@ -46,17 +42,22 @@ class BackfillReport:
 def _bar(total: int, desc: str, quiet: bool) -> Any:
     from tqdm import tqdm
 
-    return tqdm(total=total, unit="mem", desc=desc, file=sys.stderr,
-                disable=quiet or not sys.stderr.isatty())
+    return tqdm(
+        total=total,
+        unit="mem",
+        desc=desc,
+        file=sys.stderr,
+        disable=quiet or not sys.stderr.isatty(),
+    )
 
 
-def checkpoint_path(svc: MemoryService, user_id: str | None) -> Path:
+def checkpoint_path(settings: Settings, user_id: str | None) -> Path:
     suffix = "" if user_id is None else "." + hashlib.sha1(user_id.encode()).hexdigest()[:12]
-    return Path(svc.settings.data_dir) / CHECKPOINT.replace(".json", f"{suffix}.json")
+    return Path(settings.data_dir) / CHECKPOINT.replace(".json", f"{suffix}.json")
 
 
 def backfill_relations(
-    svc: MemoryService,
+    ctx: Context,
     *,
     user_id: str | None = None,
     batch: int = 200,
@@ -66,39 +67,39 @@ def backfill_relations(
     quiet: bool = True,
     checkpoint: Path | None = None,
 ) -> BackfillReport:
-    ckpt = checkpoint or checkpoint_path(svc, user_id)
+    ckpt = checkpoint or checkpoint_path(ctx.settings, user_id)
     start = 0
     if ckpt.exists() and not restart:
         state = json.loads(ckpt.read_text("utf-8"))
         if state.get("user_id") == user_id:
             start = int(state.get("last_doc_id", 0))
     rep = BackfillReport(resumed_from=start, last_doc_id=start, dry_run=dry_run)
-    total = svc.records.count(user_id)
+    total = ctx.records.count(user_id)
     bar = _bar(total, "backfill relations", quiet)
     cursor = start
     while True:
         if max_batches is not None and rep.batches >= max_batches:
             rep.complete = False
             break
-        page = svc.records.scan(cursor, batch, user_id)
+        page = ctx.records.scan(cursor, batch, user_id)
         if not page:
             break
         cursor = page[-1][0]
         memories = [m for _, m in page]
-        extractions = svc.extractor.extract_many([m.content for m in memories])
+        extractions = ctx.extractor.extract_many([m.content for m in memories])
         by_user: dict[str, list[int]] = {}
         for i, m in enumerate(memories):
             by_user.setdefault(m.user_id, []).append(i)
-        with svc._write_lock:
+        with ctx.write_lock:
             for uid, idx in by_user.items():
                 ms = [memories[i] for i in idx]
-                rows = svc.linker.link(uid, ms, [extractions[i] for i in idx])
+                rows = ctx.linker.link(uid, ms, [extractions[i] for i in idx])
                 rep.relations += len(rows.relations)
                 rep.entities += sum(len(v) for v in rows.entities.values())
                 if not dry_run:
-                    svc.records.save_graph(rows)
+                    ctx.records.save_graph(rows)
             if not dry_run:
-                svc.drain_outbox()
+                ctx.drain_outbox()
                 ckpt.parent.mkdir(parents=True, exist_ok=True)
                 ckpt.write_text(json.dumps({"user_id": user_id, "last_doc_id": cursor}), "utf-8")
         rep.memories += len(page)
@@ -109,58 +110,13 @@ def backfill_relations(
     return rep
 
 
-def rebuild_graph(
-    records: RecordsStore,
-    graph: GraphStore,
-    user_id: str | None = None,
-    batch: int = 500,
-    progress: Callable[[int], None] | None = None,
-) -> int:
-    """Make the graph projection equal to the records (for one user, or everyone).
-
-    Two streaming passes: every memory node first (with its entities; a node's sync clears
-    its edges), then every relation in storage order, added in large batches. Syncing page by
-    page with each page's relations looked up by memory id took 13 minutes for 100,000
-    memories and 1.7 million relations (the in-process graph is rebuilt like this whenever the
-    embedded service starts); streaming took 83-106 s on a quiet 2-core machine.
-    """
-    if user_id is not None:
-        graph.delete_user(user_id)
-    else:
-        stale = sorted(graph.node_ids() - records.all_ids())
-        for i in range(0, len(stale), batch):  # one transaction per page: Neo4j caps its memory
-            graph.delete(stale[i : i + batch])
-    n, cursor = 0, 0
-    while True:
-        page = records.scan(cursor, batch, user_id)
-        if not page:
-            break
-        cursor = page[-1][0]
-        by_user: dict[str, list[Memory]] = {}
-        for _, m in page:
-            by_user.setdefault(m.user_id, []).append(m)
-        for uid, ms in by_user.items():
-            ents = records.entities_for(uid, [m.id for m in ms])
-            graph.sync([graph_node(m, ents.get(m.id)) for m in ms], [])
-        n += len(page)
-        if progress:
-            progress(len(page))
-    rel_cursor = 0
-    while True:
-        rel_cursor, rels = records.relations_page(rel_cursor, batch * 20, user_id)
-        if not rels:
-            graph.rebuilt()
-            return n
-        graph.sync([], [graph_edge(r) for r in rels])
-
-
 def rebuild(
-    svc: MemoryService, *, user_id: str | None = None, batch: int = 256, quiet: bool = True
+    ctx: Context, *, user_id: str | None = None, batch: int = 256, quiet: bool = True
 ) -> dict[str, int]:
     """Rebuild the vector index and the graph from the records: re-embed, re-project."""
-    records, vectors = svc.records, svc.vectors
+    records, vectors = ctx.records, ctx.vectors
     total = records.count(user_id)
-    with svc._write_lock:
+    with ctx.write_lock:
         if user_id is not None:
             vectors.delete_user(user_id)
         else:
@@ -175,12 +131,12 @@ def rebuild(
                 break
             cursor = page[-1][0]
             ms = [m for _, m in page]
-            vecs = svc.embedder.encode([m.content for m in ms])
+            vecs = ctx.embedder.encode([m.content for m in ms])
             vectors.upsert([vector_point(m, v) for m, v in zip(ms, vecs, strict=True)])
             n += len(ms)
             bar.update(len(ms))
         bar.close()
         bar = _bar(total, "rebuild graph", quiet)
-        g = rebuild_graph(records, svc.graph_store, user_id, progress=bar.update)
+        g = rebuild_graph(records, ctx.graph, user_id, progress=bar.update)
         bar.close()
     return {"vectors": n, "graph_nodes": g}

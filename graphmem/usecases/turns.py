@@ -9,8 +9,8 @@ the same decisions, and every decision says why.
 
 Only the user's turns are considered: what the assistant said is its own output, not something
 the user told it. Written memories are typed, summarised (graphmem.summary) and carry their
-entities; they go through MemoryService.write_many, so the firewall, TTLs and merge-on-write
-apply to them like to any other write.
+entities; they go through the write use-case (graphmem.usecases.write), so the firewall, TTLs
+and merge-on-write apply to them like to any other write.
 """
 
 from __future__ import annotations
@@ -18,14 +18,15 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
+from graphmem.context import Context
 from graphmem.errors import ValidationError
 from graphmem.model import check_chars, check_user, is_visible
+from graphmem.requests import WriteItem
 from graphmem.summary import summarize
-
-if TYPE_CHECKING:
-    from graphmem.service import MemoryService
+from graphmem.usecases.update import forget_by_query
+from graphmem.usecases.write import write_many
 
 MAX_TURNS = 200
 
@@ -104,9 +105,10 @@ def parse_turns(turns: Any) -> list[tuple[str, str]]:
             role, text = "user", t
         elif isinstance(t, Mapping):
             role = str(t.get("role") or "user").strip().lower()
-            text = t.get("content")
-            if not isinstance(text, str):
+            content = t.get("content")
+            if not isinstance(content, str):
                 raise ValidationError(f"turns[{i}].content", "must be a string")
+            text = content
         else:
             raise ValidationError(f"turns[{i}]", "must be a string or {role, content}")
         if role not in ("user", "assistant", "system"):
@@ -141,7 +143,7 @@ def classify(text: str) -> tuple[str | None, str]:
 
 
 def observe(
-    svc: MemoryService,
+    ctx: Context,
     user_id: str,
     turns: Sequence[Any] | Any,
     *,
@@ -155,11 +157,11 @@ def observe(
     decisions: list[Decision] = []
     keep: list[tuple[Decision, str]] = []
     texts = [t for _, t in parsed]
-    extractions = svc.extractor.extract_many(texts)
+    extractions = ctx.extractor.extract_many(texts)
     known: set[str] = set()
     keys = sorted({k for x in extractions for k in x.keys})
     if keys:
-        known = set(svc.records.mentions_of(user_id, keys, 1))
+        known = set(ctx.records.mentions_of(user_id, keys, 1))
     for i, ((role, text), ext) in enumerate(zip(parsed, extractions, strict=True)):
         names = [e.name for e in ext.entities]
         if role != "user":
@@ -171,7 +173,7 @@ def observe(
         if m := _FORGET.match(text):
             rest = m.group("rest").strip().rstrip(".!")
             try:
-                found = svc.forget_by_query(user_id, rest, limit=10, dry_run=dry_run)
+                found = forget_by_query(ctx, user_id, rest, limit=10, dry_run=dry_run)
             except ValidationError as e:
                 raise ValidationError(f"turns[{i}]", e.message) from None
             gone = [x.id for x in found]
@@ -213,7 +215,7 @@ def observe(
         decisions.append(d)
         keep.append((d, content))
     if keep and not dry_run:
-        items = [
+        items: list[WriteItem | Mapping[str, Any]] = [
             {
                 "content": c,
                 "memory_type": d.memory_type,
@@ -225,11 +227,11 @@ def observe(
             for d, c in keep
         ]
         try:
-            written = svc.write_many(user_id, items, tool=tool)
+            written = write_many(ctx, user_id, items, tool=tool)
         except ValidationError as e:
             raise _turn_error(e, [d.turn for d, _ in keep]) from None
-        for (d, _), m in zip(keep, written, strict=True):
-            d.memory_ids = [m.id]
+        for (d, _), mem in zip(keep, written, strict=True):
+            d.memory_ids = [mem.id]
     return decisions
 
 

@@ -20,18 +20,14 @@ import os
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, BinaryIO
+from typing import Any, BinaryIO
 
-from graphmem.model import utcnow
+from graphmem.context import Context
+from graphmem.model import check_user, utcnow
 from graphmem.stores.records import ERASE_MARK
+from graphmem.usecases.backfill import checkpoint_path
 
 log = logging.getLogger("graphmem.erasure")
-
-if TYPE_CHECKING:
-    from graphmem.service import MemoryService
-
-# Extra stores (working memory, result caches) register a purge and a residue count here.
-Purger = tuple[Callable[[str], int], Callable[[str], int]]
 
 
 @dataclass
@@ -66,50 +62,51 @@ class ErasureReceipt:
         }
 
 
-def residue(svc: MemoryService, user_id: str, purgers: dict[str, Purger]) -> dict[str, int]:
+def residue(ctx: Context, user_id: str) -> dict[str, int]:
     """What every store still holds about the user. All zeros is the proof of erasure."""
-    out = {f"records.{t}": n for t, n in svc.records.user_residue(user_id).items()}
-    out["vectors"] = svc.vectors.count(user_id)
-    out["graph.nodes"] = len(svc.graph_store.node_ids(user_id))
-    out["graph.edges"] = svc.graph_store.edge_count(user_id)
-    out["query_cache"] = svc.embedder.cached_queries(user_id)
-    for name, (_, count) in purgers.items():
+    user_id = check_user(user_id)
+    out = {f"records.{t}": n for t, n in ctx.records.user_residue(user_id).items()}
+    out["vectors"] = ctx.vectors.count(user_id)
+    out["graph.nodes"] = len(ctx.graph.node_ids(user_id))
+    out["graph.edges"] = ctx.graph.edge_count(user_id)
+    out["query_cache"] = ctx.embedder.cached_queries(user_id)
+    for name, (_, count) in ctx.purgers.items():
         out[name] = count(user_id)
     return out
 
 
-def erase_user(
-    svc: MemoryService, user_id: str, requested_by: str, purgers: dict[str, Purger]
-) -> ErasureReceipt:
-    before_vectors = _safe(lambda: svc.vectors.count(user_id))
-    before_nodes = _safe(lambda: len(svc.graph_store.node_ids(user_id)))
-    svc.access.flush()
-    markers = _markers(svc, user_id)
-    with svc._write_lock:
+def erase_user(ctx: Context, user_id: str, requested_by: str = "user") -> ErasureReceipt:
+    """Erase everything about a user from every store; the receipt proves what is left."""
+    user_id = check_user(user_id)
+    before_vectors = _safe(lambda: ctx.vectors.count(user_id))
+    before_nodes = _safe(lambda: len(ctx.graph.node_ids(user_id)))
+    ctx.access.flush()
+    markers = _markers(ctx, user_id)
+    with ctx.write_lock:
         deleted: dict[str, Any] = {
-            f"records.{t}": n for t, n in svc.records.erase_user(user_id, requested_by).items()
+            f"records.{t}": n for t, n in ctx.records.erase_user(user_id, requested_by).items()
         }
-        tombstones = [it for it in svc.records.outbox_for([ERASE_MARK]) if it.user_id == user_id]
-        svc.projector.apply(tombstones)
+        tombstones = [it for it in ctx.records.outbox_for([ERASE_MARK]) if it.user_id == user_id]
+        ctx.projector.apply(tombstones)
     pending = [
         t
-        for it in svc.records.outbox_for([ERASE_MARK])
+        for it in ctx.records.outbox_for([ERASE_MARK])
         if it.user_id == user_id
         for t in it.target.split(",")
         if t
     ]
     deleted["vectors"] = before_vectors
     deleted["graph.nodes"] = before_nodes
-    deleted["query_cache"] = svc.embedder.forget_user(user_id)
-    for name, (purge, _) in purgers.items():
+    deleted["query_cache"] = ctx.embedder.forget_user(user_id)
+    for name, (purge, _) in ctx.purgers.items():
         deleted[name] = purge(user_id)
-    _forget_checkpoint(svc, user_id)
-    left = {k: v for k, v in _safe_residue(svc, user_id, purgers).items()}
+    _forget_checkpoint(ctx, user_id)
+    left = {k: v for k, v in _safe_residue(ctx, user_id).items()}
     try:
-        svc.records.scrub()
+        ctx.records.scrub()
     except Exception as e:  # noqa: BLE001 - the files check below reports what is left
         log.warning("could not scrub the records store after erasing a user: %s", e)
-    holding = files_holding(Path(svc.settings.data_dir), _still_unique(svc, markers))
+    holding = files_holding(Path(ctx.settings.data_dir), _still_unique(ctx, markers))
     return ErasureReceipt(
         user_id, requested_by, deleted, left, sorted(set(pending)), utcnow().isoformat(), holding
     )
@@ -124,16 +121,16 @@ SESSION_SAMPLE = 3  # session ids it looks for
 SAMPLE_CHARS = 40  # short enough to sit whole in a database page
 
 
-def _markers(svc: MemoryService, user_id: str) -> set[str]:
+def _markers(ctx: Context, user_id: str) -> set[str]:
     """What would identify the user in a file: the id, session ids, openings of memories."""
-    found = svc.records.user_markers(user_id, SESSION_SAMPLE, CONTENT_SAMPLE, SAMPLE_CHARS)
+    found = ctx.records.user_markers(user_id, SESSION_SAMPLE, CONTENT_SAMPLE, SAMPLE_CHARS)
     return {m for m in found if len(m.encode()) >= MIN_MARKER}
 
 
-def _still_unique(svc: MemoryService, markers: set[str]) -> set[str]:
+def _still_unique(ctx: Context, markers: set[str]) -> set[str]:
     """Drop markers another user's memories still hold (the same words, a shared session
     name): finding those on disk says nothing about this user."""
-    return markers - svc.records.shared_markers(markers)
+    return markers - ctx.records.shared_markers(markers)
 
 
 def files_holding(root: Path, markers: set[str], chunk: int = 1 << 18) -> list[str]:
@@ -194,11 +191,9 @@ def _data_ranges(fd: int) -> Iterator[tuple[int, int]]:
         offset = end
 
 
-def _forget_checkpoint(svc: MemoryService, user_id: str) -> None:
+def _forget_checkpoint(ctx: Context, user_id: str) -> None:
     """A relations backfill of this user keeps a checkpoint file: it goes with them."""
-    from graphmem.backfill import checkpoint_path
-
-    checkpoint_path(svc, user_id).unlink(missing_ok=True)
+    checkpoint_path(ctx.settings, user_id).unlink(missing_ok=True)
 
 
 def _safe(fn: Callable[[], int]) -> int | None:
@@ -208,8 +203,8 @@ def _safe(fn: Callable[[], int]) -> int | None:
         return None
 
 
-def _safe_residue(svc: MemoryService, user_id: str, purgers: dict[str, Purger]) -> dict[str, int]:
+def _safe_residue(ctx: Context, user_id: str) -> dict[str, int]:
     try:
-        return residue(svc, user_id, purgers)
+        return residue(ctx, user_id)
     except Exception:  # noqa: BLE001 - unknown residue is reported as pending, never as zero
         return {"unverifiable": 1}

@@ -1,0 +1,147 @@
+"""What every use-case works with: the stores, the models and the shared state of one service.
+
+`MemoryService` builds one `Context` and hands it to the use-cases (graphmem.usecases); they
+never see the service, so the facade can call them and they can call each other without an
+import cycle. Everything a use-case shares with another one lives here and is public: the write
+lock, the projector and its breaker, cache invalidation, the access counts, search statistics.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from collections import Counter
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from extractors import Extractor
+from graphmem import metrics
+from graphmem.breaker import Breaker
+from graphmem.embedder import Embedder
+from graphmem.guard import Guard
+from graphmem.linking import Linker
+from graphmem.metrics import LatencyRecorder
+from graphmem.model import Memory, utcnow
+from graphmem.projection import Projector
+from graphmem.settings import Settings
+from graphmem.stores import GraphStore, RecordsStore, ResultCache, VectorStore
+from graphmem.summary import SummaryVectors
+from graphmem.usecases.versions import Temporal
+
+log = logging.getLogger("graphmem.context")
+
+# Extra stores (working memory, result caches) register a purge and a residue count, so erasing
+# a user reaches them too.
+Purger = tuple[Callable[[str], int], Callable[[str], int]]
+
+
+class AccessTracker:
+    """Buffers access counts so a search never pays one synchronous write per hit."""
+
+    def __init__(self, records: RecordsStore, every: int, seconds: float) -> None:
+        self.records = records
+        self.every = every
+        self.seconds = seconds
+        self._counts: Counter[tuple[str, str]] = Counter()
+        self._since = time.monotonic()
+        self._lock = threading.Lock()
+
+    def add(self, user_id: str, memory_ids: Iterable[str]) -> None:
+        with self._lock:
+            for m in memory_ids:
+                self._counts[(user_id, m)] += 1
+            due = len(self._counts) >= self.every or time.monotonic() - self._since >= self.seconds
+        if due:
+            self.flush()
+
+    def flush(self) -> None:
+        with self._lock:
+            counts, self._counts = self._counts, Counter()
+            self._since = time.monotonic()
+        if counts:
+            try:
+                self.records.record_access(dict(counts), utcnow())
+            except Exception as e:  # noqa: BLE001 - stats are best-effort, recall must not fail
+                log.warning("could not record %d access counts: %s", len(counts), e)
+                metrics.store_error("records", "access_stats")
+
+
+@dataclass
+class SearchStats:
+    """Search-result cache hits and misses and recall latencies, for `stats` and /metrics."""
+
+    cache_hits: int = 0
+    cache_misses: int = 0
+    latencies_ms: LatencyRecorder = field(default_factory=lambda: LatencyRecorder(10_000))
+
+    @property
+    def cache_hit_rate(self) -> float:
+        total = self.cache_hits + self.cache_misses
+        return self.cache_hits / total if total else 0.0
+
+
+@dataclass
+class Context:
+    settings: Settings
+    records: RecordsStore
+    vectors: VectorStore
+    graph: GraphStore
+    cache: ResultCache
+    embedder: Embedder
+    extractor: Extractor
+    guard: Guard
+    linker: Linker
+    projector: Projector
+    access: AccessTracker
+    summaries: SummaryVectors
+    temporal: Temporal
+    purgers: dict[str, Purger]
+    write_lock: threading.RLock = field(default_factory=threading.RLock)
+    search_stats: SearchStats = field(default_factory=SearchStats)
+    next_drain: float = 0.0  # monotonic time before which a lagging outbox is not retried
+
+    @property
+    def breaker(self) -> Breaker:
+        return self.projector.breaker
+
+    def invalidate(self, user_id: str) -> None:
+        """A user's write, update or forget makes every cached result of theirs stale."""
+        try:
+            self.cache.invalidate(user_id)
+        except Exception as e:  # noqa: BLE001 - entries expire by TTL if Redis is down now
+            log.warning("could not invalidate the search cache for a user: %s", e)
+            metrics.store_error("cache", "invalidate")
+
+    def drain_outbox(self, *, force: bool = True) -> tuple[int, int]:
+        """Apply pending projections now, backoff or not; calls retry due ones on their own."""
+        with self.write_lock:
+            applied, failed = self.projector.drain(force=force)
+        self.next_drain = time.monotonic() + (2.0 if failed else 0.0)
+        return applied, failed
+
+    def maybe_drain(self) -> None:
+        """Catch up a lagging projection before a read, at most every couple of seconds."""
+        if self.projector.last_error is not None and time.monotonic() >= self.next_drain:
+            self.drain_outbox(force=False)
+
+    def project(self, memories: list[Memory], vecs: np.ndarray) -> None:
+        """Project freshly committed memories with the vectors the caller already has."""
+        known = {m.id: v for m, v in zip(memories, vecs, strict=True)}
+        items = self.records.outbox_for(list(known))
+        _, failed = self.projector.apply(items, known)
+        if failed:
+            self.next_drain = time.monotonic() + 1.0
+
+    def stored_vectors(self, ids: list[str]) -> dict[str, np.ndarray]:
+        """Vectors already in the index: a status change need not re-embed the content."""
+        try:
+            return self.vectors.vectors(ids)
+        except Exception as e:  # noqa: BLE001 - the projector re-embeds what is missing
+            log.warning("could not read stored vectors for a merge: %s", e)
+            return {}
+
+
+__all__ = ["AccessTracker", "Context", "Purger", "SearchStats"]

@@ -1,0 +1,256 @@
+"""What a search and a write take, checked in one place before anything runs.
+
+A `SearchRequest` holds a search's options as the caller gave them (its cache key is derived
+from exactly those, so identical calls share a cached result); `validated` turns it into a
+`ValidSearch`, the only form the retrieval pipeline accepts. A `WriteItem` is one memory to
+store, as a write batch item; `checked` applies every rule a write's fields obey, before the
+firewall screens the content.
+
+Named search recipes (`SearchRecipe`) are data: channel weights, and optionally the hops and
+graph weight they search with. The `profiles` setting feeds them; a recipe that leaves hops or
+graph weight unset uses the settings' defaults.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+from typing import Any
+
+from graphmem import associative, ranking
+from graphmem.errors import ValidationError
+from graphmem.model import (
+    Hit,
+    MemoryType,
+    Source,
+    check_confidence,
+    check_content,
+    check_metadata,
+    check_session_id,
+    check_top_k,
+    parse_datetime,
+    parse_memory_type,
+    parse_source,
+    parse_time_range,
+)
+from graphmem.settings import Settings
+from graphmem.stores.cache import cache_key
+
+# ------------------------------------------------------------------ search
+
+
+@dataclass(frozen=True)
+class SearchRecipe:
+    """A named way to search: channel weights, and the graph expansion that goes with them
+    (None: the settings' expand_hops / graph_weight)."""
+
+    weights: Mapping[str, float]
+    expand_hops: int | None = None
+    graph_weight: float | None = None
+
+
+def recipes(settings: Settings) -> dict[str, SearchRecipe]:
+    """The named recipes a search may pick with `profile` (or by naming one as `weights`)."""
+    return {name: SearchRecipe(dict(w)) for name, w in settings.profiles.items()}
+
+
+@dataclass(frozen=True)
+class SearchRequest:
+    """One search, as asked. `profile` names a recipe (`recipes`)."""
+
+    query: str
+    top_k: int = 5
+    memory_type: str | None = None
+    time_range: str | None = None
+    session_id: str | None = None
+    weights: str | Mapping[str, Any] | None = None
+    profile: str | None = None
+    include_archived: bool = False
+    track_access: bool = True
+    expand_hops: int | None = None
+    relation_types: str | list[str] | None = None
+    as_of: str | datetime | None = None
+    include_history: bool = False
+
+    def cache_key(self) -> str:
+        """Every option that shapes the hits, and nothing else (track_access does not)."""
+        filters: dict[str, Any] = {
+            "memory_type": self.memory_type,
+            "time_range": self.time_range,
+            "session_id": self.session_id,
+            "weights": self.weights,
+            "profile": self.profile,
+            "include_archived": self.include_archived,
+            "expand_hops": self.expand_hops,
+            "relation_types": self.relation_types,
+        }
+        if self.as_of is not None or self.include_history:  # absent otherwise: keys unchanged
+            when = parse_datetime(self.as_of, "as_of")
+            filters.update(
+                as_of=when.isoformat() if when else None,
+                include_history=bool(self.include_history),
+            )
+        return cache_key(query=self.query, top_k=self.top_k, **filters)
+
+    def validated(self, settings: Settings) -> ValidSearch:
+        """Every option parsed and bounded; the first wrong one raises a ValidationError
+        naming it."""
+        s = settings
+        as_of = parse_datetime(self.as_of, "as_of")
+        query = check_content(self.query, s.max_content_chars, "query")
+        top_k = check_top_k(self.top_k)
+        mt = parse_memory_type(self.memory_type).value if self.memory_type else None
+        window = parse_time_range(self.time_range)
+        named = recipes(s)
+        weights, graph_w = associative.split_graph_weight(self.weights)
+        w = ranking.parse_weights(
+            weights, {k: r.weights for k, r in named.items()}, s.weights, self.profile
+        )
+        recipe = named.get(self.profile) if self.profile else None
+        if graph_w is None:
+            graph_w = recipe.graph_weight if recipe and recipe.graph_weight is not None else None
+        hops = self.expand_hops
+        if hops is None:
+            hops = recipe.expand_hops if recipe and recipe.expand_hops is not None else None
+        return ValidSearch(
+            query=query,
+            top_k=top_k,
+            memory_type=mt,
+            window=window,
+            session_id=self.session_id,
+            weights=w,
+            graph_weight=s.graph_weight if graph_w is None else graph_w,
+            hops=associative.check_hops(s.expand_hops if hops is None else hops),
+            relation_types=associative.parse_relation_types(self.relation_types),
+            include_archived=self.include_archived,
+            as_of=as_of,
+            include_history=self.include_history,
+        )
+
+
+@dataclass(frozen=True)
+class ValidSearch:
+    """A search whose every option is checked: what the retrieval pipeline runs."""
+
+    query: str
+    top_k: int
+    memory_type: str | None
+    window: timedelta | None
+    session_id: str | None
+    weights: dict[str, float]
+    graph_weight: float
+    hops: int
+    relation_types: tuple[str, ...] | None
+    include_archived: bool
+    as_of: datetime | None
+    include_history: bool
+
+
+@dataclass
+class SearchResult:
+    hits: list[Hit]
+    took_ms: float
+    degraded: list[str] = field(default_factory=list)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "hits": [h.to_dict() for h in self.hits],
+            "took_ms": round(self.took_ms, 3),
+            "degraded": self.degraded,
+        }
+
+
+# ------------------------------------------------------------------ write
+
+
+@dataclass(frozen=True)
+class WriteItem:
+    """One memory to write, as given (a write_many batch item)."""
+
+    content: Any
+    memory_type: Any = None
+    source: Any = None
+    metadata: Any = None
+    created_at: Any = None
+    valid_from: Any = None
+    valid_to: Any = None
+    expires_at: Any = None
+    summary: Any = None
+    session_id: Any = None
+    confidence: Any = 1.0
+
+    @classmethod
+    def of(cls, item: WriteItem | Mapping[str, Any]) -> WriteItem:
+        """A batch item from a WriteItem or a dict (keys other than the fields are ignored,
+        as they always were)."""
+        if isinstance(item, WriteItem):
+            return item
+        return cls(
+            content=item.get("content"),
+            memory_type=item.get("memory_type"),
+            source=item.get("source"),
+            metadata=item.get("metadata"),
+            created_at=item.get("created_at"),
+            valid_from=item.get("valid_from"),
+            valid_to=item.get("valid_to"),
+            expires_at=item.get("expires_at"),
+            summary=item.get("summary"),
+            session_id=item.get("session_id"),
+            confidence=item.get("confidence", 1.0),
+        )
+
+    def checked_content(self, max_chars: int) -> tuple[str, Source, dict[str, Any]]:
+        """Content, source and metadata: what the firewall screens."""
+        return (
+            check_content(self.content, max_chars),
+            parse_source(self.source),
+            check_metadata(self.metadata),
+        )
+
+    def checked_rest(self, now: datetime, max_chars: int) -> CheckedFields:
+        """Everything else a write carries, checked (after the firewall passed the content)."""
+        created = parse_datetime(self.created_at, "created_at") or now
+        valid_from = parse_datetime(self.valid_from, "valid_from")
+        valid_to = parse_datetime(self.valid_to, "valid_to")
+        if valid_to is not None and valid_to <= (valid_from or created):
+            raise ValidationError("valid_to", "must be later than valid_from (or created_at)")
+        summary = self.summary
+        if summary is not None and summary != "":
+            summary = check_content(summary, max_chars, "summary")
+        session_id = self.session_id
+        if session_id is not None and session_id != "":
+            session_id = check_session_id(session_id)
+        return CheckedFields(
+            created_at=created,
+            valid_from=valid_from,
+            valid_to=valid_to,
+            summary=summary or None,
+            session_id=session_id or None,
+            memory_type=parse_memory_type(self.memory_type or "fact"),
+            confidence=check_confidence(self.confidence),
+            expires_at=parse_datetime(self.expires_at, "expires_at"),
+        )
+
+
+@dataclass(frozen=True)
+class CheckedFields:
+    created_at: datetime
+    valid_from: datetime | None
+    valid_to: datetime | None
+    summary: str | None
+    session_id: str | None
+    memory_type: MemoryType
+    confidence: float
+    expires_at: datetime | None
+
+
+__all__ = [
+    "CheckedFields",
+    "SearchRecipe",
+    "SearchRequest",
+    "SearchResult",
+    "ValidSearch",
+    "WriteItem",
+    "recipes",
+]

@@ -1,0 +1,278 @@
+"""Recall: the search flow (result cache, access counts, latency) and the retrieval pipeline
+behind it - embed the query, gather vector and keyword candidates, score, expand the best of
+them over the memory graph (graphmem.associative), rank.
+
+Both channels are filtered by user inside their store, and so is every hop of the expansion;
+candidates are then re-read from the records store by (user_id, id), so a hit can only ever be
+the caller's own, current memory, and one an agent may read (graphmem.visibility).
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from concurrent.futures import Future
+from dataclasses import replace
+
+import numpy as np
+
+from graphmem import associative, metrics, ranking, temporal, workers
+from graphmem.associative import Step, TracedHit
+from graphmem.context import Context
+from graphmem.errors import StoreUnavailableError
+from graphmem.lifecycle import is_expired
+from graphmem.model import Hit, Memory, Status, check_user, utcnow
+from graphmem.requests import SearchRequest, SearchResult, ValidSearch
+from graphmem.stores.records import RecordQuery
+from graphmem.stores.vectors import VectorFilter
+from graphmem.text import query_terms
+from graphmem.visibility import only_visible, readable_statuses
+
+log = logging.getLogger("graphmem.retrieval")
+
+
+def search(ctx: Context, user_id: str, request: SearchRequest) -> SearchResult:
+    """Hybrid recall, expanded over the memory graph; every hit carries the path that brought
+    it. Current memories only, unless the query asks about the past, `as_of` (what was valid
+    then) or `include_history` is given (graphmem.temporal.recall_window).
+
+    Results are cached per user (keyed by every option that shapes them) until that user's next
+    write, update or forget, or the cache TTL; a cached hit re-reads its memory from the records.
+    """
+    ctx.maybe_drain()
+    start = time.perf_counter()
+    user_id = check_user(user_id)
+    if isinstance(request.query, str) and request.query.strip():
+        # PII in a query is masked before it reaches the embedder, caches and logs.
+        request = replace(request, query=ctx.guard.before_search_text(request.query))
+    key = request.cache_key()
+    result = _cached(ctx, user_id, key)
+    if result is None:
+        result = retrieve(ctx, user_id, request.validated(ctx.settings))
+        if not result.degraded:
+            _cache_put(ctx, user_id, key, result)
+    if request.track_access and result.hits:
+        ctx.access.add(user_id, [h.memory.id for h in result.hits])
+    result.took_ms = (time.perf_counter() - start) * 1000
+    ctx.search_stats.latencies_ms.add(result.took_ms)
+    return result
+
+
+def _cached(ctx: Context, user_id: str, key: str) -> SearchResult | None:
+    stats = ctx.search_stats
+    try:
+        entry = ctx.cache.get(user_id, key)
+    except Exception as e:  # noqa: BLE001 - a cache that is down only costs speed
+        log.warning("search cache unavailable: %s", e)
+        metrics.store_error("cache", "get")
+        return None
+    if entry is None:
+        stats.cache_misses += 1
+        return None
+    rows = only_visible(ctx.records.get(user_id, [e[0] for e in entry]))
+    if len(rows) != len(entry):  # changed behind the cache's back (another process)
+        stats.cache_misses += 1
+        return None
+    stats.cache_hits += 1
+    hits: list[Hit] = [
+        TracedHit(rows[mid], score, scores, [Step(**s) for s in path])
+        for mid, score, scores, path in entry
+    ]
+    return SearchResult(hits=hits, took_ms=0.0)
+
+
+def _cache_put(ctx: Context, user_id: str, key: str, result: SearchResult) -> None:
+    entry = [
+        [h.memory.id, h.score, h.scores, [vars(s) for s in getattr(h, "path", [])]]
+        for h in result.hits
+    ]
+    try:
+        ctx.cache.set(user_id, key, entry)
+    except Exception as e:  # noqa: BLE001
+        log.warning("search cache unavailable: %s", e)
+        metrics.store_error("cache", "set")
+
+
+def retrieve(ctx: Context, user_id: str, req: ValidSearch) -> SearchResult:
+    """The retrieval pipeline for one validated search (no cache)."""
+    s = ctx.settings
+    user_id = check_user(user_id)
+    query, top_k, mt, session_id = req.query, req.top_k, req.memory_type, req.session_id
+    w, graph_w, hops, rtypes = req.weights, req.graph_weight, req.hops, req.relation_types
+    now = utcnow()
+    since = now - req.window if req.window else None
+    statuses: tuple[str, ...] = (
+        (Status.ACTIVE.value, Status.ARCHIVED.value)
+        if req.include_archived
+        else (Status.ACTIVE.value,)
+    )
+    window = temporal.recall_window(
+        query, now, req.as_of, req.include_history, ctx.temporal.settings
+    )
+    if window.include_superseded:
+        statuses = (*statuses, Status.SUPERSEDED.value)
+    statuses = readable_statuses(statuses)
+    pool = max(s.candidate_pool, top_k * 3)
+    degraded: list[str] = []
+
+    # The keyword channel runs in a worker thread while this one embeds the query and
+    # searches the vectors: SQLite, ONNX Runtime and Qdrant Edge all release the GIL, so on
+    # two cores the channels overlap instead of adding up (docs/benchmarks.md).
+    rq = RecordQuery(user_id, mt, statuses, since, session_id)
+    keyword = _keyword(ctx, rq, query, pool) if w["keyword"] > 0 else None
+    vec_scores: dict[str, float] = {}
+    qvec: np.ndarray | None = None
+    if w["vector"] > 0 or w["keyword"] == 0:
+        with metrics.channel("query_embedding"):
+            qvec = ctx.embedder.encode_query(query, user_id)
+        flt = VectorFilter(user_id, mt, statuses, since.timestamp() if since else None, session_id)
+        breaker = ctx.breaker
+        try:
+            if not breaker.allow("vectors"):
+                raise StoreUnavailableError("vector store down, retrying later")
+            with metrics.channel("vector"):
+                vec_scores = {h.memory_id: h.score for h in ctx.vectors.search(qvec, flt, pool)}
+            breaker.ok("vectors")
+        except Exception as e:  # noqa: BLE001 - degrade to keyword-only, say so
+            log.warning("vector channel unavailable: %s", e)
+            metrics.store_error("vectors", "search")
+            breaker.failed("vectors")
+            degraded.append("vectors")
+
+    if keyword is None and not vec_scores:
+        keyword = _keyword(ctx, rq, query, pool)  # the fallback when vectors gave nothing
+    kw_scores = keyword.result() if keyword is not None else {}
+
+    ids = list(dict.fromkeys([*vec_scores, *kw_scores]))
+    # Re-read from the records, the source of truth: a projection that lags behind a status
+    # change must not bring back content an agent may not read.
+    rows = only_visible(ctx.records.get(user_id, ids))
+    if qvec is not None and "vectors" not in degraded:
+        missing = [i for i in rows if i not in vec_scores]
+        if missing:
+            try:
+                vec_scores.update(ctx.vectors.scores(qvec, user_id, missing))
+            except Exception as e:  # noqa: BLE001
+                log.warning("could not score keyword-only hits by vector: %s", e)
+                metrics.store_error("vectors", "fetch")
+    if s.recall_on_summaries and qvec is not None:
+        vec_scores.update(ctx.summaries.scores(qvec, rows.values()))
+    kw_max = max(kw_scores.values(), default=0.0)
+
+    def score(mem: Memory) -> TracedHit:
+        mid = mem.id
+        channels = {
+            "vector": max(0.0, vec_scores.get(mid, 0.0)),
+            "keyword": kw_scores.get(mid, 0.0) / kw_max if kw_max > 0 else 0.0,
+            "recency": ranking.recency(mem.created_at, now, s.recency_half_life_days),
+            "frequency": ranking.frequency(mem.access_count, s.frequency_saturation),
+        }
+        # Provenance: what the user said outranks what an agent inferred, at equal match.
+        trust = s.source_trust.get(mem.source.value, 1.0)
+        final = ranking.combine(channels, w) * trust
+        if trust != 1.0:
+            channels["trust"] = trust
+        # A contested memory (kept with low confidence) ranks below corroborated ones.
+        if mem.confidence < 1.0:
+            channels["confidence"] = mem.confidence
+            final *= 0.5 + 0.5 * mem.confidence
+        final = window.rescore(mem, final, channels)
+        return TracedHit(mem, final, channels)
+
+    hits = [
+        score(m)
+        for m in rows.values()
+        if m.status.value in statuses and window.admits(m) and not is_expired(m, now)
+    ]
+    hits.sort(key=lambda h: (-h.score, h.memory.id))
+    if hops > 0 and graph_w > 0 and hits and ctx.graph is not None:
+        cfg = associative.ExpansionConfig(
+            hops,
+            rtypes,
+            s.relation_weights,
+            s.hop_decay,
+            s.graph_fanout,
+            s.graph_max_nodes,
+            window.graph_at,
+        )
+        breaker = ctx.breaker
+        try:
+            if not breaker.allow("graph"):
+                raise StoreUnavailableError("graph store down, retrying later")
+            with metrics.channel("graph"):
+                reached = associative.expand(
+                    ctx.graph, user_id, _seed_relevance(hits[: s.graph_seeds]), cfg
+                )
+            breaker.ok("graph")
+        except Exception as e:  # noqa: BLE001 - degrade to hybrid-only, say so
+            log.warning("graph expansion unavailable: %s", e)
+            metrics.store_error("graph", "expand")
+            breaker.failed("graph")
+            degraded.append("graph")
+            reached = {}
+        known = {h.memory.id for h in hits}
+        # Only the best-reached newcomers are worth a row and vector fetch: a weak path
+        # cannot lift a memory into the top k, and fetching every reached memory made
+        # expansion cost grow with the graph (hundreds of rows per search at 100k).
+        newcomers = sorted(
+            (r for i, r in reached.items() if i not in known),
+            key=lambda r: (-r.score, r.memory_id),
+        )[: max(s.graph_candidates, top_k)]
+        new = only_visible(ctx.records.get(user_id, [r.memory_id for r in newcomers]))
+        new = {
+            i: m
+            for i, m in new.items()
+            if m.status.value in statuses
+            and window.admits(m)
+            and (mt is None or m.memory_type.value == mt)
+            and (since is None or m.created_at >= since)
+            and (session_id is None or m.session_id == session_id)
+            and not is_expired(m, now)
+        }
+        if new and qvec is not None and "vectors" not in degraded:
+            try:
+                vec_scores.update(ctx.vectors.scores(qvec, user_id, list(new)))
+            except Exception as e:  # noqa: BLE001
+                log.warning("could not score graph-reached hits by vector: %s", e)
+                metrics.store_error("vectors", "fetch")
+        if s.recall_on_summaries and qvec is not None:
+            vec_scores.update(ctx.summaries.scores(qvec, new.values()))
+        hits.extend(score(m) for m in new.values())
+        for h in hits:
+            r = reached.get(h.memory.id)
+            if r is not None:
+                h.scores["graph"] = r.score
+                h.score = associative.combine_graph(h.score, r.score, graph_w)
+                h.path = r.path
+        hits.sort(key=lambda h: (-h.score, h.memory.id))
+    top: list[Hit] = list(hits[:top_k])
+    return SearchResult(hits=top, took_ms=0.0, degraded=degraded)
+
+
+def _keyword(ctx: Context, rq: RecordQuery, query: str, pool: int) -> Future[dict[str, float]]:
+    """Start the keyword channel on the channel pool; its result (or error) is the future's."""
+
+    def run() -> dict[str, float]:
+        with metrics.channel("keyword"):
+            return dict(ctx.records.keyword_search(rq, query_terms(query), pool))
+
+    return workers.pool("channel").submit(run)
+
+
+def similar(ctx: Context, user_id: str, query: str, threshold: float, limit: int) -> list[Memory]:
+    """Memories whose embedding is at least `threshold` cosine-similar to `query`."""
+    qvec = ctx.embedder.encode_query(query, user_id)
+    # superseded versions too: "forget my old address" must reach the old address
+    flt = VectorFilter(
+        user_id,
+        None,
+        readable_statuses((Status.ACTIVE.value, Status.ARCHIVED.value, Status.SUPERSEDED.value)),
+    )
+    hits = [h for h in ctx.vectors.search(qvec, flt, limit) if h.score >= threshold]
+    rows = only_visible(ctx.records.get(user_id, [h.memory_id for h in hits]))
+    return [rows[h.memory_id] for h in hits if h.memory_id in rows]
+
+
+def _seed_relevance(seeds: list[TracedHit]) -> dict[str, float]:
+    top = max((h.score for h in seeds), default=0.0)
+    return {h.memory.id: h.score / top for h in seeds} if top > 0 else {}

@@ -1,0 +1,175 @@
+"""Changing and removing memories: update (a new version, or one held for review), forget,
+archive and restore, and forgetting by similarity to a query."""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Mapping
+from typing import Any
+
+from graphmem import metrics
+from graphmem.actor import audit_by
+from graphmem.context import Context
+from graphmem.errors import FirewallRejected, ValidationError
+from graphmem.model import (
+    Memory,
+    Status,
+    check_confidence,
+    check_content,
+    check_metadata,
+    check_number,
+    check_top_k,
+    check_user,
+    parse_memory_type,
+    utcnow,
+)
+from graphmem.summary import summarize
+from graphmem.text import search_text
+from graphmem.usecases.read import get
+from graphmem.usecases.search import similar
+from graphmem.usecases.write import hold_update
+
+
+def update(
+    ctx: Context,
+    user_id: str,
+    memory_id: str,
+    content: str | None = None,
+    *,
+    memory_type: str | None = None,
+    metadata: Mapping[str, Any] | None = None,
+    confidence: float | None = None,
+    tool: str | None = None,
+) -> Memory:
+    """Change a memory; new content is screened, then re-embedded and re-indexed.
+
+    New content the firewall quarantines changes nothing yet: it is stored as a separate
+    quarantined version (its metadata's `update_of` names this memory) and returned, while
+    this memory stays current until a review approves the new version (which then
+    supersedes it) or rejects it (which deletes only the new version)."""
+    mem = get(ctx, user_id, memory_id)
+    before = copy.copy(mem)
+    if content is None and memory_type is None and metadata is None and confidence is None:
+        raise ValidationError("content", "nothing to update: give content or another field")
+    decision = None
+    new_meta = check_metadata(metadata) if metadata is not None else None
+    if content is not None or new_meta:
+        # New metadata is screened like a write's: an update must not be a way past the
+        # firewall. Unchanged content is screened with it, as the context it arrives in.
+        text = mem.content
+        if content is not None:
+            text = check_content(content, ctx.settings.max_content_chars)
+        decision = ctx.guard.screen_write(text, mem.source.value, new_meta)
+        metrics.write_decision(decision.action)
+        if decision.action == "reject":
+            reason = decision.reasons[0] if decision.reasons else "refused"
+            ctx.records.audit(mem.user_id, "reject", [mem.id], {"tool": tool})
+            raise FirewallRejected(decision.source_field, reason)
+        if content is not None:
+            mem.content = decision.content_after_masking
+            mem.summary = summarize(mem.content)
+        if new_meta is not None and decision.metadata_after_masking is not None:
+            new_meta = decision.metadata_after_masking
+    if memory_type is not None:
+        mem.memory_type = parse_memory_type(memory_type)
+    if new_meta is not None:
+        mem.metadata = {**mem.metadata, **new_meta}
+    if confidence is not None:
+        mem.confidence = check_confidence(confidence)
+    mem.updated_at = utcnow()
+    if decision is not None and decision.action == "quarantine":
+        return hold_update(ctx, before, mem, decision, tool)
+    vec = ctx.embedder.encode([mem.content]) if content is not None else None
+    with ctx.write_lock:
+        if content is not None and before.content != mem.content:
+            ctx.temporal.keep_version(before, mem)  # a new version, not an overwrite
+        ctx.records.update_content(mem, search_text(mem.content))
+        ctx.invalidate(mem.user_id)
+        if vec is not None:
+            ctx.project([mem], vec)
+        else:
+            ctx.projector.apply(ctx.records.outbox_for([mem.id]))
+        ctx.records.audit(
+            mem.user_id,
+            "update",
+            [mem.id],
+            {
+                "content_changed": vec is not None,
+                "tool": tool,
+                **audit_by(),
+                "screen": decision.audit_details() if decision else None,
+            },
+        )
+    return mem
+
+
+def forget(
+    ctx: Context, user_id: str, memory_ids: list[str], *, reason: str = "forget"
+) -> list[str]:
+    """Hard-delete memories from every store at once; returns the ids that existed.
+    `reason` is the audit action (forget, or expire when a TTL ran out)."""
+    user_id = check_user(user_id)
+    ids = [str(i) for i in memory_ids]
+    with ctx.write_lock:
+        versions = ctx.temporal.version_copies(user_id, ids)  # earlier contents go too
+        deleted = ctx.records.delete(user_id, ids + versions)
+        if deleted:
+            ctx.invalidate(user_id)
+            ctx.projector.apply(ctx.records.outbox_for(deleted))
+            ctx.records.audit(user_id, reason, deleted, {"count": len(deleted)})
+    return [i for i in deleted if i not in versions]
+
+
+def set_status(
+    ctx: Context, user_id: str, ids: list[str], status: Status, only_from: Status
+) -> list[str]:
+    """Archive or restore: one records transaction, then the projections follow."""
+    with ctx.write_lock:
+        done = ctx.records.set_status(user_id, ids, status.value, only_from=only_from.value)
+        if done:
+            ctx.invalidate(user_id)
+            ctx.projector.apply(ctx.records.outbox_for(done), ctx.stored_vectors(done))
+            ctx.records.audit(
+                user_id,
+                "archive" if status == Status.ARCHIVED else "restore",
+                done,
+                {"count": len(done)},
+            )
+    return done
+
+
+def archive(ctx: Context, user_id: str, memory_ids: list[str]) -> list[str]:
+    """Take active memories out of default recall (`include_archived` still finds them)."""
+    ids = [str(i) for i in memory_ids]
+    return set_status(ctx, check_user(user_id), ids, Status.ARCHIVED, Status.ACTIVE)
+
+
+def restore(ctx: Context, user_id: str, memory_ids: list[str]) -> list[str]:
+    """Bring archived memories back into default recall; returns the ids restored."""
+    ids = [str(i) for i in memory_ids]
+    return set_status(ctx, check_user(user_id), ids, Status.ACTIVE, Status.ARCHIVED)
+
+
+def forget_by_query(
+    ctx: Context,
+    user_id: str,
+    query: str,
+    *,
+    threshold: float | None = None,
+    limit: int = 10,
+    dry_run: bool = False,
+) -> list[Memory]:
+    """Delete the memories at least `threshold` similar to `query` (cosine)."""
+    user_id = check_user(user_id)
+    query = check_content(query, ctx.settings.max_content_chars, "query")
+    thr = ctx.settings.forget_similarity
+    if threshold is not None:
+        thr = check_number(threshold, "threshold", 0.0, 1.0, low_open=True)
+    limit = check_top_k(limit, 1000)
+    matches = similar(ctx, user_id, query, thr, limit)
+    if not dry_run and matches:
+        forget(ctx, user_id, [m.id for m in matches])
+    return matches
+
+
+__all__ = ["archive", "forget", "forget_by_query", "restore", "set_status", "update"]

@@ -1,0 +1,214 @@
+"""Writing memories: validate and screen every item, then embed, extract, link, commit, project.
+
+Everything in a batch is validated and screened before anything is written; one records
+transaction holds the rows, entities, relations and outbox entries, and the projections follow
+(a projection failure delays a projection but never loses or half-writes a memory).
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Mapping
+from datetime import datetime
+from typing import Any
+
+from graphmem import lifecycle, metrics, workers
+from graphmem.actor import audit_by
+from graphmem.context import Context
+from graphmem.errors import FirewallRejected, ValidationError
+from graphmem.guard import WriteDecision
+from graphmem.model import Memory, Status, check_user, new_id, utcnow
+from graphmem.requests import WriteItem
+from graphmem.summary import MAX_SUMMARY, summarize
+from graphmem.text import search_text
+from graphmem.usecases.merge import merge_on_write
+
+log = logging.getLogger("graphmem.service")
+
+
+def prepare(
+    ctx: Context, user_id: str, item: WriteItem | Mapping[str, Any], now: datetime
+) -> tuple[Memory, WriteDecision]:
+    """Validate one write and pass it through the firewall: the returned memory holds the
+    masked content and metadata, and is quarantined if the screen said so."""
+    s = ctx.settings
+    w = WriteItem.of(item)
+    content, source, metadata = w.checked_content(s.max_content_chars)
+    decision = ctx.guard.screen_write(content, source.value, metadata)
+    metrics.write_decision(decision.action)
+    if decision.action == "reject":
+        reason = decision.reasons[0] if decision.reasons else "refused by the memory firewall"
+        raise FirewallRejected(decision.source_field, reason)  # the field: metadata, if that
+    status = decision.status
+    assert status is not None  # only a rejection stores nothing, and it raised above
+    content = decision.content_after_masking
+    if decision.metadata_after_masking is not None:
+        metadata = decision.metadata_after_masking
+    rest = w.checked_rest(now, s.max_content_chars)
+    summary = (
+        ctx.guard.screen_write(rest.summary, source.value).content_after_masking
+        if rest.summary
+        else llm_summary(ctx, content)
+    )
+    mem = Memory(
+        id=new_id(),
+        user_id=user_id,
+        content=content,
+        memory_type=rest.memory_type,
+        summary=summarize(summary),
+        session_id=rest.session_id,
+        source=source,
+        confidence=rest.confidence,
+        metadata=metadata,
+        status=Status(status),
+        created_at=rest.created_at,
+        updated_at=now,
+        valid_from=rest.valid_from,
+        valid_to=rest.valid_to,
+    )
+    mem.expires_at = rest.expires_at or lifecycle.expiry(mem.memory_type.value, now, s)
+    mem.decay_score = lifecycle.decay_score(mem, now, s)
+    return mem, decision
+
+
+def llm_summary(ctx: Context, content: str) -> str:
+    """The configured LLM's summary of one memory, else the content (summarised
+    extractively by the caller). Short content needs no LLM."""
+    s = ctx.settings
+    if not s.summary_llm_url or len(content) <= MAX_SUMMARY:
+        return content
+    from graphmem.llm import complete
+
+    try:
+        return complete(
+            s.summary_llm_url,
+            s.summary_llm_model,
+            s.summary_llm_api_key.get_secret_value() if s.summary_llm_api_key else None,
+            f"Summarise this memory in at most {MAX_SUMMARY} characters. Use only what it"
+            " says. Answer with the summary alone.",
+            content,
+            timeout=s.summary_llm_timeout_seconds,
+            max_tokens=40,
+        )
+    except Exception as e:  # noqa: BLE001 - the extractive summary always works
+        log.warning("LLM summary unavailable, using the extractive one: %s", e)
+        return content
+
+
+def write_many(
+    ctx: Context,
+    user_id: str,
+    items: list[WriteItem | Mapping[str, Any]],
+    *,
+    tool: str | None = None,
+) -> list[Memory]:
+    """Store a batch: all validated and screened before any is written; one transaction;
+    one embed batch. `tool` names the interface calling (e.g. "memory_write") in the audit
+    row; rate limits are charged by the interface, per call, before it gets here.
+    """
+    user_id = check_user(user_id)
+    if not isinstance(items, list) or not items:
+        raise ValidationError("items", "must be a non-empty list")
+    if len(items) > ctx.settings.max_batch:
+        raise ValidationError("items", f"at most {ctx.settings.max_batch} per batch")
+    now = utcnow()
+    memories: list[Memory] = []
+    decisions: list[WriteDecision] = []
+    for i, item in enumerate(items):
+        try:
+            m, d = prepare(ctx, user_id, item, now)
+        except ValidationError as e:
+            if isinstance(e, FirewallRejected):
+                ctx.records.audit(user_id, "reject", [], {"item": i, "tool": tool})
+            if len(items) == 1:
+                raise
+            raise ValidationError(f"items[{i}].{e.field}", e.message) from None
+        memories.append(m)
+        decisions.append(d)
+    texts = [m.content for m in memories]
+    # Embedding and entity extraction are the two big costs of a write and independent of
+    # each other; ONNX Runtime (and torch) release the GIL while they compute, so the batch
+    # is embedded in a worker thread while this thread runs spaCy: on 2 cores the two
+    # overlap instead of adding up.
+    pending = workers.pool("embed").submit(ctx.embedder.encode, texts)
+    try:
+        extractions = ctx.extractor.extract_many(texts)
+    finally:
+        vecs = pending.result()
+    with ctx.write_lock:
+        plan = ctx.temporal.plan(user_id, memories, vecs)
+        graph = ctx.linker.link(user_id, memories, extractions)
+        graph.relations.extend(plan.relations)
+        ctx.records.insert(
+            memories, [search_text(m.content) for m in memories], graph, plan.supersede
+        )
+        ctx.invalidate(user_id)
+        ctx.project(memories, vecs)
+        if plan.supersede:
+            ctx.projector.apply(ctx.records.outbox_for([x.old_id for x in plan.supersede]))
+    audit_writes(ctx, user_id, memories, decisions, tool, plan.outcomes)
+    return merge_on_write(ctx, user_id, memories, vecs)
+
+
+def audit_writes(
+    ctx: Context,
+    user_id: str,
+    memories: list[Memory],
+    decisions: list[WriteDecision],
+    tool: str | None,
+    temporal: Mapping[str, Any] | None = None,
+) -> None:
+    """One audit row per batch: ids and screening outcomes, never content or PII values."""
+    flagged = {
+        m.id: d.audit_details()
+        for m, d in zip(memories, decisions, strict=True)
+        if d.action != "allow" or d.pii_found
+    }
+    ctx.records.audit(
+        user_id,
+        "write",
+        [m.id for m in memories],
+        {
+            "count": len(memories),
+            "tool": tool,
+            "quarantined": sum(m.status == Status.QUARANTINED for m in memories),
+            "pii_masked": sum(len(d.pii_found) for d in decisions),
+            "flagged": flagged,
+            **audit_by(),
+            **({"temporal": dict(temporal)} if temporal else {}),
+        },
+    )
+
+
+def hold_update(
+    ctx: Context, before: Memory, proposed: Memory, decision: WriteDecision, tool: str | None
+) -> Memory:
+    """Store a quarantined update as its own pending version, written like a new memory
+    (embedded, linked, indexed, held out of recall by its status); `before` is not touched."""
+    s = ctx.settings
+    pending = ctx.temporal.held_update(before, proposed)
+    pending.expires_at = lifecycle.expiry(pending.memory_type.value, pending.created_at, s)
+    pending.decay_score = lifecycle.decay_score(pending, pending.created_at, s)
+    vec = ctx.embedder.encode([pending.content])
+    extractions = ctx.extractor.extract_many([pending.content])
+    with ctx.write_lock:
+        graph = ctx.linker.link(pending.user_id, [pending], extractions)
+        ctx.records.insert([pending], [search_text(pending.content)], graph)
+        ctx.invalidate(pending.user_id)
+        ctx.project([pending], vec)
+        ctx.records.audit(
+            pending.user_id,
+            "update",
+            [before.id, pending.id],
+            {
+                "content_changed": False,
+                "held_for_review": pending.id,
+                "tool": tool,
+                **audit_by(),
+                "screen": decision.audit_details(),
+            },
+        )
+    return pending
+
+
+__all__ = ["audit_writes", "hold_update", "llm_summary", "prepare", "write_many"]
