@@ -224,9 +224,8 @@ class MemoryService:
         **fields: Any,
     ) -> Memory:
         """Store one memory and return it (its id is the memory id)."""
-        return self.write_many(
-            user_id, [{"content": content, "memory_type": memory_type, **fields}], tool=tool
-        )[0]
+        item = WriteItem.of({**fields, "content": content, "memory_type": memory_type})
+        return self.write_many(user_id, [item], tool=tool)[0]
 
     def write_many(
         self,

@@ -10,6 +10,7 @@ from typing import Any
 from graphmem.cli.common import AddCommand, emit, memory_line, open_service, to_int, user_of
 from graphmem.errors import ValidationError
 from graphmem.model import Memory, MemoryType
+from graphmem.requests import SearchRequest, WriteItem
 from graphmem.visibility import Viewer
 
 MAX_STDIN_CHARS = 1 << 20
@@ -27,16 +28,18 @@ def cmd_add(args: argparse.Namespace) -> None:
     }
     content = args.content if args.content != "-" else sys.stdin.read(MAX_STDIN_CHARS + 1)
     with open_service(args) as svc:
-        m = svc.write(user_of(args), content, args.type, **{k: v for k, v in fields.items() if v})
+        item = WriteItem(
+            content=content, memory_type=args.type, **{k: v for k, v in fields.items() if v}
+        )
+        m = svc.write_many(user_of(args), [item])[0]
     emit(args, {"id": m.id}, m.id)
 
 
 def cmd_search(args: argparse.Namespace) -> None:
     with open_service(args) as svc:
-        res = svc.search(
-            user_of(args),
-            args.query,
-            args.top_k,
+        request = SearchRequest(
+            query=args.query,
+            top_k=args.top_k,
             memory_type=args.type,
             time_range=args.time_range,
             session_id=args.session,
@@ -48,6 +51,7 @@ def cmd_search(args: argparse.Namespace) -> None:
             as_of=args.as_of,
             include_history=args.include_history,
         )
+        res = svc.search_request(user_of(args), request)
     lines = [
         f"{i}. {h.score:.3f}  {h.memory.id}  [{h.memory.memory_type.value}]  {h.memory.content}"
         f"{validity(h.memory)}\n"

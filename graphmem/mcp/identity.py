@@ -253,35 +253,6 @@ class TokenTable:
         return sorted({i.user for i in (*self._file.values(), *self._env.values())})
 
 
-def token_verifier(table: TokenTable) -> Any:
-    """A fastmcp TokenVerifier whose accepted tokens carry the graphmem user in their claims.
-
-    Imported lazily so the CLI's other commands never pay for importing fastmcp.
-    """
-    from fastmcp.server.auth import AccessToken, TokenVerifier
-
-    class GraphmemTokenVerifier(TokenVerifier):
-        """Maps a bearer token to a user through the hashed token table."""
-
-        async def verify_token(self, token: str) -> AccessToken | None:
-            info = table.identify(token)
-            if info is None:
-                return None
-            return AccessToken(
-                token=token,
-                client_id=info.user,
-                scopes=[],
-                expires_at=None,
-                claims={
-                    "graphmem_user": info.user,
-                    "graphmem_role": info.role,
-                    "graphmem_label": info.label,
-                },
-            )
-
-    return GraphmemTokenVerifier()
-
-
 __all__ = [
     "TokenInfo",
     "TokenTable",
@@ -292,5 +263,4 @@ __all__ = [
     "hash_token",
     "parse_env_tokens",
     "parse_token_file",
-    "token_verifier",
 ]

@@ -24,6 +24,7 @@ from graphmem.mcp.tools.common import (
     tool_errors,
 )
 from graphmem.model import Status
+from graphmem.requests import SearchRequest, WriteItem
 from graphmem.summary import summarize_many
 from graphmem.temporal import validity
 from graphmem.usecases.turns import MAX_TURNS as MAX_OBSERVE_TURNS
@@ -87,15 +88,14 @@ def register(mcp: ToolRegistry, ctx: ToolContext) -> None:
     ) -> dict[str, Any]:
         user = ctx.caller()
         fields = {"metadata": metadata, "source": source, "session_id": session_id}
+        item = WriteItem(
+            content=content,
+            memory_type=memory_type,
+            **{k: v for k, v in fields.items() if v is not None},
+        )
         with tool_errors():
-            m = await ctx.run(
-                svc.write,
-                user,
-                content,
-                memory_type,
-                tool="memory_write",
-                **{k: v for k, v in fields.items() if v is not None},
-            )
+            written = await ctx.run(svc.write_many, user, [item], tool="memory_write")
+        m = written[0]
         return {
             "memory_id": m.id,
             "memory_type": m.memory_type.value,
@@ -174,19 +174,17 @@ def register(mcp: ToolRegistry, ctx: ToolContext) -> None:
     ) -> dict[str, Any]:
         user = ctx.caller()
         with tool_errors():
-            res = await ctx.run(
-                svc.search,
-                user,
-                query,
-                top_k,
+            request = SearchRequest(
+                query=query,
+                top_k=top_k,
                 memory_type=memory_type,
                 time_range=time_range,
                 expand_hops=expand_hops,
                 relation_types=relation_types,
                 as_of=as_of,
                 include_history=include_history,
-                tool="memory_search",
             )
+            res = await ctx.run(svc.search_request, user, request)
         return {
             "hits": [_compact_hit(h) for h in res.hits],
             "count": len(res.hits),
