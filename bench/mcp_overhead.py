@@ -300,7 +300,7 @@ def main() -> None:
     args = ap.parse_args()
 
     from graphmem import MemoryService, Settings
-    from graphmem.mcp.settings import McpSettings
+    from graphmem.settings.server import McpSettings
 
     # The server limits the model's intra-op threads (GRAPHMEM_TORCH_THREADS); do the same
     # here so both paths embed under the same conditions.

@@ -21,7 +21,7 @@ from fastmcp import Client
 from graphmem import MemoryService, Settings
 from graphmem.guard import Guard, GuardSettings, InProcessRateLimiter
 from graphmem.mcp.server import create_server
-from graphmem.mcp.settings import McpSettings
+from graphmem.settings.server import McpSettings
 
 WRITERS: list[tuple[str, dict[str, Any]]] = [
     ("memory_write", {"content": "one more", "memory_type": "fact"}),

@@ -121,12 +121,14 @@ def test_guard_with_redis_backend(redis_prefix: tuple[str, str]) -> None:
     url, prefix = redis_prefix
     s = GuardSettings(
         rate_limit_backend="redis",
-        redis_url=url,
         rate_limit_prefix=prefix,
         rate_limits={"write": 2},
         _env_file=None,
     )
-    a, b = Guard(s), Guard(s)  # two guards, as in two service processes
+    a, b = (
+        Guard(s, redis_url=url),
+        Guard(s, redis_url=url),
+    )  # two guards, as in two service processes
     a.before_write("u", "one")
     b.before_write("u", "two")
     with pytest.raises(RateLimitExceeded, match="retry in"):

@@ -25,9 +25,9 @@ from graphmem.cli import userdata as cli_module
 from graphmem.embedder import Embedder
 from graphmem.errors import ValidationError
 from graphmem.mcp.server import create_server
-from graphmem.mcp.settings import McpSettings
 from graphmem.model import MAX_METADATA_BYTES, check_metadata, parse_time_range
 from graphmem.ranking import MAX_WEIGHT
+from graphmem.settings.server import McpSettings
 
 
 @pytest.fixture(scope="module")

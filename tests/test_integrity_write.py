@@ -172,7 +172,7 @@ def test_true_duplicates_still_merge_and_report_merged_into(
 
 def test_mcp_memory_write_reports_merged_into(make: Callable[..., MemoryService]) -> None:
     from graphmem.mcp.server import create_server
-    from graphmem.mcp.settings import McpSettings
+    from graphmem.settings.server import McpSettings
 
     svc = make()
     server = create_server(svc, settings=McpSettings(working_backend="memory"), default_user="al")
@@ -284,7 +284,7 @@ def test_mcp_update_held_for_review_says_nothing_changed(
 ) -> None:
     """An agent told "updated" would act on a change that has not happened."""
     from graphmem.mcp.server import create_server
-    from graphmem.mcp.settings import McpSettings
+    from graphmem.settings.server import McpSettings
 
     svc = make(guard=review_guard())
     good = svc.write("u", "My favourite bank is Northwind Savings.", source="user")

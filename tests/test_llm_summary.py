@@ -16,6 +16,7 @@ import pytest
 
 from graphmem import MemoryService, Settings
 from graphmem.embedder import Embedder
+from graphmem.settings import LlmSettings
 from graphmem.summary import summarize
 
 LONG = (
@@ -30,8 +31,17 @@ class _Completions(BaseHTTPRequestHandler):
     def do_POST(self) -> None:  # noqa: N802 - http.server's naming
         body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
         _Completions.seen.append({"path": self.path, "body": body})
-        reply = {"choices": [{"message": {"role": "assistant", "content": "I lead Apollo's move"
-                                          " to the hospital cluster in March, a long answer"}}]}
+        reply = {
+            "choices": [
+                {
+                    "message": {
+                        "role": "assistant",
+                        "content": "I lead Apollo's move"
+                        " to the hospital cluster in March, a long answer",
+                    }
+                }
+            ]
+        }
         data = json.dumps(reply).encode()
         self.send_response(200)
         self.send_header("Content-Type", "application/json")
@@ -56,7 +66,8 @@ def llm_url() -> Iterator[str]:
 def test_summary_comes_from_the_llm_and_stays_within_50_chars(
     tmp_path: Path, embedder: Embedder, llm_url: str
 ) -> None:
-    s = Settings(data_dir=tmp_path / "d", summary_llm_url=llm_url, summary_llm_model="tiny")
+    llm = LlmSettings(url=llm_url, model="tiny", write_summaries=True, _env_file=None)
+    s = Settings(data_dir=tmp_path / "d", llm=llm)
     with MemoryService(s, embedder=embedder) as svc:
         m = svc.write("u", LONG)
         short = svc.write("u", "I like tea.")  # short enough: no LLM call
@@ -71,8 +82,10 @@ def test_summary_comes_from_the_llm_and_stays_within_50_chars(
 def test_an_unreachable_llm_falls_back_to_the_extractive_summary(
     tmp_path: Path, embedder: Embedder
 ) -> None:
-    s = Settings(data_dir=tmp_path / "d", summary_llm_url="http://127.0.0.1:9/v1",
-                 summary_llm_timeout_seconds=1)
+    llm = LlmSettings(
+        url="http://127.0.0.1:9/v1", summary_timeout_seconds=1, write_summaries=True, _env_file=None
+    )
+    s = Settings(data_dir=tmp_path / "d", llm=llm)
     with MemoryService(s, embedder=embedder) as svc:
         m = svc.write("u", LONG)
     assert m.summary == summarize(LONG)

@@ -44,7 +44,8 @@ from graphmem.mcp.identity import (
     parse_token_file,
 )
 from graphmem.mcp.server import create_server
-from graphmem.mcp.settings import McpSettings
+from graphmem.settings.sections import LlmSettings
+from graphmem.settings.server import McpSettings
 from graphmem.stores import open_working
 from graphmem.stores.working import InProcessWorkingMemory, RedisWorkingMemory
 from graphmem.visibility import Viewer
@@ -422,12 +423,13 @@ def test_summarize_uses_a_configured_llm_and_falls_back_when_it_fails(
     httpd = ThreadingHTTPServer(("127.0.0.1", 0), _StubLLM)
     threading.Thread(target=httpd.serve_forever, daemon=True).start()
     try:
-        cfg = McpSettings(
-            working_backend="memory",
-            llm_url=f"http://127.0.0.1:{httpd.server_port}/v1",
-            llm_model="tiny",
-            llm_api_key="sk-test",
+        svc.settings.llm = LlmSettings(
+            url=f"http://127.0.0.1:{httpd.server_port}/v1",
+            model="tiny",
+            api_key="sk-test",
+            _env_file=None,
         )
+        cfg = McpSettings(working_backend="memory")
         llm = create_server(svc, settings=cfg, default_user="lena")
         mid = ok(llm, "memory_write", {"content": "Owns a cat.", "memory_type": "fact"})[
             "memory_id"

@@ -27,7 +27,7 @@ from graphmem.guard import Guard, GuardSettings, InProcessRateLimiter
 from graphmem.mcp.identity import hash_token, parse_env_tokens
 from graphmem.mcp.middleware import TOOL_BUDGETS, charges
 from graphmem.mcp.server import create_server
-from graphmem.mcp.settings import McpSettings
+from graphmem.settings.server import McpSettings
 from graphmem.stores import open_records
 from tests.conftest import stop_process
 from tests.test_mcp import (

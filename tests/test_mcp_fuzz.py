@@ -30,7 +30,7 @@ from graphmem.cli.doctor import diagnose
 from graphmem.embedder import Embedder
 from graphmem.guard import Guard, GuardSettings
 from graphmem.mcp.server import create_server
-from graphmem.mcp.settings import McpSettings
+from graphmem.settings.server import McpSettings
 
 EXAMPLES_PER_TOOL = 25
 ABSENT = object()

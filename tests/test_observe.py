@@ -13,8 +13,8 @@ from fastmcp import Client
 from graphmem import MemoryService
 from graphmem.errors import ValidationError
 from graphmem.mcp.server import create_server
-from graphmem.mcp.settings import McpSettings
 from graphmem.model import MemoryType
+from graphmem.settings.server import McpSettings
 from graphmem.summary import MAX_SUMMARY
 from graphmem.usecases.turns import observe, rule_id
 

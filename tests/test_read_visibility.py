@@ -23,7 +23,7 @@ from graphmem import MemoryService, NotFoundError, Settings, Status
 from graphmem.embedder import Embedder
 from graphmem.guard import Guard, GuardSettings
 from graphmem.mcp.server import create_server
-from graphmem.mcp.settings import McpSettings
+from graphmem.settings.server import McpSettings
 from graphmem.usecases.preload import preload_items
 
 USER = "vera"

@@ -26,9 +26,10 @@ from graphmem.guard.canonical import canonicalize
 from graphmem.guard.consensus import Candidate, ConsensusDecision, check_consensus
 from graphmem.guard.injection import CLASSIFIER_RULE, InjectionResult, screen
 from graphmem.guard.metadata import MetadataScreen
-from graphmem.guard.pii import PiiFinding, apply_policy, find_pii
+from graphmem.guard.pii import PiiFinding, Policy, apply_policy, find_pii
 from graphmem.guard.ratelimit import RateLimitExceeded, bucket_key
 from graphmem.guard.settings import GuardSettings
+from graphmem.stores import resolve_backend
 from graphmem.stores.ratelimit import (
     InProcessRateLimiter,
     RateDecision,
@@ -84,12 +85,20 @@ class SearchDecision:
     pii_found: list[PiiFinding] = field(default_factory=list)
 
 
-def make_limiter(settings: GuardSettings) -> RateLimiter | None:
-    if settings.rate_limit_backend == "off":
+# Where rate limits looked for Redis before redis_url was one root setting; kept so that
+# `rate_limit_backend=redis` alone still means a local Redis.
+DEFAULT_RATE_LIMIT_REDIS_URL = "redis://127.0.0.1:6379/0"
+
+
+def make_limiter(settings: GuardSettings, redis_url: str | None = None) -> RateLimiter | None:
+    backend = resolve_backend(settings.rate_limit_backend, redis_url)
+    if backend == "off":
         return None
-    if settings.rate_limit_backend == "redis":
+    if backend == "redis":
         return RedisRateLimiter.from_url(
-            settings.redis_url, settings.rate_limit_prefix, fail_open=settings.rate_limit_fail_open
+            redis_url or DEFAULT_RATE_LIMIT_REDIS_URL,
+            settings.rate_limit_prefix,
+            fail_open=settings.rate_limit_fail_open,
         )
     return InProcessRateLimiter()
 
@@ -121,10 +130,15 @@ class Guard:
     """Screens writes and searches; see the module docstring for the order of the checks."""
 
     def __init__(
-        self, settings: GuardSettings | None = None, *, limiter: RateLimiter | None = None
+        self,
+        settings: GuardSettings | None = None,
+        *,
+        limiter: RateLimiter | None = None,
+        redis_url: str | None = None,
     ) -> None:
+        """`redis_url` is the root setting, for a redis (or auto) rate-limit backend."""
         self.settings = settings or GuardSettings()
-        self.limiter = limiter if limiter is not None else make_limiter(self.settings)
+        self.limiter = limiter if limiter is not None else make_limiter(self.settings, redis_url)
         key = self.settings.hash_key
         self._hash_key = key.get_secret_value().encode() if key else None
 
@@ -241,7 +255,9 @@ class Guard:
             return SearchDecision("allow", query, 0.0)
         canon = canonicalize(query, max_depth=self.settings.max_decode_depth)
         findings = find_pii(canon)
-        policy = {k: ("mask" if v == "reject" else v) for k, v in self.settings.pii_policy.items()}
+        policy: dict[str, Policy] = {
+            k: ("mask" if v == "reject" else v) for k, v in self.settings.pii_policy.items()
+        }
         masked, _ = apply_policy(canon.sanitized, findings, policy, self._hash_key)
         result = screen(canon, use_classifier=self.settings.classifier)
         return SearchDecision(
@@ -256,7 +272,9 @@ class Guard:
         findings = find_pii(canon)
         if not findings:
             return query
-        policy = {k: ("mask" if v == "reject" else v) for k, v in self.settings.pii_policy.items()}
+        policy: dict[str, Policy] = {
+            k: ("mask" if v == "reject" else v) for k, v in self.settings.pii_policy.items()
+        }
         return apply_policy(canon.sanitized, findings, policy, self._hash_key)[0]
 
     # ------------------------------------------------------------------ consensus

@@ -1,8 +1,9 @@
 """Firewall settings, from GRAPHMEM_GUARD_* environment variables or a .env file.
 
-They live beside the guard rather than in graphmem.settings so the firewall can be configured,
-tested and benchmarked on its own; the service builds one `GuardSettings()` next to its
-`Settings()`. Dict-valued settings are JSON, and a partial dict is merged into the defaults, so
+This is the `guard` section of the settings tree (`Settings().guard`), defined beside the guard
+so the firewall can be configured, tested and benchmarked on its own (`Guard(GuardSettings())`).
+Redis, for `rate_limit_backend` redis or auto, is the root's `redis_url`. Dict-valued settings
+are JSON, and a partial dict is merged into the defaults, so
 `GRAPHMEM_GUARD_PII_POLICY='{"email": "hash"}'` changes e-mail only.
 """
 
@@ -50,8 +51,12 @@ class GuardSettings(BaseSettings):
         None, description="HMAC key for the 'hash' PII policy; required when any type uses it"
     )
 
-    rate_limit_backend: Literal["memory", "redis", "off"] = "memory"
-    redis_url: str = "redis://127.0.0.1:6379/0"
+    rate_limit_backend: Literal["auto", "memory", "redis", "off"] = Field(
+        "memory",
+        description="rate limits: memory (in-process, one server process), redis (shared by"
+        " every process; redis_url, else redis://127.0.0.1:6379/0), auto (redis when redis_url"
+        " is set, else memory) or off",
+    )
     rate_limit_prefix: str = "graphmem:rl:"
     rate_limits: dict[str, float] = Field(default_factory=lambda: dict(DEFAULT_RATE_LIMITS))
     rate_limit_fail_open: bool = Field(

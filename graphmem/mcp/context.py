@@ -18,8 +18,8 @@ from fastmcp.server.dependencies import get_access_token
 from graphmem.actor import Actor
 from graphmem.errors import ValidationError
 from graphmem.mcp.identity import check_role
-from graphmem.mcp.settings import McpSettings
 from graphmem.mcp.stats import ToolStats
+from graphmem.settings.server import McpSettings
 from graphmem.stores.working import WorkingMemoryStore
 
 if TYPE_CHECKING:
@@ -83,7 +83,7 @@ class ToolContext:
 
     @property
     def llm_on(self) -> bool:
-        return bool(self.settings.llm_url)
+        return bool(self.service.settings.llm.url)
 
     async def run(self, fn: Callable[..., T], /, *args: Any, **kwargs: Any) -> T:
         """Service calls block (embedding, SQLite); keep them off the event loop."""

@@ -17,7 +17,7 @@ from starlette.responses import JSONResponse, Response
 
 from graphmem import logs, metrics
 from graphmem.mcp.identity import TokenTable
-from graphmem.mcp.settings import McpSettings
+from graphmem.settings.server import McpSettings
 
 if TYPE_CHECKING:
     from fastmcp import FastMCP

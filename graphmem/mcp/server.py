@@ -36,11 +36,11 @@ from graphmem.mcp.context import ToolContext, ToolRegistry, caller_lookup
 from graphmem.mcp.http import metrics_endpoint, serve_http, token_verifier
 from graphmem.mcp.identity import TokenTable, add_token
 from graphmem.mcp.middleware import GuardMiddleware, check_budgets
-from graphmem.mcp.settings import McpSettings
 from graphmem.mcp.stats import ToolStats
 from graphmem.mcp.tools import admin, graph, health, memory, working
 from graphmem.model import check_user
 from graphmem.settings import Settings
+from graphmem.settings.server import McpSettings
 from graphmem.stores import open_working
 from graphmem.stores.private_files import write_private
 from graphmem.stores.working import WorkingMemoryStore
@@ -66,12 +66,12 @@ def create_server(
     With `auth` (a TokenVerifier) every call must carry a token and the token's user is the
     caller; without it (stdio, in-process) the caller is `default_user`, else the settings user.
     """
-    cfg = settings or McpSettings()
     svc = service
+    cfg = settings or svc.settings.server
     wm = working or open_working(
         cfg.working_backend,
         ttl_seconds=cfg.working_ttl_seconds,
-        redis_url=cfg.redis_url,
+        redis_url=svc.settings.redis_url,
         max_sessions=cfg.working_max_sessions,
     )
     # Erasing a user reaches their working memory too.
@@ -121,7 +121,7 @@ def serve_command(args: argparse.Namespace) -> None:
     if args.data_dir:
         overrides["data_dir"] = args.data_dir
     settings = Settings(**overrides)
-    cfg = McpSettings()
+    cfg = settings.server
     if args.host:
         cfg.host = args.host
     if args.port is not None:
@@ -247,15 +247,15 @@ def _open_service(
 ) -> tuple["MemoryService", WorkingMemoryStore]:
     from graphmem.service import MemoryService
 
-    if cfg.torch_threads:
+    if settings.torch_threads:
         import torch
 
-        torch.set_num_threads(cfg.torch_threads)
+        torch.set_num_threads(settings.torch_threads)
 
     working = open_working(
         cfg.working_backend,
         ttl_seconds=cfg.working_ttl_seconds,
-        redis_url=cfg.redis_url,
+        redis_url=settings.redis_url,
         max_sessions=cfg.working_max_sessions,
     )
     svc = MemoryService(settings)

@@ -3,8 +3,10 @@
 `records` (the source of truth: SQLite or MySQL), `vectors` (Qdrant Edge or a Qdrant server),
 `graph` (networkx or Neo4j), `cache` (search results), `working` (per-session working memory)
 and `ratelimit` (token buckets): each has an embedded adapter, the default, and a server one for
-production. The `open_*` factories pick the adapter, so nothing above this package knows which
-database it talks to; an adapter's driver is imported only when it is chosen.
+production. The `open_*` factories pick the adapter from a `<store>_backend` setting, so nothing
+above this package knows which database it talks to; an adapter's driver is imported only when
+it is chosen. Stores that may use Redis share one vocabulary (`resolve_backend`): `memory`
+(in-process), `redis` (the root `redis_url`), `auto` (redis when redis_url is set, else memory).
 
 Beside the folders, what several stores share: `private_files` (owner-only files and folders),
 `id_hash` (the keyed hash that names a user without their id) and `redis_health`.
@@ -37,7 +39,17 @@ __all__ = [
     "open_records",
     "open_vectors",
     "open_working",
+    "resolve_backend",
 ]
+
+
+def resolve_backend(backend: str, redis_url: str | None) -> str:
+    """The adapter a Redis-capable store's `<store>_backend` setting names: `auto` becomes
+    redis when a Redis URL is configured (the production stack sets one), else memory (the
+    embedded default needs no server); any other value is returned as it is."""
+    if backend == "auto":
+        return "redis" if redis_url else "memory"
+    return backend
 
 
 def open_records(settings: Settings) -> RecordsStore:
@@ -57,7 +69,10 @@ def open_records(settings: Settings) -> RecordsStore:
 def open_cache(settings: Settings) -> ResultCache:
     from graphmem.stores.cache import InProcessCache, RedisCache
 
-    if settings.redis_url:
+    backend = resolve_backend(settings.cache_backend, settings.redis_url)
+    if backend == "redis":
+        if not settings.redis_url:
+            raise ValidationError("redis_url", "is required when the cache backend is redis")
         return RedisCache(settings.redis_url, settings.search_cache_ttl_seconds)
     return InProcessCache(settings.search_cache_ttl_seconds)
 
@@ -99,15 +114,10 @@ def open_working(
     redis_url: str | None = None,
     max_sessions: int = 10_000,
 ) -> WorkingMemoryStore:
-    """Pick the working-memory adapter by name.
-
-    "auto" means Redis when a URL is configured (the production stack sets one), otherwise the
-    in-process adapter (the embedded default needs no server).
-    """
+    """Pick the working-memory adapter by its backend name (see `resolve_backend`)."""
     from graphmem.stores.working import InProcessWorkingMemory, RedisWorkingMemory
 
-    if backend == "auto":
-        backend = "redis" if redis_url else "memory"
+    backend = resolve_backend(backend, redis_url)
     if backend == "redis":
         if not redis_url:
             raise ValidationError("redis_url", "is required when the working backend is redis")

@@ -12,7 +12,6 @@ from pydantic import Field
 
 from graphmem.errors import NotFoundError
 from graphmem.mcp.context import ToolContext, ToolRegistry
-from graphmem.mcp.settings import McpSettings
 from graphmem.mcp.tools.common import (
     MAX_IDS,
     MAX_TOP_K,
@@ -25,6 +24,7 @@ from graphmem.mcp.tools.common import (
 )
 from graphmem.model import Status
 from graphmem.requests import SearchRequest, WriteItem
+from graphmem.settings.sections import LlmSettings
 from graphmem.summary import summarize_many
 from graphmem.temporal import validity
 from graphmem.usecases.turns import MAX_TURNS as MAX_OBSERVE_TURNS
@@ -379,7 +379,7 @@ def register(mcp: ToolRegistry, ctx: ToolContext) -> None:
             out["quarantined"] = held
         if llm_on:
             try:
-                out["summary"] = await ctx.run(_llm_summary, texts, ctx.settings)
+                out["summary"] = await ctx.run(_llm_summary, texts, ctx.service.settings.llm)
                 out["method"] = "llm"
                 return out
             except (OSError, ValueError, KeyError, IndexError, TypeError) as e:
@@ -413,20 +413,20 @@ def _compact_hit(h: "Hit") -> dict[str, Any]:
     return d
 
 
-def _llm_summary(texts: list[str], cfg: McpSettings) -> str:
+def _llm_summary(texts: list[str], llm: LlmSettings) -> str:
     """One call to an OpenAI-compatible chat-completions endpoint; raises on any failure."""
     from graphmem.llm import complete
 
-    if not cfg.llm_url:
+    if not llm.url:
         raise ValueError("no LLM endpoint configured")
     return complete(
-        cfg.llm_url,
-        cfg.llm_model,
-        cfg.llm_api_key.get_secret_value() if cfg.llm_api_key else None,
+        llm.url,
+        llm.model,
+        llm.api_key.get_secret_value() if llm.api_key else None,
         "Summarise the user's memories below in at most three sentences."
         " Use only what they say; do not add facts.",
         "\n".join(f"{i}. {t}" for i, t in enumerate(texts, 1)),
-        timeout=cfg.llm_timeout_seconds,
+        timeout=llm.timeout_seconds,
     )
 
 
