@@ -133,9 +133,12 @@ def fmt(value: float | None, digits: int = 3) -> str:
 
 
 def settings_snapshot(settings: Any) -> dict[str, Any]:
-    """The service settings that shape results, without locations or credentials."""
+    """The service settings that shape results, without locations or credentials (nor the
+    sections of the tree - guard, server, ... - that a result records apart, if at all)."""
+    from graphmem.settings import SECTIONS
+
     try:
-        data = settings.model_dump(mode="json")
+        data = settings.model_dump(mode="json", exclude=set(SECTIONS))
     except AttributeError:
         data = dict(vars(settings))
     hidden = ("password", "api_key", "url", "data_dir", "user_id", "secret", "token")

@@ -300,11 +300,10 @@ def main() -> None:
     args = ap.parse_args()
 
     from graphmem import MemoryService, Settings
-    from graphmem.settings.server import McpSettings
 
     # The server limits the model's intra-op threads (GRAPHMEM_TORCH_THREADS); do the same
     # here so both paths embed under the same conditions.
-    threads = McpSettings().torch_threads
+    threads = Settings().torch_threads
     if threads:
         import torch
 

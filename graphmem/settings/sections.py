@@ -41,11 +41,14 @@ class LlmSettings(BaseSettings):
         " (default): memory_summarize and the summaries are extractive",
     )
     model: str | None = Field(
-        None, validation_alias=AliasChoices("GRAPHMEM_LLM_MODEL", "GRAPHMEM_SUMMARY_LLM_MODEL")
+        None,
+        validation_alias=AliasChoices("GRAPHMEM_LLM_MODEL", "GRAPHMEM_SUMMARY_LLM_MODEL"),
+        description="the model name sent with each request",
     )
     api_key: SecretStr | None = Field(
         None,
         validation_alias=AliasChoices("GRAPHMEM_LLM_API_KEY", "GRAPHMEM_SUMMARY_LLM_API_KEY"),
+        description="sent as 'Authorization: Bearer <this>'",
     )
     timeout_seconds: float = Field(20.0, gt=0, description="per memory_summarize call")
     summary_timeout_seconds: float = Field(
