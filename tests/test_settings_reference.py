@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from pydantic import BaseModel
+
 from graphmem.settings import SECTIONS, Settings
 from graphmem.settings.reference import env_names, render, update
 
@@ -17,7 +19,7 @@ def test_docs_settings_md_is_up_to_date() -> None:
 
 def test_every_variable_of_the_tree_is_in_the_reference() -> None:
     out = render()
-    classes = [Settings, *SECTIONS.values()]
+    classes: list[type[BaseModel]] = [Settings, *SECTIONS.values()]
     for cls in classes:
         for name, field in cls.model_fields.items():
             if cls is Settings and name in SECTIONS:
