@@ -14,9 +14,10 @@ from extractors.slots import compile_rules, find_slots, is_correction
 from graphmem import MemoryService, Settings
 from graphmem.embedder import Embedder
 from graphmem.model import Status
+from graphmem.settings import TemporalSettings
 from graphmem.stores.records.mysql import MySQLRecords
 from graphmem.stores.vectors.qdrant import QdrantServerVectors
-from graphmem.temporal import TemporalSettings, asks_about_past
+from graphmem.temporal import asks_about_past
 from graphmem.usecases.backfill import backfill_relations, rebuild
 from tests.conftest import open_neo4j
 
