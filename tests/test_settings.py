@@ -141,3 +141,12 @@ def test_the_rate_limit_backend_reads_the_root_redis_url() -> None:
     redis = Guard(GuardSettings(rate_limit_backend="redis")).limiter
     assert isinstance(redis, RedisRateLimiter)
     assert DEFAULT_RATE_LIMIT_REDIS_URL == "redis://127.0.0.1:6379/0"
+
+
+def test_the_summary_arguments_of_old_still_configure_the_llm() -> None:
+    with pytest.deprecated_call():
+        s = Settings(summary_llm_url="http://sum/v1", summary_llm_timeout_seconds=1)
+    assert s.llm.write_summaries and s.summary_llm_url == "http://sum/v1"
+    assert s.llm.summary_timeout_seconds == 1 and s.llm.timeout_seconds == 20
+    with pytest.raises(TypeError):
+        Settings(summary_llm_model="m", llm=LlmSettings())

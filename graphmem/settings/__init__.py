@@ -12,6 +12,7 @@ means Redis when `redis_url` is set, else in-process. docs/settings.md lists eve
 
 from __future__ import annotations
 
+import warnings
 from pathlib import Path
 from typing import Any, Literal
 
@@ -60,6 +61,16 @@ SECTIONS: dict[str, type[BaseSettings]] = {
 }
 
 
+# The write-time summaries' own endpoint, before the one `llm` section: still accepted by
+# Settings(...) (and readable as properties) so code written for it keeps working.
+LEGACY_LLM_ARGS = {
+    "summary_llm_url": "url",
+    "summary_llm_model": "model",
+    "summary_llm_api_key": "api_key",
+    "summary_llm_timeout_seconds": "summary_timeout_seconds",
+}
+
+
 class Settings(BaseSettings):
     model_config = SettingsConfigDict(
         env_prefix="GRAPHMEM_", env_file=".env", extra="ignore", populate_by_name=True
@@ -69,6 +80,20 @@ class Settings(BaseSettings):
         # Sections read their own prefixes from the same environment and the same .env file
         # (or none, when the root is told `_env_file=None`).
         env_file = {"_env_file": values["_env_file"]} if "_env_file" in values else {}
+        legacy: dict[str, Any] = {
+            new: values.pop(old) for old, new in LEGACY_LLM_ARGS.items() if old in values
+        }
+        if legacy:
+            if "llm" in values:
+                raise TypeError("pass the LLM settings in llm=LlmSettings(...) only")
+            warnings.warn(
+                "Settings(summary_llm_*=...) is deprecated: pass llm=LlmSettings(...)",
+                DeprecationWarning,
+                stacklevel=2,
+            )
+            if "url" in legacy:
+                legacy["write_summaries"] = True
+            values["llm"] = LlmSettings(**env_file, **legacy)
         for name, section in SECTIONS.items():
             if name not in values:
                 values[name] = section(**env_file)
