@@ -150,3 +150,35 @@ def test_the_summary_arguments_of_old_still_configure_the_llm() -> None:
     assert s.llm.summary_timeout_seconds == 1 and s.llm.timeout_seconds == 20
     with pytest.raises(TypeError):
         Settings(summary_llm_model="m", llm=LlmSettings())
+
+
+def test_a_setting_moved_to_the_root_is_refused_by_its_old_section_not_ignored() -> None:
+    with pytest.raises(TypeError, match="llm_url -> Settings.llm.url"):
+        McpSettings(llm_url="http://x/v1")
+    with pytest.raises(TypeError, match="redis_url"):
+        GuardSettings(redis_url="redis://x")
+
+
+def test_the_old_variables_of_moved_settings_do_not_trouble_their_old_section(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("GRAPHMEM_GUARD_REDIS_URL", "redis://g")
+    monkeypatch.setenv("GRAPHMEM_LLM_URL", "http://x/v1")
+    monkeypatch.setenv("GRAPHMEM_TORCH_THREADS", "2")
+    s = Settings()
+    assert (s.redis_url, s.llm.url, s.torch_threads) == ("redis://g", "http://x/v1", 2)
+
+
+def test_the_old_variables_of_moved_settings_in_the_env_file(tmp_path: Path) -> None:
+    (tmp_path / ".env").write_text(
+        "GRAPHMEM_GUARD_REDIS_URL=redis://g\nGRAPHMEM_LLM_URL=http://x/v1\n"
+        "GRAPHMEM_LLM_TIMEOUT_SECONDS=5\nGRAPHMEM_TORCH_THREADS=2\n"
+    )
+    s = Settings()
+    assert (s.redis_url, s.llm.url, s.llm.timeout_seconds, s.torch_threads) == (
+        "redis://g",
+        "http://x/v1",
+        5,
+        2,
+    )
+    assert GuardSettings().rate_limit_backend == "memory" and McpSettings().port == 8765

@@ -87,6 +87,15 @@ class GuardSettings(BaseSettings):
         0.6, gt=0.0, le=1.0, description="frame overlap at which two claims share a subject"
     )
 
+    def __init__(self, **values: Any) -> None:
+        # Only an argument is checked: GRAPHMEM_GUARD_REDIS_URL is read by the root.
+        if "redis_url" in values:
+            raise TypeError(
+                "GuardSettings no longer takes redis_url: pass Guard(settings, redis_url=...)"
+                " (the root Settings.redis_url)"
+            )
+        super().__init__(**values)
+
     @field_validator("pii_policy", mode="before")
     @classmethod
     def _merge_policy(cls, v: Any) -> Any:

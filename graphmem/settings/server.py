@@ -8,13 +8,24 @@ server shares with the library lives in the root: `redis_url` (working memory's 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import Field, SecretStr
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 if TYPE_CHECKING:
     from graphmem.settings import Settings
+
+
+# Server settings that became the root's: passing one here would otherwise be ignored silently.
+MOVED = {
+    "redis_url": "Settings.redis_url",
+    "torch_threads": "Settings.torch_threads",
+    "llm_url": "Settings.llm.url",
+    "llm_model": "Settings.llm.model",
+    "llm_api_key": "Settings.llm.api_key",
+    "llm_timeout_seconds": "Settings.llm.timeout_seconds",
+}
 
 
 class McpSettings(BaseSettings):
@@ -44,6 +55,14 @@ class McpSettings(BaseSettings):
     metrics_token: SecretStr | None = Field(
         None, description="if set, GET /metrics needs 'Authorization: Bearer <this>'"
     )
+
+    def __init__(self, **values: Any) -> None:
+        # Only arguments are checked: the environment's variables of these names are the root's.
+        moved = sorted(k for k in values if k in MOVED)
+        if moved:
+            where = ", ".join(f"{k} -> {MOVED[k]}" for k in moved)
+            raise TypeError(f"McpSettings no longer takes {', '.join(moved)}: set {where}")
+        super().__init__(**values)
 
     def tokens_path(self, settings: Settings) -> Path:
         return (self.tokens_file or settings.data_dir / "mcp_tokens.json").expanduser()
