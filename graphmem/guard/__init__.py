@@ -12,8 +12,8 @@ Modules, one concept each: `canonical` (undo disguises), `injection` (the scorer
 (its phrase rules, as data), `concepts` (its concept co-occurrence layer), `classifier` (its
 learned n-gram model; weights in `injection_model.npz`), `pii` (recognisers and
 policies), `ratelimit` (token buckets, in-process and Redis), `consensus` (contradictions against
-corroborated memories), `audit_report` (anomalies from audit rows), `settings` (GuardSettings),
-`firewall` (the Guard that composes them).
+corroborated memories), `audit_report` (anomalies from audit rows), `settings` (GuardSettings, the
+`guard` section of graphmem.settings), `firewall` (the Guard that composes them).
 """
 
 from graphmem.guard.canonical import Canonical, canonicalize
