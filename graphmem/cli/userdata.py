@@ -10,13 +10,16 @@ import argparse
 import json
 import sys
 from collections.abc import Iterator, Mapping
-from typing import Any, BinaryIO
+from typing import TYPE_CHECKING, Any, BinaryIO
 
 from graphmem.cli.common import AddCommand, emit, open_service, user_of
 from graphmem.errors import ValidationError
 from graphmem.model import utcnow
 from graphmem.usecases.write import prepare
 from graphmem.visibility import Viewer
+
+if TYPE_CHECKING:
+    from graphmem.requests import WriteItem
 
 IMPORT_BATCH = 256
 MAX_IMPORT_LINE_BYTES = 1 << 20
@@ -118,7 +121,7 @@ def cmd_import(args: argparse.Namespace) -> None:
             desc="import",
         )
         for i in range(0, len(rows), IMPORT_BATCH):
-            batch: list[Mapping[str, Any]] = [
+            batch: list[WriteItem | Mapping[str, Any]] = [
                 {k: o[k] for k in keys if k in o} for _, o in rows[i : i + IMPORT_BATCH]
             ]
             written += len(svc.write_many(user_of(args), batch))

@@ -5,7 +5,7 @@ HTTP and the configured user over stdio, so no argument can reach another user's
 """
 
 import logging
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any, cast
 
 from fastmcp.exceptions import ToolError
 from pydantic import Field
@@ -180,7 +180,7 @@ def register(mcp: ToolRegistry, ctx: ToolContext) -> None:
                 memory_type=memory_type,
                 time_range=time_range,
                 expand_hops=expand_hops,
-                relation_types=relation_types,
+                relation_types=cast("list[str] | None", relation_types),
                 as_of=as_of,
                 include_history=include_history,
             )
