@@ -1,8 +1,8 @@
 """One optional OpenAI-compatible chat-completions call, for summaries only.
 
-graphmem works without any LLM; when an endpoint is configured, `memory_summarize` and (with
-`summary_llm_url`) per-memory summaries ask it, and fall back to the extractive summary on any
-failure.
+graphmem works without any LLM; when an endpoint is configured (`settings.llm`),
+`memory_summarize` and (with `GRAPHMEM_LLM_WRITE_SUMMARIES`) per-memory summaries ask it, and
+fall back to the extractive summary on any failure.
 """
 
 from __future__ import annotations

@@ -20,7 +20,7 @@ from graphmem import workers
 from graphmem.actor import CLI, Actor
 from graphmem.context import AccessTracker, Context, Purger
 from graphmem.embedder import Embedder, embedder_for
-from graphmem.guard import Guard, GuardSettings
+from graphmem.guard import Guard
 from graphmem.linking import Linker
 from graphmem.metrics import LatencyRecorder
 from graphmem.model import Memory
@@ -72,7 +72,7 @@ def build_context(
     graph = graph or open_graph(s)
     extractor = extractor or make_extractor(s.extractor, s.entity_aliases)
     cache = cache or open_cache(s)
-    guard = guard or Guard(GuardSettings())
+    guard = guard or Guard(s.guard, redis_url=s.redis_url)
     projector = Projector(records, vectors, embedder, graph)
     return Context(
         settings=s,

@@ -37,12 +37,10 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from pydantic import Field
-from pydantic_settings import BaseSettings, SettingsConfigDict
-
 from graphmem.guard.consensus import Candidate
 from graphmem.meaning import gist
 from graphmem.model import Memory, Status
+from graphmem.settings import TemporalSettings
 from graphmem.stores.records import Relation, Supersession
 
 # A query about the past: superseded memories join the candidates, and rank a little higher.
@@ -55,28 +53,6 @@ PAST_QUERY = re.compile(
 SUPERSEDED_BY = "superseded_by"
 CONTRADICTS = "contradicts"
 UPDATE_OF = "update_of"  # metadata of an update held for review: the memory it would replace
-
-
-class TemporalSettings(BaseSettings):
-    """GRAPHMEM_TEMPORAL_* settings, beside the logic they steer (like the guard's)."""
-
-    model_config = SettingsConfigDict(
-        env_prefix="GRAPHMEM_TEMPORAL_", env_file=".env", extra="ignore"
-    )
-
-    enabled: bool = Field(True, description="detect updates on write (slots, corrections)")
-    slot_rules: list[dict[str, str]] = Field(
-        default_factory=list,
-        description="extra slot rules, JSON:"
-        ' [{"attribute": "gym", "pattern": "my gym is (?P<value>.+)"}]',
-    )
-    history_boost: float = Field(
-        0.25,
-        ge=0.0,
-        le=1.0,
-        description="in a query about the past, a superseded hit's score s becomes"
-        " 1 - (1 - s)(1 - boost)",
-    )
 
 
 @dataclass(frozen=True)
@@ -189,7 +165,6 @@ __all__ = [
     "UPDATE_OF",
     "VERSION_META_KEYS",
     "RecallWindow",
-    "TemporalSettings",
     "WritePlan",
     "asks_about_past",
     "candidate",

@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
-# Set up, start the real services the tests need (MariaDB, Redis, Neo4j on 127.0.0.1), run the
-# whole test suite, stop the services. Extra arguments go to pytest.
+# Set up, check the static types (mypy, config in pyproject.toml), start the real services the
+# tests need (MariaDB, Redis, Neo4j on 127.0.0.1), run the whole test suite, stop the services.
+# Extra arguments go to pytest.
 set -euo pipefail
 REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$REPO"
 scripts/setup.sh
 VENV=${GRAPHMEM_VENV:-$REPO/.venv}
+"$VENV/bin/python" -m mypy
 export GRAPHMEM_SERVICES_DIR=${GRAPHMEM_SERVICES_DIR:-$REPO/.services}
 
 scripts/services.sh start

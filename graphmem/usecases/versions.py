@@ -24,7 +24,6 @@ from graphmem.temporal import (
     SUPERSEDED_BY,
     UPDATE_OF,
     VERSION_META_KEYS,
-    TemporalSettings,
     WritePlan,
     candidate,
     gist_key,
@@ -37,7 +36,7 @@ if TYPE_CHECKING:
 
     from graphmem.guard import Guard
     from graphmem.projection import Projector
-    from graphmem.settings import Settings
+    from graphmem.settings import Settings, TemporalSettings
     from graphmem.stores.records import RecordsStore
     from graphmem.stores.vectors import VectorStore
 
@@ -61,7 +60,7 @@ class Temporal:
         self.guard = guard
         self.projector = projector
         self.service_settings = service_settings
-        self.settings = settings or TemporalSettings()
+        self.settings = settings or service_settings.temporal
         self.rules = compile_rules(self.settings.slot_rules)
         self.norm = Normalizer(service_settings.entity_aliases)
 

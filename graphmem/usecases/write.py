@@ -75,19 +75,19 @@ def llm_summary(ctx: Context, content: str) -> str:
     """The configured LLM's summary of one memory, else the content (summarised
     extractively by the caller). Short content needs no LLM."""
     s = ctx.settings
-    if not s.summary_llm_url or len(content) <= MAX_SUMMARY:
+    if not s.llm.summary_url or len(content) <= MAX_SUMMARY:
         return content
     from graphmem.llm import complete
 
     try:
         return complete(
-            s.summary_llm_url,
-            s.summary_llm_model,
-            s.summary_llm_api_key.get_secret_value() if s.summary_llm_api_key else None,
+            s.llm.summary_url,
+            s.llm.model,
+            s.llm.api_key.get_secret_value() if s.llm.api_key else None,
             f"Summarise this memory in at most {MAX_SUMMARY} characters. Use only what it"
             " says. Answer with the summary alone.",
             content,
-            timeout=s.summary_llm_timeout_seconds,
+            timeout=s.llm.summary_timeout_seconds,
             max_tokens=40,
         )
     except Exception as e:  # noqa: BLE001 - the extractive summary always works
