@@ -3,7 +3,7 @@
 The public surface is small: build a `MemoryService` from `Settings` and call it.
 """
 
-from graphmem.errors import GraphmemError, NotFoundError, StoreUnavailableError, ValidationError
+from graphmem.errors import GraphmemError, InvalidInputError, NotFoundError, StoreUnavailableError
 from graphmem.model import Hit, Memory, MemoryType, Source, Status
 from graphmem.requests import SearchRequest, SearchResult, WriteItem
 from graphmem.service import MemoryService
@@ -22,7 +22,7 @@ __all__ = [
     "Source",
     "Status",
     "StoreUnavailableError",
-    "ValidationError",
+    "InvalidInputError",
     "WriteItem",
 ]
 __version__ = "0.1.0"

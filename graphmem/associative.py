@@ -17,7 +17,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from graphmem.errors import ValidationError
+from graphmem.errors import InvalidInputError
 from graphmem.model import Hit
 from graphmem.ranking import check_weight
 from graphmem.stores.graph import RELATION_TYPES, GraphEdge, GraphStore
@@ -84,7 +84,7 @@ def parse_relation_types(value: Any) -> tuple[str, ...] | None:
     out = tuple(dict.fromkeys(str(v).strip().lower() for v in items if str(v).strip()))
     bad = [t for t in out if t not in RELATION_TYPES]
     if bad:
-        raise ValidationError(
+        raise InvalidInputError(
             "relation_types", f"{bad[0]!r} is not one of {', '.join(RELATION_TYPES)}"
         )
     return out or None
@@ -94,9 +94,9 @@ def check_hops(value: Any, field_name: str = "expand_hops", limit: int = 4) -> i
     try:
         hops = int(value)
     except (TypeError, ValueError, OverflowError):  # OverflowError: int(float("inf"))
-        raise ValidationError(field_name, f"{str(value)[:40]!r} is not an integer") from None
+        raise InvalidInputError(field_name, f"{str(value)[:40]!r} is not an integer") from None
     if isinstance(value, bool) or not 0 <= hops <= limit:
-        raise ValidationError(field_name, f"must be between 0 and {limit}")
+        raise InvalidInputError(field_name, f"must be between 0 and {limit}")
     return hops
 
 

@@ -11,8 +11,11 @@ class GraphmemError(Exception):
     """Base class: anything graphmem raises on purpose."""
 
 
-class ValidationError(GraphmemError):
-    """Bad input. Raised before anything is written, so a failed call never leaves a half-write."""
+class InvalidInputError(GraphmemError):
+    """Bad input. Raised before anything is written, so a failed call never leaves a half-write.
+
+    Not called ValidationError: the settings and the MCP layer also meet pydantic's, and one name
+    for two unrelated errors made every `except` ambiguous."""
 
     def __init__(self, field: str, message: str) -> None:
         super().__init__(f"{field}: {message}")
@@ -20,7 +23,7 @@ class ValidationError(GraphmemError):
         self.message = message
 
 
-class FirewallRejected(ValidationError):
+class FirewallRejected(InvalidInputError):
     """The memory firewall refused a write or an update: nothing was stored."""
 
     def __init__(self, field: str, reason: str) -> None:

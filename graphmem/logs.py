@@ -99,13 +99,13 @@ def configure(level: str | None = None, fmt: str | None = None) -> None:
     level = (level or os.environ.get("GRAPHMEM_LOG_LEVEL") or "WARNING").upper()
     fmt = (fmt or os.environ.get("GRAPHMEM_LOG_FORMAT") or "text").lower()
     if fmt not in FORMATS:
-        from graphmem.errors import ValidationError
+        from graphmem.errors import InvalidInputError
 
-        raise ValidationError("GRAPHMEM_LOG_FORMAT", f"{fmt!r} is not one of text, json")
+        raise InvalidInputError("GRAPHMEM_LOG_FORMAT", f"{fmt!r} is not one of text, json")
     if level not in logging.getLevelNamesMapping():
-        from graphmem.errors import ValidationError
+        from graphmem.errors import InvalidInputError
 
-        raise ValidationError("GRAPHMEM_LOG_LEVEL", f"{level!r} is not a logging level")
+        raise InvalidInputError("GRAPHMEM_LOG_LEVEL", f"{level!r} is not a logging level")
     handler = logging.StreamHandler(sys.stderr)
     handler.addFilter(RequestIdFilter())
     handler.setFormatter(JsonFormatter() if fmt == "json" else TextFormatter())

@@ -16,7 +16,7 @@ from datetime import UTC, datetime, timedelta
 from enum import StrEnum
 from typing import Any
 
-from graphmem.errors import ValidationError
+from graphmem.errors import InvalidInputError
 
 
 class MemoryType(StrEnum):
@@ -170,7 +170,7 @@ def check_chars(text: str, field_name: str) -> str:
     and fail on the first UTF-8 encode in a store."""
     m = _CONTROL.search(text)
     if m:
-        raise ValidationError(
+        raise InvalidInputError(
             field_name,
             f"contains the control character U+{ord(m.group()):04X}; only tab, newline and"
             " carriage return are allowed",
@@ -178,7 +178,7 @@ def check_chars(text: str, field_name: str) -> str:
     try:
         text.encode("utf-8")
     except UnicodeEncodeError as e:
-        raise ValidationError(
+        raise InvalidInputError(
             field_name, f"is not valid Unicode (lone surrogate U+{ord(text[e.start]):04X})"
         ) from None
     return text
@@ -201,19 +201,19 @@ _UNIT_SECONDS = {"m": 60, "h": 3600, "d": 86400, "w": 7 * 86400, "y": 365 * 8640
 def _check_range_text(value: str) -> timedelta:
     m = _TIME_RANGE.match(value)
     if not m:
-        raise ValidationError(
+        raise InvalidInputError(
             "time_range", f"{value[:40]!r} is not a range like '15m', '24h', '7d', '2w' or '1y'"
         )
     digits, unit = m.group(1), m.group(2).lower()
     limit = f"the limit is {MAX_TIME_RANGE_DAYS} days (100y)"
     if len(digits) > 12:  # int() of thousands of digits is itself slow; no such range is valid
-        raise ValidationError("time_range", f"{value[:40]!r} is too long a range; {limit}")
+        raise InvalidInputError("time_range", f"{value[:40]!r} is too long a range; {limit}")
     n = int(digits)
     if n <= 0:
-        raise ValidationError("time_range", f"{value[:40]!r} must be at least 1 {unit}")
+        raise InvalidInputError("time_range", f"{value[:40]!r} must be at least 1 {unit}")
     seconds = n * _UNIT_SECONDS[unit]
     if seconds > MAX_TIME_RANGE_DAYS * 86400:
-        raise ValidationError("time_range", f"{value[:40]!r} is too long a range; {limit}")
+        raise InvalidInputError("time_range", f"{value[:40]!r} is too long a range; {limit}")
     return timedelta(seconds=seconds)
 
 
@@ -224,7 +224,7 @@ def parse_time_range(value: str | None) -> timedelta | None:
     if value is None or value == "":
         return None
     if not isinstance(value, str):
-        raise ValidationError("time_range", "must be a string like '24h', '7d' or '30d'")
+        raise InvalidInputError("time_range", "must be a string like '24h', '7d' or '30d'")
     return _check_range_text(value)
 
 
@@ -235,7 +235,7 @@ def parse_memory_type(value: str | MemoryType | None, *, allow_none: bool = Fals
         return MemoryType(str(value).strip().lower())
     except ValueError:
         allowed = ", ".join(t.value for t in MemoryType)
-        raise ValidationError("memory_type", f"{value!r} is not one of {allowed}") from None
+        raise InvalidInputError("memory_type", f"{value!r} is not one of {allowed}") from None
 
 
 def parse_source(value: str | Source | None) -> Source:
@@ -245,21 +245,21 @@ def parse_source(value: str | Source | None) -> Source:
         return Source(str(value).strip().lower())
     except ValueError:
         allowed = ", ".join(s.value for s in Source)
-        raise ValidationError("source", f"{value!r} is not one of {allowed}") from None
+        raise InvalidInputError("source", f"{value!r} is not one of {allowed}") from None
 
 
 def check_content(value: Any, max_chars: int, field_name: str = "content") -> str:
     """Memory text, a query or a summary: a string with something visible in it, no control
     characters, within `max_chars` once stripped."""
     if not isinstance(value, str):
-        raise ValidationError(field_name, "must be a string")
+        raise InvalidInputError(field_name, "must be a string")
     text = check_chars(value, field_name).strip()
     if not text:
-        raise ValidationError(field_name, "must not be empty")
+        raise InvalidInputError(field_name, "must not be empty")
     if len(text) > max_chars:
-        raise ValidationError(field_name, f"is {len(text)} characters; the limit is {max_chars}")
+        raise InvalidInputError(field_name, f"is {len(text)} characters; the limit is {max_chars}")
     if not is_visible(text):
-        raise ValidationError(
+        raise InvalidInputError(
             field_name, "has no visible characters (only whitespace or zero-width characters)"
         )
     return text
@@ -268,20 +268,20 @@ def check_content(value: Any, max_chars: int, field_name: str = "content") -> st
 def check_session_id(value: Any, max_chars: int = 128) -> str:
     """A caller's conversation id: shown in results and used as a key, so plain visible text."""
     if not isinstance(value, str) or not value.strip():
-        raise ValidationError("session_id", "must be a non-empty string")
+        raise InvalidInputError("session_id", "must be a non-empty string")
     if len(value) > max_chars:
-        raise ValidationError("session_id", f"must be at most {max_chars} characters")
+        raise InvalidInputError("session_id", f"must be at most {max_chars} characters")
     text = check_chars(value, "session_id").strip()
     if not is_visible(text):
-        raise ValidationError("session_id", "has no visible characters")
+        raise InvalidInputError("session_id", "has no visible characters")
     return text
 
 
 def check_user(value: Any) -> str:
     if not isinstance(value, str) or not value.strip():
-        raise ValidationError("user_id", "must be a non-empty string")
+        raise InvalidInputError("user_id", "must be a non-empty string")
     if len(value) > 128:
-        raise ValidationError("user_id", "must be at most 128 characters")
+        raise InvalidInputError("user_id", "must be at most 128 characters")
     return check_chars(value, "user_id").strip()
 
 
@@ -289,12 +289,12 @@ def check_top_k(value: Any, limit: int = 200, field_name: str = "top_k") -> int:
     if isinstance(value, bool) or not isinstance(value, int):
         text = str(value)[:40]
         if not text.strip().lstrip("+-").isdecimal() or len(text) > 20:
-            raise ValidationError(field_name, f"{text!r} is not an integer")
+            raise InvalidInputError(field_name, f"{text!r} is not an integer")
         value = int(text)
     if value <= 0:
-        raise ValidationError(field_name, "must be at least 1")
+        raise InvalidInputError(field_name, "must be at least 1")
     if value > limit:
-        raise ValidationError(field_name, f"must be at most {limit}")
+        raise InvalidInputError(field_name, f"must be at most {limit}")
     return value
 
 
@@ -310,26 +310,26 @@ def check_metadata(value: Any) -> dict[str, Any]:
         return {}
     if isinstance(value, str):
         if len(value.encode("utf-8", "surrogatepass")) > MAX_METADATA_BYTES:
-            raise ValidationError(
+            raise InvalidInputError(
                 "metadata", metadata_too_large(len(value.encode("utf-8", "surrogatepass")))
             )
         try:
             value = json.loads(value)
         except json.JSONDecodeError as e:
-            raise ValidationError("metadata", f"is not valid JSON: {e.msg}") from None
+            raise InvalidInputError("metadata", f"is not valid JSON: {e.msg}") from None
         except RecursionError:
-            raise ValidationError(
+            raise InvalidInputError(
                 "metadata", f"nests deeper than the limit of {MAX_METADATA_DEPTH} levels"
             ) from None
         except ValueError as e:  # e.g. an integer of more digits than Python converts
-            raise ValidationError("metadata", f"is not valid JSON: {e}") from None
+            raise InvalidInputError("metadata", f"is not valid JSON: {e}") from None
     if not isinstance(value, dict):
-        raise ValidationError("metadata", "must be a JSON object")
+        raise InvalidInputError("metadata", "must be a JSON object")
     _check_json(value, ("metadata",), 1)
     encoded = json.dumps(value, ensure_ascii=False, allow_nan=False)
     size = len(encoded.encode("utf-8"))
     if size > MAX_METADATA_BYTES:
-        raise ValidationError("metadata", metadata_too_large(size))
+        raise InvalidInputError("metadata", metadata_too_large(size))
     return value
 
 
@@ -348,21 +348,21 @@ def _check_json(value: Any, path: tuple[str | int, ...], depth: int) -> None:
             check_chars(value, _path_name(path))
     elif isinstance(value, int):
         if not -MAX_METADATA_INT - 1 <= value <= MAX_METADATA_INT:
-            raise ValidationError(_path_name(path), "integers must fit in 64 bits (±9.2e18)")
+            raise InvalidInputError(_path_name(path), "integers must fit in 64 bits (±9.2e18)")
     elif isinstance(value, float):
         if not math.isfinite(value):
-            raise ValidationError(
+            raise InvalidInputError(
                 _path_name(path), f"{value} is not a finite number (JSON has no NaN or Infinity)"
             )
     elif isinstance(value, dict | list | tuple):
         if depth > MAX_METADATA_DEPTH:
-            raise ValidationError(
+            raise InvalidInputError(
                 _path_name(path), f"nests deeper than the limit of {MAX_METADATA_DEPTH} levels"
             )
         if isinstance(value, dict):
             for key, item in value.items():
                 if not isinstance(key, str):
-                    raise ValidationError(_path_name(path), f"key {key!r} is not a string")
+                    raise InvalidInputError(_path_name(path), f"key {key!r} is not a string")
                 if _CONTROL.search(key) or not key.isascii():
                     check_chars(key, _path_name((*path, key)))
                 _check_json(item, (*path, key), depth + 1)
@@ -370,7 +370,7 @@ def _check_json(value: Any, path: tuple[str | int, ...], depth: int) -> None:
             for i, item in enumerate(value):
                 _check_json(item, (*path, i), depth + 1)
     else:
-        raise ValidationError(_path_name(path), f"a {type(value).__name__} is not a JSON value")
+        raise InvalidInputError(_path_name(path), f"a {type(value).__name__} is not a JSON value")
 
 
 _PLAIN_KEY = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
@@ -399,12 +399,12 @@ def check_number(
     try:
         f = float(value)
     except (TypeError, ValueError, OverflowError):
-        raise ValidationError(field_name, f"{str(value)[:40]!r} is not a number") from None
+        raise InvalidInputError(field_name, f"{str(value)[:40]!r} is not a number") from None
     if not math.isfinite(f):
-        raise ValidationError(field_name, f"{f} is not a finite number")
+        raise InvalidInputError(field_name, f"{f} is not a finite number")
     if f < low or f > high or (low_open and f == low):
         bounds = f"({low:g}, {high:g}]" if low_open else f"[{low:g}, {high:g}]"
-        raise ValidationError(field_name, f"must be in {bounds}, got {f:g}")
+        raise InvalidInputError(field_name, f"must be in {bounds}, got {f:g}")
     return f
 
 
@@ -422,7 +422,7 @@ def parse_datetime(value: Any, field_name: str) -> datetime | None:
         try:
             dt = datetime.fromisoformat(str(value).replace("Z", "+00:00"))
         except ValueError:
-            raise ValidationError(field_name, f"{value!r} is not an ISO-8601 date/time") from None
+            raise InvalidInputError(field_name, f"{value!r} is not an ISO-8601 date/time") from None
     dt = dt if dt.tzinfo else dt.replace(tzinfo=UTC)
     # Every store and comparison works in UTC; a time whose UTC form falls outside what a
     # datetime holds (0001-01-01T00:00+14:00) raised OverflowError deep inside a write.
@@ -431,7 +431,7 @@ def parse_datetime(value: Any, field_name: str) -> datetime | None:
     except OverflowError:
         year = 0
     if not MIN_YEAR <= year <= MAX_YEAR:
-        raise ValidationError(
+        raise InvalidInputError(
             field_name, f"{str(value)[:40]!r} is outside the years {MIN_YEAR} to {MAX_YEAR} (UTC)"
         )
     return dt

@@ -16,7 +16,7 @@ from collections.abc import Mapping
 from datetime import datetime
 from typing import Any
 
-from graphmem.errors import ValidationError
+from graphmem.errors import InvalidInputError
 from graphmem.model import CHANNELS, check_number
 
 MAX_WEIGHT = 100.0
@@ -39,7 +39,7 @@ def parse_weights(
     """
     if profile:
         if profile not in profiles:
-            raise ValidationError("profile", f"{profile!r} is not one of {', '.join(profiles)}")
+            raise InvalidInputError("profile", f"{profile!r} is not one of {', '.join(profiles)}")
         base: Mapping[str, Any] = profiles[profile]
     else:
         base = default
@@ -53,15 +53,17 @@ def parse_weights(
             try:
                 raw = json.loads(text)
             except json.JSONDecodeError as e:
-                raise ValidationError("weights", f"is not valid JSON: {e.msg}") from None
+                raise InvalidInputError("weights", f"is not valid JSON: {e.msg}") from None
             except (ValueError, RecursionError):
-                raise ValidationError("weights", "is not an object of channel -> number") from None
+                raise InvalidInputError(
+                    "weights", "is not an object of channel -> number"
+                ) from None
         else:
             pairs: dict[str, str] = {}
             for part in text.split(","):
                 name, sep, num = part.partition("=")
                 if not sep:
-                    raise ValidationError(
+                    raise InvalidInputError(
                         "weights", f"{part.strip()!r} is not channel=number (e.g. vector=0.7)"
                     )
                 pairs[name.strip()] = num.strip()
@@ -69,26 +71,28 @@ def parse_weights(
     else:
         raw = value
     if not isinstance(raw, Mapping):
-        raise ValidationError("weights", "must be an object of channel -> number")
+        raise InvalidInputError("weights", "must be an object of channel -> number")
     weights: dict[str, float] = {}
     for name, num in raw.items():
         if name not in CHANNELS:
-            raise ValidationError("weights", f"unknown channel {name!r}; use {', '.join(CHANNELS)}")
+            raise InvalidInputError(
+                "weights", f"unknown channel {name!r}; use {', '.join(CHANNELS)}"
+            )
         weights[name] = check_weight(name, num, MAX_WEIGHT)
     total = sum(weights.values())
     if total <= 0:
-        raise ValidationError("weights", "at least one channel needs a weight above 0")
+        raise InvalidInputError("weights", "at least one channel needs a weight above 0")
     return {c: weights.get(c, 0.0) / total for c in CHANNELS}
 
 
 def check_weight(channel: str, value: Any, high: float) -> float:
     """One channel's weight, finite and in [0, high]; the error names the channel."""
     if isinstance(value, bool):
-        raise ValidationError("weights", f"{channel}={value!r} is not a number")
+        raise InvalidInputError("weights", f"{channel}={value!r} is not a number")
     try:
         return check_number(value, "weights", 0.0, high)
-    except ValidationError as e:
-        raise ValidationError("weights", f"{channel}: {e.message}") from None
+    except InvalidInputError as e:
+        raise InvalidInputError("weights", f"{channel}: {e.message}") from None
 
 
 def recency(created_at: datetime, now: datetime, half_life_days: float) -> float:

@@ -19,7 +19,7 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from graphmem import associative, ranking
-from graphmem.errors import ValidationError
+from graphmem.errors import InvalidInputError
 from graphmem.model import (
     Hit,
     MemoryType,
@@ -94,7 +94,7 @@ class SearchRequest:
         return cache_key(query=self.query, top_k=self.top_k, **filters)
 
     def validated(self, settings: Settings) -> ValidSearch:
-        """Every option parsed and bounded; the first wrong one raises a ValidationError
+        """Every option parsed and bounded; the first wrong one raises a InvalidInputError
         naming it."""
         s = settings
         as_of = parse_datetime(self.as_of, "as_of")
@@ -214,7 +214,7 @@ class WriteItem:
         valid_from = parse_datetime(self.valid_from, "valid_from")
         valid_to = parse_datetime(self.valid_to, "valid_to")
         if valid_to is not None and valid_to <= (valid_from or created):
-            raise ValidationError("valid_to", "must be later than valid_from (or created_at)")
+            raise InvalidInputError("valid_to", "must be later than valid_from (or created_at)")
         summary = self.summary
         if summary is not None and summary != "":
             summary = check_content(summary, max_chars, "summary")

@@ -21,7 +21,7 @@ from typing import Annotated, Any
 from pydantic import BaseModel, ConfigDict, Field
 
 from graphmem import model
-from graphmem.errors import ValidationError
+from graphmem.errors import InvalidInputError
 from graphmem.stores.working import SLOT_KINDS, WorkingMemory, WorkingMemoryStore
 
 MAX_TURNS = 5
@@ -124,7 +124,7 @@ def apply_patch(
     now: float,
     ttl_seconds: float,
 ) -> WorkingMemory:
-    """The merged working memory after `patch`; raises ValidationError before changing anything.
+    """The merged working memory after `patch`; raises InvalidInputError before changing anything.
 
     Pure: the adapters call it inside their atomic update, so the merge rules are the same
     whichever store holds the data.
@@ -139,13 +139,13 @@ def apply_patch(
             for key, value in (getattr(patch.slots, kind) or {}).items():
                 key = key.strip()
                 if not key:
-                    raise ValidationError(f"content.slots.{kind}", "slot names must not be blank")
+                    raise InvalidInputError(f"content.slots.{kind}", "slot names must not be blank")
                 if value is None:
                     slots[kind].pop(key, None)
                 else:
                     slots[kind][key] = value.strip() if isinstance(value, str) else value
             if len(slots[kind]) > MAX_SLOTS_PER_KIND:
-                raise ValidationError(
+                raise InvalidInputError(
                     f"content.slots.{kind}",
                     f"would hold {len(slots[kind])} entries; the limit is {MAX_SLOTS_PER_KIND}"
                     " (remove some with null values)",

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from graphmem import MemoryService, NotFoundError, Settings, ValidationError
+from graphmem import InvalidInputError, MemoryService, NotFoundError, Settings
 from graphmem.embedder import Embedder
 from graphmem.stores.graph.networkx import NetworkxGraph
 from tests.conftest import open_neo4j
@@ -108,12 +108,12 @@ def test_relate_graph_and_forget(gsvc: MemoryService) -> None:
     c = gsvc.write(bob, "Bob's note").id
     for kwargs, field in [({"relation_type": "friend"}, "relation_type"),
                           ({"strength": 2}, "strength"), ({"target_id": a}, "target_id")]:
-        with pytest.raises(ValidationError) as e:
+        with pytest.raises(InvalidInputError) as e:
             gsvc.relate(alice, a, **{"target_id": b, **kwargs})
         assert e.value.field == field
     with pytest.raises(NotFoundError):
         gsvc.relate(alice, a, c)
-    with pytest.raises(ValidationError):
+    with pytest.raises(InvalidInputError):
         gsvc.search(alice, "audit", expand_hops=9)
 
     assert gsvc.forget(alice, [b]) == [b]

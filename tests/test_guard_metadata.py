@@ -9,7 +9,7 @@ import pytest
 
 from graphmem import MemoryService, Settings
 from graphmem.embedder import Embedder
-from graphmem.errors import ValidationError
+from graphmem.errors import InvalidInputError
 from graphmem.guard import Guard, GuardSettings
 from graphmem.guard.metadata import MAX_METADATA_BYTES
 
@@ -73,7 +73,7 @@ def test_numbers_that_are_phone_numbers_are_masked(guard: Guard) -> None:
 
 def test_metadata_over_the_size_limit_is_refused_naming_the_field(guard: Guard) -> None:
     meta = {"big": "a" * MAX_METADATA_BYTES}
-    with pytest.raises(ValidationError) as e:
+    with pytest.raises(InvalidInputError) as e:
         guard.screen_write("x", "user", meta)
     assert e.value.field == "metadata" and str(MAX_METADATA_BYTES) in e.value.message
 
@@ -84,7 +84,7 @@ def test_metadata_nested_too_deeply_is_refused_not_crashed(guard: Guard) -> None
     for _ in range(3000):
         cur["a"] = {}
         cur = cur["a"]
-    with pytest.raises(ValidationError) as e:
+    with pytest.raises(InvalidInputError) as e:
         guard.screen_write("x", "user", deep)
     assert e.value.field == "metadata"
 
@@ -123,7 +123,7 @@ def test_a_refused_write_names_the_field_that_was_refused_and_stores_nothing(
         Settings(data_dir=tmp_path / "data"), embedder=embedder, guard=Guard(settings)
     )
     try:
-        with pytest.raises(ValidationError) as err:
+        with pytest.raises(InvalidInputError) as err:
             svc.write("u-fw", content, metadata=metadata)
         assert err.value.field == field
         assert "rejected by the memory firewall" in err.value.message
@@ -141,7 +141,7 @@ def test_an_update_screens_and_masks_new_metadata(tmp_path: Path, embedder: Embe
     )
     try:
         m = svc.write("u-up", "Lunch with Li at noon on Friday.")
-        with pytest.raises(ValidationError) as err:
+        with pytest.raises(InvalidInputError) as err:
             svc.update("u-up", m.id, metadata={"note": ATTACK})
         assert err.value.field == "metadata"
         assert svc.get("u-up", m.id).metadata == m.metadata

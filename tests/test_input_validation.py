@@ -23,7 +23,7 @@ from graphmem import MemoryService, Settings
 from graphmem.associative import check_hops
 from graphmem.cli import userdata as cli_module
 from graphmem.embedder import Embedder
-from graphmem.errors import ValidationError
+from graphmem.errors import InvalidInputError
 from graphmem.mcp.server import create_server
 from graphmem.model import MAX_METADATA_BYTES, check_metadata, parse_time_range
 from graphmem.ranking import MAX_WEIGHT
@@ -61,7 +61,7 @@ def refused(svc: MemoryService, field: str, **write: Any) -> str:
     """Write one memory that must be refused for `field`; nothing may reach any store."""
     before = counts(svc)
     fields = {"content": "The project is called Atlas", "memory_type": "fact", **write}
-    with pytest.raises(ValidationError) as e:
+    with pytest.raises(InvalidInputError) as e:
         svc.write("val", fields.pop("content"), fields.pop("memory_type"), **fields)
     assert e.value.field == field, str(e.value)
     assert counts(svc) == before
@@ -104,7 +104,7 @@ def test_a_nan_sent_as_json_text_over_mcp_never_poisons_later_searches(
 
 def test_update_refuses_non_finite_metadata_and_keeps_the_memory(svc: MemoryService) -> None:
     m = svc.write("val", "The budget for the Oslo trip is 3000 euros", "fact")
-    with pytest.raises(ValidationError, match=r"^metadata\.budget: "):
+    with pytest.raises(InvalidInputError, match=r"^metadata\.budget: "):
         svc.update("val", m.id, metadata={"budget": math.inf})
     assert svc.get("val", m.id).metadata == {}
 
@@ -113,7 +113,7 @@ def test_update_refuses_non_finite_metadata_and_keeps_the_memory(svc: MemoryServ
 def test_weights_are_bounded_and_the_bound_is_in_the_error(
     svc: MemoryService, weights: Any
 ) -> None:
-    with pytest.raises(ValidationError) as e:
+    with pytest.raises(InvalidInputError) as e:
         svc.search("val", "green tea", 3, weights=weights)
     assert e.value.field == "weights"
     assert e.value.message.startswith("vector: ") and f"[0, {MAX_WEIGHT:g}]" in e.value.message
@@ -121,7 +121,7 @@ def test_weights_are_bounded_and_the_bound_is_in_the_error(
 
 @pytest.mark.parametrize("weights", ["vector=nan", '{"vector": NaN}', "vector=inf,graph=0.2"])
 def test_non_finite_weights_are_refused(svc: MemoryService, weights: str) -> None:
-    with pytest.raises(ValidationError, match=r"^weights: vector: .*not a finite number"):
+    with pytest.raises(InvalidInputError, match=r"^weights: vector: .*not a finite number"):
         svc.search("val", "green tea", 3, weights=weights)
 
 
@@ -131,9 +131,9 @@ def test_large_but_bounded_weights_still_rank(svc: MemoryService) -> None:
 
 
 def test_infinite_expand_hops_is_a_validation_error_not_an_overflow(svc: MemoryService) -> None:
-    with pytest.raises(ValidationError, match="^expand_hops: "):
+    with pytest.raises(InvalidInputError, match="^expand_hops: "):
         check_hops(math.inf)
-    with pytest.raises(ValidationError, match="^expand_hops: "):
+    with pytest.raises(InvalidInputError, match="^expand_hops: "):
         svc.search("val", "green tea", 3, expand_hops=math.inf)  # type: ignore[arg-type]
 
 
@@ -146,7 +146,7 @@ def test_metadata_integers_must_fit_in_64_bits(svc: MemoryService, value: int) -
 def test_metadata_limit_is_counted_in_bytes_of_json() -> None:
     assert MAX_METADATA_BYTES == 16_384
     euro = "€" * 6_000  # 6,000 characters but 18,000 bytes
-    with pytest.raises(ValidationError) as e:
+    with pytest.raises(InvalidInputError) as e:
         check_metadata({"note": euro})
     assert e.value.field == "metadata" and "16384 bytes" in e.value.message
     assert check_metadata({"note": "€" * 5_000}) == {"note": "€" * 5_000}
@@ -203,7 +203,7 @@ def test_control_characters_in_other_text_fields_are_refused(
 
 
 def test_query_with_a_nul_byte_is_refused(svc: MemoryService) -> None:
-    with pytest.raises(ValidationError, match="^query: contains the control character U"):
+    with pytest.raises(InvalidInputError, match="^query: contains the control character U"):
         svc.search("val", "green\x00tea", 3)
 
 
@@ -215,7 +215,7 @@ def test_working_memory_session_ids_follow_the_same_rule(server: FastMCP) -> Non
 # ------------------------------------------------------------------ time ranges (item 7)
 @pytest.mark.parametrize("value", ["3000y", "36501d", "99999999999999999999999y", "9" * 5000 + "m"])
 def test_overlong_time_range_is_refused_with_the_limit(svc: MemoryService, value: str) -> None:
-    with pytest.raises(ValidationError, match=r"^time_range: .*the limit is 36500 days"):
+    with pytest.raises(InvalidInputError, match=r"^time_range: .*the limit is 36500 days"):
         svc.search("val", "green tea", 3, time_range=value)
 
 
@@ -290,13 +290,13 @@ def test_dates_outside_what_utc_can_hold_are_refused(
 
 
 def test_as_of_outside_what_utc_can_hold_is_refused(svc: MemoryService) -> None:
-    with pytest.raises(ValidationError, match="^as_of: .*outside the years"):
+    with pytest.raises(InvalidInputError, match="^as_of: .*outside the years"):
         svc.search("val", "green tea", 3, as_of="9999-12-31T23:59:59-12:00")
 
 
 @pytest.mark.parametrize("threshold", ["abc", "nan", math.inf, 0, 1.5])
 def test_forget_threshold_is_a_finite_number_in_range(svc: MemoryService, threshold: Any) -> None:
-    with pytest.raises(ValidationError, match="^threshold: "):
+    with pytest.raises(InvalidInputError, match="^threshold: "):
         svc.forget_by_query("val", "green tea", threshold=threshold, dry_run=True)
 
 

@@ -3,7 +3,7 @@ from datetime import timedelta
 import pytest
 
 from graphmem import ranking
-from graphmem.errors import ValidationError
+from graphmem.errors import InvalidInputError
 from graphmem.model import check_content, check_top_k, parse_memory_type, parse_time_range
 from graphmem.settings import DEFAULT_PROFILES, DEFAULT_WEIGHTS
 from graphmem.summary import summarize
@@ -27,21 +27,21 @@ def test_time_range_parses(text: str, delta: timedelta) -> None:
 
 @pytest.mark.parametrize("bad", ["7", "d7", "0d", "-1d", "7days", "3q", "1.5h"])
 def test_time_range_rejects_with_field_name(bad: str) -> None:
-    with pytest.raises(ValidationError) as e:
+    with pytest.raises(InvalidInputError) as e:
         parse_time_range(bad)
     assert e.value.field == "time_range"
 
 
 def test_memory_type_and_top_k_and_content_validation() -> None:
     assert parse_memory_type(" Preference ").value == "preference"
-    with pytest.raises(ValidationError, match="memory_type"):
+    with pytest.raises(InvalidInputError, match="memory_type"):
         parse_memory_type("opinion")
     for bad in (0, -3, "x", 10_000):
-        with pytest.raises(ValidationError, match="top_k"):
+        with pytest.raises(InvalidInputError, match="top_k"):
             check_top_k(bad)
-    with pytest.raises(ValidationError, match="content: must not be empty"):
+    with pytest.raises(InvalidInputError, match="content: must not be empty"):
         check_content("   ", 100)
-    with pytest.raises(ValidationError, match="limit is 10"):
+    with pytest.raises(InvalidInputError, match="limit is 10"):
         check_content("x" * 11, 10)
 
 
@@ -60,9 +60,9 @@ def test_weights_default_profiles_and_overrides() -> None:
     support = ranking.parse_weights(None, DEFAULT_PROFILES, DEFAULT_WEIGHTS, profile="support")
     assert support["recency"] > w["recency"]
     for bad in ("vector=abc", "speed=1", "vector", '{"vector": -1}', "vector=0", "{nope"):
-        with pytest.raises(ValidationError, match="weights"):
+        with pytest.raises(InvalidInputError, match="weights"):
             ranking.parse_weights(bad, DEFAULT_PROFILES, DEFAULT_WEIGHTS)
-    with pytest.raises(ValidationError, match="profile"):
+    with pytest.raises(InvalidInputError, match="profile"):
         ranking.parse_weights(None, DEFAULT_PROFILES, DEFAULT_WEIGHTS, profile="nope")
 
 

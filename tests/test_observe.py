@@ -11,7 +11,7 @@ import pytest
 from fastmcp import Client
 
 from graphmem import MemoryService
-from graphmem.errors import ValidationError
+from graphmem.errors import InvalidInputError
 from graphmem.mcp.server import create_server
 from graphmem.model import MemoryType
 from graphmem.settings.server import McpSettings
@@ -73,7 +73,7 @@ def test_observe_keeps_what_matters_and_says_why(svc: MemoryService) -> None:
 
     dry = observe(svc.context, "u", ["I prefer window seats."], dry_run=True)
     assert dry[0].action == "write" and dry[0].memory_ids == []
-    with pytest.raises(ValidationError) as e:
+    with pytest.raises(InvalidInputError) as e:
         observe(svc.context, "u", [{"role": "robot", "content": "x"}])
     assert e.value.field == "turns[0].role"
 

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from graphmem import MemoryService, SearchRequest, Settings, ValidationError, WriteItem
+from graphmem import InvalidInputError, MemoryService, SearchRequest, Settings, WriteItem
 from graphmem.embedder import Embedder
 from graphmem.errors import FirewallRejected
 from graphmem.guard import Guard, GuardSettings
@@ -35,13 +35,13 @@ def test_the_cache_key_is_derived_from_the_same_fields_as_before() -> None:
 
 def test_validation_names_the_first_wrong_option() -> None:
     s = Settings()
-    with pytest.raises(ValidationError) as e:
+    with pytest.raises(InvalidInputError) as e:
         SearchRequest("q", top_k=0).validated(s)
     assert e.value.field == "top_k"
-    with pytest.raises(ValidationError) as e:
+    with pytest.raises(InvalidInputError) as e:
         SearchRequest("q", expand_hops=9).validated(s)
     assert e.value.field == "expand_hops"
-    with pytest.raises(ValidationError) as e:
+    with pytest.raises(InvalidInputError) as e:
         SearchRequest("q", profile="nope").validated(s)
     assert e.value.field == "profile"
 
@@ -81,7 +81,7 @@ def test_a_firewall_rejection_is_caught_by_type(tmp_path: Path, embedder: Embedd
         with pytest.raises(FirewallRejected) as e:
             svc.write("u", bad["content"])
         assert e.value.message.startswith("rejected by the memory firewall")
-        with pytest.raises(ValidationError) as batch:
+        with pytest.raises(InvalidInputError) as batch:
             svc.write_many("u", [ok, bad])
         assert batch.value.field == "items[1].content"  # renamed, no longer the subclass
         assert not isinstance(batch.value, FirewallRejected)

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from graphmem import MemoryService, NotFoundError, Settings, ValidationError
+from graphmem import InvalidInputError, MemoryService, NotFoundError, Settings
 from graphmem.embedder import Embedder
 from graphmem.model import utcnow
 from graphmem.stores.records.mysql import MySQLRecords
@@ -132,7 +132,7 @@ def test_filters_type_time_range_session_and_weights(any_svc: MemoryService) -> 
 )
 def test_bad_search_input_names_the_field(svc: MemoryService, kwargs: dict, field: str) -> None:
     args = {"user_id": "u", "query": "hello", **kwargs}
-    with pytest.raises(ValidationError) as e:
+    with pytest.raises(InvalidInputError) as e:
         svc.search(**args)
     assert e.value.field == field
 
@@ -145,10 +145,10 @@ def test_bad_writes_leave_nothing_behind(svc: MemoryService) -> None:
         ({"content": "ok", "source": "rumour"}, "source"),
         ({"content": "ok", "created_at": "yesterday"}, "created_at"),
     ]:
-        with pytest.raises(ValidationError) as e:
+        with pytest.raises(InvalidInputError) as e:
             svc.write("u", **kwargs)
         assert e.value.field == field
-    with pytest.raises(ValidationError) as e:
+    with pytest.raises(InvalidInputError) as e:
         svc.write_many("u", [{"content": "fine"}, {"content": ""}])
     assert e.value.field == "items[1].content"
     assert svc.records.count() == 0 and svc.vectors.count() == 0

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from graphmem.errors import ValidationError
+from graphmem.errors import InvalidInputError
 from graphmem.guard import Guard, GuardSettings
 from graphmem.guard.firewall import DEFAULT_RATE_LIMIT_REDIS_URL, make_limiter
 from graphmem.settings import SECTIONS, LlmSettings, McpSettings, Settings, TemporalSettings
@@ -119,7 +119,7 @@ def test_the_cache_backend(tmp_path: Path) -> None:
     url = "redis://127.0.0.1:1/0"  # never contacted: adapters connect lazily
     assert isinstance(open_cache(Settings(redis_url=url)), RedisCache)
     assert isinstance(open_cache(Settings(redis_url=url, cache_backend="memory")), InProcessCache)
-    with pytest.raises(ValidationError, match="redis_url"):
+    with pytest.raises(InvalidInputError, match="redis_url"):
         open_cache(Settings(cache_backend="redis"))
 
 

@@ -8,7 +8,7 @@ from typing import Any
 
 from graphmem.actor import CLI
 from graphmem.cli.common import AddCommand, emit, memory_line, open_service, to_int, user_of
-from graphmem.errors import ValidationError
+from graphmem.errors import InvalidInputError
 from graphmem.visibility import Viewer
 
 
@@ -24,7 +24,7 @@ def cmd_quarantine(args: argparse.Namespace) -> None:
             )
             return
         if not args.memory_id:
-            raise ValidationError("memory_id", f"give the ids to {args.action}")
+            raise InvalidInputError("memory_id", f"give the ids to {args.action}")
         done = svc.review(user, args.memory_id, approve=args.action == "approve", reviewer=CLI)
     verb = "approved" if args.action == "approve" else "rejected and deleted"
     emit(

@@ -15,7 +15,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from graphmem.actor import CLI, current_actor
-from graphmem.errors import GraphmemError, StoreUnavailableError, ValidationError
+from graphmem.errors import GraphmemError, InvalidInputError, StoreUnavailableError
 from graphmem.model import Memory
 from graphmem.settings import Settings
 
@@ -77,7 +77,7 @@ def run(args: argparse.Namespace) -> int:
     token = current_actor.set(CLI)
     try:
         return args.fn(args) or 0
-    except ValidationError as e:
+    except InvalidInputError as e:
         return fail(e, 2)
     except StoreUnavailableError as e:
         return fail(e, 3)

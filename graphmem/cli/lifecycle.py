@@ -9,7 +9,7 @@ from collections.abc import Callable
 from typing import Any
 
 from graphmem.cli.common import AddCommand, emit, open_service, user_of
-from graphmem.errors import ValidationError
+from graphmem.errors import InvalidInputError
 
 
 def cmd_compact(args: argparse.Namespace) -> None:
@@ -60,14 +60,14 @@ def _read_turns(path: str) -> list[Any]:
         try:
             return json.loads(text)
         except json.JSONDecodeError as e:
-            raise ValidationError("turns", f"is not valid JSON: {e.msg}") from None
+            raise InvalidInputError("turns", f"is not valid JSON: {e.msg}") from None
     out = []
     for n, line in enumerate(text.splitlines(), 1):
         if line.strip():
             try:
                 out.append(json.loads(line))
             except json.JSONDecodeError as e:
-                raise ValidationError(f"line {n}", f"is not valid JSON: {e.msg}") from None
+                raise InvalidInputError(f"line {n}", f"is not valid JSON: {e.msg}") from None
     return out
 
 

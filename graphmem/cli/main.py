@@ -11,7 +11,7 @@ import sys
 from graphmem import logs
 from graphmem.cli import audit, doctor, graph, lifecycle, memory, serve, userdata
 from graphmem.cli.common import Command, fail, run
-from graphmem.errors import ValidationError
+from graphmem.errors import InvalidInputError
 
 FAMILIES = (memory, audit, doctor, userdata, graph, lifecycle, serve)
 
@@ -38,7 +38,7 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None) -> int:
     try:
         logs.configure()  # GRAPHMEM_LOG_LEVEL, GRAPHMEM_LOG_FORMAT=text|json
-    except ValidationError as e:
+    except InvalidInputError as e:
         return fail(e, 2)
     return run(build_parser().parse_args(argv))
 

@@ -8,7 +8,7 @@ import sys
 from typing import Any
 
 from graphmem.cli.common import AddCommand, emit, memory_line, open_service, to_int, user_of
-from graphmem.errors import ValidationError
+from graphmem.errors import InvalidInputError
 from graphmem.model import Memory, MemoryType
 from graphmem.requests import SearchRequest, WriteItem
 from graphmem.visibility import Viewer
@@ -111,7 +111,9 @@ def cmd_update(args: argparse.Namespace) -> None:
 
 def cmd_forget(args: argparse.Namespace) -> None:
     if bool(args.memory_id) == bool(args.query):
-        raise ValidationError("memory_id", "give either memory ids or --query, not both or neither")
+        raise InvalidInputError(
+            "memory_id", "give either memory ids or --query, not both or neither"
+        )
     with open_service(args) as svc:
         if args.memory_id:
             deleted = svc.forget(user_of(args), args.memory_id)

@@ -13,7 +13,7 @@ from collections.abc import Iterator, Mapping
 from typing import TYPE_CHECKING, Any, BinaryIO
 
 from graphmem.cli.common import AddCommand, emit, open_service, user_of
-from graphmem.errors import ValidationError
+from graphmem.errors import InvalidInputError
 from graphmem.model import utcnow
 from graphmem.usecases.write import prepare
 from graphmem.visibility import Viewer
@@ -32,7 +32,9 @@ memory at once; larger exports are split and imported in parts."""
 def cmd_forget_user(args: argparse.Namespace) -> int:
     user = user_of(args)
     if args.confirm != user:
-        raise ValidationError("confirm", f"erasing a user is final: repeat it as --confirm {user}")
+        raise InvalidInputError(
+            "confirm", f"erasing a user is final: repeat it as --confirm {user}"
+        )
     with open_service(args) as svc:
         receipt = svc.forget_user(user, requested_by=args.requested_by)
     data = receipt.to_dict()
@@ -63,11 +65,11 @@ def read_jsonl(stream: BinaryIO) -> Iterator[tuple[int, dict[str, Any]]]:
         n += 1
         total += len(raw)
         if len(raw) > MAX_IMPORT_LINE_BYTES:
-            raise ValidationError(
+            raise InvalidInputError(
                 f"line {n}", f"is longer than the limit of {MAX_IMPORT_LINE_BYTES} bytes per line"
             )
         if total > MAX_IMPORT_BYTES:
-            raise ValidationError(
+            raise InvalidInputError(
                 f"line {n}",
                 f"the file is larger than the import limit of {MAX_IMPORT_BYTES} bytes;"
                 " split it (e.g. with split -l) and import the parts",
@@ -75,17 +77,17 @@ def read_jsonl(stream: BinaryIO) -> Iterator[tuple[int, dict[str, Any]]]:
         try:
             text = raw.decode("utf-8")
         except UnicodeDecodeError:
-            raise ValidationError(f"line {n}", "is not UTF-8") from None
+            raise InvalidInputError(f"line {n}", "is not UTF-8") from None
         if not text.strip():
             continue
         try:
             obj = json.loads(text)
         except json.JSONDecodeError as e:
-            raise ValidationError(f"line {n}", f"is not JSON: {e.msg}") from None
+            raise InvalidInputError(f"line {n}", f"is not JSON: {e.msg}") from None
         except (ValueError, RecursionError):  # an integer of thousands of digits, deep nesting
-            raise ValidationError(f"line {n}", "is not JSON graphmem can import") from None
+            raise InvalidInputError(f"line {n}", "is not JSON graphmem can import") from None
         if not isinstance(obj, dict):
-            raise ValidationError(f"line {n}", "must be a JSON object")
+            raise InvalidInputError(f"line {n}", "must be a JSON object")
         yield n, obj
 
 
@@ -111,8 +113,8 @@ def cmd_import(args: argparse.Namespace) -> None:
         for n, obj in rows:
             try:
                 prepare(svc.context, user_of(args), obj, utcnow())
-            except ValidationError as e:
-                raise ValidationError(f"line {n}: {e.field}", e.message) from None
+            except InvalidInputError as e:
+                raise InvalidInputError(f"line {n}: {e.field}", e.message) from None
         bar = tqdm(
             total=len(rows),
             unit="mem",

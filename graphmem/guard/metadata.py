@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
-from graphmem.errors import ValidationError
+from graphmem.errors import InvalidInputError
 from graphmem.guard.canonical import Canonical, canonicalize
 from graphmem.guard.classifier import is_prose
 from graphmem.guard.injection import REASON_FLOOR, InjectionResult, classify, screen
@@ -95,7 +95,7 @@ class MetadataScreen:
         try:
             masked = self._mapping(metadata)
         except RecursionError:
-            raise ValidationError("metadata", "is nested too deeply to screen") from None
+            raise InvalidInputError("metadata", "is nested too deeply to screen") from None
         return masked, self.findings, self._risk()
 
     # ------------------------------------------------------------------ walking
@@ -173,11 +173,11 @@ def check_size(metadata: Mapping[str, Any]) -> int:
     try:
         size = len(json.dumps(metadata, ensure_ascii=False).encode("utf-8", "surrogatepass"))
     except RecursionError:
-        raise ValidationError("metadata", "is nested too deeply to screen") from None
+        raise InvalidInputError("metadata", "is nested too deeply to screen") from None
     except (TypeError, ValueError) as e:
-        raise ValidationError("metadata", f"is not JSON-serialisable: {e}") from None
+        raise InvalidInputError("metadata", f"is not JSON-serialisable: {e}") from None
     if size > MAX_METADATA_BYTES:
-        raise ValidationError("metadata", metadata_too_large(size))
+        raise InvalidInputError("metadata", metadata_too_large(size))
     return size
 
 

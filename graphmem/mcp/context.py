@@ -16,7 +16,7 @@ from fastmcp.exceptions import ToolError
 from fastmcp.server.dependencies import get_access_token
 
 from graphmem.actor import Actor
-from graphmem.errors import ValidationError
+from graphmem.errors import InvalidInputError
 from graphmem.mcp.identity import check_role
 from graphmem.mcp.stats import ToolStats
 from graphmem.settings.server import McpSettings
@@ -51,7 +51,7 @@ def caller_lookup(*, require_token: bool, local_user: str) -> Identify:
                 raise ToolError("authentication: this token does not name a graphmem user")
             try:
                 role = check_role(claims.get("graphmem_role", "agent"))
-            except ValidationError:
+            except InvalidInputError:
                 raise ToolError("authentication: this token carries an unknown role") from None
             return user, Actor(str(claims.get("graphmem_label") or "token"), role)
         if require_token:

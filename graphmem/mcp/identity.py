@@ -34,7 +34,7 @@ from pathlib import Path
 from typing import Any, cast
 
 from graphmem.actor import ROLES, Role
-from graphmem.errors import ValidationError
+from graphmem.errors import InvalidInputError
 from graphmem.model import check_user
 from graphmem.stores.private_files import write_private
 
@@ -65,13 +65,13 @@ def generate_token() -> str:
 def _check_hash(value: str, where: str) -> str:
     h = value.strip().lower()
     if not _HEX64.match(h):
-        raise ValidationError(where, f"{value[:16]!r}… is not a SHA-256 hex digest")
+        raise InvalidInputError(where, f"{value[:16]!r}… is not a SHA-256 hex digest")
     return h
 
 
 def check_role(value: Any, where: str = "role") -> Role:
     if value not in ROLES:
-        raise ValidationError(where, f"{value!r} is not a role; use one of {', '.join(ROLES)}")
+        raise InvalidInputError(where, f"{value!r} is not a role; use one of {', '.join(ROLES)}")
     return cast(Role, value)
 
 
@@ -85,7 +85,7 @@ def _info(
     token_hash: str, user: Any, role: Any = "agent", label: Any = None, *, where: str
 ) -> TokenInfo:
     if label is not None and (not isinstance(label, str) or not 0 < len(label) <= MAX_LABEL):
-        raise ValidationError(where, f"a label must be a string of 1-{MAX_LABEL} characters")
+        raise InvalidInputError(where, f"a label must be a string of 1-{MAX_LABEL} characters")
     return TokenInfo(check_user(user), check_role(role, where), label or default_label(token_hash))
 
 
@@ -100,7 +100,7 @@ def parse_token_file(path: Path) -> dict[str, TokenInfo]:
         try:
             data = json.loads(text)
         except json.JSONDecodeError as e:
-            raise ValidationError(where, f"is not valid JSON: {e.msg}") from None
+            raise InvalidInputError(where, f"is not valid JSON: {e.msg}") from None
         for h, entry in data.items():
             key = _check_hash(h, where)
             if isinstance(entry, str):
@@ -108,14 +108,14 @@ def parse_token_file(path: Path) -> dict[str, TokenInfo]:
             elif isinstance(entry, dict) and isinstance(entry.get("user"), str):
                 unknown = set(entry) - {"user", "role", "label"}
                 if unknown:
-                    raise ValidationError(
+                    raise InvalidInputError(
                         where, f"entry {h[:12]}… has unknown keys {sorted(unknown)}"
                     )
                 out[key] = _info(
                     key, entry["user"], entry.get("role", "agent"), entry.get("label"), where=where
                 )
             else:
-                raise ValidationError(where, f"entry {h[:12]}… must map to a user")
+                raise InvalidInputError(where, f"entry {h[:12]}… must map to a user")
         return out
     for n, line in enumerate(text.splitlines(), 1):
         line = line.split("#", 1)[0].strip()
@@ -123,7 +123,7 @@ def parse_token_file(path: Path) -> dict[str, TokenInfo]:
             continue
         parts = line.split(None, 1)
         if len(parts) != 2:
-            raise ValidationError(f"tokens file {path} line {n}", "must be '<sha256> <user>'")
+            raise InvalidInputError(f"tokens file {path} line {n}", "must be '<sha256> <user>'")
         key = _check_hash(parts[0], f"tokens file {path} line {n}")
         out[key] = _info(key, parts[1], where=f"tokens file {path} line {n}")
     return out
@@ -141,14 +141,14 @@ def parse_env_tokens(value: str) -> dict[str, TokenInfo]:
             continue
         token, sep, user = item.rpartition("=")
         if not sep or not token or not user:
-            raise ValidationError(
+            raise InvalidInputError(
                 "GRAPHMEM_TOKENS", f"entry {n} must look like token=user (got no '=')"
             )
         if token.startswith("sha256:"):
             h = _check_hash(token[len("sha256:") :], f"GRAPHMEM_TOKENS entry {n}")
         else:
             if len(token) < 16:
-                raise ValidationError(
+                raise InvalidInputError(
                     "GRAPHMEM_TOKENS", f"entry {n}: a token must be at least 16 characters"
                 )
             h = hash_token(token)
@@ -226,7 +226,7 @@ class TokenTable:
         with self._lock:
             self._checked = now
             # A half-edited file keeps the last good table rather than locking everyone out.
-            with contextlib.suppress(OSError, ValidationError):
+            with contextlib.suppress(OSError, InvalidInputError):
                 self._load_file()
 
     def identify(self, token: str) -> TokenInfo | None:

@@ -30,7 +30,7 @@ from fastmcp import FastMCP
 from fastmcp.server.auth import AuthProvider
 
 from graphmem import __version__, metrics
-from graphmem.errors import ValidationError
+from graphmem.errors import InvalidInputError
 from graphmem.mcp import prompts, resources
 from graphmem.mcp.context import ToolContext, ToolRegistry, caller_lookup
 from graphmem.mcp.http import metrics_endpoint, serve_http, token_verifier
@@ -127,12 +127,12 @@ def serve_command(args: argparse.Namespace) -> None:
     if args.port is not None:
         cfg.port = args.port
     if not 0 <= cfg.port <= 65535:
-        raise ValidationError("port", "must be between 0 and 65535")
+        raise InvalidInputError("port", "must be between 0 and 65535")
 
     role = getattr(args, "role", None)
     label = getattr(args, "label", None)
     if (role or label) and not args.add_token:
-        raise ValidationError("role" if role else "label", "applies to --add-token only")
+        raise InvalidInputError("role" if role else "label", "applies to --add-token only")
     if args.add_token:
         path = cfg.tokens_path(settings)
         role = role or "agent"
@@ -179,7 +179,7 @@ def serve_command(args: argparse.Namespace) -> None:
         return
 
     if args.user:
-        raise ValidationError(
+        raise InvalidInputError(
             "user", "over HTTP the bearer token decides the user; --user applies to --stdio only"
         )
     table = load_tokens(settings, cfg)

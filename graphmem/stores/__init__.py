@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from graphmem.errors import ValidationError
+from graphmem.errors import InvalidInputError
 from graphmem.stores.cache import ResultCache
 from graphmem.stores.graph import GraphStore
 from graphmem.stores.records import RecordsStore
@@ -72,7 +72,7 @@ def open_cache(settings: Settings) -> ResultCache:
     backend = resolve_backend(settings.cache_backend, settings.redis_url)
     if backend == "redis":
         if not settings.redis_url:
-            raise ValidationError("redis_url", "is required when the cache backend is redis")
+            raise InvalidInputError("redis_url", "is required when the cache backend is redis")
         return RedisCache(settings.redis_url, settings.search_cache_ttl_seconds)
     return InProcessCache(settings.search_cache_ttl_seconds)
 
@@ -120,8 +120,8 @@ def open_working(
     backend = resolve_backend(backend, redis_url)
     if backend == "redis":
         if not redis_url:
-            raise ValidationError("redis_url", "is required when the working backend is redis")
+            raise InvalidInputError("redis_url", "is required when the working backend is redis")
         return RedisWorkingMemory(redis_url, ttl_seconds)
     if backend == "memory":
         return InProcessWorkingMemory(ttl_seconds, max_sessions)
-    raise ValidationError("working_backend", f"{backend!r} is not one of auto, memory, redis")
+    raise InvalidInputError("working_backend", f"{backend!r} is not one of auto, memory, redis")

@@ -8,7 +8,7 @@ from typing import Any
 
 from graphmem import associative
 from graphmem.context import Context
-from graphmem.errors import NotFoundError, ValidationError
+from graphmem.errors import InvalidInputError, NotFoundError
 from graphmem.model import Memory, check_user
 from graphmem.stores.graph import RELATION_TYPES
 from graphmem.stores.records import GraphRows, Relation
@@ -29,17 +29,17 @@ def relate(
     user_id = check_user(user_id)
     rtype = str(relation_type or "").strip().lower()
     if rtype not in RELATION_TYPES:
-        raise ValidationError(
+        raise InvalidInputError(
             "relation_type", f"{relation_type!r} is not one of {', '.join(RELATION_TYPES)}"
         )
     try:
         w = float(strength)
     except (TypeError, ValueError):
-        raise ValidationError("strength", f"{strength!r} is not a number") from None
+        raise InvalidInputError("strength", f"{strength!r} is not a number") from None
     if not 0.0 < w <= 1.0:
-        raise ValidationError("strength", "must be in (0, 1]")
+        raise InvalidInputError("strength", "must be in (0, 1]")
     if str(source_id) == str(target_id):
-        raise ValidationError("target_id", "a memory cannot be related to itself")
+        raise InvalidInputError("target_id", "a memory cannot be related to itself")
     found = ctx.records.get(user_id, [str(source_id), str(target_id)])
     for mid in (source_id, target_id):
         if str(mid) not in found:

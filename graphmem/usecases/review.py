@@ -5,7 +5,7 @@ from __future__ import annotations
 from graphmem import metrics
 from graphmem.actor import CLI, Actor
 from graphmem.context import Context
-from graphmem.errors import ValidationError
+from graphmem.errors import InvalidInputError
 from graphmem.model import Memory, Status, check_top_k, check_user
 from graphmem.stores.records import RecordQuery
 from graphmem.usecases.update import forget
@@ -30,7 +30,7 @@ def review(
     CLI act as the local operator; the MCP server passes the caller's token."""
     user_id = check_user(user_id)
     if not reviewer.is_operator:
-        raise ValidationError(
+        raise InvalidInputError(
             "role",
             f"reviewing quarantined memories is an operator's act; {reviewer.label!r} is"
             f" an {reviewer.role} token. Ask the operator to review them (`graphmem"
@@ -39,7 +39,7 @@ def review(
         )
     ids = [str(i) for i in memory_ids]
     if not ids:
-        raise ValidationError("memory_ids", "give at least one memory id")
+        raise InvalidInputError("memory_ids", "give at least one memory id")
     pending = {m.id for m in quarantined(ctx, user_id, 10_000)}
     ids = [i for i in ids if i in pending]
     if approve:

@@ -21,7 +21,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from graphmem.context import Context
-from graphmem.errors import ValidationError
+from graphmem.errors import InvalidInputError
 from graphmem.model import check_chars, check_user, is_visible
 from graphmem.requests import WriteItem
 from graphmem.summary import summarize
@@ -96,9 +96,9 @@ def rule_id(reason: str) -> str:
 def parse_turns(turns: Any) -> list[tuple[str, str]]:
     """(role, text) pairs from strings (user turns) or {role, content} objects."""
     if not isinstance(turns, list) or not turns:
-        raise ValidationError("turns", "must be a non-empty list of turns")
+        raise InvalidInputError("turns", "must be a non-empty list of turns")
     if len(turns) > MAX_TURNS:
-        raise ValidationError("turns", f"at most {MAX_TURNS} turns per call")
+        raise InvalidInputError("turns", f"at most {MAX_TURNS} turns per call")
     out: list[tuple[str, str]] = []
     for i, t in enumerate(turns):
         if isinstance(t, str):
@@ -107,24 +107,24 @@ def parse_turns(turns: Any) -> list[tuple[str, str]]:
             role = str(t.get("role") or "user").strip().lower()
             content = t.get("content")
             if not isinstance(content, str):
-                raise ValidationError(f"turns[{i}].content", "must be a string")
+                raise InvalidInputError(f"turns[{i}].content", "must be a string")
             text = content
         else:
-            raise ValidationError(f"turns[{i}]", "must be a string or {role, content}")
+            raise InvalidInputError(f"turns[{i}]", "must be a string or {role, content}")
         if role not in ("user", "assistant", "system"):
-            raise ValidationError(f"turns[{i}].role", "must be user, assistant or system")
+            raise InvalidInputError(f"turns[{i}].role", "must be user, assistant or system")
         text = check_chars(text, f"turns[{i}]").strip()
         out.append((role, text if is_visible(text) else ""))  # invisible-only: nothing said
     return out
 
 
-def _turn_error(e: ValidationError, turns: list[int]) -> ValidationError:
+def _turn_error(e: InvalidInputError, turns: list[int]) -> InvalidInputError:
     """A write's error, renamed to the turn it came from: the caller sent turns, not items."""
     m = re.match(r"items\[(\d+)\]\.(.+)", e.field)
     j, name = (int(m.group(1)), m.group(2)) if m else (0, e.field)
     if name == "session_id":  # an argument of its own
-        return ValidationError(name, e.message)
-    return ValidationError(f"turns[{turns[j]}].{name}", e.message)
+        return InvalidInputError(name, e.message)
+    return InvalidInputError(f"turns[{turns[j]}].{name}", e.message)
 
 
 def _cue(m: re.Match[str]) -> str:
@@ -174,8 +174,8 @@ def observe(
             rest = m.group("rest").strip().rstrip(".!")
             try:
                 found = forget_by_query(ctx, user_id, rest, limit=10, dry_run=dry_run)
-            except ValidationError as e:
-                raise ValidationError(f"turns[{i}]", e.message) from None
+            except InvalidInputError as e:
+                raise InvalidInputError(f"turns[{i}]", e.message) from None
             gone = [x.id for x in found]
             decisions.append(
                 Decision(
@@ -228,7 +228,7 @@ def observe(
         ]
         try:
             written = write_many(ctx, user_id, items, tool=tool)
-        except ValidationError as e:
+        except InvalidInputError as e:
             raise _turn_error(e, [d.turn for d, _ in keep]) from None
         for (d, _), mem in zip(keep, written, strict=True):
             d.memory_ids = [mem.id]

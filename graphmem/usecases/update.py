@@ -10,7 +10,7 @@ from typing import Any
 from graphmem import metrics
 from graphmem.actor import audit_by
 from graphmem.context import Context
-from graphmem.errors import FirewallRejected, ValidationError
+from graphmem.errors import FirewallRejected, InvalidInputError
 from graphmem.model import (
     Memory,
     Status,
@@ -50,7 +50,7 @@ def update(
     mem = get(ctx, user_id, memory_id)
     before = copy.copy(mem)
     if content is None and memory_type is None and metadata is None and confidence is None:
-        raise ValidationError("content", "nothing to update: give content or another field")
+        raise InvalidInputError("content", "nothing to update: give content or another field")
     decision = None
     new_meta = check_metadata(metadata) if metadata is not None else None
     if content is not None or new_meta:

@@ -15,7 +15,7 @@ from typing import Any
 from graphmem import lifecycle, metrics, workers
 from graphmem.actor import audit_by
 from graphmem.context import Context
-from graphmem.errors import FirewallRejected, ValidationError
+from graphmem.errors import FirewallRejected, InvalidInputError
 from graphmem.guard import WriteDecision
 from graphmem.model import Memory, Status, check_user, new_id, utcnow
 from graphmem.requests import WriteItem
@@ -108,21 +108,21 @@ def write_many(
     """
     user_id = check_user(user_id)
     if not isinstance(items, list) or not items:
-        raise ValidationError("items", "must be a non-empty list")
+        raise InvalidInputError("items", "must be a non-empty list")
     if len(items) > ctx.settings.max_batch:
-        raise ValidationError("items", f"at most {ctx.settings.max_batch} per batch")
+        raise InvalidInputError("items", f"at most {ctx.settings.max_batch} per batch")
     now = utcnow()
     memories: list[Memory] = []
     decisions: list[WriteDecision] = []
     for i, item in enumerate(items):
         try:
             m, d = prepare(ctx, user_id, item, now)
-        except ValidationError as e:
+        except InvalidInputError as e:
             if isinstance(e, FirewallRejected):
                 ctx.records.audit(user_id, "reject", [], {"item": i, "tool": tool})
             if len(items) == 1:
                 raise
-            raise ValidationError(f"items[{i}].{e.field}", e.message) from None
+            raise InvalidInputError(f"items[{i}].{e.field}", e.message) from None
         memories.append(m)
         decisions.append(d)
     texts = [m.content for m in memories]

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from fastmcp.exceptions import ToolError
 from mcp.types import ToolAnnotations
 
-from graphmem.errors import GraphmemError, NotFoundError, StoreUnavailableError, ValidationError
+from graphmem.errors import GraphmemError, InvalidInputError, NotFoundError, StoreUnavailableError
 
 if TYPE_CHECKING:
     from graphmem.model import Memory
@@ -60,7 +60,7 @@ def tool_errors() -> Iterator[None]:
     """graphmem's own errors -> MCP tool errors that name the field; everything else masked."""
     try:
         yield
-    except ValidationError as e:
+    except InvalidInputError as e:
         raise ToolError(f"{e.field}: {e.message}") from None
     except NotFoundError as e:
         raise ToolError(str(e)) from None
