@@ -28,6 +28,7 @@ from graphmem.model import Memory, utcnow
 from graphmem.projection import Projector
 from graphmem.settings import Settings
 from graphmem.stores import GraphStore, RecordsStore, ResultCache, VectorStore
+from graphmem.stores.records import MemoryRecords
 from graphmem.summary import SummaryVectors
 from graphmem.usecases.versions import Temporal
 
@@ -41,7 +42,7 @@ Purger = tuple[Callable[[str], int], Callable[[str], int]]
 class AccessTracker:
     """Buffers access counts so a search never pays one synchronous write per hit."""
 
-    def __init__(self, records: RecordsStore, every: int, seconds: float) -> None:
+    def __init__(self, records: MemoryRecords, every: int, seconds: float) -> None:
         self.records = records
         self.every = every
         self.seconds = seconds

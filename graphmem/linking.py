@@ -26,19 +26,25 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Sequence
+from typing import Protocol
 
 from extractors import Extraction
 from extractors.english import TOPIC_PREFIX
 from graphmem.model import Memory
-from graphmem.stores.records import EntityRef, GraphRows, RecordsStore, Relation
+from graphmem.stores.records import EntityRef, GraphRows, GraphTables, MemoryRecords, Relation
 
 SESSION_ORDER_STRENGTH = 0.5
+
+
+class LinkRecords(GraphTables, MemoryRecords, Protocol):
+    """What linking reads: mentions and session order from the graph tables, and the memory
+    count that decides when an entity is a hub."""
 
 
 class Linker:
     def __init__(
         self,
-        records: RecordsStore,
+        records: LinkRecords,
         per_entity: int = 10,
         hub_share: float = 0.05,
         hub_min: int = 25,

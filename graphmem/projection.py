@@ -12,7 +12,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable
 from datetime import timedelta
-from typing import Any
+from typing import Any, Protocol
 
 import numpy as np
 
@@ -21,7 +21,13 @@ from graphmem.breaker import Breaker
 from graphmem.embedder import Embedder
 from graphmem.model import Memory, utcnow
 from graphmem.stores.graph import GraphEdge, GraphNode, GraphStore
-from graphmem.stores.records import OutboxItem, RecordsStore, Relation
+from graphmem.stores.records import (
+    GraphTables,
+    MemoryRecords,
+    OutboxItem,
+    RecordsStore,
+    Relation,
+)
 from graphmem.stores.vectors import VectorPoint, VectorStore
 
 log = logging.getLogger("graphmem.projection")
@@ -72,7 +78,11 @@ def graph_edge(r: Relation) -> GraphEdge:
     )
 
 
-def sync_graph(records: RecordsStore, graph: GraphStore, user_id: str, ids: list[str]) -> None:
+class GraphSource(MemoryRecords, GraphTables, Protocol):
+    """What the graph projection reads: memory rows, their entities and their relations."""
+
+
+def sync_graph(records: GraphSource, graph: GraphStore, user_id: str, ids: list[str]) -> None:
     """Make the graph's copy of these memories (nodes, entities, edges) match the records."""
     rows = records.get(user_id, list(dict.fromkeys(ids)))
     gone = [i for i in ids if i not in rows]

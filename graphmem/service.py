@@ -174,10 +174,6 @@ class MemoryService:
     def cache_misses(self) -> int:
         return self.context.search_stats.cache_misses
 
-    @property
-    def cache_hit_rate(self) -> float:
-        return self.context.search_stats.cache_hit_rate
-
     # ------------------------------------------------------------------ lifecycle
     def start_background(self) -> None:
         """Start the server's background jobs (one-shot CLI commands do not, so a long import
@@ -309,9 +305,6 @@ class MemoryService:
     def forget_user(self, user_id: str, *, requested_by: str = "user") -> ErasureReceipt:
         """Erase everything about a user from every store; the receipt proves what is left."""
         return erasing.erase_user(self.context, user_id, requested_by)
-
-    def verify_erased(self, user_id: str) -> dict[str, int]:
-        return erasing.residue(self.context, user_id)
 
     def forget_by_query(
         self,

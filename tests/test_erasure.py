@@ -14,6 +14,7 @@ from graphmem import MemoryService, Settings
 from graphmem.embedder import Embedder
 from graphmem.stores.records.mysql import MySQLRecords
 from graphmem.stores.vectors.qdrant import QdrantServerVectors
+from graphmem.usecases.erase import residue
 from tests.conftest import open_neo4j
 
 TURNS = [
@@ -53,9 +54,9 @@ def test_erase_user_leaves_zero_residue_and_spares_everyone_else(svc: MemoryServ
         svc.write_many(user, [{"content": t, "session_id": "s1"} for t in TURNS * 4])
         svc.search(user, "what happened to Project Apollo?", 5)
     svc.write(gone, "Apollo follow-up")  # one more row, so the two users differ
-    before = svc.verify_erased(kept)
+    before = residue(svc.context, kept)
     assert before["records.memories"] == 20 and before["graph.edges"] > 0
-    assert svc.verify_erased(gone)["records.entities"] > 0
+    assert residue(svc.context, gone)["records.entities"] > 0
 
     receipt = svc.forget_user(gone, requested_by="compliance-ticket-7")
     assert receipt.verified, receipt.to_dict()
@@ -64,7 +65,7 @@ def test_erase_user_leaves_zero_residue_and_spares_everyone_else(svc: MemoryServ
     assert receipt.deleted["query_cache"] == 1
     assert set(receipt.residue.values()) == {0}
     assert svc.search(gone, "Project Apollo budget", 10).hits == []
-    assert svc.verify_erased(kept) == before  # the other tenant is untouched
+    assert residue(svc.context, kept) == before  # the other tenant is untouched
 
     audit = svc.records.audit_rows(gone)
     assert audit[0]["action"] == "forget_user"
@@ -108,6 +109,6 @@ def test_erasure_finishes_after_a_crash_with_the_index_down(
     svc.records.close()  # the process dies here
 
     restarted = MemoryService(settings, embedder=embedder)  # drains the outbox on start
-    assert set(restarted.verify_erased(gone).values()) == {0}
+    assert set(residue(restarted.context, gone).values()) == {0}
     assert restarted.vectors.count(kept) == 5 and restarted.records.count(kept) == 5
     restarted.close()
