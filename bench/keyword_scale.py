@@ -33,16 +33,12 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from _common import percentile  # noqa: E402
 from synth import Generator  # noqa: E402
 
 from graphmem.stores.records import RecordQuery, keyword  # noqa: E402
 from graphmem.stores.records.sqlite import SQLiteRecords  # noqa: E402
 from graphmem.text import query_terms  # noqa: E402
-
-
-def pct(xs: list[float], p: float) -> float:
-    s = sorted(xs)
-    return s[min(len(s) - 1, round(p * (len(s) - 1)))]
 
 
 def exact_recall(
@@ -171,11 +167,11 @@ def main() -> None:
         "queries": len(queries),
         "rounds": args.rounds,
         "p50_ms": statistics.median(per_query),
-        "p95_ms": pct(per_query, 0.95),
+        "p95_ms": percentile(per_query, 95),
         "mean_ms": statistics.fmean(per_query),
         "max_ms": max(per_query),
         "cpu_p50_ms": statistics.median(cpu_query),
-        "cpu_p95_ms": pct(cpu_query, 0.95),
+        "cpu_p95_ms": percentile(cpu_query, 95),
         "fts_p50_ms": statistics.median(fts_ms) if fts_ms else 0.0,
         "candidates_p50": statistics.median(seen) if seen else 0,
         "candidates_mean": statistics.fmean(seen) if seen else 0.0,
