@@ -485,6 +485,13 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         " service, each turn a second after the one before it in its session; batch: one"
         " write_many per conversation, every turn at its session's date",
     )
+    p.add_argument(
+        "--same-timestamps",
+        action="store_true",
+        help="write every turn at its session's date in both ingest modes (no per-turn second"
+        " in single): a transcript imported with per-session dates, or a coarse clock; the graph"
+        " must come out the same as with distinct timestamps",
+    )
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     p.add_argument(
         "--seed-ids",
@@ -601,7 +608,13 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         if args.reuse_store and stored(svc, turns_by_conv):
             print(f"reusing the store in {data_dir}", file=sys.stderr)
         else:
-            ingest(svc, turns_by_conv, progress, single=args.ingest == "single")
+            ingest(
+                svc,
+                turns_by_conv,
+                progress,
+                single=args.ingest == "single",
+                same_timestamps=args.same_timestamps,
+            )
         ingest_s = time.perf_counter() - t0
         cpu["ingest"] = meter.stop()
         peers, peer_info = ingest_peers(args.peers, turns_by_conv, progress)
@@ -684,6 +697,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         "vector_index": health,
         "turns_by_status": temporal,
         "ingest": args.ingest,
+        "same_timestamps": args.same_timestamps,
         "timing_s": {"service_open": round(load_s, 2), "ingest": round(ingest_s, 2)},
         "compaction": compaction,
         "ingest_turns_per_s": round(rep.turns / ingest_s, 1) if ingest_s else None,
@@ -829,11 +843,16 @@ def stored(svc: Any, turns_by_conv: dict[str, list[Turn]]) -> bool:
 
 
 def ingest(
-    svc: Any, turns_by_conv: dict[str, list[Turn]], progress: bool = True, single: bool = False
+    svc: Any,
+    turns_by_conv: dict[str, list[Turn]],
+    progress: bool = True,
+    single: bool = False,
+    same_timestamps: bool = False,
 ) -> None:
     """One user namespace per conversation. `single` writes one turn per call, as an agent
     does, in dialogue order and a second apart within a session (an agent's clock moves between
-    turns); otherwise one write_many batch per conversation at the session dates."""
+    turns); otherwise one write_many batch per conversation at the session dates.
+    `same_timestamps` dates every turn at its session's date in single mode too."""
     from tqdm import tqdm
 
     total = sum(map(len, turns_by_conv.values())) if single else len(turns_by_conv)
@@ -852,7 +871,8 @@ def ingest(
             items.append(
                 {
                     "content": t.content,
-                    "created_at": t.created_at + timedelta(seconds=step if single else 0),
+                    "created_at": t.created_at
+                    + timedelta(seconds=step if single and not same_timestamps else 0),
                     "metadata": {"dia_id": t.dia_id, "session": t.session},
                     "session_id": f"session_{t.session}",
                     "memory_type": "event",
@@ -898,6 +918,7 @@ def main(argv: list[str] | None = None) -> int:
     out.write_text(json.dumps(result, indent=1, default=str), "utf-8")
     md = markdown(result)
     d = result["data"]
+    same = ", same timestamps" if result.get("same_timestamps") else ""
     header = (
         f"LoCoMo retrieval — {result['machine']['date']}, {result['machine']['cores']} cores,"
         f" {d['questions_scored']} questions scored ({d['skipped_adversarial']} adversarial"
@@ -907,7 +928,7 @@ def main(argv: list[str] | None = None) -> int:
         f" malformed dropped, {len(d['evidence_dropped_missing'])} non-existent dropped,"
         f" {d['evidence_duplicates_removed']} duplicates removed.\n"
         f"Command: `{result['command']}`\n"
-        f"Ingest ({result['ingest']}): {d['turns']} turns in {result['timing_s']['ingest']} s"
+        f"Ingest ({result['ingest']}{same}): {d['turns']} turns in {result['timing_s']['ingest']} s"
         f" ({result['ingest_turns_per_s']} turns/s incl. embedding); peak RSS"
         f" {result['peak_rss_mb']} MiB. Other processes used"
         f" {result['cpu_use']['ingest']['others_busy']} (ingest) /"

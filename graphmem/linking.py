@@ -20,10 +20,16 @@
 Edges point from cause to effect and from earlier to later; `related` is symmetric and stored
 once, from the larger memory id to the smaller, so re-running extraction never adds its mirror.
 Expansion follows edges both ways.
+
+"Earlier", "most recent" and "previous" are in the user's write order (graphmem.write_order):
+by created_at, ties broken by the order of the writes. Each memory of a batch is linked as if
+written on its own after those before it, hub counts included, so one write per turn and one
+batch per conversation build the same graph, with distinct timestamps or with one per session.
 """
 
 from __future__ import annotations
 
+import bisect
 from collections import Counter
 from collections.abc import Sequence
 from typing import Protocol
@@ -31,7 +37,15 @@ from typing import Protocol
 from extractors import Extraction
 from extractors.english import TOPIC_PREFIX
 from graphmem.model import Memory
-from graphmem.stores.records import EntityRef, GraphRows, GraphTables, MemoryRecords, Relation
+from graphmem.stores.records import (
+    EntityRef,
+    GraphRows,
+    GraphTables,
+    MemoryRecords,
+    Placed,
+    Relation,
+)
+from graphmem.write_order import Predecessors, order, positions
 
 SESSION_ORDER_STRENGTH = 0.5
 
@@ -59,30 +73,47 @@ class Linker:
     def _hubs(
         self,
         user_id: str,
-        memories: Sequence[Memory],
         keys: list[str],
         extractions: Sequence[Extraction],
-    ) -> frozenset[str]:
-        """Keys mentioned by more than max(hub_min, hub_share x the user's memories)."""
+        visit: list[int],
+    ) -> list[frozenset[str]]:
+        """For each memory, the keys mentioned by more than max(hub_min, hub_share x the user's
+        memories) once it is written: counted as if the batch were written one at a time, so a
+        key that turns into a hub late in a batch still links the memories before."""
+        out: list[frozenset[str]] = [frozenset()] * len(extractions)
         if not keys or self.hub_share <= 0:
-            return frozenset()
+            return out
         counts = Counter(self.records.mention_counts(user_id, keys))
-        for ex in extractions:
-            counts.update(ex.keys)
-        total = self.records.count(user_id) + len(memories)
-        limit = max(self.hub_min, self.hub_share * total)
-        return frozenset(k for k, n in counts.items() if n > limit)
+        total = self.records.count(user_id)
+        for i in visit:
+            counts.update(extractions[i].keys)
+            total += 1
+            limit = max(self.hub_min, self.hub_share * total)
+            out[i] = frozenset(k for k in extractions[i].keys if counts[k] > limit)
+        return out
 
     def link(
         self, user_id: str, memories: Sequence[Memory], extractions: Sequence[Extraction]
     ) -> GraphRows:
-        """Entities and relations for new memories of one user, in the order given."""
+        """Entities and relations for memories of one user, as if written one at a time in the
+        order given (graphmem.write_order): what each links to is what was written before it.
+        Memories already stored (re-linking) are linked against what was written before them."""
         keys = sorted({k for ex in extractions for k in ex.keys})
-        hubs = self._hubs(user_id, memories, keys, extractions)
-        keys = [k for k in keys if k not in hubs]
-        known = self.records.mentions_of(user_id, keys, self.per_entity) if keys else {}
-        batch: dict[str, list[str]] = {}  # entity key -> memory ids of this batch, newest first
-        last_in_session: dict[str | None, str] = {}
+        places = positions(memories)
+        visit = sorted(range(len(memories)), key=lambda j: places[j].seq)
+        hubs_at = self._hubs(user_id, keys, extractions, visit)
+        new_keys = sorted(
+            {
+                k
+                for m, ex in zip(memories, extractions, strict=True)
+                if m.seq is None
+                for k in ex.keys
+            }
+        )
+        known_new = self.records.mentions(user_id, new_keys, self.per_entity) if new_keys else {}
+        previous = Predecessors(self.records, user_id, memories)
+        # entity key -> the batch's memories visited so far that mention it, in (created_at, seq)
+        batch: dict[str, list[Placed]] = {}
         edges: dict[tuple[str, str, str], float] = {}
 
         def add(source: str, target: str, kind: str, strength: float) -> None:
@@ -90,48 +121,63 @@ class Linker:
                 k = (source, target, kind)
                 edges[k] = max(edges.get(k, 0.0), round(strength, 3))
 
-        def earlier(k: str) -> list[str]:
-            limit = self.per_topic if k.startswith(TOPIC_PREFIX) else self.per_entity
-            return [*batch.get(k, []), *known.get(k, [])][:limit]
+        for i in visit:
+            m, ex, me, hubs = memories[i], extractions[i], places[i], hubs_at[i]
+            known = (
+                known_new
+                if m.seq is None
+                else self.records.mentions(
+                    user_id, sorted(ex.keys - hubs), self.per_entity, written_before=m.seq
+                )
+            )
 
-        def mentioning(key_set: frozenset[str], me: str) -> list[str]:
-            out: dict[str, None] = {}
-            for k in sorted(key_set - hubs):
-                for mid in earlier(k):
-                    if mid != me:
+            def earlier(
+                k: str, me: Placed = me, known: dict[str, list[Placed]] = known
+            ) -> list[str]:
+                """The latest memories written before this one that mention `k`: those stored
+                and those of the batch visited so far (the latest last in `batch[k]`)."""
+                limit = self.per_topic if k.startswith(TOPIC_PREFIX) else self.per_entity
+                found = {p.id: p for p in known.get(k, [])}
+                found.update({p.id: p for p in batch.get(k, [])[-limit:]})
+                found.pop(me.id, None)
+                ranked = sorted(found.values(), key=order, reverse=True)
+                return [p.id for p in ranked[:limit]]
+
+            def mentioning(key_set: frozenset[str], hubs: frozenset[str] = hubs) -> list[str]:
+                out: dict[str, None] = {}
+                for k in sorted(key_set - hubs):
+                    for mid in earlier(k):
                         out.setdefault(mid, None)
-            return list(out)
+                return list(out)
 
-        for m, ex in zip(memories, extractions, strict=True):
             shared: Counter[str] = Counter()
             topics: Counter[str] = Counter()
             for k in ex.keys - hubs:
                 for mid in earlier(k):
-                    if mid != m.id:
-                        (topics if k.startswith(TOPIC_PREFIX) else shared)[mid] += 1
+                    (topics if k.startswith(TOPIC_PREFIX) else shared)[mid] += 1
             for mid in shared.keys() | topics.keys():  # symmetric: stored once, larger id first
                 n, t = shared[mid], topics[mid]
                 strength = (0.6 + 0.2 * (n - 1) if n else 0.0) + (0.3 + 0.1 * (t - 1) if t else 0.0)
                 a, b = max(m.id, mid), min(m.id, mid)
                 add(a, b, "related", min(1.0, strength))
 
-            prev = last_in_session.get(m.session_id) if m.session_id in last_in_session else None
-            if prev is None and (m.session_id or any(c.to_previous for c in ex.cues)):
-                prev = self.records.session_previous(user_id, m.session_id, m.created_at)
+            prev = None
+            if m.session_id or any(c.to_previous for c in ex.cues):
+                before = previous.of(i)
+                prev = before.id if before else None
             if prev and m.session_id:
                 add(prev, m.id, "temporal", SESSION_ORDER_STRENGTH)
 
             for cue in ex.cues:
-                for mid in mentioning(cue.earlier - cue.later, m.id):
+                for mid in mentioning(cue.earlier - cue.later):
                     add(mid, m.id, cue.kind, cue.strength)
-                for mid in mentioning(cue.later - cue.earlier, m.id):
+                for mid in mentioning(cue.later - cue.earlier):
                     add(m.id, mid, cue.kind, cue.strength)
                 if cue.to_previous and prev:
                     add(prev, m.id, cue.kind, cue.strength)
 
             for k in ex.keys:
-                batch.setdefault(k, []).insert(0, m.id)
-            last_in_session[m.session_id] = m.id
+                bisect.insort(batch.setdefault(k, []), me, key=order)
 
         return GraphRows(
             user_id=user_id,

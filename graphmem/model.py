@@ -79,6 +79,10 @@ class Memory:
     # Not stored: set on what a write returns when the write was merged into this existing
     # memory (its id), so the caller learns that nothing new was stored.
     merged_into: str | None = None
+    # Where the memory falls in its user's write order (the records store's insertion
+    # sequence): None until stored. Order is (created_at, seq): equal timestamps keep the
+    # order of the writes. Not part of a memory's value, so not compared.
+    seq: int | None = field(default=None, compare=False, repr=False)
 
     @property
     def valid_since(self) -> datetime:

@@ -17,7 +17,7 @@ from extractors.slots import Slot, compile_rules, find_slots, is_correction
 from graphmem.guard.consensus import extract_claim
 from graphmem.meaning import compare
 from graphmem.model import Memory, Status, new_id
-from graphmem.stores.records import GraphRows, Relation, Supersession
+from graphmem.stores.records import GraphRows, Placed, Relation, Supersession
 from graphmem.stores.vectors import VectorFilter
 from graphmem.temporal import (
     CONTRADICTS,
@@ -30,6 +30,7 @@ from graphmem.temporal import (
     version_copy,
 )
 from graphmem.text import search_text
+from graphmem.write_order import Predecessors
 
 if TYPE_CHECKING:
     import numpy as np
@@ -91,6 +92,8 @@ class Temporal:
         current: dict[str, list[Memory]] = {k: list(v) for k, v in stored.items()}
         known: dict[str, Memory] = {m.id: m for v in stored.values() for m in v}
         in_batch = {m.id: m for m in memories}
+        index = {m.id: i for i, m in enumerate(memories)}
+        previous = Predecessors(self.records, user_id, memories)
         vec_of = dict(zip([m.id for m in memories], vecs, strict=True))
         order = sorted(range(len(memories)), key=lambda i: (memories[i].valid_since, i))
         batch_like: dict[tuple[str, frozenset[str]], list[Memory]] = {}  # earlier in the batch
@@ -116,7 +119,8 @@ class Temporal:
                     known[n.id] = n
                     updates.append(n)
             if correction and not updates:
-                target = self._corrected(user_id, m, neighbours)
+                before = previous.of(index[m.id])
+                target = self._corrected(user_id, m, neighbours, before, in_batch)
                 if target is not None:
                     known[target.id] = target
                     updates = [target]
@@ -217,14 +221,22 @@ class Temporal:
             and compare(n.content, m.content) == "update"
         ]
 
-    def _corrected(self, user_id: str, m: Memory, neighbours: list[Memory]) -> Memory | None:
+    def _corrected(
+        self,
+        user_id: str,
+        m: Memory,
+        neighbours: list[Memory],
+        before: Placed | None,
+        in_batch: dict[str, Memory],
+    ) -> Memory | None:
         """The memory a correction corrects: the earlier candidate (the nearest memories and the
-        previous one) whose claim shares most with it - content words, then the kind of value
-        (a date, a weekday, a number); None when nothing is shared."""
-        prev_id = self.records.session_previous(user_id, m.session_id, m.created_at)
+        previous one, `before`, which may be earlier in the same batch) whose claim shares most
+        with it - content words, then the kind of value (a date, a weekday, a number); None
+        when nothing is shared."""
+        prev_id = before.id if before else None
         pool = {n.id: n for n in neighbours if n.valid_since <= m.valid_since}
         if prev_id and prev_id not in pool:
-            prev = self.records.get(user_id, [prev_id]).get(prev_id)
+            prev = in_batch.get(prev_id) or self.records.get(user_id, [prev_id]).get(prev_id)
             if prev is not None and prev.status == Status.ACTIVE and prev.valid_to is None:
                 pool[prev.id] = prev
         if not pool:
@@ -340,7 +352,9 @@ class Temporal:
                         seen.add(mid)
                         frontier.append(mid)
         rows = self.records.get(user_id, sorted(seen))
-        return sorted(rows.values(), key=lambda m: (m.valid_since, m.created_at, m.id))
+        # equal times: the version written first is the older one (write order, then id for
+        # rows that have no place in it)
+        return sorted(rows.values(), key=lambda m: (m.valid_since, m.created_at, m.seq or 0, m.id))
 
     def version_copies(self, user_id: str, memory_ids: list[str]) -> list[str]:
         """Earlier contents of these memories kept by `update` (their `version_of` is one of

@@ -23,7 +23,7 @@ from graphmem.stores.records.rows import RecordQuery
 MEMORY_COLUMNS = (
     "id, user_id, session_id, content, summary, memory_type, source, confidence, metadata, "
     "access_count, last_access_at, decay_score, status, expires_at, created_at, updated_at, "
-    "valid_from, valid_to, slot"
+    "valid_from, valid_to, slot, doc_id"
 )
 CHUNK = 400
 
@@ -140,6 +140,7 @@ class SQLBase:
             valid_from=self._dt_out(r[16]),
             valid_to=self._dt_out(r[17]),
             slot=r[18],
+            seq=int(r[19]),
         )
 
     def _where(self, q: RecordQuery, alias: str = "") -> tuple[str, list[Any]]:

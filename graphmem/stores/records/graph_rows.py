@@ -12,7 +12,13 @@ from typing import Any
 
 from graphmem.model import utcnow
 from graphmem.stores.records.base import SQLBase, chunks
-from graphmem.stores.records.rows import EntityRef, GraphRows, Relation, Supersession
+from graphmem.stores.records.rows import (
+    EntityRef,
+    GraphRows,
+    Placed,
+    Relation,
+    Supersession,
+)
 
 
 class SQLGraphTables(SQLBase):
@@ -191,22 +197,31 @@ class SQLGraphTables(SQLBase):
 
     # ------------------------------------------------------------------ reads
     def mentions_of(self, user_id: str, keys: list[str], per_key: int) -> dict[str, list[str]]:
-        out: dict[str, list[str]] = {}
+        return {k: [p.id for p in v] for k, v in self.mentions(user_id, keys, per_key).items()}
+
+    def mentions(
+        self, user_id: str, keys: list[str], per_key: int, *, written_before: int | None = None
+    ) -> dict[str, list[Placed]]:
+        """Memories mentioning each entity key, latest first by (created_at, write order), at
+        most `per_key` each; with `written_before`, only those written before that sequence
+        number (what a stored memory's own write saw)."""
+        out: dict[str, list[Placed]] = {}
+        bound = "" if written_before is None else f" AND m.doc_id < {int(written_before)}"
         for chunk in chunks(sorted(set(keys))):
             rows = self._fetch(
-                "SELECT k, mid FROM (SELECT e.normalized_name AS k, me.memory_id AS mid,"
-                " ROW_NUMBER() OVER (PARTITION BY e.normalized_name"
-                " ORDER BY m.created_at DESC, m.doc_id DESC) AS rn FROM entities e"
-                " JOIN memory_entities me ON me.entity_id = e.id AND me.user_id = e.user_id"
-                " JOIN memories m ON m.id = me.memory_id AND m.user_id = e.user_id"
-                f" WHERE e.user_id = ? AND e.normalized_name IN ({self._marks(len(chunk))})"
-                f") ranked WHERE rn <= {int(per_key)} ORDER BY k, rn",
+                "SELECT k, mid, at, seq FROM (SELECT e.normalized_name AS k, me.memory_id AS mid,"
+                " m.created_at AS at, m.doc_id AS seq, ROW_NUMBER() OVER (PARTITION BY"
+                " e.normalized_name ORDER BY m.created_at DESC, m.doc_id DESC) AS rn FROM"
+                " entities e JOIN memory_entities me ON me.entity_id = e.id AND"
+                " me.user_id = e.user_id JOIN memories m ON m.id = me.memory_id AND"
+                f" m.user_id = e.user_id WHERE e.user_id = ?{bound} AND e.normalized_name IN"
+                f" ({self._marks(len(chunk))})) ranked WHERE rn <= {int(per_key)} ORDER BY k, rn",
                 (user_id, *chunk),
             )
-            for key, mid in rows:
+            for key, mid, at, seq in rows:
                 got = out.setdefault(key, [])
-                if len(got) < per_key and mid not in got:
-                    got.append(mid)
+                if len(got) < per_key and all(p.id != mid for p in got):
+                    got.append(Placed(mid, self._dt_out(at), int(seq)))  # type: ignore[arg-type]
         return out
 
     def mention_counts(self, user_id: str, keys: list[str]) -> dict[str, int]:
@@ -224,17 +239,41 @@ class SQLGraphTables(SQLBase):
         return out
 
     def session_previous(
-        self, user_id: str, session_id: str | None, before: datetime
-    ) -> str | None:
-        """The latest memory created before `before`: in the session, or of the user if None."""
-        session = "" if session_id is None else " AND session_id = ?"
-        params = (user_id, self._dt_in(before)) + (() if session_id is None else (session_id,))
+        self,
+        user_id: str,
+        session_id: str | None,
+        at: datetime | None,
+        *,
+        written_before: int | None = None,
+    ) -> Placed | None:
+        """The memory a write at `at` follows: of those written before it (`written_before`, a
+        sequence number; None: everything stored) and not dated after it, the latest by
+        (created_at, write order); in the session, or of the user if `session_id` is None.
+
+        Equal timestamps are ordered by the writes, so turns sharing a session date still
+        follow one another. A version copy kept by `update` is a past content of a memory, not
+        a turn of its own, and is never the previous one.
+        """
+        clauses = ["user_id = ?", "json_extract(metadata, '$.version_of') IS NULL"]
+        params: list[Any] = [user_id]
+        if session_id is not None:
+            clauses.append("session_id = ?")
+            params.append(session_id)
+        if at is not None:
+            clauses.append("created_at <= ?")
+            params.append(self._dt_in(at))
+        if written_before is not None:
+            clauses.append("doc_id < ?")
+            params.append(int(written_before))
         rows = self._fetch(
-            f"SELECT id FROM memories WHERE user_id = ? AND created_at < ?{session}"
+            f"SELECT id, created_at, doc_id FROM memories WHERE {' AND '.join(clauses)}"
             " ORDER BY created_at DESC, doc_id DESC LIMIT 1",
             params,
         )
-        return rows[0][0] if rows else None
+        if not rows:
+            return None
+        mid, created, seq = rows[0]
+        return Placed(mid, self._dt_out(created), int(seq))  # type: ignore[arg-type]
 
     def relations_for(self, user_id: str, memory_ids: list[str]) -> list[Relation]:
         """Every relation with one of these memories at either end, in insertion order.

@@ -21,8 +21,13 @@ ADDED_COLUMNS: dict[str, list[tuple[str, str, str]]] = {
         ("valid_to", "DATETIME(6) NULL", "TEXT NULL"),
     ],
 }
-# (table, index name, columns) created after the columns above exist
-ADDED_INDEXES = [("memories", "ix_memories_user_slot", "user_id, slot")]
+# (table, index name, columns) created after the columns above exist. The session index orders
+# a session's memories by (created_at, doc_id): InnoDB and SQLite both end a secondary index
+# with the primary key, so "the memory before this one" is one index step, not a sort.
+ADDED_INDEXES = [
+    ("memories", "ix_memories_user_slot", "user_id, slot"),
+    ("memories", "ix_memories_user_session_created", "user_id, session_id, created_at"),
+]
 
 
 def sqlite_add_columns(db: Any) -> None:

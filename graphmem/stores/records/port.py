@@ -20,6 +20,7 @@ from graphmem.stores.records.rows import (
     EntityRef,
     GraphRows,
     OutboxItem,
+    Placed,
     RecordQuery,
     Relation,
     Supersession,
@@ -96,13 +97,25 @@ class GraphTables(StoreHandle, Protocol):
     def mentions_of(self, user_id: str, keys: list[str], per_key: int) -> dict[str, list[str]]:
         """Memory ids mentioning each entity key, newest first, at most `per_key` each."""
 
+    def mentions(
+        self, user_id: str, keys: list[str], per_key: int, *, written_before: int | None = None
+    ) -> dict[str, list[Placed]]:
+        """Memories mentioning each entity key, latest first by (created_at, write order), at
+        most `per_key` each; with `written_before`, only those written before that sequence."""
+
     def mention_counts(self, user_id: str, keys: list[str]) -> dict[str, int]:
         """How many of the user's memories mention each entity key (absent: none)."""
 
     def session_previous(
-        self, user_id: str, session_id: str | None, before: datetime
-    ) -> str | None:
-        """The latest memory created before `before`: in the session, or of the user if None."""
+        self,
+        user_id: str,
+        session_id: str | None,
+        at: datetime | None,
+        *,
+        written_before: int | None = None,
+    ) -> Placed | None:
+        """The memory a write at `at` follows: the latest by (created_at, write order) of those
+        written before it and not dated after it; in the session, or of the user if None."""
 
     def relations_for(self, user_id: str, memory_ids: list[str]) -> list[Relation]: ...
 

@@ -47,6 +47,17 @@ class Relation:
 
 
 @dataclass(frozen=True)
+class Placed:
+    """A memory's place in its user's order: by `created_at`, ties broken by `seq`, the
+    records store's insertion sequence (a turn written later with the same timestamp comes
+    after the one written before it)."""
+
+    id: str
+    created_at: datetime
+    seq: int
+
+
+@dataclass(frozen=True)
 class Supersession:
     """`old_id` stopped being true at `at` because `new_id` replaced it (graphmem.temporal)."""
 

@@ -2,6 +2,8 @@
 -- Mounted by compose.yaml as the MySQL init script and applied by the MySQL adapter on start.
 -- The SQLite schema (sqlite.sql) must stay equivalent: tests/test_schema.py compares them.
 
+-- doc_id doubles as the write order (graphmem.write_order): a new row's doc_id is larger than
+-- every stored one, so (created_at, doc_id) orders a user's memories, equal timestamps included.
 CREATE TABLE IF NOT EXISTS memories (
   doc_id          BIGINT       NOT NULL AUTO_INCREMENT,
   id              CHAR(36)     NOT NULL,
@@ -31,6 +33,7 @@ CREATE TABLE IF NOT EXISTS memories (
   KEY ix_memories_user_type (user_id, memory_type),
   KEY ix_memories_expires (expires_at),
   KEY ix_memories_user_slot (user_id, slot),
+  KEY ix_memories_user_session_created (user_id, session_id, created_at),
   FULLTEXT KEY ft_memories_search (search_text)
 ) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_unicode_ci;
 

@@ -4,6 +4,8 @@
 
 PRAGMA journal_mode = WAL;
 
+-- doc_id doubles as the write order (graphmem.write_order): a new row's doc_id is larger than
+-- every stored one, so (created_at, doc_id) orders a user's memories, equal timestamps included.
 CREATE TABLE IF NOT EXISTS memories (
   doc_id          INTEGER PRIMARY KEY,
   id              TEXT    NOT NULL UNIQUE,
@@ -32,6 +34,7 @@ CREATE INDEX IF NOT EXISTS ix_memories_user_status_created ON memories (user_id,
 CREATE INDEX IF NOT EXISTS ix_memories_user_type ON memories (user_id, memory_type);
 CREATE INDEX IF NOT EXISTS ix_memories_expires ON memories (expires_at);
 CREATE INDEX IF NOT EXISTS ix_memories_user_slot ON memories (user_id, slot);
+CREATE INDEX IF NOT EXISTS ix_memories_user_session_created ON memories (user_id, session_id, created_at);
 
 CREATE VIRTUAL TABLE IF NOT EXISTS memories_fts USING fts5(
   search_text, content='memories', content_rowid='doc_id', tokenize='unicode61 remove_diacritics 2'
