@@ -36,7 +36,9 @@ _CAP = r"(?-i:[A-Z])"
 # A proper name as the value: capitalised words (digits allowed after the first: "Tesla Model 3").
 _CAPVAL = rf"(?P<value>{_CAP}[\w&'-]*(?:\s+(?:of\s+|&\s+)?(?:{_CAP}|\d)[\w&'-]*){{0,4}})"
 # "The user lives in ..." - how agents write about the user - speaks about "self".
-_NAME = rf"(?P<subject>(?:the\s+)?user|{_CAP}[\w'-]+(?:\s+{_CAP}[\w'-]+)?)"
+# A capitalised word opening a chat line is not always a name ("Just moved to Denver!").
+_NOT_NAME = r"(?!(?:just|finally|recently|now|also|then|so|today|yesterday|actually|still)\b)"
+_NAME = rf"(?P<subject>(?:the\s+)?user|{_NOT_NAME}{_CAP}[\w'-]+(?:\s+{_CAP}[\w'-]+)?)"
 _PERSON_VALUE = rf"(?P<value>{_CAP}[\w'-]+(?:\s+{_CAP}[\w'-]+){{0,2}})"
 _THING = (
     rf"(?P<subject>(?:the|my|our|his|her|their)\s+[\w'-]+(?:\s+[\w'-]+){{0,3}}?"
@@ -55,6 +57,7 @@ _STOP = (
     r"(?=\s*(?:[,.;!?\n)]|$)|\s+(?:now|again|too|last|this|since|and|but|so|after|in|at|for|"
     r"a\s+while|recently|(?:\S+\s+){0,3}ago)\b)"
 )
+_SHIFT = r"(?:remotely|part[- ]time|full[- ]time|freelance)\s+"
 _ORG_CUE = (
     r"(?=[^.!?\n]*(?:\b(?:job|jobs|work|company|employer|position|role|offer|career|salary|pay|"
     r"team|startup|firm)\b|\b(?-i:Inc|Corp|Co|LLC|Ltd|Labs|Bank|Group|Systems|Technologies|"
@@ -95,8 +98,14 @@ EN_RULES: list[tuple[str, str]] = [
         rf"{_ME}(?:[^,.;!?\n]{{1,40}}?\s+and)?{_HAVE}\s+{_ADV}(?:moved|relocated)\s+"
         rf"(?:(?:away\s+)?from\s+{_CAP}[^,.;!?\n]{{0,40}}?\s+)?(?:back\s+)?(?:home\s+)?to\s+{_VAL}",
     ),
+    # "Just moved to Denver!": a chat line without its "I"
+    ("home_city", rf"(?:^\s*|[.!?]\s+)(?:just\s+|finally\s+)?(?:moved|relocated)\s+to\s+{_VAL}"),
     ("home_city", rf"{_ME}\s+{_ADV}(?:live|reside)\s+in\s+{_VAL}"),
-    ("home_city", rf"{_ME}(?:'m|'re|\s+am|\s+are)\s+{_ADV}(?:living|based)\s+in\s+{_VAL}"),
+    (
+        "home_city",
+        rf"{_ME}(?:'m|'re|\s+am|\s+are|'ve\s+been|\s+have\s+been)\s+{_ADV}(?:living|based)\s+in\s+"
+        rf"{_VAL}",
+    ),
     (
         "home_city",
         rf"{_ME}(?:[^,.;!?\n]{{1,40}}?\s+and)?{_HAVE}\s+{_ADV}settled\s+(?:down\s+)?in\s+"
@@ -106,7 +115,7 @@ EN_RULES: list[tuple[str, str]] = [
     ("home_city", rf"{_NAME}\s+{_ADV}(?:lives|resides|is\s+living|is\s+based)\s+in\s+{_VAL}"),
     ("home_city", rf"{_NAME}\s+(?:has\s+)?{_ADV}(?:moved|relocated)\s+to\s+{_VAL}"),
     # employer
-    ("employer", rf"\bI\s+{_ADV}work\s+(?:at|for)\s+{_VAL}"),
+    ("employer", rf"\bI\s+{_ADV}work\s+(?:{_SHIFT})?(?:at|for)\s+{_VAL}"),
     ("employer", rf"\bI(?:'m|\s+am)\s+{_ADV}(?:employed|working)\s+(?:at|by|for)\s+{_VAL}"),
     (
         "employer",
@@ -295,7 +304,7 @@ EN_RULES: list[tuple[str, str]] = [
 ]
 
 # ---------------------------------------------------------------- Chinese
-END_ZH = r"(?=$|[，。；！？,.;!?\s）)]|了|啦|呢|吧|啊|的时候)"
+END_ZH = r"(?=$|[，。；！？,.;!?\s）)]|了|啦|呢|吧|啊|的时候|工作|上班|生活|读书|发展)"
 _VZ = r"(?P<value>[^，。；！？,.;!?\s]{1,20}?)" + END_ZH
 _WHEN_ZH = r"(?:现在|目前|如今|已经|刚|刚刚|最近|上个?月|去年|今年|前年|上周|上星期|年初|月初)?"
 # Between 我 and the verb: time words and adverbs only ("我去年搬到了", "我们家上个月搬去了"),

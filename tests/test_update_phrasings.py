@@ -250,6 +250,26 @@ def test_a_like_and_its_end_share_one_yes_no_slot(a: str, b: str) -> None:
     assert key_a == key_b and (yes, no) == ("yes", "no")
 
 
+@pytest.mark.parametrize(
+    ("text", "slot"),
+    [
+        ("Just moved to Denver!", ("self|home_city", "denver")),
+        ("I've been living in Denver since 2020.", ("self|home_city", "denver")),
+        ("Sold the house and moved to Denver.", None),  # no subject, no "just": not read
+        ("We sold the house and moved to Denver.", ("self|home_city", "denver")),
+        ("I work remotely for Globex now.", ("self|employer", "globex")),
+        ("Caroline: Moved to Sweden last year.", ("caroline|home_city", "sweden")),
+        ("我去年搬去了深圳工作。", ("self|home_city", "深圳")),
+        ("我们搬家了，搬到了上海。", ("self|home_city", "上海")),
+        ("We're moving to Denver next month.", None),
+        ("If we moved to Denver, we'd need a car.", None),
+        ("I no longer work at Google.", None),  # a denial without the new value ends nothing
+    ],
+)
+def test_more_ways_to_say_it(text: str, slot: tuple[str, str] | None) -> None:
+    assert (_slots(text)[:1] or [None])[0] == slot
+
+
 def test_a_fact_slot_wins_over_a_like_in_the_same_text() -> None:
     assert _slots("I love hiking, so I moved to Denver.")[0] == ("self|home_city", "denver")
     assert _slots("I'm not vegan anymore, I eat fish again.")[0] == ("self|diet", "not:vegan")
