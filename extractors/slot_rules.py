@@ -79,8 +79,9 @@ _OBJ = (
     r"and|or|because|but|the\s+idea|the\s+way|the\s+fact|one|some|all|everything|anything|"
     r"nothing|myself|yourself|being|having|doing|going|getting|making|seeing|hearing|knowing|"
     r"thinking|have|has|had|own|live|work|know|think|want|need|go|get|see|understand|"
-    r"remember|feel|believe|mind|care|say|remember|talk|do|be)\b)[a-z][\w'-]*(?:\s+(?!(?:and|or|but|so|because|with|for|in|at|on|to|when|"
-    r"every|each|anymore|now|again|too|a\s+lot|very)\b)[a-z][\w'-]*){0,2}?)"
+    r"remember|feel|believe|mind|care|say|talk|do|be)\b)[a-z][\w'-]*"
+    r"(?:\s+(?!(?:and|or|but|so|because|with|for|in|at|on|to|when|every|each|anymore|now|"
+    r"again|too|a\s+lot|very)\b)[a-z][\w'-]*){0,2}?)"
 )
 _END_LIKE = (
     r"(?=\s*(?:[,.;!?\n)]|$)|\s+(?:anymore|any\s+more|now|again|too|either|so|very|a\s+lot|"
@@ -139,7 +140,8 @@ EN_RULES: list[tuple[str, str]] = [
     # (or names a company); "I left Paris for Lyon" is no job change.
     (
         "employer",
-        rf"\bI{_HAVE}\s+{_ADV}(?:left|quit)\s+{_ORG_CUE}{_CAP}[^,.;!?\n]{{0,40}}?\s+for\s+{_CAPVAL}",
+        rf"\bI{_HAVE}\s+{_ADV}(?:left|quit)\s+{_ORG_CUE}(?:my\s+job\s+at\s+)?"
+        rf"{_CAP}[^,.;!?\n]{{0,40}}?\s+for\s+{_CAPVAL}",
     ),
     ("employer", rf"\bmy\s+(?:new\s+)?employer\s+is\s+(?:now\s+)?{_VAL}"),
     ("employer", rf"{_NAME}\s+{_ADV}works\s+(?:at|for)\s+{_VAL}"),

@@ -263,7 +263,13 @@ def test_a_like_and_its_end_share_one_yes_no_slot(a: str, b: str) -> None:
         ("我们搬家了，搬到了上海。", ("self|home_city", "上海")),
         ("We're moving to Denver next month.", None),
         ("If we moved to Denver, we'd need a car.", None),
-        ("I no longer work at Google.", None),  # a denial without the new value ends nothing
+        ("I no longer work at Google.", None),
+        ("I left my job at Google for Meta.", ("self|employer", "meta")),
+        ("I left Google for Meta, better pay.", ("self|employer", "meta")),
+        (
+            "I left Paris for Lyon.",
+            None,
+        ),  # no job in it: not read as one  # a denial without the new value ends nothing
     ],
 )
 def test_more_ways_to_say_it(text: str, slot: tuple[str, str] | None) -> None:
