@@ -7,9 +7,12 @@ memories of one user in the same slot with different values mean the newer one i
 matched on the memory's text, with the subject resolved by the extractors' entity normaliser so
 "Zhang San's manager" and "zhang san's manager" meet in one slot.
 
-The rule table is data. A rule is (attribute, regex); the regex names a `value` group and may
-name a `subject` (a person or thing; without it the subject is the speaker, "self") and a
-`qual` (appended to the attribute: "favorite:color"). Deployments add rules in settings
+The rule table is data (extractors.slot_rules). A rule is (attribute, regex); the regex names a
+`value` group and may name a `subject` (a person or thing; without it the subject is the
+speaker, "self"), a `qual` (appended to the attribute: "favorite:color") and a `neg` (the text
+denies the value: "I'm no longer vegan" -> "not:vegan"). A rule with a `qual` and no `value` is
+a yes/no slot: "I love sushi" -> likes:sushi = yes, "I don't like sushi anymore" -> no; so
+changing one's mind is a change of value like any other. Deployments add rules in settings
 (GRAPHMEM_TEMPORAL_SLOT_RULES, a JSON list of {"attribute": ..., "pattern": ...}).
 
 The table, with examples in both languages, is in docs/temporal.md.
@@ -25,131 +28,11 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from extractors.normalize import Normalizer
+from extractors.slot_rules import EN_RULES, VALUE_ALIASES, ZH_RULES
 
 SELF = "self"
-
-_END_EN = (
-    r"(?=\s*(?:[,.;!?\n)]|$)|\s+(?:since|now|because|but|and|so|last|this|next|as|from|for|"
-    r"until|starting|anymore|any\s+more|instead|too|though)\b)"
-)
-_VAL = r"(?P<value>[^,.;!?\n]{1,60}?)" + _END_EN
-_TOKEN = r"(?P<value>\S{3,80}?)(?=[,;!?\s]|\.?$|\.\s)"
-_CAP = r"(?-i:[A-Z])"
-# "The user lives in ..." - how agents write about the user - speaks about "self".
-_NAME = rf"(?P<subject>(?:the\s+)?user|{_CAP}[\w'-]+(?:\s+{_CAP}[\w'-]+)?)"
-_PERSON_VALUE = rf"(?P<value>{_CAP}[\w'-]+(?:\s+{_CAP}[\w'-]+){{0,2}})"
-_THING = (
-    rf"(?P<subject>(?:the|my|our|his|her|their)\s+[\w'-]+(?:\s+[\w'-]+){{0,3}}?"
-    rf"|{_CAP}[\w'-]+(?:\s+[\w'-]+){{0,2}}?)"
-)
-_WHEN = (
-    r"(?P<value>[^,;!?\n]{2,40}?)(?=\s*(?:[,;!?\n]|\.(?:\s|$)|$)|\s+(?:because|but|and|instead)\b)"
-)
-_ADV = r"(?:(?:now|currently|still|just|recently|finally|actually)\s+)?"
-
-EN_RULES: list[tuple[str, str]] = [
-    ("home_city", rf"\bI(?:'ve|\s+have)?\s+{_ADV}(?:moved|relocated)\s+(?:back\s+)?to\s+{_VAL}"),
-    ("home_city", rf"\bI\s+{_ADV}(?:live|reside)\s+in\s+{_VAL}"),
-    ("home_city", rf"\bI(?:'m|\s+am)\s+{_ADV}(?:living|based)\s+in\s+{_VAL}"),
-    ("home_city", rf"\bmy\s+(?:home|house|apartment|flat)\s+is\s+(?:now\s+)?in\s+{_VAL}"),
-    ("home_city", rf"{_NAME}\s+{_ADV}(?:lives|resides|is\s+living|is\s+based)\s+in\s+{_VAL}"),
-    ("home_city", rf"{_NAME}\s+(?:has\s+)?{_ADV}(?:moved|relocated)\s+to\s+{_VAL}"),
-    ("employer", rf"\bI\s+{_ADV}work\s+(?:at|for)\s+{_VAL}"),
-    ("employer", rf"\bI(?:'m|\s+am)\s+{_ADV}(?:employed|working)\s+(?:at|by|for)\s+{_VAL}"),
-    (
-        "employer",
-        rf"\bI(?:'ve|\s+have)?\s+{_ADV}(?:joined|started\s+(?:a\s+(?:new\s+)?job|"
-        rf"working)\s+at|got\s+a\s+job\s+at)\s+(?P<value>{_CAP}[^,.;!?\n]{{0,40}}?){_END_EN}",
-    ),
-    ("employer", rf"\bmy\s+(?:new\s+)?employer\s+is\s+(?:now\s+)?{_VAL}"),
-    ("employer", rf"{_NAME}\s+{_ADV}works\s+(?:at|for)\s+{_VAL}"),
-    (
-        "manager",
-        rf"\bmy\s+(?:new\s+)?(?:line\s+)?(?:manager|boss|supervisor)\s+is\s+(?:now\s+)?"
-        rf"{_VAL}",
-    ),
-    ("manager", rf"\bI\s+{_ADV}report\s+to\s+{_VAL}"),
-    ("manager", rf"{_NAME}'s\s+(?:new\s+)?(?:manager|boss|supervisor)\s+is\s+(?:now\s+)?{_VAL}"),
-    ("manager", rf"{_NAME}\s+{_ADV}reports\s+to\s+{_VAL}"),
-    ("phone", rf"\bmy\s+(?:new\s+)?(?:phone|mobile|cell)(?:\s+number)?\s+is\s+(?:now\s+)?{_TOKEN}"),
-    ("email", rf"\bmy\s+(?:new\s+)?e-?mail(?:\s+address)?\s+is\s+(?:now\s+)?{_TOKEN}"),
-    (
-        "partner",
-        rf"\bmy\s+(?:wife|husband|partner|girlfriend|boyfriend|spouse|fianc[eé]e?)\s+is\s+"
-        rf"{_PERSON_VALUE}",
-    ),
-    ("partner", rf"\bI(?:'m|\s+am)\s+{_ADV}(?:married|engaged)\s+to\s+{_PERSON_VALUE}"),
-    ("job_title", rf"\bI\s+{_ADV}work\s+as\s+(?:an?\s+)?{_VAL}"),
-    ("job_title", rf"\bmy\s+(?:job\s+title|job|role|position)\s+is\s+(?:now\s+)?{_VAL}"),
-    ("age", r"\bI(?:'m|\s+am)\s+(?:now\s+)?(?P<value>\d{1,3})\s+(?:years?|yrs?)\s+old\b"),
-    (
-        "favorite",
-        rf"\bmy\s+(?:new\s+)?favou?rite\s+(?P<qual>[a-z]+(?:\s+[a-z]+)?)\s+is\s+"
-        rf"(?:now\s+)?{_VAL}",
-    ),
-    (
-        "preference",
-        r"\bI\s+(?:now\s+|really\s+|still\s+)?prefer\s+(?:an?\s+|the\s+)?"
-        r"(?P<value>[a-z]+)\s+(?P<qual>[a-z]+)(?=\s*(?:[,.;!?]|$)|\s+(?:on|for|when|"
-        r"in|at|to|over)\b)",
-    ),
-    ("date", rf"{_THING}\s+(?:is|was)\s+(?:now\s+)?due\s+(?:on\s+|by\s+|at\s+)?{_WHEN}"),
-    (
-        "date",
-        rf"\b(?:the\s+)?deadline\s+(?:for|of)\s+(?P<subject>[\w' -]{{2,40}}?)\s+is\s+"
-        rf"(?:now\s+)?(?:on\s+)?{_WHEN}",
-    ),
-    ("date", rf"{_THING}(?:'s)?\s+deadline\s+is\s+(?:now\s+)?(?:on\s+)?{_WHEN}"),
-    ("date", rf"{_THING}\s+(?:is|has\s+been|was)\s+(?:re)?scheduled\s+(?:for|on|at)\s+{_WHEN}"),
-    (
-        "date",
-        rf"{_THING}\s+(?:is|has\s+been|was)\s+(?:moved|postponed|pushed(?:\s+back)?|"
-        rf"rescheduled|brought\s+forward)\s+(?:back\s+)?to\s+{_WHEN}",
-    ),
-]
-
-_END_ZH = r"(?=$|[，。；！？,.;!?\s）)]|了|啦|呢|吧|啊|的时候)"
-_VZ = r"(?P<value>[^，。；！？,.;!?\s]{1,20}?)" + _END_ZH
-_WHEN_ZH = r"(?:现在|目前|如今|已经|刚|刚刚|最近|上个?月|去年|今年|前年|上周|上星期|年初|月初)?"
-ZH_RULES: list[tuple[str, str]] = [
-    ("home_city", rf"我{_WHEN_ZH}(?:一直|还)?(?:住在|居住在|定居在|生活在){_VZ}"),
-    (
-        "home_city",
-        rf"我(?:们|们家|家)?[^，。！？,.!?]{{0,6}}?(?:搬家?|迁居|移居)(?:到|去|至)了?{_VZ}",
-    ),
-    ("home_city", rf"我的?家(?:现在|目前)?在{_VZ}"),
-    ("employer", r"我(?:现在|目前|已经|还)?在(?P<value>[^，。；！？\s]{2,20}?)(?:工作|上班|任职)"),
-    ("employer", rf"我[^，。！？,.!?]{{0,6}}?(?:入职|加入|跳槽到|跳槽去|跳槽进)了?{_VZ}"),
-    (
-        "manager",
-        rf"我的?(?:新)?(?:经理|老板|上司|领导|主管|直属领导)(?:现在|已经)?(?:换成了?|变成了?|"
-        rf"是){_VZ}",
-    ),
-    ("manager", r"我(?:现在)?(?:直接)?向(?P<value>[^，。；！？\s]{1,10}?)汇报"),
-    (
-        "manager",
-        rf"(?P<subject>(?![我你他她])[\u4e00-\u9fff]{{2,4}}?)的(?:新)?(?:经理|老板|上司|领导)"
-        rf"(?:现在)?是{_VZ}",
-    ),
-    (
-        "phone",
-        r"我的?(?:新)?(?:手机号码?|电话号码?|手机|电话)(?:现在|已经)?(?:是|改成了?|换成了?)"
-        r"(?P<value>\S{3,40}?)(?=$|[，。；！？\s])",
-    ),
-    ("partner", rf"我的?(?:妻子|丈夫|老婆|老公|爱人|太太|先生|女朋友|男朋友)是{_VZ}"),
-    ("job_title", rf"我的?(?:职位|岗位|职务)(?:现在)?是{_VZ}"),
-    ("age", r"我(?:今年|现在)?(?P<value>\d{1,3}|[一二三四五六七八九十]{1,3})岁"),
-    ("favorite", rf"我最喜欢的(?P<qual>[\u4e00-\u9fff]{{1,4}}?)是{_VZ}"),
-    (
-        "date",
-        rf"(?P<subject>[^，。；！？,.;!?\s]{{2,12}}?)的?(?:截止日期|截止时间|期限|交付日期|日期|"
-        rf"时间)(?:现在)?(?:改为|改成|推迟到|提前到|是|定在|为){_VZ}",
-    ),
-    (
-        "date",
-        rf"(?P<subject>[^，。；！？,.;!?\s]{{2,12}}?)(?:改到|改在|推迟到|提前到|延期到|挪到)了?{_VZ}",
-    ),
-]
+YES, NO = "yes", "no"
+NOT = "not:"  # a denied value: "I'm no longer vegan" -> diet = not:vegan
 
 # "Actually, it's ...", "No, it's ...", "不对，是 ...": the text corrects something said before.
 CORRECTION = re.compile(
@@ -162,8 +45,24 @@ CORRECTION = re.compile(
 )
 _SPEAKER = re.compile(r"^\s*(?P<speaker>[A-Z][\w'-]+(?:\s+[A-Z][\w'-]+)?)\s*[:：]\s+")
 _PRONOUNS = frozenset("i it this that he she they we you".split())
+# "Saturday works for me": a pronoun is nobody's employer, home or partner.
+_PRONOUN_VALUES = frozenset("me you him her us them it this that i we they here there".split())
 _DETERMINER = re.compile(r"^(?:the|my|our|his|her|their|a|an)\s+", re.IGNORECASE)
-_VALUE_TRIM = re.compile(r"^(?:the|a|an)\s+|\s+(?:now|too|already)$", re.IGNORECASE)
+_VALUE_TRIM = re.compile(
+    r"^(?:the|a|an)\s+|\s+(?:now|too|already)$|^(?:一家|一个|一所|一间|一辆)", re.IGNORECASE
+)
+# What a like or a habit is about, however it is said: "I love eating sushi", "I stopped eating
+# sushi", "I no longer like sushi" are all about sushi; "我喜欢吃辣" and "我不再吃辣了" about 辣.
+_QUAL_TRIM = re.compile(
+    r"^(?:(?:the|a|an|my|our|some|any)\s+)+|^(?:(?:drink|eat|play|watch|listen)(?:ing|s)?"
+    r"(?:\s+to)?\s+|(?:going|doing)\s+)(?=\S)",
+    re.IGNORECASE,
+)
+_ZH_VERB = re.compile(r"^[喝吃抽吸打玩看听练弹踢养](?=[\u4e00-\u9fff])")
+_DOUBLED = re.compile(r"([bdgmnprt])\1$")
+# A value the firewall masked ("My email is [EMAIL]"): it cannot be compared, so the statement
+# stands in for it - another statement of the slot is another value, a repeated one is not.
+_MASKED = re.compile(r"^\[[a-z_]+\]$")
 
 
 @dataclass(frozen=True)
@@ -171,9 +70,10 @@ class Slot:
     """One (subject, attribute) a memory gives a value for. `key` is what supersession compares."""
 
     subject: str  # "self" or a normalised entity key
-    attribute: str  # home_city, employer, manager, favorite:color, date, ...
-    value: str  # normalised (case-folded, trimmed) value
+    attribute: str  # home_city, employer, manager, favorite:color, likes:sushi, date, ...
+    value: str  # normalised (case-folded, trimmed) value; "yes"/"no" for a yes/no slot
     start: int = 0
+    weak: bool = False  # a yes/no slot (a like, a habit): a fact slot of the same text wins
 
     @property
     def key(self) -> str:
@@ -184,6 +84,11 @@ class Slot:
 class SlotRule:
     attribute: str
     pattern: re.Pattern[str]
+
+    @property
+    def yes_no(self) -> bool:
+        """No value group: the slot is whether the `qual` holds (`neg` says it does not)."""
+        return "value" not in self.pattern.groupindex
 
 
 def compile_rules(extra: Iterable[Mapping[str, str]] = ()) -> list[SlotRule]:
@@ -199,8 +104,11 @@ def compile_rules(extra: Iterable[Mapping[str, str]] = ()) -> list[SlotRule]:
             rx = re.compile(pat, re.IGNORECASE)
         except re.error as e:
             raise ValueError(f"slot rule {i} ({attr}): bad pattern: {e}") from None
-        if "value" not in rx.groupindex:
-            raise ValueError(f"slot rule {i} ({attr}): the pattern needs a (?P<value>...) group")
+        if "value" not in rx.groupindex and "qual" not in rx.groupindex:
+            raise ValueError(
+                f"slot rule {i} ({attr}): the pattern needs a (?P<value>...) group"
+                " (or a (?P<qual>...) group for a yes/no slot)"
+            )
         rules.insert(0, SlotRule(str(attr), rx))  # deployment rules win over built-in ones
     return rules
 
@@ -209,8 +117,40 @@ def is_correction(text: str) -> bool:
     return bool(CORRECTION.search(text))
 
 
+def _stem(word: str) -> str:
+    """Crude English stemming, enough for "smoke"/"smoking", "run"/"running", "dogs"/"dog"."""
+    if len(word) > 5 and word.endswith("ing"):
+        word = _DOUBLED.sub(r"\1", word[:-3])
+    elif len(word) > 3 and word.endswith("s") and not word.endswith("ss"):
+        word = word[:-1]
+    return word[:-1] if len(word) > 3 and word.endswith("e") else word
+
+
+def _qual(raw: str, yes_no: bool) -> str:
+    q = raw.strip().casefold()
+    if not yes_no:
+        return q
+    q = _ZH_VERB.sub("", _QUAL_TRIM.sub("", q))
+    return " ".join(_stem(w) for w in q.split())
+
+
+def _value(m: re.Match[str], yes_no: bool, text: str) -> str:
+    negated = bool(m.groupdict().get("neg"))
+    if yes_no:
+        return NO if negated else YES
+    value = _VALUE_TRIM.sub("", m.group("value").strip()).casefold().strip(" '\".")
+    value = " ".join(value.split())
+    value = VALUE_ALIASES.get(value, value)
+    if value in _PRONOUN_VALUES:
+        return ""
+    if _MASKED.match(value):
+        value = f"{value} {' '.join(text.casefold().split())}"
+    return f"{NOT}{value}" if value and negated else value
+
+
 def find_slots(text: str, rules: Sequence[SlotRule], norm: Normalizer) -> list[Slot]:
-    """Every slot the text states, in text order; one per attribute and subject."""
+    """Every slot the text states, fact slots first then yes/no ones, each in text order; one
+    per attribute and subject (the first rule of the table that finds it gives its value)."""
     speaker = _SPEAKER.match(text)
     me = SELF
     if speaker:
@@ -218,8 +158,9 @@ def find_slots(text: str, rules: Sequence[SlotRule], norm: Normalizer) -> list[S
         text = text[speaker.end() :]
     found: dict[str, Slot] = {}
     for rule in rules:
+        yes_no = rule.yes_no
         for m in rule.pattern.finditer(text):
-            value = _VALUE_TRIM.sub("", m.group("value").strip()).casefold().strip(" '\"")
+            value = _value(m, yes_no, text)
             if not value:
                 continue
             groups = m.groupdict()
@@ -234,10 +175,26 @@ def find_slots(text: str, rules: Sequence[SlotRule], norm: Normalizer) -> list[S
                     subject = me
             attr = rule.attribute
             if groups.get("qual"):
-                attr = f"{attr}:{groups['qual'].strip().casefold()}"
-            slot = Slot(subject, attr, value, m.start())
+                qual = _qual(groups["qual"], yes_no)
+                if not qual:
+                    continue
+                attr = f"{attr}:{qual}"
+            elif yes_no:
+                continue
+            slot = Slot(subject, attr, value, m.start(), yes_no)
             found.setdefault(slot.key, slot)
-    return sorted(found.values(), key=lambda s: s.start)
+    return sorted(found.values(), key=lambda s: (s.weak, s.start))
 
 
-__all__ = ["CORRECTION", "SELF", "Slot", "SlotRule", "compile_rules", "find_slots", "is_correction"]
+__all__ = [
+    "CORRECTION",
+    "NO",
+    "NOT",
+    "SELF",
+    "YES",
+    "Slot",
+    "SlotRule",
+    "compile_rules",
+    "find_slots",
+    "is_correction",
+]

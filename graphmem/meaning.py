@@ -17,8 +17,9 @@ a value, decided here without an LLM, in English and Chinese:
 - the *words*: the remaining content words (English stemmed, without stop words; Chinese as
   character bigrams) and the speaker of a "Name: ..." line.
 
-A slot value (graphmem.temporal) is always a span of the text, so two texts with equal words and
-values also give every slot the same value.
+A slot value (graphmem.temporal) is a span of the text or whether the text denies it (yes/no
+slots: "I love sushi", "I no longer like sushi"), so two texts with equal words, values and
+polarity also give every slot the same value.
 
 `compare(older, newer)` says:
 

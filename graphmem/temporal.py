@@ -4,7 +4,9 @@ A memory is true in the world from `valid_from` (default: when it was recorded) 
 `valid_to` (open while it is current). On write, without an LLM:
 
 1. the memory's slot - (subject, attribute), e.g. `self|home_city` - comes from the rule table in
-   `extractors.slots` (English and Chinese, extensible by GRAPHMEM_TEMPORAL_SLOT_RULES);
+   `extractors.slot_rules` (English and Chinese, the way people announce a change: "moved from
+   Austin to Denver", "我不再吃辣了"; extensible by GRAPHMEM_TEMPORAL_SLOT_RULES), read by
+   `extractors.slots`;
 2. current memories of the same user in the same slot with another value are the ones it would
    replace; so is a near-duplicate (cosine >= `merge_similarity`, same type) that changes one of
    its values - a number, date, time, weekday, name or the negation (graphmem.meaning.compare
