@@ -38,6 +38,10 @@ round-1 notes and LoCoMo conv-42 held back) kept offset 2.5, benign weight 3 and
 UNADDRESSED_MIN_P 0.9 with them (round 5 106/111 as before, held-back notes 4/295 -> 2/295
 flagged), but on the held-out sets they caught fewer attacks than the shipped model, so the
 shipped model does not train on them (`--candidates` does; docs/benchmarks.md has the figures).
+Ordinary Chinese statements (train_extra's trx-zhfact rows, with
+trx-zhatk attacks in the same shapes) were added with the same settings when the Chinese recall
+set showed the model quarantining statements such as a relative's past and present job; the
+recall set itself is a benchmark and is never trained on.
 Round 6 and round 2 of the notes were never trained on; docs/benchmarks.md says how often each
 was scored and why. Weights are stored as float16, the bias as float32; training is
 deterministic, so `--check` re-trains and compares with the shipped file.

@@ -231,8 +231,27 @@ TASK_START = re.compile(
 
 # ------------------------------------------------------------------ Chinese lexicons
 
+# The agent, in Chinese. 机器人 and 模型 are also household appliances, toys, school clubs and
+# engineering ("家里的扫地机器人是某某牌的", "拼飞机模型", "数值模型"): a compound that names a
+# machine or a model of something is not the agent, so those compounds are left out on both
+# sides. "ai" stands alone (not inside "mail" or "Taipei"). Shared with the phrase rules.
+_ZH_NOT_AGENT_BEFORE = (
+    "扫地|拖地|洗地|擦窗|炒菜|做饭|烹饪|送餐|配送|割草|泳池|陪伴|早教|教育|编程|乐高|玩具|工业|"
+    "焊接|手术|码垛|搬运|巡检|迎宾|仿生|遥控|飞机|汽车|火车|轮船|船舶|建筑|沙盘|房屋|"
+    "数值|数学|统计|预测|回归|气候|天气|物理|分子|结构|三维|手办|拼装|拼插"
+)
+_ZH_NOT_AGENT_AFTER = (
+    "兴趣班|社团|比赛|大赛|竞赛|课|编程|工程|专业|公司|厂|吸尘器|玩具|套件|飞机|汽车|火车|"
+    "船|店|展|手办|模特"
+)
+ZH_AGENT = (
+    rf"(?:(?<![a-z])ai(?![a-z])|助手|智能体|大模型|客服机器人|"
+    rf"(?<!{_ZH_NOT_AGENT_BEFORE.replace('|', ')(?<!')})(?:机器人|模型)"
+    rf"(?!{_ZH_NOT_AGENT_AFTER}))"
+)
+
 _ZH: dict[str, str] = {
-    "AGENT": r"(?:助手|ai|智能体|模型|机器人|大模型|客服机器人)",
+    "AGENT": ZH_AGENT,
     "FIRST": r"(?:我|咱)",
     "ADMIN": r"(?:管理后台|后台|超级用户|管理员控制台)",
     "YOU": r"(?:你|您)",
@@ -339,6 +358,7 @@ LEX_ZH = {k: re.compile(v, _FLAGS) for k, v in _ZH.items()}
 
 __all__ = [
     "IMPERATIVE",
+    "ZH_AGENT",
     "LEX_EN",
     "LEX_ZH",
     "TASK_START",

@@ -7,6 +7,8 @@ data, a sending verb, someone else's, the agent).
 
 from __future__ import annotations
 
+from graphmem.guard.concept_lexicons import ZH_AGENT
+
 # fmt: off
 # ------------------------------------------------------------------ Chinese building blocks
 # Punctuation is folded by NFKC: ，：；！？（） become , : ; ! ? ( ); 。“”【】 stay.
@@ -20,7 +22,7 @@ _ZDATA = (r"(?:记忆|笔记|聊天记录|对话记录|通讯录|联系人|密�
           r"住址|地址|手机号|电话|病历|隐私|个人信息|资料|文件|数据库|邮箱|历史记录|档案)")
 _ZSEND = r"(?:发送|发到|发给|转发|抄送|上传|提交|导出|泄露|透露|告诉|附上|写出|贴到|同步到|发往)"
 _ZOWN = r"(?:用户|客户|所有|全部|每条|其他用户|他人|别人|私密|保存的)"
-_ZAI = r"(?:AI|ai|助手|智能体|模型|机器人|大模型|代理)"
+_ZAI = rf"(?:{ZH_AGENT}|代理)"  # the agent; not a robot vacuum (see concept_lexicons)
 
 ZH: list[tuple[str, str, float, str]] = [
     ("zh_ignore_previous", "override", 0.9,
