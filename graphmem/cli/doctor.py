@@ -140,11 +140,11 @@ def check_embeddings(records: Any, vectors: Any, settings: Settings, sample: int
     out: dict[str, Any] = {
         "checked": len(mems),
         "median_cosine": round(median, 6),
-        "recorded_model": recorded,
-        "configured_model": embedder.identity,
         "ok": median >= 0.999 and recorded in (None, embedder.identity),
     }
     if not out["ok"]:
+        out["recorded_model"] = recorded
+        out["configured_model"] = embedder.identity
         made_by = f" (they were made by {recorded})" if recorded else ""
         out["hint"] = (
             f"the stored vectors were not made by the configured {embedder.identity}{made_by}:"

@@ -219,8 +219,9 @@ def rebuild(
         bar = _bar(total, "rebuild graph", quiet)
         g = rebuild_graph(records, ctx.graph, user_id, progress=bar.update)
         bar.close()
-        keywords = 0
         if user_id is None:
-            keywords = reindex_keywords(records, quiet=quiet)
+            rewritten = reindex_keywords(records, quiet=quiet)
+            if rewritten:
+                log.warning("keyword tokens of %d memories rewritten", rewritten)
             records.set_meta(EMBEDDING_META, ctx.embedder.identity)
-    return {"vectors": n, "graph_nodes": g, "keywords": keywords}
+    return {"vectors": n, "graph_nodes": g}
