@@ -164,6 +164,6 @@ def _df(data: Path) -> list[tuple[str, str, int]]:
 
 
 @pytest.mark.parametrize("text", [TEA, TEA_Q, "龙井"])
-def test_v1_tokens_helper_matches_the_old_behaviour(text: str) -> None:
-    """The helper above is only useful if it spells what version 1 wrote: bigrams only."""
+def test_v1_tokens_spell_what_version_1_wrote(text: str) -> None:
+    """v1_tokens is only useful if it spells what version 1 wrote: bigrams only."""
     assert all(len(t) == 9 for t in v1_tokens(text))
