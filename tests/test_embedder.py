@@ -8,7 +8,7 @@ from pathlib import Path
 import numpy as np
 
 from graphmem.embed_onnx import OnnxQueryEncoder
-from graphmem.embedder import Embedder, resolve_model_path, shared_embedder
+from graphmem.embedder import SentenceEmbedder, resolve_model_path, shared_embedder
 
 QUERIES = ["where did I park the car?", "我刚才说的那个项目你觉得风险点在哪", "Apollo budget"]
 
@@ -29,8 +29,8 @@ def test_onnx_queries_match_the_torch_model(tmp_path: Path) -> None:
 
 
 def test_encode_query_uses_onnx_and_torch_when_asked(tmp_path: Path) -> None:
-    onnx = Embedder(query_runtime="onnx", onnx_cache_dir=tmp_path, precision="fp32")
-    plain = Embedder(query_runtime="torch")
+    onnx = SentenceEmbedder(query_runtime="onnx", onnx_cache_dir=tmp_path, precision="fp32")
+    plain = SentenceEmbedder(query_runtime="torch")
     a, b = onnx.encode_query(QUERIES[0], "u"), plain.encode_query(QUERIES[0], "u")
     assert (onnx.query_backend, plain.query_backend) == ("onnx", "torch")
     assert float(a @ b) > 0.9999
@@ -47,7 +47,7 @@ def test_onnx_batches_match_torch_in_order(tmp_path: Path) -> None:
         " ".join(["The quarterly report covers revenue, churn, hiring and the new office."] * 40),
         *(f"Memory number {i}: Bob fixed the {i}th bug in the billing service." for i in range(40)),
     ]
-    e = Embedder(query_runtime="onnx", onnx_cache_dir=tmp_path, precision="fp32")
+    e = SentenceEmbedder(query_runtime="onnx", onnx_cache_dir=tmp_path, precision="fp32")
     got = e.encode(texts)
     assert e.query_backend == "onnx"
     want = e.encode_torch(texts)
@@ -68,8 +68,8 @@ def test_a_model_onnx_cannot_take_keeps_torch(tmp_path: Path) -> None:
 def test_int8_precision_quantises_once_and_stays_close(tmp_path: Path) -> None:
     """The int8 variant is made from the local export (nothing fetched), cached beside it, and
     its vectors stay close enough to the float model's to rank the same neighbours."""
-    full = Embedder(query_runtime="onnx", onnx_cache_dir=tmp_path, precision="fp32")
-    q8 = Embedder(query_runtime="onnx", onnx_cache_dir=tmp_path)  # the default
+    full = SentenceEmbedder(query_runtime="onnx", onnx_cache_dir=tmp_path, precision="fp32")
+    q8 = SentenceEmbedder(query_runtime="onnx", onnx_cache_dir=tmp_path)  # the default
     texts = [
         *QUERIES,
         "I parked the car on level 3 of the airport garage.",
@@ -95,7 +95,7 @@ def test_int8_precision_quantises_once_and_stays_close(tmp_path: Path) -> None:
     np.fill_diagonal(sb, -1)
     assert (sa.argmax(axis=1) == sb.argmax(axis=1)).all()
     # a vector depends on its text only, not on the batch it came in, and equals the query's
-    again = Embedder(query_runtime="onnx", onnx_cache_dir=tmp_path, precision="int8")
+    again = SentenceEmbedder(query_runtime="onnx", onnx_cache_dir=tmp_path, precision="int8")
     assert np.allclose(again.encode(texts[3:5]), b[3:5], atol=1e-6)
     assert np.allclose(again.encode_query(texts[4], "u"), b[4], atol=1e-6)
     assert len(list(tmp_path.glob("*.onnx"))) == 2, "reused, not quantised again"

@@ -93,6 +93,7 @@ def test_sqlite_schema_is_equivalent_to_init_sql(tmp_path: Path) -> None:
             "audit_log",
             "outbox",
             "keyword_df",
+            "store_meta",
         }
     )
     for table in mysql:

@@ -59,6 +59,7 @@ def diagnose(settings: Settings, dim: int = 384) -> dict[str, Any]:
         drift["ok"] = not any(v for k, v in drift.items() if k.endswith(("_missing", "_orphaned")))
         report["drift"] = drift
         report["outbox"] = check_outbox(records)
+        report["keywords"] = check_keywords(records)
         if vectors is not None:
             report["embeddings"] = check_embeddings(records, vectors, settings)
     for store in (records, vectors, graph, cache):
@@ -68,6 +69,7 @@ def diagnose(settings: Settings, dim: int = 384) -> dict[str, Any]:
         all(s.get("ok") for s in stores.values())
         and report.get("drift", {}).get("ok", False)
         and report.get("embeddings", {}).get("ok", True)
+        and report.get("keywords", {}).get("ok", True)
         and report.get("outbox", {}).get("ok", True)
     )
     return report
@@ -93,35 +95,60 @@ def check_outbox(records: Any, stale_after: float = OUTBOX_STALE_SECONDS) -> dic
     return out
 
 
+def check_keywords(records: Any) -> dict[str, Any]:
+    """Are the stored keyword tokens today's? A store of another tokenizer version would miss
+    what its older rows spell differently; opening the service rewrites them."""
+    from graphmem.text import TOKENIZER_VERSION
+    from graphmem.usecases.backfill import tokenizer_version
+
+    held = tokenizer_version(records) if records.count() else str(TOKENIZER_VERSION)
+    out: dict[str, Any] = {"tokenizer": held, "ok": held == str(TOKENIZER_VERSION)}
+    if not out["ok"]:
+        out["hint"] = (
+            f"keyword tokens are version {held}, this graphmem reads version"
+            f" {TOKENIZER_VERSION}: opening the service (any graphmem command) or"
+            " `graphmem backfill rebuild` rewrites them"
+        )
+    return out
+
+
 def check_embeddings(records: Any, vectors: Any, settings: Settings, sample: int = 16) -> dict:
     """Were the stored vectors made by the model and precision configured now?
 
-    The oldest memories are embedded again and compared with their stored vectors. The same
-    configuration gives the same vector (cosine 1 to within 1e-6); another precision of the
-    same model gives a median near 0.993 and another model much less. Searches would still run,
-    only worse, so this is the one place that says so.
+    The store records the embedder that built it (graphmem.usecases.backfill); a store that
+    predates that record is checked by its vectors alone. The oldest memories are embedded
+    again and compared with their stored vectors: the same configuration gives the same vector
+    (cosine 1 to within 1e-6); another precision of the same model gives a median near 0.993
+    and another model much less. Searches would still run, only worse, so this is the one
+    place that says so.
     """
     import numpy as np
 
     from graphmem.embedder import embedder_for
+    from graphmem.usecases.backfill import EMBEDDING_META
 
+    embedder = embedder_for(settings)
+    recorded = records.meta(EMBEDDING_META)
     mems = [m for _, m in records.scan(0, sample)]
     stored = vectors.vectors([m.id for m in mems]) if mems else {}
     mems = [m for m in mems if m.id in stored]
     if not mems:
         return {"checked": 0, "ok": True}
-    fresh = embedder_for(settings).encode([m.content for m in mems])
+    fresh = embedder.encode([m.content for m in mems])
     cos = [float(np.dot(fresh[i], stored[m.id])) for i, m in enumerate(mems)]
     median = float(np.median(cos))
     out: dict[str, Any] = {
         "checked": len(mems),
         "median_cosine": round(median, 6),
-        "ok": median >= 0.999,
+        "ok": median >= 0.999 and recorded in (None, embedder.identity),
     }
     if not out["ok"]:
+        out["recorded_model"] = recorded
+        out["configured_model"] = embedder.identity
+        made_by = f" (they were made by {recorded})" if recorded else ""
         out["hint"] = (
-            f"vectors were not made by {settings.embedding_model} at"
-            f" {settings.embedding_precision} precision: run `graphmem backfill rebuild`"
+            f"the stored vectors were not made by the configured {embedder.identity}{made_by}:"
+            " run `graphmem backfill rebuild` to re-embed every memory with it"
         )
     return out
 
@@ -145,6 +172,9 @@ def cmd_doctor(args: argparse.Namespace) -> int:
             f"embeddings: median cosine {emb['median_cosine']} to the stored vectors of"
             f" {emb['checked']} memories" + (f" - {emb['hint']}" if emb.get("hint") else "")
         )
+    keywords = report.get("keywords")
+    if keywords and keywords.get("hint"):
+        lines.append(f"keywords: {keywords['hint']}")
     outbox = report.get("outbox")
     if outbox and outbox.get("hint"):
         lines.append(f"outbox: {outbox['hint']}")

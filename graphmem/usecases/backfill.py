@@ -1,6 +1,18 @@
 """Batch jobs over the records: re-run extraction (`backfill relations`) and rebuild the vector
-and graph projections (`backfill rebuild`; graphmem.projection.rebuild_graph rebuilds the
-graph alone).
+and graph projections and the keyword column (`backfill rebuild`;
+graphmem.projection.rebuild_graph rebuilds the graph alone).
+
+What derived data was made with is recorded in the store (`store_meta`): the embedder's identity
+(model and precision) under EMBEDDING_META, the keyword tokenizer's version under TOKENIZER_META.
+A store opened by a service (`check_on_open`):
+- with no memories yet is stamped with the current embedder and tokenizer;
+- with keyword tokens of another version has them rewritten there and then. Only rows whose
+  tokens change are written (a tokenizer change that leaves English alone rewrites only the
+  memories with Chinese in them), and the reindex takes about as long as tokenising every
+  memory once; a keyword channel that silently misses what older rows spell differently
+  would be worse than a slower first open;
+- embedded by another model is logged, not re-embedded: that is a full re-embedding, the
+  operator's call (`graphmem backfill rebuild`); `graphmem doctor` reports it too.
 
 `backfill_relations` walks memories in storage order (doc_id), `batch` at a time, extracts
 entities and relations exactly as a write does, stores them (insert-or-keep: re-running adds no
@@ -12,7 +24,9 @@ from __future__ import annotations
 
 import hashlib
 import json
+import logging
 import sys
+import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -20,8 +34,15 @@ from typing import Any
 from graphmem.context import Context
 from graphmem.projection import rebuild_graph, vector_point
 from graphmem.settings import Settings
+from graphmem.text import TOKENIZER_VERSION, search_text
+
+log = logging.getLogger("graphmem.backfill")
 
 CHECKPOINT = "backfill-relations.json"
+EMBEDDING_META = "embedding_model"
+TOKENIZER_META = "keyword_tokenizer"
+# Stores written before the version was recorded hold version 1's tokens (CJK bigrams only).
+UNRECORDED_TOKENIZER = "1"
 
 
 @dataclass
@@ -110,10 +131,69 @@ def backfill_relations(
     return rep
 
 
+def tokenizer_version(records: Any) -> str:
+    """The keyword token version a store holds (a store that never recorded it: version 1)."""
+    return records.meta(TOKENIZER_META) or UNRECORDED_TOKENIZER
+
+
+def reindex_keywords(records: Any, *, batch: int = 1000, quiet: bool = True) -> int:
+    """Rewrite every memory's keyword column with today's tokens, then record the version;
+    returns how many memories changed."""
+    changed, cursor = 0, 0
+    bar = _bar(records.count(), "reindex keywords", quiet)
+    while True:
+        page = records.scan(cursor, batch)
+        if not page:
+            break
+        cursor = page[-1][0]
+        changed += records.set_search_texts(
+            [(m.user_id, m.id, search_text(m.content)) for _, m in page]
+        )
+        bar.update(len(page))
+    bar.close()
+    records.set_meta(TOKENIZER_META, str(TOKENIZER_VERSION))
+    return changed
+
+
+def check_on_open(ctx: Context) -> None:
+    """Stamp a new store, bring an old store's keyword tokens up to date, and say when its
+    vectors come from another model (module docstring)."""
+    records = ctx.records
+    if records.count() == 0:
+        if records.meta(TOKENIZER_META) != str(TOKENIZER_VERSION):
+            records.set_meta(TOKENIZER_META, str(TOKENIZER_VERSION))
+        if records.meta(EMBEDDING_META) != ctx.embedder.identity:
+            records.set_meta(EMBEDDING_META, ctx.embedder.identity)
+        return
+    held = tokenizer_version(records)
+    if held != str(TOKENIZER_VERSION):
+        t = time.perf_counter()
+        with ctx.write_lock:
+            n = reindex_keywords(records)
+        log.warning(
+            "keyword tokens: version %s -> %s, %d memories rewritten in %.1f s",
+            held,
+            TOKENIZER_VERSION,
+            n,
+            time.perf_counter() - t,
+        )
+    made_by = records.meta(EMBEDDING_META)
+    if made_by is not None and made_by != ctx.embedder.identity:
+        log.warning(
+            "the stored vectors were made by %s, the configured embedder is %s: searches"
+            " compare unrelated vectors until `graphmem backfill rebuild` re-embeds them",
+            made_by,
+            ctx.embedder.identity,
+        )
+
+
 def rebuild(
     ctx: Context, *, user_id: str | None = None, batch: int = 256, quiet: bool = True
 ) -> dict[str, int]:
-    """Rebuild the vector index and the graph from the records: re-embed, re-project."""
+    """Rebuild the vector index and the graph from the records: re-embed, re-project. A whole
+    store's rebuild also rewrites the keyword column, and records the embedder and tokenizer
+    it used (one user's rebuild leaves the others' vectors as they were, so it records
+    nothing)."""
     records, vectors = ctx.records, ctx.vectors
     total = records.count(user_id)
     with ctx.write_lock:
@@ -139,4 +219,9 @@ def rebuild(
         bar = _bar(total, "rebuild graph", quiet)
         g = rebuild_graph(records, ctx.graph, user_id, progress=bar.update)
         bar.close()
+        if user_id is None:
+            rewritten = reindex_keywords(records, quiet=quiet)
+            if rewritten:
+                log.warning("keyword tokens of %d memories rewritten", rewritten)
+            records.set_meta(EMBEDDING_META, ctx.embedder.identity)
     return {"vectors": n, "graph_nodes": g}

@@ -14,6 +14,7 @@ from graphmem.stores.records.port import (
     Outbox,
     RecordsStore,
     StoreHandle,
+    StoreMetadata,
 )
 from graphmem.stores.records.rows import (
     ERASE_MARK,
@@ -42,5 +43,6 @@ __all__ = [
     "RecordsStore",
     "Relation",
     "StoreHandle",
+    "StoreMetadata",
     "Supersession",
 ]

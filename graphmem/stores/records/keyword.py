@@ -30,7 +30,7 @@ from collections import Counter
 from collections.abc import Iterable
 from typing import Any
 
-from graphmem.stores.records.base import SQLBase
+from graphmem.stores.records.base import SQLBase, chunks
 from graphmem.stores.records.rows import RecordQuery
 
 log = logging.getLogger("graphmem.records")
@@ -174,6 +174,38 @@ class KeywordIndex(SQLBase):
         `terms` come rarest first. Adapters that can do better override this (SQLite does).
         """
         return self._candidates(q, terms, cap)
+
+    def set_search_texts(self, rows: list[tuple[str, str, str]]) -> int:
+        """(user_id, memory_id, search_text): rewrite these memories' keyword column and their
+        users' statistics in one transaction (a tokenizer change); returns how many changed.
+        Only rows whose text differs are written, so the full-text index churns no more than
+        needed."""
+        changed = 0
+        with self._tx() as cur:
+            for part in chunks(rows):
+                new = {(u, i): t for u, i, t in part}
+                cur.execute(
+                    self._q(
+                        "SELECT user_id, id, search_text FROM memories"
+                        f" WHERE id IN ({self._marks(len(part))})"
+                    ),
+                    [i for _, i, _ in part],
+                )
+                diff = [
+                    (u, i, old, new[(u, i)])
+                    for u, i, old in cur.fetchall()
+                    if (u, i) in new and new[(u, i)] != old
+                ]
+                for user in {d[0] for d in diff}:
+                    mine = [d for d in diff if d[0] == user]
+                    self._df_change(cur, user, [d[2] for d in mine], -1)
+                    self._df_change(cur, user, [d[3] for d in mine], +1)
+                cur.executemany(
+                    self._q("UPDATE memories SET search_text = ? WHERE id = ? AND user_id = ?"),
+                    [(t, i, u) for u, i, _, t in diff],
+                )
+                changed += len(diff)
+        return changed
 
     def rebuild_keyword_stats(self) -> int:
         """Recount every user's statistics from the memories (after an upgrade or a restore)."""

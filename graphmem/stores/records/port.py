@@ -165,6 +165,18 @@ class LifecycleRecords(StoreHandle, Protocol):
     def preload_candidates(self, user_id: str, limit: int) -> dict[str, list[Memory]]:
         """{"recent": [...], "frequent": [...]}: active memories to preload a session with."""
 
+    def set_search_texts(self, rows: list[tuple[str, str, str]]) -> int:
+        """(user_id, memory_id, search_text): rewrite keyword columns and statistics (after a
+        tokenizer change) in one transaction; returns how many changed."""
+
+
+class StoreMetadata(StoreHandle, Protocol):
+    """Facts about the whole store: what its derived columns and projections were made with."""
+
+    def meta(self, name: str) -> str | None: ...
+
+    def set_meta(self, name: str, value: str) -> None: ...
+
 
 class AuditLog(StoreHandle, Protocol):
     def audit(self, user_id: str, action: str, memory_ids: list[str], details: dict) -> None: ...
@@ -197,6 +209,7 @@ class RecordsStore(
     LifecycleRecords,
     AuditLog,
     ErasableRecords,
+    StoreMetadata,
     Protocol,
 ):
     """The whole records store: what the SQLite and MySQL adapters implement."""

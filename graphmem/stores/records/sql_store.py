@@ -16,6 +16,7 @@ from graphmem.model import Memory, utcnow
 from graphmem.stores.records.base import MEMORY_COLUMNS, chunks, iso
 from graphmem.stores.records.keyword import KeywordIndex
 from graphmem.stores.records.lifecycle import SQLLifecycle
+from graphmem.stores.records.meta import StoreMeta
 from graphmem.stores.records.rows import (
     ERASE_MARK,
     GraphRows,
@@ -25,7 +26,7 @@ from graphmem.stores.records.rows import (
 )
 
 
-class SQLRecords(SQLLifecycle, KeywordIndex):
+class SQLRecords(SQLLifecycle, KeywordIndex, StoreMeta):
     """The records store in SQL: memory rows, outbox, audit and erasure, over the mixins."""
 
     # ------------------------------------------------------------------ writes

