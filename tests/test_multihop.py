@@ -4,9 +4,10 @@ with the query.
 
 "What project is my manager in charge of?" matches "My manager at Northwind is Raj Patel." by
 what it asks about, and the answer, "Raj Patel is leading the migration ...", only through the
-entity the bridge introduces. Before expansion read a shared entity that the query does not
-name as a bridge, the answer ranked 5th behind memories sharing "manager" or "project" with
-the query (checked on the tree before this change).
+entity the bridge introduces. Without reading a shared entity that the query does not name
+as a bridge (and with seeds passing relevance in proportion to their scores, the defaults), the
+answer ranks 5th behind memories sharing "manager" or "project" with the query; with
+graph_seed_sharpness, graph_bridge_weight and graph_weight raised (BRIDGING) it ranks 2nd.
 
 With two bridges ("... Raj Patel" -> "Raj Patel runs the Atlas group" -> "The Atlas group is
 rewriting ...") the answer is 6th before and after: the second hop is halved by hop_decay, and
@@ -41,9 +42,19 @@ EVERYDAY = [
 BRIDGE = "My manager at Northwind is Raj Patel."
 
 
+# Bridges and sharpened seeds are opt-in: on by default they lowered LoCoMo test-split recall
+# (graphmem.associative).
+BRIDGING = {
+    "graph_seed_sharpness": 6.0,
+    "graph_reply_weight": 1.0,
+    "graph_bridge_weight": 0.6,
+    "graph_weight": 0.5,
+}
+
+
 @pytest.fixture
 def svc(tmp_path: Path, embedder: Embedder) -> Iterator[MemoryService]:
-    service = MemoryService(Settings(data_dir=tmp_path / "data"), embedder=embedder)
+    service = MemoryService(Settings(data_dir=tmp_path / "data", **BRIDGING), embedder=embedder)
     yield service
     service.close()
 
