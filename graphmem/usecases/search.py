@@ -197,12 +197,16 @@ def retrieve(ctx: Context, user_id: str, req: ValidSearch) -> SearchResult:
             seed_sharpness=s.graph_seed_sharpness,
             reply_weight=s.graph_reply_weight,
             bridge_weight=s.graph_bridge_weight,
-            query_terms=frozenset(query_terms(query)),
+            query_terms=frozenset(query_terms(query)) if s.graph_bridge_weight > 0 else frozenset(),
         )
         seeds = hits[: s.graph_seeds]
         # A turn that asks is answered by the next one (LoCoMo: the question a user's query
         # matches best is often the other speaker's, and its reply holds the fact).
-        asks = frozenset(h.memory.id for h in seeds if _asks(h.memory.content))
+        asks = (
+            frozenset(h.memory.id for h in seeds if _asks(h.memory.content))
+            if s.graph_reply_weight > 0
+            else frozenset()
+        )
         breaker = ctx.breaker
         try:
             if not breaker.allow("graph"):
