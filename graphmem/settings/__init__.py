@@ -236,6 +236,29 @@ class Settings(BaseSettings):
         description="what one hop over each relation type carries (times the edge's strength)",
     )
     graph_seeds: int = Field(10, description="how many top hybrid hits seed the expansion")
+    graph_seed_sharpness: float = Field(
+        1.0,
+        ge=0,
+        description="a seed passes (its score / the best seed's) ** this to its neighbours:"
+        " above 1 the best seeds lead the walk and weak ones add little (1: proportional,"
+        " 0: all equal). 6, with graph_reply_weight 1, graph_bridge_weight 0.6 and"
+        " graph_weight 0.5, ranks a bridged answer beside its bridge but lowered LoCoMo"
+        " test-split recall@10 by 1.1 points (graphmem.associative)",
+    )
+    graph_reply_weight: float = Field(
+        0.0,
+        ge=0,
+        le=1,
+        description="what the session-order hop from a seed that asks a question ('?') to the"
+        " next memory carries at least (temporal weight x strength otherwise; 0: no special case)",
+    )
+    graph_bridge_weight: float = Field(
+        0.0,
+        ge=0,
+        le=1,
+        description="a related hop between memories sharing an entity the query does not name"
+        " carries at least this: the entity bridges to what the query asks (0: off)",
+    )
     graph_fanout: int = Field(20, description="edges followed per memory per hop")
     graph_max_nodes: int = Field(25, description="frontier size cap per hop")
     graph_candidates: int = Field(

@@ -194,15 +194,28 @@ def retrieve(ctx: Context, user_id: str, req: ValidSearch) -> SearchResult:
             s.graph_fanout,
             s.graph_max_nodes,
             window.graph_at,
+            seed_sharpness=s.graph_seed_sharpness,
+            reply_weight=s.graph_reply_weight,
+            bridge_weight=s.graph_bridge_weight,
+            query_terms=frozenset(query_terms(query)) if s.graph_bridge_weight > 0 else frozenset(),
+        )
+        seeds = hits[: s.graph_seeds]
+        # A turn that asks is answered by the next one (LoCoMo: the question a user's query
+        # matches best is often the other speaker's, and its reply holds the fact).
+        asks = (
+            frozenset(h.memory.id for h in seeds if _asks(h.memory.content))
+            if s.graph_reply_weight > 0
+            else frozenset()
         )
         breaker = ctx.breaker
         try:
             if not breaker.allow("graph"):
                 raise StoreUnavailableError("graph store down, retrying later")
             with metrics.channel("graph"):
-                reached = associative.expand(
-                    ctx.graph, user_id, _seed_relevance(hits[: s.graph_seeds]), cfg
+                relevance = associative.seed_relevance(
+                    {h.memory.id: h.score for h in seeds}, cfg.seed_sharpness
                 )
+                reached = associative.expand(ctx.graph, user_id, relevance, cfg, asks)
             breaker.ok("graph")
         except Exception as e:  # noqa: BLE001 - degrade to hybrid-only, say so
             log.warning("graph expansion unavailable: %s", e)
@@ -273,6 +286,5 @@ def similar(ctx: Context, user_id: str, query: str, threshold: float, limit: int
     return [rows[h.memory_id] for h in hits if h.memory_id in rows]
 
 
-def _seed_relevance(seeds: list[TracedHit]) -> dict[str, float]:
-    top = max((h.score for h in seeds), default=0.0)
-    return {h.memory.id: h.score / top for h in seeds} if top > 0 else {}
+def _asks(content: str) -> bool:
+    return "?" in content or "\uff1f" in content  # ASCII or full-width question mark
