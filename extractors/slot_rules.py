@@ -115,6 +115,19 @@ EN_RULES: list[tuple[str, str]] = [
     ("home_city", rf"\bmy\s+(?:home|house|apartment|flat)\s+is\s+(?:now\s+)?in\s+{_VAL}"),
     ("home_city", rf"{_NAME}\s+{_ADV}(?:lives|resides|is\s+living|is\s+based)\s+in\s+{_VAL}"),
     ("home_city", rf"{_NAME}\s+(?:has\s+)?{_ADV}(?:moved|relocated)\s+to\s+{_VAL}"),
+    # A denial ends the value it names, and only that one ("I don't live in Dallas anymore");
+    # after the positive rules, so "I no longer live in X, I live in Y now" states Y.
+    ("home_city", rf"{_ME}\s+(?P<neg>{_NEG_NOW})\s+{_ADV}(?:live|reside)\s+in\s+{_VAL}"),
+    (
+        "home_city",
+        rf"{_ME}(?:'m|'re|\s+am|\s+are)\s+(?P<neg>no\s+longer|not{_ANYMORE})\s+(?:living|based)\s+"
+        rf"in\s+{_VAL}",
+    ),
+    (
+        "home_city",
+        rf"{_NAME}\s+(?P<neg>no\s+longer|(?:doesn't|does\s+not){_ANYMORE})\s+(?:lives?|resides?)\s+"
+        rf"in\s+{_VAL}",
+    ),
     # employer
     ("employer", rf"\bI\s+{_ADV}work\s+(?:{_SHIFT})?(?:at|for)\s+{_VAL}"),
     ("employer", rf"\bI(?:'m|\s+am)\s+{_ADV}(?:employed|working)\s+(?:at|by|for)\s+{_VAL}"),
@@ -145,6 +158,17 @@ EN_RULES: list[tuple[str, str]] = [
     ),
     ("employer", rf"\bmy\s+(?:new\s+)?employer\s+is\s+(?:now\s+)?{_VAL}"),
     ("employer", rf"{_NAME}\s+{_ADV}works\s+(?:at|for)\s+{_VAL}"),
+    ("employer", rf"\bI\s+(?P<neg>{_NEG_NOW})\s+{_ADV}work\s+(?:{_SHIFT})?(?:at|for)\s+{_VAL}"),
+    (
+        "employer",
+        rf"\bI(?:'m|\s+am)\s+(?P<neg>no\s+longer|not{_ANYMORE})\s+(?:employed|working)\s+"
+        rf"(?:at|by|for)\s+{_VAL}",
+    ),
+    (
+        "employer",
+        rf"{_NAME}\s+(?P<neg>no\s+longer|(?:doesn't|does\s+not){_ANYMORE})\s+works?\s+(?:at|for)\s+"
+        rf"{_VAL}",
+    ),
     # manager
     (
         "manager",
@@ -335,6 +359,13 @@ ZH_RULES: list[tuple[str, str]] = [
     ("home_city", rf"我(?:们|们家|家)?{_ZFILL}在{_ZORG}(?:定居|安家|落户|住下)了?"),
     ("home_city", rf"{_ZSELF}{_ZFILL}(?:住在|定居在|搬到了?|搬去了?|搬回了?)(?:老家)?{_VZ}"),
     ("home_city", rf"我的?家(?:现在|目前)?在{_VZ}"),
+    # 不再 says the change itself; a bare 不 needs its 了 ("我不住在杭州了", not "我不住在杭州")
+    (
+        "home_city",
+        rf"我(?:们|们家)?{_ZFILL}(?P<neg>不再|再也不|没再)(?:住在|居住在|生活在|住){_VZ}",
+    ),
+    ("home_city", rf"我(?:们|们家)?{_ZFILL}(?P<neg>不)(?:住在|居住在|生活在){_ZORG}了"),
+    ("home_city", rf"我(?:们|们家)?{_ZFILL}(?P<neg>不再|不)在{_ZORG}(?:住|居住|生活)了"),
     # 工作单位
     ("employer", rf"我(?:现在|目前|已经|还)?在{_ZORG}(?:工作|上班|任职)"),
     (
@@ -346,6 +377,8 @@ ZH_RULES: list[tuple[str, str]] = [
     ("employer", rf"我{_ZFILL}换到了?{_ZORG}(?:工作|上班|任职)"),
     ("employer", rf"{_ZSELF}{_ZFILL}(?:在|去|到){_ZORG}(?:工作|上班|任职)"),
     ("employer", rf"{_ZSELF}{_ZFILL}(?:入职|加入|跳槽到|跳槽去|跳槽进)了?{_VZ}"),
+    ("employer", rf"我{_ZFILL}(?P<neg>不再|没再)在{_ZORG}(?:工作|上班|任职)"),
+    ("employer", rf"我{_ZFILL}(?P<neg>不)在{_ZORG}(?:工作|上班|任职)了"),
     # 上司
     (
         "manager",

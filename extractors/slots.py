@@ -148,6 +148,22 @@ def _value(m: re.Match[str], yes_no: bool, text: str) -> str:
     return f"{NOT}{value}" if value and negated else value
 
 
+def ends(new: str, old: str | None) -> bool:
+    """Whether a statement of value `new` ends a current memory of value `old` in one slot.
+
+    Another value ends it ("I moved to Denver" ends "I live in Austin"). A denial ends only the
+    value it denies: "I don't live in Dallas anymore" ends "I live in Dallas", not "I live in
+    Austin". And a denial is no value of the slot: "I live in Austin" after "I don't live in
+    Dallas anymore" leaves the denial true, only "I live in Dallas" again ends it."""
+    if old is None or old == new:
+        return False
+    if new.startswith(NOT):
+        return old == new[len(NOT) :]
+    if old.startswith(NOT):
+        return old[len(NOT) :] == new
+    return True
+
+
 def find_slots(text: str, rules: Sequence[SlotRule], norm: Normalizer) -> list[Slot]:
     """Every slot the text states, fact slots first then yes/no ones, each in text order; one
     per attribute and subject (the first rule of the table that finds it gives its value)."""
@@ -195,6 +211,7 @@ __all__ = [
     "Slot",
     "SlotRule",
     "compile_rules",
+    "ends",
     "find_slots",
     "is_correction",
 ]

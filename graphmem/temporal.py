@@ -52,6 +52,35 @@ PAST_QUERY = re.compile(
     r"|以前|之前|原来|过去|曾经|从前|以往|当初|前任",
     re.IGNORECASE,
 )
+# A question about one of the speaker's own slots ("Where do I work?"), and the memory that is
+# its current value: "I joined Globex" shares no word with that question and little meaning for
+# a small embedder, so a filler ("My sister is a nurse") outranked it. The slot, found on write,
+# says what the memory answers; this lifts it by as much as the history boost lifts the past.
+SLOT_QUESTIONS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
+    (f"self|{attribute}", re.compile(pattern, re.IGNORECASE))
+    for attribute, pattern in (
+        (
+            "employer",
+            r"\b(?:where|(?:which|what)\s+company|who)\s+do\s+I\s+(?:currently\s+)?work\b"
+            r"|\bwho\s+(?:is|'s)\s+my\s+(?:current\s+)?employer\b"
+            r"|\bwhere\s+am\s+I\s+(?:working|employed)\b"
+            r"|我(?:现在|目前)?在(?:哪里|哪儿|哪|哪家公司|什么公司)(?:工作|上班)?",
+        ),
+        (
+            "home_city",
+            r"\bwhere\s+do\s+(?:I|we)\s+(?:currently\s+)?live\b"
+            r"|\b(?:which|what)\s+(?:city|town|country)\s+do\s+(?:I|we)\s+live\b"
+            r"|\bwhere\s+(?:is|'s)\s+my\s+home\b|\bwhere\s+am\s+I\s+(?:living|based)\b"
+            r"|我(?:们|家)?(?:现在|目前)?住(?:在)?(?:哪|什么地方|哪个城市)|我家(?:现在)?在哪",
+        ),
+        (
+            "manager",
+            r"\bwho\s+(?:is|'s)\s+my\s+(?:current\s+)?(?:manager|boss|supervisor)\b"
+            r"|\bwho\s+do\s+I\s+report\s+to\b"
+            r"|我的?(?:经理|老板|上司|领导|主管)是谁",
+        ),
+    )
+)
 SUPERSEDED_BY = "superseded_by"
 CONTRADICTS = "contradicts"
 UPDATE_OF = "update_of"  # metadata of an update held for review: the memory it would replace
@@ -70,6 +99,8 @@ class RecallWindow:
     at: datetime | None
     include_superseded: bool
     boost: float = 0.0
+    slot: str | None = None  # the speaker's slot the query asks the value of
+    slot_boost: float = 0.0
 
     @property
     def graph_at(self) -> float | None:
@@ -84,7 +115,15 @@ class RecallWindow:
         if self.boost > 0 and m.status == Status.SUPERSEDED:
             channels["history"] = self.boost
             return 1.0 - (1.0 - score) * (1.0 - self.boost)
+        if self.slot_boost > 0 and m.slot is not None and m.slot == self.slot:
+            channels["slot"] = self.slot_boost
+            return 1.0 - (1.0 - score) * (1.0 - self.slot_boost)
         return score
+
+
+def asks_for_slot(query: str) -> str | None:
+    """The speaker's slot (`self|employer`) a question asks the value of, if any."""
+    return next((key for key, rx in SLOT_QUESTIONS if rx.search(query)), None)
 
 
 def asks_about_past(query: str) -> bool:
@@ -98,13 +137,15 @@ def recall_window(
     include_history: bool,
     settings: TemporalSettings,
 ) -> RecallWindow:
+    slot = asks_for_slot(query)
+    lift = settings.history_boost if slot else 0.0
     if as_of is not None:
-        return RecallWindow("as_of", as_of, True)
+        return RecallWindow("as_of", as_of, True, slot=slot, slot_boost=lift)
     if include_history:
         return RecallWindow("history", None, True)
     if asks_about_past(query):
         return RecallWindow("past", None, True, settings.history_boost)
-    return RecallWindow("current", now, False)
+    return RecallWindow("current", now, False, slot=slot, slot_boost=lift)
 
 
 @dataclass

@@ -133,6 +133,25 @@ ZH_UPDATES: list[tuple[str, str, str]] = [
     ("我养了一只猫。", "我现在不养猫了。", "我养猫吗？"),
 ]
 
+# (older, a denial of its value, a question about it): the denial ends the older memory with no
+# new value in its place.
+DENIALS: list[tuple[str, str, str]] = [
+    ("I live in Dallas.", "I don't live in Dallas anymore.", "Where do I live?"),
+    ("I live in Boston.", "I no longer live in Boston.", "Which city do I live in?"),
+    ("We live in Miami.", "We don't live in Miami anymore.", "Where do we live?"),
+    ("I'm living in Denver.", "I'm not living in Denver anymore.", "Where do I live?"),
+    ("Bob lives in Chicago.", "Bob doesn't live in Chicago anymore.", "Where does Bob live?"),
+    ("I work at Google.", "I no longer work at Google.", "Where do I work?"),
+    ("I work for Deloitte.", "I don't work for Deloitte anymore.", "Who is my employer?"),
+    ("I'm working at IBM.", "I'm no longer working at IBM.", "Where do I work?"),
+    ("我住在杭州。", "我不住在杭州了。", "我住在哪里？"),
+    ("我住在北京。", "我不再住在北京了。", "我住在哪个城市？"),
+    ("我住在上海。", "我已经不在上海住了。", "我住在哪里？"),
+    ("我在阿里工作。", "我已经不在阿里工作了。", "我在哪里工作？"),
+    ("我在腾讯上班。", "我不在腾讯上班了。", "我在哪家公司上班？"),
+    ("我在百度工作。", "我不再在百度工作了。", "我在哪里工作？"),
+]
+
 # (older, newer): the newer one is no update of the older one
 NOT_UPDATES: list[tuple[str, str]] = [
     ("I live in Austin.", "I visited Denver last weekend."),
@@ -157,6 +176,14 @@ NOT_UPDATES: list[tuple[str, str]] = [
     ("我在腾讯工作。", "我想换工作到阿里。"),
     ("我喜欢吃辣。", "我老公不再吃辣了。"),
     ("我喜欢吃辣。", "我也喜欢吃甜的。"),
+    # a denial ends only the value it denies, and only the speaker's
+    ("I live in Dallas.", "I don't live in Boston anymore."),
+    ("I live in Dallas.", "My sister doesn't live in Dallas anymore."),
+    ("I work at Google.", "I no longer work at Meta."),
+    ("I work at Google.", "Bob doesn't work at Google anymore."),
+    ("我住在杭州。", "我不住在北京了。"),
+    ("我在阿里工作。", "我朋友不在阿里工作了。"),
+    ("我在阿里工作。", "我不再在腾讯工作了。"),
 ]
 
 
@@ -213,6 +240,61 @@ def test_update_supersedes_and_keeps_history(
 
 
 @pytest.mark.parametrize(
+    ("older", "denial", "question"),
+    [pytest.param(*r, id=f"deny{i:02d}") for i, r in enumerate(DENIALS)],
+)
+def test_a_denial_ends_the_value_it_denies(
+    service: MemoryService, request: pytest.FixtureRequest, older: str, denial: str, question: str
+) -> None:
+    """A denial states no new value, but the one it denies is over ("I don't live in Dallas
+    anymore" ends "I live in Dallas"), kept for history; the denial itself is current."""
+    user = request.node.callspec.id
+    old = service.write(user, older, created_at=OLD_AT)
+    new = service.write(user, denial, created_at=NEW_AT)
+    old, new = service.get(user, old.id), service.get(user, new.id)
+    assert old.status == Status.SUPERSEDED, f"{denial!r} did not end {older!r}"
+    assert old.valid_to == new.valid_since and new.valid_to is None
+    assert new.status == Status.ACTIVE and new.slot == old.slot is not None
+    assert old.content not in _contents(service.search(user, question, top_k=5).hits)
+    everything = _contents(service.search(user, question, top_k=5, include_history=True).hits)
+    assert old.content in everything
+    assert [m.id for m in service.history(user, new.id)] == [old.id, new.id]
+
+
+def test_a_denial_is_no_value_a_later_home_must_end(
+    service: MemoryService, request: pytest.FixtureRequest
+) -> None:
+    """Dallas, then "not Dallas", then Austin: the denial ends Dallas and stays true beside
+    Austin (Austin does not end it); only Dallas again would end the denial."""
+    user = request.node.name
+    dallas = service.write(user, "I live in Dallas.", created_at="2022-01-10T09:00:00Z")
+    gone = service.write(user, "I don't live in Dallas anymore.", created_at="2023-01-10T09:00:00Z")
+    austin = service.write(user, "I live in Austin.", created_at="2024-01-10T09:00:00Z")
+    status = [service.get(user, m.id).status for m in (dallas, gone, austin)]
+    assert status == [Status.SUPERSEDED, Status.ACTIVE, Status.ACTIVE]
+    assert _contents(service.search(user, "Where do I live?", top_k=3).hits)[0] == austin.content
+    back = service.write(user, "I live in Dallas again.", created_at="2025-01-10T09:00:00Z")
+    assert service.get(user, gone.id).status == Status.SUPERSEDED
+    assert service.get(user, austin.id).status == Status.SUPERSEDED
+    assert service.get(user, back.id).status == Status.ACTIVE
+
+
+def test_where_do_i_work_after_joining(
+    service: MemoryService, request: pytest.FixtureRequest
+) -> None:
+    """Joining Globex ends "I work at Initech" and answers "Where do I work?" first, among
+    unrelated memories (the benchmark's employer chain)."""
+    user = request.node.name
+    for text in FILLER["en"]:
+        service.write(user, text, created_at="2022-12-01T09:00:00Z")
+    old = service.write(user, "I work at Initech", created_at=OLD_AT)
+    new = service.write(user, "I joined Globex", created_at=NEW_AT)
+    assert service.get(user, old.id).status == Status.SUPERSEDED
+    assert service.get(user, new.id).slot == "self|employer"
+    assert _contents(service.search(user, "Where do I work?", top_k=5).hits)[0] == new.content
+
+
+@pytest.mark.parametrize(
     ("older", "newer"), [pytest.param(*r, id=f"not{i:02d}") for i, r in enumerate(NOT_UPDATES)]
 )
 def test_not_an_update_supersedes_nothing(
@@ -263,13 +345,13 @@ def test_a_like_and_its_end_share_one_yes_no_slot(a: str, b: str) -> None:
         ("我们搬家了，搬到了上海。", ("self|home_city", "上海")),
         ("We're moving to Denver next month.", None),
         ("If we moved to Denver, we'd need a car.", None),
-        ("I no longer work at Google.", None),
+        ("I no longer work at Google.", ("self|employer", "not:google")),
+        ("I don't work at Google.", None),  # no "anymore": a statement, not news
+        ("我不住在杭州。", None),  # no 了, no 不再: the same
+        ("我不在阿里工作了，现在在腾讯上班。", ("self|employer", "腾讯")),  # the new value wins
         ("I left my job at Google for Meta.", ("self|employer", "meta")),
         ("I left Google for Meta, better pay.", ("self|employer", "meta")),
-        (
-            "I left Paris for Lyon.",
-            None,
-        ),  # no job in it: not read as one  # a denial without the new value ends nothing
+        ("I left Paris for Lyon.", None),  # no job in it: not read as one
     ],
 )
 def test_more_ways_to_say_it(text: str, slot: tuple[str, str] | None) -> None:

@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from extractors.normalize import Normalizer
-from extractors.slots import Slot, compile_rules, find_slots, is_correction
+from extractors.slots import Slot, compile_rules, ends, find_slots, is_correction
 from graphmem.guard.consensus import extract_claim
 from graphmem.meaning import compare
 from graphmem.model import Memory, Status, new_id
@@ -106,7 +106,7 @@ class Temporal:
                 updates = [
                     h
                     for h in current.get(slot.key, [])
-                    if h.id != m.id and self._value(h, slot.key) not in (None, slot.value)
+                    if h.id != m.id and ends(slot.value, self._value(h, slot.key))
                 ]
             correction = is_correction(m.content)
             neighbours, near = self._nearest(user_id, vec_of[m.id], exclude=in_batch)
@@ -140,9 +140,12 @@ class Temporal:
                     "slot": slot.key if slot else None,
                     "correction": correction,
                 }
+            by_rule = {u.id for u in updates}
             for old_id in decision.superseded_ids:
                 old = in_batch.get(old_id) or known.get(old_id)
-                if old is not None and self._supersede(plan, user_id, old, m, in_batch):
+                if old is None or not self._may_end(old, m, by_rule):
+                    continue
+                if self._supersede(plan, user_id, old, m, in_batch):
                     for lst in current.values():
                         if old in lst:
                             lst.remove(old)
@@ -155,6 +158,13 @@ class Temporal:
             if slot is not None and m.status == Status.ACTIVE and m.valid_to is None:
                 current.setdefault(slot.key, []).append(m)
         return plan
+
+    @staticmethod
+    def _may_end(old: Memory, new: Memory, by_rule: set[str]) -> bool:
+        """A memory that states a slot ends only through that slot: "My sister doesn't live in
+        Dallas anymore" negates "I live in Dallas" word for word (the consensus check sees an
+        explicit update) but says nothing of where I live."""
+        return old.id in by_rule or old.slot is None or old.slot == new.slot
 
     def _supersede(
         self, plan: WritePlan, user_id: str, old: Memory, new: Memory, in_batch: dict[str, Memory]
@@ -210,11 +220,14 @@ class Temporal:
     @staticmethod
     def _value_updates(m: Memory, near: Sequence[Memory]) -> list[Memory]:
         """The near-duplicates `m` changes a value of (a number, date, time, weekday, name or
-        the negation): it is their next version, never their duplicate."""
+        the negation): it is their next version, never their duplicate. A memory that states a
+        slot changes only through that slot: "My sister doesn't live in Dallas anymore" is near
+        "I live in Dallas" and negates it, but is no statement of where I live."""
         return [
             n
             for n in near
             if n.id != m.id
+            and (n.slot is None or n.slot == m.slot)
             and n.memory_type == m.memory_type
             and n.status == Status.ACTIVE
             and n.valid_to is None
@@ -275,21 +288,24 @@ class Temporal:
             log.warning("approval without the near-duplicate check (vector store: %s)", e)
             vecs = {}
         for m in memories:
-            ends: dict[str, Memory] = {}
+            ended: dict[str, Memory] = {}
             if m.slot:
                 value = self._value(m, m.slot)
-                ends |= {
-                    h.id: h for h in holders.get(m.slot, []) if self._value(h, m.slot) != value
+                ended |= {
+                    h.id: h
+                    for h in holders.get(m.slot, [])
+                    if (value is None and self._value(h, m.slot) is not None)
+                    or (value is not None and ends(value, self._value(h, m.slot)))
                 }
             if m.id in vecs:
                 _, near = self._nearest(user_id, vecs[m.id], exclude={})
-                ends |= {n.id: n for n in self._value_updates(m, near)}
+                ended |= {n.id: n for n in self._value_updates(m, near)}
             old = updated.get(str(m.metadata.get(UPDATE_OF)))
             if old is not None:
-                ends[old.id] = old
+                ended[old.id] = old
             out += [
                 Supersession(h.id, m.id, m.valid_since)
-                for h in ends.values()
+                for h in ended.values()
                 if h.id not in approved
                 and h.status == Status.ACTIVE
                 and h.valid_to is None
