@@ -322,6 +322,7 @@ def paired_deltas(
 # ------------------------------------------------------------------------------ report
 def markdown(result: dict[str, Any]) -> str:
     modes = result["modes"]
+    path = ingest_label(result.get("ingest", "batch"), bool(result.get("same_timestamps")))
     lines: list[str] = []
     split_ns: set[int] = set()
     for split, label in result["split_labels"].items():
@@ -358,10 +359,10 @@ def markdown(result: dict[str, Any]) -> str:
             lines.append(f"| {mode} | " + " | ".join(cells) + " |")
         lines.append("")
     for key, title in (
-        ("paired_recall10_test", "Test split — recall@10 differences"),
+        ("paired_recall10_test", f"Test split, {path} — recall@10 differences"),
         (
             "paired_recall10_test_multihop",
-            "Test split, multi-hop questions only — recall@10 differences",
+            f"Test split, {path}, multi-hop questions only — recall@10 differences",
         ),
     ):
         deltas = result.get(key) or {}
@@ -510,6 +511,17 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         f" pass is reported as MODE{COMPACTED}",
     )
     return p.parse_args(argv)
+
+
+def ingest_label(ingest: str, same_timestamps: bool) -> str:
+    """How the store was written, for every table title: the agent path and a batch import
+    build the same graph, but a reader comparing tables must still see which one was run."""
+    how = (
+        "agent path (one write per turn)"
+        if ingest == "single"
+        else "batch ingest (one write_many per conversation)"
+    )
+    return how + (", turns of a session at one timestamp" if same_timestamps else "")
 
 
 def select_conversations(spec: str, all_ids: list[str]) -> list[str]:
@@ -678,10 +690,11 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         "tune": summarise(per_question, modes, tune),
         "all": summarise(per_question, modes, set(convs)),
     }
+    path = ingest_label(args.ingest, args.same_timestamps)
     labels = {
-        "test": f"Test split ({len(test)} conversations: all except conv-26, conv-30)",
-        "tune": f"Tuning split ({', '.join(sorted(tune)) or 'none'})",
-        "all": f"All selected ({len(convs)} conversations)",
+        "test": f"Test split ({len(test)} conversations: all except conv-26, conv-30), {path}",
+        "tune": f"Tuning split ({', '.join(sorted(tune)) or 'none'}), {path}",
+        "all": f"All selected ({len(convs)} conversations), {path}",
     }
     return {
         "benchmark": "locomo-retrieval",
