@@ -5,9 +5,9 @@ with the query.
 "What project is my manager in charge of?" matches "My manager at Northwind is Raj Patel." by
 what it asks about, and the answer, "Raj Patel is leading the migration ...", only through the
 entity the bridge introduces. Without reading a shared entity that the query does not name
-as a bridge (and with seeds passing relevance in proportion to their scores, the defaults), the
-answer ranks 5th behind memories sharing "manager" or "project" with the query; with
-graph_seed_sharpness, graph_bridge_weight and graph_weight raised (BRIDGING) it ranks 2nd.
+as a bridge (graph_bridge_weight 0, the default), the answer ranks behind memories sharing
+"manager" or "project" with the query; with graph_bridge_weight and graph_weight raised
+(BRIDGING) it ranks 2nd.
 
 With two bridges ("... Raj Patel" -> "Raj Patel runs the Atlas group" -> "The Atlas group is
 rewriting ...") the answer is 6th before and after: the second hop is halved by hop_decay, and
@@ -42,8 +42,8 @@ EVERYDAY = [
 BRIDGE = "My manager at Northwind is Raj Patel."
 
 
-# Bridges and sharpened seeds are opt-in: on by default they lowered LoCoMo test-split recall
-# (graphmem.associative).
+# Sharpened seeds and reply hops are the defaults; bridges are opt-in: on, they lowered LoCoMo
+# test-split recall (graphmem.associative).
 BRIDGING = {
     "graph_seed_sharpness": 6.0,
     "graph_reply_weight": 1.0,

@@ -225,7 +225,13 @@ class Settings(BaseSettings):
         " 3 raised LoCoMo multi-hop recall@10 by 1.9 points but lowered overall by 2.0 and"
         " made expansion slower (docs/benchmarks.md)",
     )
-    link_hub_min: int = Field(25, description="mentions an entity may have before it is a hub")
+    link_hub_min: int = Field(
+        10,
+        description="mentions an entity may have before it is a hub. Below link_hub_share of a"
+        " small store this is what decides: on the agent path a name in every turn (a speaker)"
+        " linked its first 25 turns to each other at 25; 10 raised LoCoMo tune-split recall@10"
+        " by 1.3 points (docs/benchmarks.md)",
+    )
     expand_hops: int = Field(2, description="graph hops followed from the seeds per search")
     graph_weight: float = Field(
         0.4, description="weight of the graph term: final = 1 - (1 - hybrid)(1 - w * graph)"
@@ -237,16 +243,16 @@ class Settings(BaseSettings):
     )
     graph_seeds: int = Field(10, description="how many top hybrid hits seed the expansion")
     graph_seed_sharpness: float = Field(
-        1.0,
+        6.0,
         ge=0,
         description="a seed passes (its score / the best seed's) ** this to its neighbours:"
         " above 1 the best seeds lead the walk and weak ones add little (1: proportional,"
-        " 0: all equal). 6, with graph_reply_weight 1, graph_bridge_weight 0.6 and"
-        " graph_weight 0.5, ranks a bridged answer beside its bridge but lowered LoCoMo"
-        " test-split recall@10 by 1.1 points (graphmem.associative)",
+        " 0: all equal). 6 with graph_reply_weight 1 was chosen on the LoCoMo tune split"
+        " (multi-hop recall@10 +5.8 points there) and raised test-split recall@10 too"
+        " (docs/benchmarks.md; graphmem.associative)",
     )
     graph_reply_weight: float = Field(
-        0.0,
+        1.0,
         ge=0,
         le=1,
         description="what the session-order hop from a seed that asks a question ('?') to the"
