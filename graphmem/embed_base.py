@@ -27,6 +27,9 @@ class Embedder:
     model_name: str
     dim: int
     batch_size: int
+    # What unrelated texts score under this model; search rescales the vector channel so this
+    # is 0 (graphmem.ranking.above_floor). 0 for models whose cosines already start near 0.
+    score_floor: float = 0.0
 
     def __init__(self, cache_size: int = 4096) -> None:
         self._cache: OrderedDict[tuple[str, str], np.ndarray] = OrderedDict()

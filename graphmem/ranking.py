@@ -95,6 +95,19 @@ def check_weight(channel: str, value: Any, high: float) -> float:
         raise InvalidInputError("weights", f"{channel}: {e.message}") from None
 
 
+def above_floor(cosine: float, floor: float) -> float:
+    """A cosine rescaled so that `floor`, what unrelated texts score under this model, is 0.
+
+    Models differ in where their cosines sit: all-MiniLM-L6-v2 gives unrelated sentences about
+    0 and paraphrases 0.6-0.8, multilingual-e5 about 0.8 and 0.9. Fused as they are, e5's
+    vector channel would separate answers from noise by a few hundredths while the keyword
+    channel (divided by its best hit) spans 0-1, so one shared character would outweigh the
+    model's whole judgement."""
+    if floor <= 0.0:
+        return max(0.0, cosine)
+    return max(0.0, (cosine - floor) / (1.0 - floor))
+
+
 def recency(created_at: datetime, now: datetime, half_life_days: float) -> float:
     age_days = max(0.0, (now - created_at).total_seconds() / 86400.0)
     return 0.5 ** (age_days / half_life_days) if half_life_days > 0 else 1.0

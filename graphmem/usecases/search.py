@@ -158,11 +158,12 @@ def retrieve(ctx: Context, user_id: str, req: ValidSearch) -> SearchResult:
     if s.recall_on_summaries and qvec is not None:
         vec_scores.update(ctx.summaries.scores(qvec, rows.values()))
     kw_max = max(kw_scores.values(), default=0.0)
+    floor = ctx.embedder.score_floor if s.vector_score_floor is None else s.vector_score_floor
 
     def score(mem: Memory) -> TracedHit:
         mid = mem.id
         channels = {
-            "vector": max(0.0, vec_scores.get(mid, 0.0)),
+            "vector": ranking.above_floor(vec_scores.get(mid, 0.0), floor),
             "keyword": kw_scores.get(mid, 0.0) / kw_max if kw_max > 0 else 0.0,
             "recency": ranking.recency(mem.created_at, now, s.recency_half_life_days),
             "frequency": ranking.frequency(mem.access_count, s.frequency_saturation),
