@@ -28,6 +28,7 @@ TEXTS = (
         "",
         "   leading, trailing   and  repeated  spaces   ",
         "Émoji 😀 🦄, ＦＵＬＬ width, ｶﾀｶﾅ, ligature ﬁ, ① ㍿, tab\there, ideographic\u3000space",
+        "\U0001f9ff\U0001fae0\U000e0001 unknown characters in a row: 𓀀𓀁",
         "Caroline went to the LGBTQ support group on 7 May 2023 and felt inspired.",
         "长" * 700,  # longer than the 512 positions: two windows, averaged
     ]
