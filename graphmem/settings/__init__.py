@@ -272,7 +272,7 @@ class Settings(BaseSettings):
         lt=1,
         description="cosine that counts as no match in the vector channel (rescaled to 0..1"
         " above it); unset: the embedding model's own (0 for all-MiniLM-L6-v2, whose unrelated"
-        " texts score near 0; higher for e5, whose cosines sit between 0.7 and 0.95)",
+        " texts score near 0; 0.7 for multilingual-e5, whose cosines sit between 0.7 and 0.95)",
     )
     graph_fanout: int = Field(20, description="edges followed per memory per hop")
     graph_max_nodes: int = Field(25, description="frontier size cap per hop")
