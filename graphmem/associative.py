@@ -15,11 +15,12 @@ relevance(s) is (the seed's hybrid score / the best seed's) ** seed_sharpness. A
 personalised PageRank restarts its walks at the best matches, expansion trusts the neighbours
 of the few best seeds rather than those of every seed that made the list.
 
-Reply and bridge weights and sharpness are settings, off (1 for sharpness) by default: with
-sharpness 6, reply 1, bridge 0.6 and graph_weight 0.5, LoCoMo's tuning split (conv-26, conv-30,
-agent path) gained 2 points of recall@10 and 3.5 of multi-hop recall@10 over the defaults, but
-the test split lost 1.1 and 1.7 (0.678 -> 0.667, 0.412 -> 0.395), so they stay opt-in; a
-bridged answer then ranks beside its bridge (tests/test_multihop.py).
+Sharpness 6 and reply weight 1 are the defaults (Settings.graph_seed_sharpness,
+graph_reply_weight), chosen on LoCoMo's tuning split (conv-26, conv-30, agent path); on the test
+split they raised recall@5 0.582 -> 0.597 and recall@10 0.678 -> 0.688 (docs/benchmarks.md).
+Bridges stay off: with bridge 0.6 and graph_weight 0.5 as well the test split lost 1.1 points
+of recall@10 and 1.7 of multi-hop (0.678 -> 0.667, 0.412 -> 0.395), though a bridged answer then
+ranks beside its bridge (tests/test_multihop.py).
 
 The best path wins and is returned with the hit. Each hop asks the graph store for the
 neighbours of the current frontier *for this user*, so the walk cannot leave the user at any
