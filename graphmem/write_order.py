@@ -18,23 +18,11 @@ from __future__ import annotations
 import bisect
 from collections.abc import Sequence
 from datetime import datetime
-from typing import Protocol
 
 from graphmem.model import Memory
-from graphmem.stores.records import Placed
+from graphmem.stores.records import GraphTables, Placed
 
 NEW = 1 << 62  # positions of a batch's new memories: after every stored sequence number
-
-
-class PreviousSource(Protocol):
-    def session_previous(
-        self,
-        user_id: str,
-        session_id: str | None,
-        at: datetime | None,
-        *,
-        written_before: int | None = None,
-    ) -> Placed | None: ...
 
 
 def positions(memories: Sequence[Memory]) -> list[Placed]:
@@ -67,7 +55,7 @@ class Predecessors:
     """The memory each memory of one user's write comes after: in its session, or among all of
     the user's memories for a memory without a session."""
 
-    def __init__(self, records: PreviousSource, user_id: str, memories: Sequence[Memory]) -> None:
+    def __init__(self, records: GraphTables, user_id: str, memories: Sequence[Memory]) -> None:
         self.records = records
         self.user_id = user_id
         self.memories = list(memories)
