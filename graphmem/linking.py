@@ -59,11 +59,13 @@ class Linker:
     def __init__(
         self,
         records: LinkRecords,
-        per_entity: int = 10,
-        hub_share: float = 0.05,
-        hub_min: int = 25,
-        per_topic: int = 3,
+        per_entity: int,
+        hub_share: float,
+        hub_min: int,
+        per_topic: int,
     ) -> None:
+        # No defaults of its own: Settings (link_*) is where these are chosen and documented;
+        # a second set here had already drifted from it (hub_min 25 vs 10, per_topic 3 vs 0).
         self.records = records
         self.per_entity = per_entity
         self.per_topic = per_topic
