@@ -12,8 +12,8 @@ import threading
 from functools import lru_cache
 from typing import Any
 
-from extractors.base import Entity, Mention
-from extractors.normalize import Normalizer
+from graphmem.extractors.base import Entity, Mention
+from graphmem.extractors.normalize import Normalizer
 
 FLAGS = {"nr": "person", "nrfg": "person", "nrt": "person", "ns": "place", "nt": "org",
          "nz": "thing"}
