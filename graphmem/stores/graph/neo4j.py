@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from graphmem.errors import StoreUnavailableError
+from graphmem.extras import require_extra
 from graphmem.stores.graph.port import GraphEdge, GraphNode
 
 _NAME = re.compile(r"^//\s*name:\s*(\w+)\s*$", re.MULTILINE)
@@ -55,6 +56,7 @@ class Neo4jGraph:
     in_process = False
 
     def __init__(self, url: str, user: str, password: str | None, database: str | None = None):
+        require_extra("neo4j", "neo4j", "the Neo4j graph store")
         import neo4j
 
         self._neo4j = neo4j
