@@ -8,6 +8,7 @@ from graphmem.model import Hit, Memory, MemoryType, Source, Status
 from graphmem.requests import SearchRequest, SearchResult, WriteItem
 from graphmem.service import MemoryService
 from graphmem.settings import Settings
+from graphmem.version import __version__
 
 __all__ = [
     "GraphmemError",
@@ -24,5 +25,5 @@ __all__ = [
     "StoreUnavailableError",
     "InvalidInputError",
     "WriteItem",
+    "__version__",
 ]
-__version__ = "0.1.0"
