@@ -283,7 +283,10 @@ def test_the_installed_wheel_serves_mcp_over_stdio_without_torch(installed: Inst
     async def session() -> tuple[set[str], str, list[str]]:
         async with Client(transport, init_timeout=180, timeout=120) as c:
             tools = {t.name for t in await c.list_tools()}
-            w = await c.call_tool("memory_write", {"content": "Ines waters the ferns on Fridays"})
+            w = await c.call_tool(
+                "memory_write",
+                {"content": "Ines waters the ferns on Fridays", "memory_type": "fact"},
+            )
             s = await c.call_tool("memory_search", {"query": "who waters the ferns"})
             hits = [h["memory_id"] for h in s.structured_content["hits"]]
             return tools, w.structured_content["memory_id"], hits
