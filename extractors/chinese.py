@@ -28,14 +28,17 @@ def _posseg() -> Any | None:
     """jieba's tagger, or None without graphmem[zh]: then Chinese text has no entities (one
     warning says so), while storing and keyword search still work, since graphmem.text
     tokenises CJK by characters and bigrams without jieba."""
-    jieba = optional_extra(
-        "jieba",
-        "zh",
-        "Chinese entity extraction",
-        "Chinese memories are stored and searched by their characters, without entities",
-    )
-    if jieba is None:
+    if (
+        optional_extra(
+            "jieba",
+            "zh",
+            "Chinese entity extraction",
+            "Chinese memories are stored and searched by their characters, without entities",
+        )
+        is None
+    ):
         return None
+    import jieba
     import jieba.posseg
 
     jieba.setLogLevel(logging.WARNING)

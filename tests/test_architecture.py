@@ -1,6 +1,7 @@
 """The floor plan, checked: no import cycles inside graphmem/ (extractors/ included: it is
-graphmem.extractors), and no module over 500 lines. Run it alone with `python -m pytest tests/test_architecture.py`; on failure it
-prints the modules of every cycle, which is where to start untangling.
+graphmem.extractors), and no module over 500 lines. Run it alone with
+`python -m pytest tests/test_architecture.py`; on failure it prints the modules of every
+cycle, which is where to start untangling.
 
 Imports are read from the source (ast), every `import` in a module counts, also those inside
 functions (a lazy import hides a cycle, it does not remove it); only imports under

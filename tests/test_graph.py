@@ -158,7 +158,8 @@ def test_every_statement_the_adapter_runs_is_in_cypher_files() -> None:
 
 
 def _browser_queries() -> list[str]:
-    return sorted(p.name for p in (cypher_dir() / "browser").iterdir() if p.name.endswith(".cypher"))
+    folder = cypher_dir() / "browser"
+    return sorted(p.name for p in folder.iterdir() if p.name.endswith(".cypher"))
 
 
 def test_cypher_is_package_data_and_the_environment_overrides_it(
