@@ -22,8 +22,8 @@ trap 'rm -rf "$TOOLS"' EXIT
 "$PY" -m venv "$TOOLS/venv"
 "$TOOLS/venv/bin/python" -m pip install -q "uv==$UV_VERSION"
 UV=$TOOLS/venv/bin/uv
-# uv verifies TLS with its own roots unless told to use the system's (as pip here does)
-export UV_NATIVE_TLS=${UV_NATIVE_TLS:-1}
+# uv verifies TLS with its own roots unless told to use the system's (as pip does)
+export UV_SYSTEM_CERTS=${UV_SYSTEM_CERTS:-1}
 
 mkdir -p "$REPO/requirements"
 cd "$REPO"
