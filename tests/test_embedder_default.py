@@ -116,7 +116,9 @@ def test_vectors_agree_with_the_torch_reference(embedder: Embedder) -> None:
 
 
 @pytest.mark.slow
-def test_store_of_the_torch_path_is_flagged_and_rebuilt(tmp_path: Path) -> None:
+def test_store_of_the_torch_path_is_flagged_and_rebuilt(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
     """Written by sentence-transformers (`query_runtime=torch`), opened with the default: the
     vectors differ (cosine ~0.99, not 0.999), so doctor names both and rebuild migrates."""
     data = tmp_path / "d"
@@ -129,7 +131,9 @@ def test_store_of_the_torch_path_is_flagged_and_rebuilt(tmp_path: Path) -> None:
     assert report["recorded_model"] == "all-MiniLM-L6-v2@fp32"
     assert report["configured_model"] == f"all-MiniLM-L6-v2@int8:{MODEL_SHA256[:8]}"
     assert "graphmem backfill rebuild" in report["hint"]
-    svc = MemoryService(Settings(data_dir=data))
+    with caplog.at_level("WARNING", logger="graphmem"):
+        svc = MemoryService(Settings(data_dir=data))
+    assert "another build of the same model, so searches work" in caplog.text
     try:
         assert rebuild(svc.context)["vectors"] == len(TEXTS) - 1
         assert svc.records.meta(EMBEDDING_META) == svc.context.embedder.identity
