@@ -247,11 +247,6 @@ def _open_service(
 ) -> tuple["MemoryService", WorkingMemoryStore]:
     from graphmem.service import MemoryService
 
-    if settings.torch_threads:
-        import torch
-
-        torch.set_num_threads(settings.torch_threads)
-
     working = open_working(
         cfg.working_backend,
         ttl_seconds=cfg.working_ttl_seconds,
