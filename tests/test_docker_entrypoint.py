@@ -82,6 +82,10 @@ def test_without_separate_passwords_the_urls_are_left_alone() -> None:
     env = {"GRAPHMEM_MYSQL_URL": "mysql://u:already%40encoded@h/db"}
     ep.fill_passwords(env)
     assert env == {"GRAPHMEM_MYSQL_URL": "mysql://u:already%40encoded@h/db"}
+    # compose turns an unset .env entry into an empty value: no password, not an empty one
+    env = {"GRAPHMEM_REDIS_URL": "redis://redis:6379/0", "GRAPHMEM_REDIS_PASSWORD": ""}
+    ep.fill_passwords(env)
+    assert env == {"GRAPHMEM_REDIS_URL": "redis://redis:6379/0"}
 
 
 @pytest.mark.parametrize(

@@ -68,7 +68,7 @@ def fill_passwords(env: MutableMapping[str, str]) -> None:
         password = read_password(env, pw_name)
         env.pop(pw_name, None)
         env.pop(pw_name + "_FILE", None)
-        if password is None:
+        if not password:  # unset, or compose's empty value for an unset .env entry
             continue
         url = env.get(url_name)
         if not url:
