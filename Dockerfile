@@ -1,8 +1,7 @@
-# syntax=docker/dockerfile:1
 # graphmem's MCP server: CPU only, no torch. The embedding model is an ONNX file inside a Python
 # package, so nothing is fetched from a model hub, at build time or at run time.
 #
-#   docker build -t graphmem .          (or `docker compose build`; docs/deploy.md)
+#   docker build -t graphmem:0.1.0 .    (or `docker compose build`; docs/deploy.md)
 #
 # Three stages, so that a change to graphmem's code rebuilds only the last small layers:
 #   deps   the dependencies, from the hashed lock file and nothing else
@@ -29,6 +28,8 @@ RUN pip wheel --no-deps --wheel-dir /wheels .
 
 FROM ${PYTHON_IMAGE}
 ENV PATH=/opt/venv/bin:$PATH \
+    PIP_NO_CACHE_DIR=1 \
+    PIP_DISABLE_PIP_VERSION_CHECK=1 \
     PYTHONUNBUFFERED=1 \
     PYTHONDONTWRITEBYTECODE=1 \
     HF_HUB_OFFLINE=1 \

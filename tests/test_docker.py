@@ -84,6 +84,14 @@ def test_stages_build_on_one_pinned_python_base() -> None:
     assert GLOBAL_ARGS["PYTHON_IMAGE"] == "python:3.11-slim-bookworm"
     assert [s.name for s in STAGES] == ["deps", "wheel", None]
     assert {s.base for s in STAGES} == {"python:3.11-slim-bookworm"}
+    # No `# syntax=` line: it would pull a BuildKit frontend image by a floating tag.
+    assert not re.search(r"^#\s*syntax=", DOCKERFILE, re.M)
+
+
+def test_no_stage_keeps_a_pip_cache() -> None:
+    for stage in STAGES:
+        env = " ".join(stage.args("ENV"))
+        assert "PIP_NO_CACHE_DIR=1" in env, stage.name
 
 
 def test_dependencies_come_from_the_hashed_lock_in_a_layer_of_their_own() -> None:
