@@ -33,7 +33,13 @@ from graphmem import __version__, metrics
 from graphmem.errors import InvalidInputError
 from graphmem.mcp import prompts, resources
 from graphmem.mcp.context import ToolContext, ToolRegistry, caller_lookup
-from graphmem.mcp.http import metrics_endpoint, serve_http, token_verifier
+from graphmem.mcp.http import (
+    HEALTH_PATH,
+    healthz_endpoint,
+    metrics_endpoint,
+    serve_http,
+    token_verifier,
+)
 from graphmem.mcp.identity import TokenTable, add_token
 from graphmem.mcp.middleware import GuardMiddleware, check_budgets
 from graphmem.mcp.stats import ToolStats
@@ -101,6 +107,9 @@ def create_server(
     metrics.register_tools(tools)
 
     resources.register(mcp, ctx)
+    mcp.custom_route(HEALTH_PATH, methods=["GET"], include_in_schema=False)(
+        partial(healthz_endpoint, svc)
+    )
     if cfg.metrics:
         mcp.custom_route(cfg.metrics_path, methods=["GET"], include_in_schema=False)(
             partial(metrics_endpoint, cfg)
