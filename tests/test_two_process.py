@@ -21,7 +21,16 @@ from typing import Any
 import pytest
 
 from graphmem.errors import StoreInUseError
-from graphmem.localserver import SERVER_FILE, ServerCard, card_path, publish, read, running
+from graphmem.localserver import (
+    CLI_ROUTE,
+    SERVER_FILE,
+    ServerCard,
+    card_path,
+    publish,
+    read,
+    running,
+)
+from graphmem.mcp.local import is_loopback, local_url
 from graphmem.stores.vectors.edge import EdgeVectors
 from tests.conftest import stop_process
 from tests.test_mcp import child_env, free_port, graphmem_exe
@@ -243,3 +252,46 @@ def test_a_store_held_by_another_process_is_one_line_and_exit_3(held_store: Path
         f"graphmem: the store in {held_store} is in use by another graphmem process; stop it,"
         " or wait for it to finish"
     )
+
+
+def _post(url: str, path: str, token: str, body: dict[str, Any]) -> int:
+    import urllib.error
+    import urllib.request
+
+    req = urllib.request.Request(
+        url + path,
+        data=json.dumps(body).encode(),
+        headers={
+            "Authorization": f"Bearer {token}",
+            "Content-Type": "application/json",
+            "Accept": "application/json, text/event-stream",
+        },
+        method="POST",
+    )
+    try:
+        with urllib.request.urlopen(req, timeout=30) as resp:
+            return int(resp.status)
+    except urllib.error.HTTPError as e:
+        return int(e.code)
+
+
+def test_the_cli_endpoint_takes_the_cards_token_only(http_serve: tuple[Path, int]) -> None:
+    """The card's token opens the CLI endpoint and nothing else; an MCP token does not open it."""
+    data_dir, _ = http_serve
+    card = running(data_dir)
+    assert card is not None and card.url and card.token
+    stats = {"argv": ["stats"], "user": "ann"}
+    assert _post(card.url, CLI_ROUTE, card.token, stats) == 200
+    assert _post(card.url, CLI_ROUTE, "two-process-test-token-0001", stats) == 401
+    assert _post(card.url, CLI_ROUTE, card.token + "x", stats) == 401
+    assert _post(card.url, "/mcp", card.token, {"jsonrpc": "2.0", "id": 1, "method": "ping"}) == 401
+
+
+def test_local_urls_are_loopback_only() -> None:
+    assert local_url("127.0.0.1", 8765) == "http://127.0.0.1:8765"
+    assert local_url("0.0.0.0", 8765) == "http://127.0.0.1:8765"
+    assert local_url("::", 8765) == "http://[::1]:8765"
+    assert local_url("::1", 8765) == "http://[::1]:8765"
+    assert local_url("192.168.1.20", 8765) is None  # the endpoint would refuse its own host
+    assert is_loopback("127.0.0.1") and is_loopback("::1")
+    assert not is_loopback("10.0.0.1") and not is_loopback(None) and not is_loopback("x")
