@@ -177,7 +177,8 @@ def serve_command(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return 3
-    announce_data_dir(settings)
+    # over HTTP the startup line says where the data is; stdio has no startup line
+    new_store = announce_data_dir(settings, new_store_now=args.stdio)
     _stop_on_sigterm()
 
     if args.stdio:
@@ -219,7 +220,8 @@ def serve_command(args: argparse.Namespace) -> int:
                 add_cli_route(server, svc, card, run_sent)
             print(
                 f"graphmem MCP server on http://{cfg.host}:{cfg.port}{cfg.mcp_path}"
-                f" ({len(table.users())} user(s) with tokens; data in {settings.data_dir})",
+                f" ({len(table.users())} user(s) with tokens; data in {settings.data_dir}"
+                f"{', a new store' if new_store else ''})",
                 file=sys.stderr,
                 flush=True,
             )
