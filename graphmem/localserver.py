@@ -19,6 +19,7 @@ import contextlib
 import json
 import os
 import secrets
+import sys
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
@@ -96,6 +97,8 @@ def alive(pid: int) -> bool:
     another program; where /proc tells, that one does not count."""
     if pid <= 0:
         return False
+    if sys.platform == "win32":
+        return _alive_windows(pid)
     try:
         os.kill(pid, 0)
     except ProcessLookupError:
@@ -109,6 +112,24 @@ def alive(pid: int) -> bool:
         return not Path("/proc/self").exists()  # no /proc on this platform: trust the pid
     except OSError:
         return True
+
+
+def _alive_windows(pid: int) -> bool:
+    """os.kill(pid, 0) would terminate the process on Windows: ask for its exit code."""
+    if sys.platform != "win32":
+        raise OSError("Windows only")
+    import ctypes
+
+    kernel32 = ctypes.windll.kernel32
+    handle = kernel32.OpenProcess(0x1000, False, pid)  # PROCESS_QUERY_LIMITED_INFORMATION
+    if not handle:
+        return False
+    try:
+        code = ctypes.c_ulong()
+        kernel32.GetExitCodeProcess(handle, ctypes.byref(code))
+        return code.value == 259  # STILL_ACTIVE
+    finally:
+        kernel32.CloseHandle(handle)
 
 
 __all__ = [
