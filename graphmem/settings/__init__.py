@@ -1,6 +1,7 @@
 """Settings, from environment variables (GRAPHMEM_*) or a .env file, with safe embedded defaults.
 
-With nothing set, graphmem runs on SQLite + Qdrant Edge under ./data: no server needed.
+With nothing set, graphmem runs on SQLite + Qdrant Edge in the user's data directory
+(graphmem.settings.paths): no server needed.
 
 One tree: the root `Settings` holds the stores and search, and one section per part that is
 configured on its own, each with its own prefix and built once with the root: `guard`
@@ -20,6 +21,7 @@ from pydantic import AliasChoices, Field, SecretStr, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from graphmem.guard.settings import GuardSettings
+from graphmem.settings.paths import default_data_dir
 from graphmem.settings.sections import LlmSettings, TemporalSettings
 from graphmem.settings.server import McpSettings
 
@@ -107,7 +109,9 @@ class Settings(BaseSettings):
     llm: LlmSettings = Field(default_factory=LlmSettings, description="the LLM endpoint")
 
     data_dir: Path = Field(
-        Path("data"), description="where the embedded stores and the server's own files live"
+        default_factory=default_data_dir,
+        description="where the embedded stores and the server's own files live; a ./data that"
+        " holds a store made before this default is still used, with a notice",
     )
     user_id: str = Field("default", description="the user for CLI and stdio calls")
 
