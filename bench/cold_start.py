@@ -65,6 +65,7 @@ def seed(tree: Path, data_dir: Path, n: int) -> None:
         [sys.executable, "-c", code, str(data_dir)],
         input=json.dumps(texts),
         env=env_for(tree, data_dir),
+        cwd=tree,
         capture_output=True,
         text=True,
         check=True,
@@ -73,8 +74,12 @@ def seed(tree: Path, data_dir: Path, n: int) -> None:
 
 
 def timed(argv: list[str], env: dict[str, str]) -> float:
+    """Wall time of one command, run from its tree: `python -m` puts the working directory
+    first on sys.path, so from anywhere else another checkout's graphmem could be the one run."""
     t = time.perf_counter()
-    subprocess.run(argv, env=env, capture_output=True, check=True, timeout=600)
+    subprocess.run(
+        argv, env=env, cwd=env["PYTHONPATH"], capture_output=True, check=True, timeout=600
+    )
     return time.perf_counter() - t
 
 
@@ -124,6 +129,7 @@ def server_ready(tree: Path, data_dir: Path) -> float:
     proc = subprocess.Popen(
         [sys.executable, "-m", "graphmem.cli", "serve", "--port", str(port)],
         env=env_for(tree, data_dir),
+        cwd=tree,
         stdin=subprocess.DEVNULL,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
