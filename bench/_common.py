@@ -103,12 +103,10 @@ def machine_info() -> dict[str, Any]:
         "platform": platform.platform(terse=True),
         "git": _git_rev(),
     }
-    try:
-        import torch
+    try:  # the version only: importing torch would change the process being measured
+        from importlib.metadata import version
 
-        info["torch"] = torch.__version__
-        # torch's own default; graphmem's Settings.torch_threads may set another (see settings)
-        info["torch_default_threads"] = torch.get_num_threads()
+        info["torch"] = version("torch")
     except ImportError:
         pass
     try:

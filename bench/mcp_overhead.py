@@ -301,14 +301,6 @@ def main() -> None:
 
     from graphmem import MemoryService, Settings
 
-    # The server limits the model's intra-op threads (GRAPHMEM_TORCH_THREADS); do the same
-    # here so both paths embed under the same conditions.
-    threads = Settings().torch_threads
-    if threads:
-        import torch
-
-        torch.set_num_threads(threads)
-
     load_start = os.getloadavg()  # the machine may be shared; record how busy it was
     tmp = Path(tempfile.mkdtemp(prefix="graphmem-mcp-bench-"))
     proc = None
@@ -349,7 +341,7 @@ def main() -> None:
         "sequential": seq,
         "concurrent": conc,
         "concurrent_direct": conc_direct,
-        "torch_threads": threads,
+        "embedding_threads": Settings().torch_threads,
     }
     out = args.out or RESULTS_DIR / f"mcp_overhead-{time.strftime('%Y%m%d-%H%M%S')}.json"
     out.parent.mkdir(parents=True, exist_ok=True)

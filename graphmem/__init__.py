@@ -1,18 +1,54 @@
 """graphmem: graph-structured long-term and working memory for LLM agents.
 
 The public surface is small: build a `MemoryService` from `Settings` and call it.
+
+The names below are resolved on first use (PEP 562): importing the package, which every
+`graphmem` command does first, must not load the settings, the stores or numpy, so that
+`graphmem --help` and the CLI's argument parsing stay fast.
 """
 
-from graphmem.errors import GraphmemError, InvalidInputError, NotFoundError, StoreUnavailableError
-from graphmem.model import Hit, Memory, MemoryType, Source, Status
-from graphmem.requests import SearchRequest, SearchResult, WriteItem
-from graphmem.service import MemoryService
-from graphmem.settings import Settings
-from graphmem.version import __version__
+from __future__ import annotations
+
+from importlib import import_module
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from graphmem.errors import (
+        GraphmemError,
+        InvalidInputError,
+        NotFoundError,
+        StoreUnavailableError,
+    )
+    from graphmem.model import Hit, Memory, MemoryType, Source, Status
+    from graphmem.requests import SearchRequest, SearchResult, WriteItem
+    from graphmem.service import MemoryService
+    from graphmem.settings import Settings
+    from graphmem.version import __version__
+
+# Each public name and the module it lives in.
+_EXPORTS = {
+    "GraphmemError": "graphmem.errors",
+    "InvalidInputError": "graphmem.errors",
+    "NotFoundError": "graphmem.errors",
+    "StoreUnavailableError": "graphmem.errors",
+    "Hit": "graphmem.model",
+    "Memory": "graphmem.model",
+    "MemoryType": "graphmem.model",
+    "Source": "graphmem.model",
+    "Status": "graphmem.model",
+    "SearchRequest": "graphmem.requests",
+    "SearchResult": "graphmem.requests",
+    "WriteItem": "graphmem.requests",
+    "MemoryService": "graphmem.service",
+    "Settings": "graphmem.settings",
+    # the installed metadata's version (pyproject.toml's), read on first use
+    "__version__": "graphmem.version",
+}
 
 __all__ = [
     "GraphmemError",
     "Hit",
+    "InvalidInputError",
     "Memory",
     "MemoryService",
     "MemoryType",
@@ -23,7 +59,19 @@ __all__ = [
     "Source",
     "Status",
     "StoreUnavailableError",
-    "InvalidInputError",
     "WriteItem",
     "__version__",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module 'graphmem' has no attribute {name!r}")
+    value = getattr(import_module(module), name)
+    globals()[name] = value  # later lookups skip this function
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *_EXPORTS})

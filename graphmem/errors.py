@@ -42,3 +42,15 @@ class NotFoundError(GraphmemError):
 
 class StoreUnavailableError(GraphmemError):
     """A store could not be reached. Records failures abort the call; projection failures don't."""
+
+
+class StoreInUseError(StoreUnavailableError):
+    """Another process holds the embedded store in `data_dir`; nothing is wrong with the store.
+
+    Qdrant Edge locks its write-ahead log for the process that opened it, so a second process
+    cannot open it while, say, `graphmem serve` runs. Telling this apart from a broken store
+    lets the CLI ask that server instead, or name it (graphmem.cli.remote)."""
+
+    def __init__(self, data_dir: object) -> None:
+        super().__init__(f"the store in {data_dir} is in use by another graphmem process")
+        self.data_dir = data_dir

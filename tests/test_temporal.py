@@ -96,6 +96,25 @@ def test_slot_rules_extend_by_settings_and_bad_rules_are_named() -> None:
     assert find_slots("The weather was lovely today", compile_rules(), Normalizer()) == []
 
 
+def test_slot_table_compiles_on_the_first_write_and_a_bad_setting_at_open(
+    tmp_path: Path, embedder: Embedder
+) -> None:
+    """A read-only command (search, get, stats) never pays for compiling the slot table; a bad
+    rule in the settings still fails when the service opens, naming the rule."""
+    svc = MemoryService(Settings(data_dir=tmp_path / "a"), embedder=embedder)
+    try:
+        svc.search("u", "where do I live?")
+        assert svc.context.temporal._rules is None
+        svc.write("u", "I live in Austin")
+        assert svc.context.temporal._rules
+    finally:
+        svc.close()
+    bad = Settings(data_dir=tmp_path / "b")
+    bad.temporal.slot_rules = [{"attribute": "gym", "pattern": "my gym is (.+)"}]
+    with pytest.raises(ValueError, match="slot rule 0 \\(gym\\)"):
+        MemoryService(bad, embedder=embedder)
+
+
 def test_corrections_and_past_questions_are_recognised() -> None:
     for text in ("Actually, it's on Tuesday", "No, it's Monday", "不对，是周五", "更正：周三"):
         assert is_correction(text), text

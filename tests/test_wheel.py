@@ -248,10 +248,6 @@ def test_the_installed_wheel_applies_its_cypher_to_a_real_neo4j(installed: Insta
     assert r.returncode == 0, r.stderr
 
 
-@pytest.mark.xfail(
-    reason="the default embedder still imports torch; passes once it runs on onnxruntime alone",
-    strict=False,
-)
 def test_the_installed_wheel_serves_mcp_over_stdio_without_torch(installed: Installed) -> None:
     """What an MCP client launching the default install does: initialize, tools/list, a write
     and a search over stdio, in a process where torch and sentence-transformers are not

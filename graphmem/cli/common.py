@@ -2,52 +2,169 @@
 text or JSON, and turning errors into exit codes.
 
 Every command takes --user and --json. Bad input exits with status 2 and one line naming the
-field; a store that cannot be reached exits with status 3.
+field; a store that cannot be reached, or that a running server holds and cannot be asked,
+exits with status 3.
+
+Only the standard library and light graphmem modules are imported here: `graphmem --help`
+builds every command's parser, and must not pay for the settings, the stores or the model.
+Commands print through `out()` / `err()` so that a server can run one on its own open store
+and send back exactly what it printed (graphmem.cli.remote).
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import sys
-from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable, Iterator
+from contextvars import ContextVar
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, TextIO
 
 from graphmem.actor import CLI, current_actor
-from graphmem.errors import GraphmemError, InvalidInputError, StoreUnavailableError
-from graphmem.model import Memory
-from graphmem.settings import Settings
+from graphmem.errors import (
+    GraphmemError,
+    InvalidInputError,
+    StoreInUseError,
+    StoreUnavailableError,
+)
 
 if TYPE_CHECKING:
+    from graphmem.model import Memory
     from graphmem.service import MemoryService
+    from graphmem.settings import Settings
 
 Command = Callable[[argparse.Namespace], int | None]
 """A command runs on the parsed arguments; it returns an exit code, or None for 0."""
 AddCommand = Callable[[str, Command, str], argparse.ArgumentParser]
 """Registers a subcommand (name, command, help) and returns its parser for the arguments."""
 
+IN_USE = 3
+"""The exit code of a command that could not reach its store (held by a server, or down)."""
 
-def open_service(args: argparse.Namespace) -> MemoryService:
-    """The service on --data-dir (else the configured one); imported here so `graphmem --help`
-    does not load the stores and the embedding model."""
-    from graphmem.service import MemoryService
+_out: ContextVar[TextIO | None] = ContextVar("graphmem_cli_out", default=None)
+_err: ContextVar[TextIO | None] = ContextVar("graphmem_cli_err", default=None)
+_held: ContextVar[MemoryService | None] = ContextVar("graphmem_cli_service", default=None)
+_new_stores: list[Path] = []
+"""Stores this process is creating; each is announced once its command succeeds."""
+
+
+def out() -> TextIO:
+    """Where a command's output goes: stdout, or the buffer of a server running it."""
+    return _out.get() or sys.stdout
+
+
+def err() -> TextIO:
+    return _err.get() or sys.stderr
+
+
+@contextlib.contextmanager
+def held_service(service: MemoryService, stdout: TextIO, stderr: TextIO) -> Iterator[None]:
+    """Run commands on an already open service, printing into the given streams: how a
+    server runs a command a CLI sent it. Context variables, so concurrent requests in other
+    threads keep their own."""
+    tokens = (_held.set(service), _out.set(stdout), _err.set(stderr))
+    try:
+        yield
+    finally:
+        _held.reset(tokens[0])
+        _out.reset(tokens[1])
+        _err.reset(tokens[2])
+
+
+def serving() -> bool:
+    """Is this command running inside a server, on the server's own service?"""
+    return _held.get() is not None
+
+
+def settings_of(args: argparse.Namespace) -> Settings:
+    from graphmem.settings import Settings
 
     overrides: dict[str, Any] = {}
-    if args.data_dir:
+    if getattr(args, "data_dir", None):
         overrides["data_dir"] = args.data_dir
-    return MemoryService(Settings(**overrides))
+    return Settings(**overrides)
+
+
+def data_dir_of(args: argparse.Namespace) -> Path:
+    return settings_of(args).data_dir
+
+
+def announce_data_dir(settings: Settings, *, new_store_now: bool = True) -> Path | None:
+    """Say on stderr that the old default ./data is in use, and that
+    this run creates a new store (so a first run says where memories go).
+
+    Returns the directory of a store about to be created. With `new_store_now` false the
+    caller says it later, once the command has succeeded: a command that fails on bad input
+    prints one line, its error, and nothing else."""
+    from graphmem.settings.paths import holds_store, legacy_notice
+
+    where = settings.data_dir.expanduser()
+    # a field pydantic filled from its default is not in model_fields_set; a flag, a variable
+    # or a .env line is
+    notice = legacy_notice(settings.data_dir, defaulted="data_dir" not in settings.model_fields_set)
+    if notice:
+        print(notice, file=err())
+        return None
+    if settings.records_backend != "sqlite" or holds_store(where):
+        return None
+    if new_store_now:
+        print(new_store_line(where), file=err())
+        return None
+    return where
+
+
+def new_store_line(data_dir: Path) -> str:
+    return (
+        f"graphmem: created a new store in {data_dir.resolve()}"
+        " (GRAPHMEM_DATA_DIR or --data-dir chooses another)"
+    )
+
+
+class _Borrowed(contextlib.AbstractContextManager["MemoryService"]):
+    """A server's service, lent to one command: leaving the `with` must not close it."""
+
+    def __init__(self, service: MemoryService) -> None:
+        self.service = service
+
+    def __enter__(self) -> MemoryService:
+        return self.service
+
+    def __exit__(self, *exc: object) -> None:
+        return None
+
+
+def open_service(args: argparse.Namespace) -> contextlib.AbstractContextManager[MemoryService]:
+    """The service on --data-dir (else the configured one), or the server's own when a server
+    runs this command; imported here so `graphmem --help` does not load the stores and the
+    embedding model."""
+    held = _held.get()
+    if held is not None:
+        return _Borrowed(held)
+    from graphmem.service import MemoryService
+
+    settings = settings_of(args)
+    fresh = announce_data_dir(settings, new_store_now=False)
+    if fresh is not None:
+        _new_stores.append(fresh)
+    return MemoryService(settings)
 
 
 def user_of(args: argparse.Namespace) -> str:
-    return args.user or os.environ.get("GRAPHMEM_USER_ID") or Settings().user_id
+    if args.user or os.environ.get("GRAPHMEM_USER_ID"):
+        return args.user or os.environ["GRAPHMEM_USER_ID"]
+    from graphmem.settings import Settings
+
+    return Settings().user_id
 
 
 def emit(args: argparse.Namespace, data: Any, text: str) -> None:
     if args.json:
-        print(json.dumps(data, ensure_ascii=False, default=str))
+        print(json.dumps(data, ensure_ascii=False, default=str), file=out())
     else:
-        print(text)
+        print(text, file=out())
 
 
 def memory_line(m: Memory) -> str:
@@ -67,23 +184,47 @@ def to_int(field: str) -> Callable[[str], int]:
 
 
 def fail(error: Exception, code: int) -> int:
-    print(f"error: {error}", file=sys.stderr)
+    print(f"error: {error}", file=err())
     return code
 
 
-def run(args: argparse.Namespace) -> int:
+Route = Callable[[argparse.Namespace], int | None]
+"""Runs a command elsewhere and returns its exit code, or None to run it here."""
+
+
+def run(args: argparse.Namespace, route: Route | None = None) -> int:
     """Run the chosen command as the CLI actor - whoever runs the command owns the data: an
-    operator - and map its errors to the exit codes the module docstring promises."""
+    operator - and map its errors to the exit codes the module docstring promises.
+
+    A command that opens the store first goes to `route`: the `graphmem` command passes the
+    one that asks whether a server holds the store, and then has that server run it or stops
+    with one line naming it (graphmem.cli.remote).
+    """
     token = current_actor.set(CLI)
     try:
-        return args.fn(args) or 0
+        if route is not None and getattr(args, "opens_store", False) and not serving():
+            routed = route(args)
+            if routed is not None:
+                return routed
+        code = args.fn(args) or 0
+        if code == 0:
+            from graphmem.settings.paths import holds_store
+
+            for where in _new_stores:
+                if holds_store(where):
+                    print(new_store_line(where), file=err())
+        return code
+    except StoreInUseError as e:
+        print(f"graphmem: {e}; stop it, or wait for it to finish", file=err())
+        return IN_USE
     except InvalidInputError as e:
         return fail(e, 2)
     except StoreUnavailableError as e:
-        return fail(e, 3)
+        return fail(e, IN_USE)
     except GraphmemError as e:
         return fail(e, 1)
     except (OSError, json.JSONDecodeError) as e:
         return fail(e, 1)
     finally:
+        _new_stores.clear()
         current_actor.reset(token)

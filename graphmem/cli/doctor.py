@@ -9,11 +9,13 @@ from __future__ import annotations
 
 import argparse
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from graphmem.cli.common import AddCommand, emit
+from graphmem.cli.common import AddCommand, emit, settings_of
 from graphmem.model import utcnow
-from graphmem.settings import Settings
+
+if TYPE_CHECKING:
+    from graphmem.settings import Settings
 
 # A running service projects an outbox row within moments of queuing it (graphmem.projection);
 # one still queued after this long means projection has stopped or a store is failing.
@@ -154,8 +156,7 @@ def check_embeddings(records: Any, vectors: Any, settings: Settings, sample: int
 
 
 def cmd_doctor(args: argparse.Namespace) -> int:
-    overrides: dict[str, Any] = {"data_dir": args.data_dir} if args.data_dir else {}
-    report = diagnose(Settings(**overrides))
+    report = diagnose(settings_of(args))
     lines = []
     for name, st in report["stores"].items():
         detail = st.get("version") or st.get("error") or ""

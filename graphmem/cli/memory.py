@@ -10,7 +10,6 @@ from typing import Any
 from graphmem.cli.common import AddCommand, emit, memory_line, open_service, to_int, user_of
 from graphmem.errors import InvalidInputError
 from graphmem.model import Memory, MemoryType
-from graphmem.requests import SearchRequest, WriteItem
 from graphmem.visibility import Viewer
 
 MAX_STDIN_CHARS = 1 << 20
@@ -26,6 +25,8 @@ def cmd_add(args: argparse.Namespace) -> None:
         "valid_from": args.valid_from,
         "valid_to": args.valid_to,
     }
+    from graphmem.requests import WriteItem
+
     content = args.content if args.content != "-" else sys.stdin.read(MAX_STDIN_CHARS + 1)
     with open_service(args) as svc:
         item = WriteItem(
@@ -36,6 +37,8 @@ def cmd_add(args: argparse.Namespace) -> None:
 
 
 def cmd_search(args: argparse.Namespace) -> None:
+    from graphmem.requests import SearchRequest
+
     with open_service(args) as svc:
         request = SearchRequest(
             query=args.query,

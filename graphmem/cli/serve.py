@@ -11,10 +11,10 @@ import argparse
 from graphmem.cli.common import AddCommand, to_int
 
 
-def cmd_serve(args: argparse.Namespace) -> None:
+def cmd_serve(args: argparse.Namespace) -> int:
     from graphmem.mcp.server import serve_command
 
-    serve_command(args)
+    return serve_command(args)
 
 
 def register(add: AddCommand) -> None:

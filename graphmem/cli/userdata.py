@@ -13,9 +13,9 @@ from collections.abc import Iterator, Mapping
 from typing import TYPE_CHECKING, Any, BinaryIO
 
 from graphmem.cli.common import AddCommand, emit, open_service, user_of
+from graphmem.cli.common import out as stdout
 from graphmem.errors import InvalidInputError
 from graphmem.model import utcnow
-from graphmem.usecases.write import prepare
 from graphmem.visibility import Viewer
 
 if TYPE_CHECKING:
@@ -94,6 +94,8 @@ def read_jsonl(stream: BinaryIO) -> Iterator[tuple[int, dict[str, Any]]]:
 def cmd_import(args: argparse.Namespace) -> None:
     from tqdm import tqdm
 
+    from graphmem.usecases.write import prepare
+
     stream = sys.stdin.buffer if args.file == "-" else open(args.file, "rb")  # noqa: SIM115
     with stream:
         rows = list(read_jsonl(stream))
@@ -133,13 +135,13 @@ def cmd_import(args: argparse.Namespace) -> None:
 
 
 def cmd_export(args: argparse.Namespace) -> None:
-    out = sys.stdout if args.file == "-" else open(args.file, "w", encoding="utf-8")  # noqa: SIM115
+    out = stdout() if args.file == "-" else open(args.file, "w", encoding="utf-8")  # noqa: SIM115
     n = 0
     with open_service(args) as svc:
         for m in svc.list(user_of(args), include_archived=True, viewer=Viewer.OPERATOR):
             out.write(json.dumps(m.to_dict(), ensure_ascii=False) + "\n")
             n += 1
-    if out is not sys.stdout:
+    if args.file != "-":
         out.close()
         emit(args, {"exported": n, "file": args.file}, f"exported {n} memories to {args.file}")
 

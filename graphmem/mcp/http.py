@@ -1,5 +1,5 @@
 """The HTTP front of `graphmem serve`: bearer tokens, a body-size limit, clear 401s and 413s,
-request ids, and the Prometheus endpoint.
+request ids, the Prometheus endpoint and the health probe.
 
 Over HTTP the bearer token is the identity: `token_verifier` turns a token from the hashed
 table (identity.py) into claims naming the user, their role and the token's label, and the
@@ -23,6 +23,8 @@ if TYPE_CHECKING:
     from fastmcp import FastMCP
     from starlette.requests import Request
     from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+    from graphmem.service import MemoryService
 
 
 class GraphmemTokenVerifier(TokenVerifier):
@@ -73,6 +75,44 @@ async def metrics_endpoint(cfg: McpSettings, request: "Request") -> Response:
             )
     body, content_type = await anyio.to_thread.run_sync(metrics.render)  # reads the stores
     return Response(body, media_type=content_type)
+
+
+# The stores a request may need; the same four `graphmem_store_up` reports per store.
+HEALTH_STORES = ("records", "vectors", "graph", "cache")
+HEALTH_PATH = "/healthz"
+
+
+def failing_stores(service: "MemoryService") -> list[str]:
+    """The names of the stores that do not answer their health check right now.
+
+    A closed service fails here too: closing drops the SQLite connection and the Qdrant Edge
+    shard and marks the graph closed, so each of those answers "not ok" afterwards."""
+    failing = []
+    for name in HEALTH_STORES:
+        try:
+            ok = bool(getattr(service.context, name).health().get("ok"))
+        except Exception:  # noqa: BLE001 - a health check that raises means down
+            ok = False
+        if not ok:
+            failing.append(name)
+    return failing
+
+
+async def healthz_endpoint(service: "MemoryService", request: "Request") -> Response:
+    """GET /healthz: 200 when every store answers, 503 naming the ones that do not.
+
+    A container healthcheck or a load balancer polls it without a token, so it says nothing
+    about users or content and no error text (which could carry hosts or credentials): only
+    store names. The probes block (a MySQL or Neo4j round trip), so they run in a worker
+    thread rather than on the event loop that serves MCP calls."""
+    failing = await anyio.to_thread.run_sync(failing_stores, service)
+    if failing:
+        return JSONResponse(
+            {"status": "unavailable", "failing": failing},
+            status_code=503,
+            headers={"cache-control": "no-store"},
+        )
+    return JSONResponse({"status": "ok"}, headers={"cache-control": "no-store"})
 
 
 class HttpGate:
@@ -235,4 +275,13 @@ async def serve_http(server: "FastMCP", cfg: McpSettings, *, log_level: str = "w
     )
 
 
-__all__ = ["HttpGate", "http_middleware", "metrics_endpoint", "serve_http", "token_verifier"]
+__all__ = [
+    "HEALTH_PATH",
+    "HttpGate",
+    "failing_stores",
+    "healthz_endpoint",
+    "http_middleware",
+    "metrics_endpoint",
+    "serve_http",
+    "token_verifier",
+]

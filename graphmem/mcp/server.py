@@ -29,12 +29,20 @@ from typing import TYPE_CHECKING, Any
 from fastmcp import FastMCP
 from fastmcp.server.auth import AuthProvider
 
-from graphmem import __version__, metrics
+from graphmem import __version__, localserver, metrics
+from graphmem.cli.common import announce_data_dir
 from graphmem.errors import InvalidInputError
 from graphmem.mcp import prompts, resources
 from graphmem.mcp.context import ToolContext, ToolRegistry, caller_lookup
-from graphmem.mcp.http import metrics_endpoint, serve_http, token_verifier
+from graphmem.mcp.http import (
+    HEALTH_PATH,
+    healthz_endpoint,
+    metrics_endpoint,
+    serve_http,
+    token_verifier,
+)
 from graphmem.mcp.identity import TokenTable, add_token
+from graphmem.mcp.local import add_cli_route, local_url
 from graphmem.mcp.middleware import GuardMiddleware, check_budgets
 from graphmem.mcp.stats import ToolStats
 from graphmem.mcp.tools import admin, graph, health, memory, working
@@ -101,6 +109,9 @@ def create_server(
     metrics.register_tools(tools)
 
     resources.register(mcp, ctx)
+    mcp.custom_route(HEALTH_PATH, methods=["GET"], include_in_schema=False)(
+        partial(healthz_endpoint, svc)
+    )
     if cfg.metrics:
         mcp.custom_route(cfg.metrics_path, methods=["GET"], include_in_schema=False)(
             partial(metrics_endpoint, cfg)
@@ -115,8 +126,11 @@ def load_tokens(settings: Settings, cfg: McpSettings) -> TokenTable:
     return TokenTable(cfg.tokens_path(settings), env)
 
 
-def serve_command(args: argparse.Namespace) -> None:
-    """`graphmem serve`: HTTP by default, --stdio for one local agent, --add-token to mint."""
+def serve_command(args: argparse.Namespace) -> int:
+    """`graphmem serve`: HTTP by default, --stdio for one local agent, --add-token to mint.
+
+    While it runs, the server's card (graphmem.localserver) is in the data directory, so CLI
+    commands on the same store reach this server instead of failing on the store's lock."""
     overrides: dict[str, Any] = {}
     if args.data_dir:
         overrides["data_dir"] = args.data_dir
@@ -156,53 +170,108 @@ def serve_command(args: argparse.Namespace) -> None:
                 " <token>'.)",
                 file=sys.stderr,
             )
-        return
+        return 0
 
     level = logging.getLogger().getEffectiveLevel()
     log_level = logging.getLevelName(level).lower() if level <= logging.INFO else "warning"
+    if not args.stdio and args.user:
+        raise InvalidInputError(
+            "user", "over HTTP the bearer token decides the user; --user applies to --stdio only"
+        )
+    other = localserver.running(settings.data_dir)
+    if other is not None:
+        print(
+            f"graphmem: the store in {settings.data_dir} is in use by graphmem serve (pid"
+            f" {other.pid}); stop it or serve another --data-dir",
+            file=sys.stderr,
+        )
+        return 3
+    # over HTTP the startup line says where the data is; stdio has no startup line
+    new_store = announce_data_dir(settings, new_store_now=args.stdio)
+    _stop_on_sigterm()
 
     if args.stdio:
         import anyio
 
         user = check_user(args.user or settings.user_id)
-        # Nothing but protocol may reach stdout; model loading gets stderr instead.
-        with contextlib.redirect_stdout(sys.stderr):
-            svc, working = _open_service(settings, cfg)
+        card = localserver.publish(settings.data_dir, "stdio")
         try:
-            server = create_server(svc, settings=cfg, working=working, default_user=user)
-            anyio.run(partial(server.run_stdio_async, show_banner=False))
+            # Nothing but protocol may reach stdout; model loading gets stderr instead.
+            with contextlib.redirect_stdout(sys.stderr):
+                svc, working = _open_service(settings, cfg)
+            try:
+                server = create_server(svc, settings=cfg, working=working, default_user=user)
+                anyio.run(partial(server.run_stdio_async, show_banner=False))
+            finally:
+                working.close()
+                svc.close()
         except KeyboardInterrupt:
-            pass  # the client went away or the user pressed Ctrl-C: a normal stop
+            pass  # the client went away, Ctrl-C or SIGTERM, even while loading: a normal stop
         finally:
-            working.close()
-            svc.close()
-        return
+            localserver.withdraw(settings.data_dir, card)
+        return 0
 
-    if args.user:
-        raise InvalidInputError(
-            "user", "over HTTP the bearer token decides the user; --user applies to --stdio only"
-        )
     table = load_tokens(settings, cfg)
     if len(table) == 0:
         _first_token(settings, cfg)
         table = load_tokens(settings, cfg)
     import anyio
 
-    svc, working = _open_service(settings, cfg)
+    if cfg.port == 0:  # the card needs the port before uvicorn binds it
+        cfg.port = _free_port(cfg.host)
+    card = localserver.publish(settings.data_dir, "http", local_url(cfg.host, cfg.port))
     try:
-        server = create_server(svc, settings=cfg, working=working, auth=token_verifier(table))
-        print(
-            f"graphmem MCP server on http://{cfg.host}:{cfg.port}{cfg.mcp_path}"
-            f" ({len(table.users())} user(s) with tokens; data in {settings.data_dir})",
-            file=sys.stderr,
-            flush=True,
-        )
-        anyio.run(partial(serve_http, server, cfg, log_level=log_level))
+        svc, working = _open_service(settings, cfg)
+        try:
+            server = create_server(svc, settings=cfg, working=working, auth=token_verifier(table))
+            run_sent = getattr(args, "run_sent", None)
+            if card.url and run_sent is not None:
+                add_cli_route(server, svc, card, run_sent)
+            print(
+                f"graphmem MCP server on http://{cfg.host}:{cfg.port}{cfg.mcp_path}"
+                f" ({len(table.users())} user(s) with tokens; data in {settings.data_dir}"
+                f"{', a new store' if new_store else ''})",
+                file=sys.stderr,
+                flush=True,
+            )
+            anyio.run(partial(serve_http, server, cfg, log_level=log_level))
+        finally:
+            working.close()
+            svc.close()
     except KeyboardInterrupt:
-        pass
+        pass  # Ctrl-C or SIGTERM, even while loading: a normal stop
     finally:
-        working.close()
-        svc.close()
+        localserver.withdraw(settings.data_dir, card)
+    return 0
+
+
+def _stop_on_sigterm() -> None:
+    """Make SIGTERM (a service manager's stop, `kill`) a normal stop, like Ctrl-C.
+
+    Left at its default, SIGTERM ends the process where it stands: uvicorn shuts down
+    gracefully and then raises the signal again for the previous handler, so neither the
+    service's close nor the removal of the server's card would run, and the card would
+    outlive the server."""
+    import signal
+    import threading
+
+    if threading.current_thread() is not threading.main_thread():
+        return
+
+    def stop(signum: int, frame: object) -> None:
+        raise KeyboardInterrupt
+
+    signal.signal(signal.SIGTERM, stop)
+
+
+def _free_port(host: str) -> int:
+    """A port nobody listens on now, for `--port 0`."""
+    import socket
+
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    with socket.socket(family, socket.SOCK_STREAM) as s:
+        s.bind((host, 0))
+        return int(s.getsockname()[1])
 
 
 FIRST_TOKEN_FILE = "mcp_first_token"
@@ -246,11 +315,6 @@ def _open_service(
     settings: Settings, cfg: McpSettings
 ) -> tuple["MemoryService", WorkingMemoryStore]:
     from graphmem.service import MemoryService
-
-    if settings.torch_threads:
-        import torch
-
-        torch.set_num_threads(settings.torch_threads)
 
     working = open_working(
         cfg.working_backend,

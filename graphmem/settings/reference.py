@@ -48,6 +48,9 @@ def type_name(tp: Any) -> str:
 
 def default_of(field: FieldInfo) -> str:
     if field.default_factory is not None:
+        text = getattr(field.default_factory, "text", None)
+        if isinstance(text, str):  # a default resolved per machine, described instead
+            return text
         value = field.default_factory()  # type: ignore[call-arg]
     elif field.default is PydanticUndefined:
         return "required"

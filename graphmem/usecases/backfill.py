@@ -179,11 +179,17 @@ def check_on_open(ctx: Context) -> None:
         )
     made_by = records.meta(EMBEDDING_META)
     if made_by is not None and made_by != ctx.embedder.identity:
+        # Another build of the same model (another precision or runtime: cosine ~0.99) still
+        # finds the right memories; another model does not. Say which, so nobody panics.
+        same_model = made_by.split("@")[0] == ctx.embedder.identity.split("@")[0]
         log.warning(
-            "the stored vectors were made by %s, the configured embedder is %s: searches"
-            " compare unrelated vectors until `graphmem backfill rebuild` re-embeds them",
+            "the stored vectors were made by %s, the configured embedder is %s: %s until"
+            " `graphmem backfill rebuild` re-embeds them",
             made_by,
             ctx.embedder.identity,
+            "another build of the same model, so searches work, slightly less exactly,"
+            if same_model
+            else "searches compare unrelated vectors",
         )
 
 

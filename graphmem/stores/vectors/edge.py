@@ -40,7 +40,7 @@ from qdrant_edge import (
     UpdateOperation,
 )
 
-from graphmem.errors import StoreUnavailableError
+from graphmem.errors import StoreInUseError, StoreUnavailableError
 from graphmem.stores.id_hash import IdHasher
 from graphmem.stores.private_files import private_dir, private_umask, tighten
 from graphmem.stores.vectors.port import VectorFilter, VectorHit, VectorPoint
@@ -88,16 +88,33 @@ class EdgeVectors:
     def open(self) -> None:
         with private_umask():
             if _has_shard(self.path):
-                self._shard = EdgeShard.load(str(self.path), self._config())
+                self._shard = self._load(self.path)
                 if not (self.path / FORMAT_FILE).exists():
                     self._rewrite_hashed()
             else:
                 self._shard = self._create(self.path)
         tighten(self.path)
 
+    def _load(self, path: Path) -> EdgeShard:
+        """Open an existing shard. Its WAL is locked by the process that has it open: another
+        process's attempt fails with an untyped native error (`Can't init WAL:
+        Kind(WouldBlock)`), which is turned into StoreInUseError so callers can say who
+        holds the store instead of showing a traceback."""
+        try:
+            return EdgeShard.load(str(path), self._config())
+        except Exception as e:
+            if _held_elsewhere(e):
+                raise StoreInUseError(path.parent) from None
+            raise
+
     def _create(self, path: Path) -> EdgeShard:
         private_dir(path)
-        shard = EdgeShard.create(str(path), self._config())
+        try:
+            shard = EdgeShard.create(str(path), self._config())
+        except Exception as e:  # two processes creating the first shard at once
+            if _held_elsewhere(e):
+                raise StoreInUseError(path.parent) from None
+            raise
         for name, schema in _INDEXES.items():
             shard.update(UpdateOperation.create_field_index(name, schema))
         (path / FORMAT_FILE).write_text(json.dumps(FORMAT))
@@ -314,3 +331,9 @@ def _dense(vector: object) -> list[float]:
 
 def _has_shard(path: Path) -> bool:
     return (path / "edge_config.json").exists() or any(path.glob("segments*"))
+
+
+def _held_elsewhere(error: Exception) -> bool:
+    """Is this Qdrant Edge's "another process has the WAL locked" error? It has no type of its
+    own, only the OS error kind in its message."""
+    return "WouldBlock" in str(error)
