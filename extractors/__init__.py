@@ -10,9 +10,9 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from extractors.base import Cue, Entity, Extraction, Extractor, Mention
-from extractors.normalize import Normalizer
-from extractors.rules import RuleExtractor
+from graphmem.extractors.base import Cue, Entity, Extraction, Extractor, Mention
+from graphmem.extractors.normalize import Normalizer
+from graphmem.extractors.rules import RuleExtractor
 
 __all__ = [
     "Cue",

@@ -12,8 +12,9 @@ import threading
 from functools import lru_cache
 from typing import Any
 
-from extractors.base import Entity, Mention
-from extractors.normalize import Normalizer
+from graphmem.extractors.base import Entity, Mention
+from graphmem.extractors.normalize import Normalizer
+from graphmem.extras import optional_extra
 
 FLAGS = {"nr": "person", "nrfg": "person", "nrt": "person", "ns": "place", "nt": "org",
          "nz": "thing"}
@@ -23,7 +24,20 @@ _lock = threading.Lock()
 
 
 @lru_cache(maxsize=1)
-def _posseg() -> Any:
+def _posseg() -> Any | None:
+    """jieba's tagger, or None without graphmem[zh]: then Chinese text has no entities (one
+    warning says so), while storing and keyword search still work, since graphmem.text
+    tokenises CJK by characters and bigrams without jieba."""
+    if (
+        optional_extra(
+            "jieba",
+            "zh",
+            "Chinese entity extraction",
+            "Chinese memories are stored and searched by their characters, without entities",
+        )
+        is None
+    ):
+        return None
     import jieba
     import jieba.posseg
 
@@ -35,9 +49,12 @@ def _posseg() -> Any:
 
 def chinese_mentions(text: str, norm: Normalizer) -> list[Mention]:
     out: list[Mention] = []
+    posseg = _posseg()
+    if posseg is None:
+        return out
     words: list[tuple[str, str, int]] = []
     pos = 0
-    for word, flag in _posseg().cut(text):
+    for word, flag in posseg.cut(text):
         start = text.find(word, pos)
         if start < 0:
             continue

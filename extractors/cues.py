@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 
-from extractors.base import Cue, Mention
+from graphmem.extractors.base import Cue, Mention
 
 # (regex, kind, where the cause / earlier event is relative to the cue)
 _EN: list[tuple[str, str, str]] = [

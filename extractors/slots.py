@@ -27,8 +27,8 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
-from extractors.normalize import Normalizer
-from extractors.slot_rules import EN_RULES, VALUE_ALIASES, ZH_RULES
+from graphmem.extractors.normalize import Normalizer
+from graphmem.extractors.slot_rules import EN_RULES, VALUE_ALIASES, ZH_RULES
 
 SELF = "self"
 YES, NO = "yes", "no"

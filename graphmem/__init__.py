@@ -23,6 +23,7 @@ if TYPE_CHECKING:
     from graphmem.requests import SearchRequest, SearchResult, WriteItem
     from graphmem.service import MemoryService
     from graphmem.settings import Settings
+    from graphmem.version import __version__
 
 # Each public name and the module it lives in.
 _EXPORTS = {
@@ -40,6 +41,8 @@ _EXPORTS = {
     "WriteItem": "graphmem.requests",
     "MemoryService": "graphmem.service",
     "Settings": "graphmem.settings",
+    # the installed metadata's version (pyproject.toml's), read on first use
+    "__version__": "graphmem.version",
 }
 
 __all__ = [
@@ -57,8 +60,8 @@ __all__ = [
     "Status",
     "StoreUnavailableError",
     "WriteItem",
+    "__version__",
 ]
-__version__ = "0.1.0"
 
 
 def __getattr__(name: str) -> Any:

@@ -17,10 +17,10 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from extractors import Extractor
 from graphmem import metrics
 from graphmem.breaker import Breaker
 from graphmem.embedder import Embedder
+from graphmem.extractors import Extractor
 from graphmem.guard import Guard
 from graphmem.linking import Linker
 from graphmem.metrics import LatencyRecorder

@@ -34,8 +34,8 @@ from collections import Counter
 from collections.abc import Sequence
 from typing import Protocol
 
-from extractors import Extraction
-from extractors.english import TOPIC_PREFIX
+from graphmem.extractors import Extraction
+from graphmem.extractors.english import TOPIC_PREFIX
 from graphmem.model import Memory
 from graphmem.stores.records import (
     EntityRef,

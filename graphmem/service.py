@@ -15,11 +15,11 @@ from collections.abc import Mapping
 from datetime import datetime
 from typing import Any
 
-from extractors import Extractor, make_extractor
 from graphmem import workers
 from graphmem.actor import CLI, Actor
 from graphmem.context import AccessTracker, Context, Purger
 from graphmem.embedder import Embedder, embedder_for
+from graphmem.extractors import Extractor, make_extractor
 from graphmem.guard import Guard
 from graphmem.linking import Linker
 from graphmem.metrics import LatencyRecorder

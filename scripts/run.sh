@@ -3,6 +3,6 @@
 # ./data, no other server). Extra arguments go to `graphmem serve`, e.g. --stdio or --port 9000.
 set -euo pipefail
 REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-"$REPO/scripts/setup.sh"
+"$REPO/scripts/setup.sh" default
 VENV=${GRAPHMEM_VENV:-$REPO/.venv}
 exec "$VENV/bin/graphmem" serve "$@"

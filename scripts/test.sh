@@ -5,7 +5,7 @@
 set -euo pipefail
 REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$REPO"
-scripts/setup.sh
+scripts/setup.sh dev
 VENV=${GRAPHMEM_VENV:-$REPO/.venv}
 "$VENV/bin/python" -m mypy
 export GRAPHMEM_SERVICES_DIR=${GRAPHMEM_SERVICES_DIR:-$REPO/.services}

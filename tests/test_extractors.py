@@ -6,8 +6,8 @@ from typing import Any
 
 import pytest
 
-from extractors import Entity, Mention, NullExtractor, RuleExtractor, make_extractor
-from extractors.normalize import Normalizer
+from graphmem.extractors import Entity, Mention, NullExtractor, RuleExtractor, make_extractor
+from graphmem.extractors.normalize import Normalizer
 
 
 @pytest.fixture(scope="module")
@@ -96,8 +96,8 @@ def _two_pass_mentions(doc: Any, norm: Normalizer) -> list[Mention]:
     reference the single-pass version must reproduce exactly."""
     import snowballstemmer
 
-    from extractors.english import _CALENDAR, LABELS, TOPIC_PREFIX, has_cjk
-    from extractors.normalize import clean_name
+    from graphmem.extractors.english import _CALENDAR, LABELS, TOPIC_PREFIX, has_cjk
+    from graphmem.extractors.normalize import clean_name
 
     stemmer = snowballstemmer.stemmer("english")
     out: list[Mention] = []
@@ -153,7 +153,7 @@ def test_single_pass_mentions_match_the_two_pass_reference() -> None:
     without that component and must still find exactly the same mentions."""
     import spacy
 
-    from extractors.english import MODEL_PACKAGE, english_mentions, load_model
+    from graphmem.extractors.english import MODEL_PACKAGE, english_mentions, load_model
 
     assert "attribute_ruler" not in load_model().pipe_names
     norm = Normalizer()

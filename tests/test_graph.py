@@ -154,7 +154,32 @@ def test_every_statement_the_adapter_runs_is_in_cypher_files() -> None:
     used = re.findall(r'statement\("(\w+\.cypher)", "(\w+)"\)', src)
     assert used and all(name in load_statements(f) for f, name in used)
     assert load_statements("schema.cypher")
-    assert sorted(p.name for p in (cypher_dir() / "browser").glob("*.cypher"))
+    assert _browser_queries()
+
+
+def _browser_queries() -> list[str]:
+    folder = cypher_dir() / "browser"
+    return sorted(p.name for p in folder.iterdir() if p.name.endswith(".cypher"))
+
+
+def test_cypher_is_package_data_and_the_environment_overrides_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The statements come from the package (graphmem/cypher), not from a path relative to the
+    source file, so an installed wheel finds them; GRAPHMEM_CYPHER_DIR still wins."""
+    from importlib import resources
+
+    monkeypatch.delenv("GRAPHMEM_CYPHER_DIR", raising=False)
+    packaged = resources.files("graphmem") / "cypher"
+    assert str(cypher_dir()) == str(packaged)
+    assert (packaged / "schema.cypher").is_file()
+    (tmp_path / "schema.cypher").write_text("// name: only\nRETURN 1;\n", "utf-8")
+    monkeypatch.setenv("GRAPHMEM_CYPHER_DIR", str(tmp_path))
+    load_statements.cache_clear()
+    try:
+        assert load_statements("schema.cypher") == {"only": "RETURN 1"}
+    finally:
+        load_statements.cache_clear()
 
 
 @pytest.mark.services
@@ -166,8 +191,8 @@ def test_saved_browser_queries_run(users: list[str]) -> None:
         neo.sync(nodes, edges)
         params = {"user_id": alice, "memory_id": nodes[0].memory_id,
                   "other_id": nodes[5].memory_id, "entity": "apollo"}
-        for path in sorted((cypher_dir() / "browser").glob("*.cypher")):
-            for name, stmt in load_statements(f"browser/{path.name}").items():
+        for filename in _browser_queries():
+            for name, stmt in load_statements(f"browser/{filename}").items():
                 neo.driver.execute_query(stmt, params)  # raises on a syntax error
                 assert name
     finally:

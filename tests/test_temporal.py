@@ -9,10 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from extractors.normalize import Normalizer
-from extractors.slots import compile_rules, find_slots, is_correction
 from graphmem import MemoryService, Settings
 from graphmem.embedder import Embedder
+from graphmem.extractors.normalize import Normalizer
+from graphmem.extractors.slots import compile_rules, find_slots, is_correction
 from graphmem.model import Status
 from graphmem.settings import TemporalSettings
 from graphmem.stores.records.mysql import MySQLRecords

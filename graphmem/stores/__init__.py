@@ -17,6 +17,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from graphmem.errors import InvalidInputError
+from graphmem.extras import require_extra
 from graphmem.stores.cache import ResultCache
 from graphmem.stores.graph import GraphStore
 from graphmem.stores.records import RecordsStore
@@ -55,6 +56,8 @@ def resolve_backend(backend: str, redis_url: str | None) -> str:
 def open_records(settings: Settings) -> RecordsStore:
     if settings.records_backend == "mysql":
         from graphmem.stores.id_hash import IdHasher
+
+        require_extra("pymysql", "mysql", "the MySQL records store")
         from graphmem.stores.records.mysql import MySQLRecords
 
         records = MySQLRecords(settings.mysql_url)
@@ -94,6 +97,7 @@ def open_graph(settings: Settings) -> GraphStore:
 
 def open_vectors(settings: Settings, dim: int) -> VectorStore:
     if settings.vector_backend == "qdrant":
+        require_extra("qdrant_client", "qdrant", "the Qdrant server vector store")
         from graphmem.stores.vectors.qdrant import QdrantServerVectors
 
         return QdrantServerVectors(

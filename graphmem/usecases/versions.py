@@ -12,8 +12,8 @@ import logging
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from extractors.normalize import Normalizer
-from extractors.slots import Slot, SlotRule, compile_rules, ends, find_slots, is_correction
+from graphmem.extractors.normalize import Normalizer
+from graphmem.extractors.slots import Slot, SlotRule, compile_rules, ends, find_slots, is_correction
 from graphmem.guard.consensus import extract_claim
 from graphmem.meaning import compare
 from graphmem.model import Memory, Status, new_id

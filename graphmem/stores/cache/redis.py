@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from graphmem.extras import require_extra
 from graphmem.stores.redis_health import redis_health
 
 
@@ -14,6 +15,7 @@ class RedisCache:
     backend = "redis"
 
     def __init__(self, url: str, ttl_seconds: float = 60.0, prefix: str = "graphmem:sc:") -> None:
+        require_extra("redis", "redis", "the Redis search cache")
         import redis
 
         self._redis = redis.Redis.from_url(url, socket_timeout=2, socket_connect_timeout=2)

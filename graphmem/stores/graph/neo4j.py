@@ -11,25 +11,31 @@ import logging
 import os
 import re
 from functools import lru_cache
+from importlib import resources
+from importlib.resources.abc import Traversable
 from pathlib import Path
 from typing import Any
 
 from graphmem.errors import StoreUnavailableError
+from graphmem.extras import require_extra
 from graphmem.stores.graph.port import GraphEdge, GraphNode
 
 _NAME = re.compile(r"^//\s*name:\s*(\w+)\s*$", re.MULTILINE)
 
 
-def cypher_dir() -> Path:
-    """cypher/ beside the package (source checkout or editable install), or $GRAPHMEM_CYPHER_DIR."""
+def cypher_dir() -> Traversable:
+    """$GRAPHMEM_CYPHER_DIR (to try edited statements without reinstalling), else the package's
+    own `graphmem/cypher` data: the repository's top-level cypher/ folder, linked into the
+    package so a wheel carries it and a checkout reads it in place. Never a path relative to
+    the source file, which breaks as soon as the package is installed anywhere else."""
     env = os.environ.get("GRAPHMEM_CYPHER_DIR")
-    return Path(env) if env else Path(__file__).resolve().parents[3] / "cypher"
+    return Path(env) if env else resources.files("graphmem") / "cypher"
 
 
 @lru_cache(maxsize=32)
 def load_statements(filename: str) -> dict[str, str]:
     """The named statements of one .cypher file: `// name: x` starts statement x."""
-    text = (cypher_dir() / filename).read_text("utf-8")
+    text = cypher_dir().joinpath(*filename.split("/")).read_text("utf-8")
     parts = _NAME.split(text)
     out = {}
     for name, body in zip(parts[1::2], parts[2::2], strict=True):
@@ -50,6 +56,7 @@ class Neo4jGraph:
     in_process = False
 
     def __init__(self, url: str, user: str, password: str | None, database: str | None = None):
+        require_extra("neo4j", "neo4j", "the Neo4j graph store")
         import neo4j
 
         self._neo4j = neo4j

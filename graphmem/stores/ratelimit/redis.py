@@ -6,6 +6,7 @@ import logging
 import math
 from typing import Any
 
+from graphmem.extras import require_extra
 from graphmem.stores.ratelimit.port import RateDecision, refuse_oversized
 
 # the guard's logger: a refused or unprotected call is a guard event, wherever the bucket lives
@@ -67,6 +68,7 @@ class RedisRateLimiter:
         fail_open: bool = True,
         timeout_s: float = 0.5,
     ) -> RedisRateLimiter:
+        require_extra("redis", "redis", "the Redis rate limiter")
         import redis
 
         client = redis.Redis.from_url(

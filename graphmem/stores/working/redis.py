@@ -8,6 +8,7 @@ from typing import Any, cast
 from urllib.parse import quote
 
 from graphmem.errors import StoreUnavailableError
+from graphmem.extras import require_extra
 from graphmem.stores.redis_health import redis_health
 from graphmem.stores.working.port import WorkingMemory
 
@@ -22,6 +23,7 @@ class RedisWorkingMemory:
     backend = "redis"
 
     def __init__(self, url: str, ttl_seconds: float = 86_400, prefix: str = "graphmem:wm:") -> None:
+        require_extra("redis", "redis", "Redis working memory")
         import redis
 
         if ttl_seconds <= 0:
