@@ -25,16 +25,10 @@ itself); every other command first asks whether a server holds it (graphmem.cli.
 
 
 def version() -> str:
-    """graphmem's version: the installed distribution's, else the package's own."""
-    from importlib.metadata import PackageNotFoundError
-    from importlib.metadata import version as dist_version
+    """graphmem's version, from its one source (graphmem.version)."""
+    from graphmem.version import __version__
 
-    try:
-        return dist_version("graphmem")
-    except PackageNotFoundError:
-        from graphmem import __version__
-
-        return __version__
+    return __version__
 
 
 def cmd_version(args: argparse.Namespace) -> None:
