@@ -8,9 +8,7 @@ import json
 import subprocess
 import sys
 
-from graphmem.cli.graph import RELATION_TYPES as CLI_RELATION_TYPES
 from graphmem.cli.main import build_parser, version
-from graphmem.stores.graph import RELATION_TYPES
 from tests.test_mcp import child_env
 
 HEAVY = (
@@ -60,7 +58,3 @@ def test_version(capsys) -> None:
     except SystemExit as e:
         assert e.code == 0
     assert capsys.readouterr().out == f"graphmem {version()}\n"
-
-
-def test_the_help_texts_relation_types_are_the_stores() -> None:
-    assert CLI_RELATION_TYPES == RELATION_TYPES

@@ -5,20 +5,8 @@ from __future__ import annotations
 import argparse
 
 from graphmem.cli.common import AddCommand, emit, open_service, to_int, user_of
+from graphmem.relation_types import RELATION_TYPES
 from graphmem.visibility import Viewer
-
-RELATION_TYPES = (
-    "causal",
-    "temporal",
-    "related",
-    "mentions",
-    "merged_from",
-    "explicit",
-    "superseded_by",
-    "contradicts",
-)
-"""graphmem.stores.graph's relation types, for the help text: importing the stores package
-would load numpy for `graphmem --help` (tests/test_cli_cold.py keeps the two equal)."""
 
 
 def cmd_relate(args: argparse.Namespace) -> None:

@@ -10,18 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Protocol
 
+from graphmem.relation_types import RELATION_TYPES as RELATION_TYPES  # re-exported
 from graphmem.stores.records.rows import EntityRef
-
-RELATION_TYPES = (
-    "causal",
-    "temporal",
-    "related",
-    "mentions",
-    "merged_from",
-    "explicit",
-    "superseded_by",
-    "contradicts",
-)
 
 
 @dataclass(frozen=True)
