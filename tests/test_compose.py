@@ -102,6 +102,15 @@ def test_qdrant_server_matches_the_locked_client() -> None:
     s_major, s_minor = (int(x) for x in server.split(".")[:2])
     c_major, c_minor = (int(x) for x in client.split(".")[:2])
     assert s_major == c_major and abs(s_minor - c_minor) <= 1, (server, client)
+    # and every client the [qdrant] extra allows: ">=1.18,<1.21" -> minors 18..20
+    extra = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+    spec = extra["optional-dependencies"]["qdrant"][0]
+    low = re.search(r">=(\d+)\.(\d+)", spec)
+    high = re.search(r"<(\d+)\.(\d+)", spec)
+    assert low and high, spec
+    allowed = range(int(low[2]), int(high[2]))  # minors below the exclusive bound
+    assert int(low[1]) == int(high[1]) == s_major, spec
+    assert all(abs(m - s_minor) <= 1 for m in allowed), (server, spec)
 
 
 def test_every_service_has_a_healthcheck_and_graphmem_waits_for_them() -> None:
