@@ -15,22 +15,13 @@ from fastmcp.exceptions import ToolError
 from mcp.types import ToolAnnotations
 
 from graphmem.errors import GraphmemError, InvalidInputError, NotFoundError, StoreUnavailableError
+from graphmem.relation_types import RelationName
 
 if TYPE_CHECKING:
     from graphmem.model import Memory
 
 MemoryTypeName = Literal["fact", "preference", "event", "task"]
 SourceName = Literal["user", "agent", "document", "system"]
-RelationName = Literal[
-    "causal",
-    "temporal",
-    "related",
-    "mentions",
-    "merged_from",
-    "explicit",
-    "superseded_by",
-    "contradicts",
-]
 TIME_RANGE_PATTERN = r"^\s*[1-9]\d*\s*[mhdwyMHDWY]\s*$"
 MAX_TOP_K = 50
 MAX_IDS = 50
