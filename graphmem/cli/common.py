@@ -80,12 +80,19 @@ def serving() -> bool:
 
 
 def settings_of(args: argparse.Namespace) -> Settings:
+    """The command's settings, read once per command: finding the data directory (is a server
+    holding it?) and opening the service both need them, and each read parses the environment
+    and `.env` again."""
+    held: Settings | None = getattr(args, "_settings", None)
+    if held is not None:
+        return held
     from graphmem.settings import Settings
 
     overrides: dict[str, Any] = {}
     if getattr(args, "data_dir", None):
         overrides["data_dir"] = args.data_dir
-    return Settings(**overrides)
+    args._settings = settings = Settings(**overrides)
+    return settings
 
 
 def data_dir_of(args: argparse.Namespace) -> Path:
@@ -155,9 +162,7 @@ def open_service(args: argparse.Namespace) -> contextlib.AbstractContextManager[
 def user_of(args: argparse.Namespace) -> str:
     if args.user or os.environ.get("GRAPHMEM_USER_ID"):
         return args.user or os.environ["GRAPHMEM_USER_ID"]
-    from graphmem.settings import Settings
-
-    return Settings().user_id
+    return settings_of(args).user_id
 
 
 def emit(args: argparse.Namespace, data: Any, text: str) -> None:
