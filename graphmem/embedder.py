@@ -32,6 +32,7 @@ import numpy as np
 
 from graphmem.embed_base import Embedder
 from graphmem.embed_e5 import E5Embedder, is_e5
+from graphmem.extras import require_extra
 
 if TYPE_CHECKING:
     from graphmem.embed_onnx import OnnxQueryEncoder
@@ -53,20 +54,9 @@ __all__ = [
     "DEFAULT_MODEL",
     "E5Embedder",
     "Embedder",
-    "MissingTorchError",
     "SentenceEmbedder",
     "embedder_for",
 ]
-
-
-class MissingTorchError(RuntimeError):
-    """A sentence-transformers model was configured without the extra that runs it."""
-
-    def __init__(self, model: str) -> None:
-        super().__init__(
-            f"embedding model {model!r} runs on sentence-transformers, which needs the torch"
-            " extra: pip install 'graphmem[torch]' (the default model needs neither)"
-        )
 
 
 class SentenceEmbedder(Embedder):
@@ -86,11 +76,10 @@ class SentenceEmbedder(Embedder):
         os.environ.setdefault("HF_HUB_OFFLINE", "1")
         os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
         os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
-        try:
-            import torch
-            from sentence_transformers import SentenceTransformer
-        except ImportError as e:
-            raise MissingTorchError(model) from e
+        what = f"the embedding model {model!r} (sentence-transformers; the default needs none)"
+        require_extra("sentence_transformers", "torch", what)
+        import torch
+        from sentence_transformers import SentenceTransformer
 
         if threads > 0:
             # One intra-op thread by default: on a small machine shared with databases, torch's

@@ -42,7 +42,7 @@ import sys
 class Refuse:
     def find_spec(self, name, path=None, target=None):
         if name.split(".")[0] in {"torch", "sentence_transformers", "transformers"}:
-            raise ImportError(f"{name} is not installed")
+            raise ModuleNotFoundError(f"No module named {name!r}", name=name)
 sys.meta_path.insert(0, Refuse())
 """
 
@@ -78,7 +78,7 @@ def test_torch_model_without_the_extra_is_one_clear_error() -> None:
     """)
     out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True)
     assert out.returncode == 0, out.stderr[-2000:]
-    assert out.stdout.startswith("MissingTorchError ")
+    assert out.stdout.startswith("MissingExtraError ")
     assert "pip install 'graphmem[torch]'" in out.stdout and out.stdout.count("\n") == 1
 
 
