@@ -304,9 +304,7 @@ class E5OnnxEncoder:
         threads: int = 1,
         batch: int = 1,
     ) -> None:
-        import onnxruntime as ort
-
-        from graphmem.embed_onnx import _quantized, _written_atomically
+        from graphmem.embed_onnx import _quantized, _written_atomically, cpu_session
 
         self.file = read_e5_file(model_file)
         self.tokenizer = E5Tokenizer(self.file)
@@ -324,10 +322,7 @@ class E5OnnxEncoder:
                 onnx.save(build_graph(self.file), tmp)
         if precision == "int8":
             path = _quantized(path)
-        opts = ort.SessionOptions()
-        opts.intra_op_num_threads = max(1, threads)
-        opts.inter_op_num_threads = 1
-        self._session = ort.InferenceSession(str(path), opts, providers=["CPUExecutionProvider"])
+        self._session = cpu_session(str(path), threads)
         self._lock = threading.Lock()
 
     def ids(self, text: str, prefix: str) -> list[int]:

@@ -168,37 +168,33 @@ def open_session(cache_dir: Path | None, threads: int) -> Any:
     form may use ONNX Runtime's own operators, so the file is keyed by its version too."""
     import onnxruntime as ort
 
-    from graphmem.embed_onnx import _written_atomically
+    from graphmem.embed_onnx import _written_atomically, cpu_session
 
-    opts = ort.SessionOptions()
-    opts.intra_op_num_threads = max(1, threads)
-    opts.inter_op_num_threads = 1
-    cpu = ["CPUExecutionProvider"]
     cached = None
     if cache_dir is not None:
         name = f"{MODEL_NAME}-{MODEL_SHA256[:16]}-dq{REWRITE_VERSION}-ort{ort.__version__}.onnx"
         cached = cache_dir / name
         if cached.is_file():
             try:
-                return ort.InferenceSession(str(cached), opts, providers=cpu)
+                return cpu_session(str(cached), threads)
             except Exception as e:  # noqa: BLE001 - a damaged cache file is made again
                 log.warning("the cached embedding graph %s did not load (%s): remade", cached, e)
     graph = int8_graph()
     if cached is not None:
         try:
             with _written_atomically(cached) as tmp:
-                opts.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_EXTENDED
-                opts.optimized_model_filepath = tmp
-                session = ort.InferenceSession(graph, opts, providers=cpu)
+                session = cpu_session(
+                    graph,
+                    threads,
+                    graph_optimization_level=ort.GraphOptimizationLevel.ORT_ENABLE_EXTENDED,
+                    optimized_model_filepath=tmp,
+                )
                 if not Path(tmp).stat().st_size:
                     raise OSError("ONNX Runtime wrote nothing")
                 return session
         except OSError as e:  # a read-only home: rewrite in every process, say why once
             log.warning("cannot cache the embedding graph in %s: %s", cache_dir, e)
-            opts = ort.SessionOptions()
-            opts.intra_op_num_threads = max(1, threads)
-            opts.inter_op_num_threads = 1
-    return ort.InferenceSession(graph, opts, providers=cpu)
+    return cpu_session(graph, threads)
 
 
 class MiniLMEmbedder(Embedder):

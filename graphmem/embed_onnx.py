@@ -86,6 +86,20 @@ def _fingerprint(model_path: str) -> str:
     return h.hexdigest()[:16]
 
 
+def cpu_session(model: str | bytes, threads: int, **options: Any) -> Any:
+    """An ONNX Runtime session on the CPU: `threads` intra-op threads (Settings.torch_threads:
+    the server already runs requests in parallel threads, more would oversubscribe the CPU),
+    one inter-op thread; `options` are further SessionOptions attributes."""
+    import onnxruntime as ort
+
+    opts = ort.SessionOptions()
+    opts.intra_op_num_threads = max(1, threads)
+    opts.inter_op_num_threads = 1
+    for name, value in options.items():
+        setattr(opts, name, value)
+    return ort.InferenceSession(model, opts, providers=["CPUExecutionProvider"])
+
+
 BATCH = 16  # texts per session run: smallest CPU time per text of 16/32/64 (module docstring)
 
 
@@ -101,12 +115,7 @@ class OnnxQueryEncoder:
         threads: int,
         batch: int = BATCH,
     ):
-        import onnxruntime as ort
-
-        opts = ort.SessionOptions()
-        opts.intra_op_num_threads = max(1, threads)
-        opts.inter_op_num_threads = 1
-        self._session = ort.InferenceSession(str(path), opts, providers=["CPUExecutionProvider"])
+        self._session = cpu_session(str(path), threads)
         self._inputs = [i.name for i in self._session.get_inputs()]
         self._tokenizer = tokenizer
         # A fast tokenizer is one Rust object: two threads calling it at once (a search while a
