@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import inspect
+import os
 import re
 import subprocess
 import sys
@@ -24,6 +25,7 @@ import pytest
 import graphmem
 from graphmem.client_ops import ITEM_KEYS
 from graphmem.errors import InvalidInputError, NotFoundError, StoreUnavailableError
+from tests.conftest import service_url
 from tests.test_mcp import HttpServer, child_env, free_port, start_http_server
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -152,69 +154,73 @@ def assert_item(it: dict[str, Any]) -> None:
 # ------------------------------------------------------------------ every method
 
 
+async def lifecycle(m: Any) -> None:
+    """add, get, search, update, history, delete: one memory through its whole life."""
+    word = tag()
+    added = await call(m.add(f"The {word} project ships in May", metadata={"team": word}))
+    [first] = added["results"]
+    assert first["event"] == "ADD" and first["memory"] == f"The {word} project ships in May"
+    assert first["metadata"] == {"team": word} and first["memory_type"] == "fact"
+    assert_item(first)
+    mid = first["id"]
+
+    got = await call(m.get(mid))
+    assert_item(got)
+    assert got["id"] == mid and got["memory"] == first["memory"]
+    assert got["user_id"] == first["user_id"] and got["status"] == "active"
+
+    hits = (await call(m.search(f"when does {word} ship?", top_k=3)))["results"]
+    assert hits and hits[0]["id"] == mid
+    assert 0 < hits[0]["score"] <= 1 and "vector" in hits[0]["scores"]
+    assert_item(hits[0])
+
+    changed = await call(m.update(mid, f"The {word} project ships in June"))
+    assert changed["event"] == "UPDATE" and changed["id"] == mid
+    assert changed["memory"] == f"The {word} project ships in June"
+
+    versions = await call(m.history(mid))
+    assert [v["memory"] for v in versions] == [
+        f"The {word} project ships in May",
+        f"The {word} project ships in June",
+    ]
+    assert [v["status"] for v in versions] == ["superseded", "active"]
+    assert versions[0]["valid_to"] is not None and versions[1]["valid_to"] is None
+
+    gone = await call(m.delete(mid))
+    assert gone == {"id": mid, "event": "DELETE", "message": "Memory deleted"}
+    with pytest.raises(NotFoundError):
+        await call(m.get(mid))
+    with pytest.raises(NotFoundError):
+        await call(m.delete(mid))
+
+
 def test_add_get_search_update_history_delete(opener: Opener) -> None:
-    async def body(m: Any) -> None:
-        word = tag()
-        added = await call(m.add(f"The {word} project ships in May", metadata={"team": word}))
-        [first] = added["results"]
-        assert first["event"] == "ADD" and first["memory"] == f"The {word} project ships in May"
-        assert first["metadata"] == {"team": word} and first["memory_type"] == "fact"
-        assert_item(first)
-        mid = first["id"]
+    run(opener, lifecycle)
 
-        got = await call(m.get(mid))
-        assert_item(got)
-        assert got["id"] == mid and got["memory"] == first["memory"]
-        assert got["user_id"] == first["user_id"] and got["status"] == "active"
 
-        hits = (await call(m.search(f"when does {word} ship?", top_k=3)))["results"]
-        assert hits and hits[0]["id"] == mid
-        assert 0 < hits[0]["score"] <= 1 and "vector" in hits[0]["scores"]
-        assert_item(hits[0])
-
-        changed = await call(m.update(mid, f"The {word} project ships in June"))
-        assert changed["event"] == "UPDATE" and changed["id"] == mid
-        assert changed["memory"] == f"The {word} project ships in June"
-
-        versions = await call(m.history(mid))
-        assert [v["memory"] for v in versions] == [
-            f"The {word} project ships in May",
-            f"The {word} project ships in June",
-        ]
-        assert [v["status"] for v in versions] == ["superseded", "active"]
-        assert versions[0]["valid_to"] is not None and versions[1]["valid_to"] is None
-
-        gone = await call(m.delete(mid))
-        assert gone == {"id": mid, "event": "DELETE", "message": "Memory deleted"}
-        with pytest.raises(NotFoundError):
-            await call(m.get(mid))
-        with pytest.raises(NotFoundError):
-            await call(m.delete(mid))
-
-    run(opener, body)
+async def write_policy(m: Any) -> None:
+    """Chat messages: only what the policy keeps is written, and each decision says why."""
+    word = tag().capitalize()
+    out = await call(
+        m.add(
+            [
+                {"role": "user", "content": f"Remember that my cousin {word} lives in Porto"},
+                {"role": "assistant", "content": "Noted, I will remember that."},
+                {"role": "user", "content": "thanks"},
+            ]
+        )
+    )
+    assert [d["action"] for d in out["decisions"]] == ["write", "skip", "skip"]
+    [kept] = out["results"]
+    assert kept["event"] == "ADD"
+    assert kept["memory"] == f"My cousin {word} lives in Porto"
+    assert kept["metadata"].get("observed") == "remember"
+    assert_item(kept)
+    await call(m.delete(kept["id"]))
 
 
 def test_messages_go_through_the_write_policy(opener: Opener) -> None:
-    async def body(m: Any) -> None:
-        word = tag().capitalize()
-        out = await call(
-            m.add(
-                [
-                    {"role": "user", "content": f"Remember that my cousin {word} lives in Porto"},
-                    {"role": "assistant", "content": "Noted, I will remember that."},
-                    {"role": "user", "content": "thanks"},
-                ]
-            )
-        )
-        assert [d["action"] for d in out["decisions"]] == ["write", "skip", "skip"]
-        [kept] = out["results"]
-        assert kept["event"] == "ADD"
-        assert kept["memory"] == f"My cousin {word} lives in Porto"
-        assert kept["metadata"].get("observed") == "remember"
-        assert_item(kept)
-        await call(m.delete(kept["id"]))
-
-    run(opener, body)
+    run(opener, write_policy)
 
 
 def test_messages_without_inference_are_stored_one_each(opener: Opener) -> None:
@@ -355,3 +361,31 @@ def test_a_closed_client_says_so(tmp_path: Path, server: HttpServer) -> None:
     client.close()
     with pytest.raises(InvalidInputError, match="closed"):
         client.search("anything")
+
+
+# ------------------------------------------------------------------ production stores
+
+
+@pytest.mark.services
+def test_every_method_on_the_production_stores(tmp_path: Path, mysql_url: str) -> None:
+    """MariaDB records, Qdrant through its client, Neo4j and Redis, opened with settings."""
+    settings = graphmem.Settings(
+        data_dir=tmp_path / "d",
+        user_id=f"client-{tag()}",
+        records_backend="mysql",
+        mysql_url=mysql_url,
+        vector_backend="qdrant",
+        qdrant_url=str(tmp_path / "qdrant"),
+        graph_backend="neo4j",
+        neo4j_url=service_url("GRAPHMEM_TEST_NEO4J_URL"),
+        neo4j_password=os.environ.get("GRAPHMEM_TEST_NEO4J_PASSWORD"),
+        redis_url=service_url("GRAPHMEM_TEST_REDIS_URL"),
+    )
+
+    async def body(m: Any) -> None:
+        await lifecycle(m)
+        await write_policy(m)
+
+    with graphmem.open(settings=settings) as client:
+        assert client.service.records.__class__.__name__.lower().startswith("mysql")
+        asyncio.run(body(client))
