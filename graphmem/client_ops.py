@@ -278,7 +278,7 @@ def add(
         one = {"content": data, "memory_type": memory_type or "fact", "source": "user", **common}
         written = yield Call("write", {"user_id": user, "items": [one]})
         return {"results": [added(r, user) for r in written]}
-    messages = parse_messages(data)
+    messages = parse_messages([data] if isinstance(data, Mapping) else data)
     if not infer:
         # Stored as said, one memory per message; system prompts are instructions, not memories.
         kept = [m for m in messages if m["role"] in ("user", "assistant")]
@@ -300,6 +300,12 @@ def add(
             "memory_type",
             "the write policy types what it keeps from messages; give memory_type with a"
             " string or with infer=False",
+        )
+    if metadata is not None:
+        raise InvalidInputError(
+            "metadata",
+            "the write policy sets the metadata of what it keeps from messages; give metadata"
+            " with a string or with infer=False",
         )
     turns = [m for m in messages if m["role"] in ("user", "assistant")]
     if not turns:

@@ -318,6 +318,8 @@ def test_a_refused_token_and_a_missing_server_are_one_line_errors(server: HttpSe
         ("add", ([{"role": "user", "content": 3}],), {}, "messages[0].content"),
         ("add", ([{"role": "robot", "content": "hi"}],), {}, "messages[0].role"),
         ("add", (["I like tea"],), {"memory_type": "preference"}, "memory_type"),
+        ("add", (["I like tea"],), {"metadata": {"project": "x"}}, "metadata"),
+        ("add", ({"role": "user"},), {}, "messages[0].content"),
         ("add", (42,), {}, "messages"),
         ("delete_all", (), {}, "user_id"),
         ("update", ("some-id", ""), {}, "text"),
