@@ -75,6 +75,9 @@ async def run_async(op: Op[R], call: Callable[[Call], Awaitable[Any]]) -> R:
 
 # ------------------------------------------------------------------ arguments
 
+# The same limits as graphmem.requests (SORTS, MAX_LIST_LIMIT) and the MCP tools (MAX_TOP_K),
+# checked before any call; restated, not imported, so that a remote client does not load the
+# settings, the stores and numpy (tests/test_client.py checks they agree).
 MAX_TOP_K = 50
 PAGE_SIZE = 100  # the most one listing page holds
 FORGET_BATCH = 50
@@ -301,12 +304,6 @@ def add(
             "the write policy types what it keeps from messages; give memory_type with a"
             " string or with infer=False",
         )
-    if metadata is not None:
-        raise InvalidInputError(
-            "metadata",
-            "the write policy sets the metadata of what it keeps from messages; give metadata"
-            " with a string or with infer=False",
-        )
     turns = [m for m in messages if m["role"] in ("user", "assistant")]
     if not turns:
         raise InvalidInputError("messages", "no user or assistant message to observe")
@@ -440,7 +437,8 @@ def delete_all(
     for start in range(0, len(ids), FORGET_BATCH):
         batch = ids[start : start + FORGET_BATCH]
         gone.extend((yield Call("forget", {"user_id": user, "memory_ids": batch})))
-    return {"deleted": gone, "count": len(gone), "message": f"{len(gone)} memories deleted"}
+    n = len(gone)
+    return {"deleted": gone, "count": n, "message": f"{n} memor{'y' if n == 1 else 'ies'} deleted"}
 
 
 def history(memory_id: Any, *, user_id: str | None) -> Op[list[dict[str, Any]]]:

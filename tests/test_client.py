@@ -223,6 +223,95 @@ def test_messages_go_through_the_write_policy(opener: Opener) -> None:
     run(opener, write_policy)
 
 
+async def scopes_and_filters(m: Any) -> None:
+    """agent_id / run_id scopes and filters, in search, get_all and delete_all."""
+    word = tag()
+    alpha, beta = f"{word}-alpha", f"{word}-beta"
+
+    async def add(text: str, **kw: Any) -> str:
+        return str((await call(m.add(f"{word} {text}", **kw)))["results"][0]["id"])
+
+    a = await add("notes on the harbour", agent_id=alpha, run_id="r1", metadata={"tier": "gold"})
+    b = await add(
+        "likes the harbour view",
+        agent_id=beta,
+        metadata={"tier": "silver"},
+        memory_type="preference",
+    )
+    c = await add("harbour meeting moved", agent_id=alpha, run_id="r2", session_id=f"{word}-s")
+    ours = {a, b, c}
+
+    async def found(**kw: Any) -> set[str]:
+        hits = (await call(m.search(f"{word} harbour", top_k=20, **kw)))["results"]
+        return {h["id"] for h in hits} & ours
+
+    assert await found() == ours
+    assert await found(agent_id=alpha) == {a, c}
+    assert await found(agent_id=alpha, run_id="r2") == {c}
+    assert await found(filters={"agent_id": beta}) == {b}
+    assert await found(filters={"metadata": {"tier": {"in": ["gold", "silver"]}}}) == {a, b}
+    assert await found(filters={"metadata": {"tier": "gold"}}) == {a}
+    assert await found(filters={"memory_type": "preference"}) == {b}
+    assert await found(filters={"session_id": f"{word}-s"}) == {c}
+    assert await found(filters={"source": "agent"}) == set()
+    with pytest.raises(InvalidInputError) as e:
+        await call(m.search(word, agent_id=alpha, filters={"agent_id": beta}))
+    assert e.value.field == "agent_id"
+
+    listed = (await call(m.get_all(agent_id=alpha)))["results"]
+    assert [x["id"] for x in listed] == [c, a]  # newest first
+    assert [x["agent_id"] for x in listed] == [alpha, alpha]
+    assert [x["run_id"] for x in listed] == ["r2", "r1"]
+    assert_item(listed[0])
+    oldest = (await call(m.get_all(agent_id=alpha, sort="oldest")))["results"]
+    assert [x["id"] for x in oldest] == [a, c]
+    assert [x["id"] for x in (await call(m.get_all(agent_id=alpha, limit=1)))["results"]] == [c]
+    gold = await call(m.get_all(filters={"agent_id": alpha, "metadata": {"tier": "gold"}}))
+    assert [x["id"] for x in gold["results"]] == [a]
+    assert {x["id"] for x in (await call(m.get_all(limit=1000)))["results"]} >= ours
+
+    await call(m.update(b, f"{word} likes the harbour view at night"))  # b gets a version
+    gone = await call(m.delete_all(agent_id=alpha))
+    assert sorted(gone["deleted"]) == sorted([a, c]) and gone["count"] == 2
+    assert (await call(m.get_all(agent_id=alpha)))["results"] == []
+    assert (await call(m.get(b)))["agent_id"] == beta
+    gone = await call(m.delete_all(agent_id=beta))
+    assert gone["deleted"] == [b] and gone["count"] == 1  # its older version went with it
+    every_status = {"status": ["active", "archived", "superseded"]}
+    assert (await call(m.get_all(agent_id=beta, filters=every_status)))["results"] == []
+    with pytest.raises(NotFoundError):
+        await call(m.history(b))
+
+
+def test_scopes_and_filters(opener: Opener) -> None:
+    run(opener, scopes_and_filters)
+
+
+def test_get_all_and_delete_all_follow_the_cursors(
+    opener: Opener, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Small pages, so a listing takes several: get_all stops at `limit`, delete_all at the
+    end."""
+    from graphmem import client_ops
+
+    monkeypatch.setattr(client_ops, "PAGE_SIZE", 2)
+
+    async def body(m: Any) -> None:
+        agent = f"pager-{tag()}"
+        ids = [
+            (await call(m.add(f"page note {i} {tag()}", agent_id=agent)))["results"][0]["id"]
+            for i in range(5)
+        ]
+        four = (await call(m.get_all(agent_id=agent, limit=4)))["results"]
+        assert [x["id"] for x in four] == ids[::-1][:4]
+        every = (await call(m.get_all(agent_id=agent, sort="oldest")))["results"]
+        assert [x["id"] for x in every] == ids
+        gone = await call(m.delete_all(agent_id=agent))
+        assert sorted(gone["deleted"]) == sorted(ids)
+
+    run(opener, body)
+
+
 def test_messages_without_inference_are_stored_one_each(opener: Opener) -> None:
     async def body(m: Any) -> None:
         word = tag()
@@ -318,7 +407,6 @@ def test_a_refused_token_and_a_missing_server_are_one_line_errors(server: HttpSe
         ("add", ([{"role": "user", "content": 3}],), {}, "messages[0].content"),
         ("add", ([{"role": "robot", "content": "hi"}],), {}, "messages[0].role"),
         ("add", (["I like tea"],), {"memory_type": "preference"}, "memory_type"),
-        ("add", (["I like tea"],), {"metadata": {"project": "x"}}, "metadata"),
         ("add", ({"role": "user"},), {}, "messages[0].content"),
         ("add", (42,), {}, "messages"),
         ("delete_all", (), {}, "user_id"),
@@ -387,7 +475,18 @@ def test_every_method_on_the_production_stores(tmp_path: Path, mysql_url: str) -
     async def body(m: Any) -> None:
         await lifecycle(m)
         await write_policy(m)
+        await scopes_and_filters(m)
 
     with graphmem.open(settings=settings) as client:
         assert client.service.records.__class__.__name__.lower().startswith("mysql")
         asyncio.run(body(client))
+
+
+def test_the_client_checks_the_limits_the_service_and_the_tools_apply() -> None:
+    from graphmem import client_ops
+    from graphmem.mcp.tools.common import MAX_TOP_K
+    from graphmem.requests import MAX_LIST_LIMIT, SORTS
+
+    assert client_ops.SORTS == SORTS
+    assert client_ops.PAGE_SIZE == MAX_LIST_LIMIT
+    assert client_ops.MAX_TOP_K == MAX_TOP_K
