@@ -220,13 +220,17 @@ class RemoteBackend:
         return list(res.get("hits") or [])
 
     async def get(self, user_id: str, memory_id: str) -> dict[str, Any]:
-        res = await self.tool("memory_get", {"memory_id": memory_id}, memory_id)
-        memories = res.get("memories")
-        if isinstance(memories, list):  # the many-ids form answers with a list
-            if not memories:
-                raise NotFoundError(memory_id)
+        """memory_get answers for many ids at once, listing the ids it cannot return instead
+        of failing: here one id, and the error the embedded service raises for it."""
+        from graphmem.visibility import HeldForReviewError
+
+        res = await self.tool("memory_get", {"memory_ids": [memory_id]}, memory_id)
+        memories = res.get("memories") or []
+        if memories:
             return dict(memories[0])
-        return res
+        if memory_id in (res.get("quarantined") or []):
+            raise HeldForReviewError(memory_id)
+        raise NotFoundError(memory_id)
 
     async def listing(
         self, user_id: str, params: dict[str, Any]
