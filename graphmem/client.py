@@ -24,6 +24,7 @@ from graphmem.client_backends import EmbeddedBackend, LoopThread, RemoteBackend
 from graphmem.errors import InvalidInputError
 
 if TYPE_CHECKING:
+    from graphmem.service import MemoryService
     from graphmem.settings import Settings
 
 DEFAULT_TIMEOUT = 60.0
@@ -141,7 +142,7 @@ class MemoryClient:
         self.close()
 
     @property
-    def service(self) -> Any:
+    def service(self) -> MemoryService | None:
         """The embedded MemoryService, for what the client does not cover (None when remote)."""
         return self._embedded.service if self._embedded is not None else None
 
@@ -309,7 +310,7 @@ class AsyncMemoryClient:
         await self.close()
 
     @property
-    def service(self) -> Any:
+    def service(self) -> MemoryService | None:
         """The embedded MemoryService once opened (None when remote or not opened yet)."""
         return self._embedded.service if self._embedded is not None else None
 
