@@ -109,6 +109,13 @@ def test_the_read_only_check_catches_a_write() -> None:
     assert not WRITES.search("MATCH (m) WHERE m.status = 'superseded' RETURN m.offset")
 
 
+def test_the_readme_lists_every_saved_query() -> None:
+    readme = (CYPHER / "README.md").read_text("utf-8")
+    for name in QUERY_FILES:
+        assert f"`{name}`" in readme, name
+    assert "`graphmem.grass`" in readme
+
+
 # ---------------------------------------------------------------- the .grass style sheet
 GRASS_KEYS = {
     "diameter",
