@@ -398,3 +398,16 @@ def test_a_saved_query_runs_read_only_on_real_memories(world: World, name: str) 
 
 def test_every_specific_check_names_a_query_file() -> None:
     assert set(CHECKS) <= set(QUERY_FILES) and set(OVERRIDES) <= set(QUERY_FILES)
+
+
+def test_every_memory_node_carries_its_type_as_a_label(world: World) -> None:
+    """The style sheet colours by label: each memory has exactly one type label, its own."""
+    driver = world.svc.graph_store.driver  # type: ignore[attr-defined]
+    rows = driver.execute_query(
+        "MATCH (m:Memory {user_id: $u}) RETURN m.memory_type AS t, labels(m) AS labels",
+        {"u": world.user},
+    ).records
+    assert rows
+    types = {"Fact", "Preference", "Event", "Task"}
+    for r in rows:
+        assert set(r["labels"]) & types == {r["t"].capitalize()}
