@@ -38,4 +38,5 @@ WHERE m.user_id = row.user_id
 MERGE (e:Entity {uid: row.uid})
 ON CREATE SET e.user_id = row.user_id
 SET e.key = row.key, e.name = row.name, e.type = row.type
-MERGE (m)-[:MENTIONS]->(e);
+MERGE (m)-[r:MENTIONS]->(e)
+SET r.user_id = row.user_id;

@@ -382,8 +382,8 @@ def test_a_saved_query_runs_read_only_on_real_memories(world: World, name: str) 
         for v in _values(list(record.values())):
             if isinstance(v, Node) and name != "users.cypher":
                 assert v["user_id"] == world.user
-            elif isinstance(v, Relationship):  # a MENTIONS of an entity has no user_id
-                assert v.get("user_id") in (world.user, None)
+            elif isinstance(v, Relationship):
+                assert v.get("user_id") == world.user
             elif isinstance(v, DateTime):
                 times += 1
                 assert v.tzinfo is not None and v.to_native().year >= 2023
