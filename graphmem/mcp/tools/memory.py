@@ -12,6 +12,16 @@ from pydantic import Field
 
 from graphmem.errors import NotFoundError
 from graphmem.mcp.context import ToolContext, ToolRegistry
+from graphmem.mcp.results import (
+    ForgetResult,
+    ForgottenMemory,
+    ObserveResult,
+    SearchHit,
+    SearchResult,
+    SummaryResult,
+    UpdateResult,
+    WriteResult,
+)
 from graphmem.mcp.tools.common import (
     MAX_IDS,
     MAX_TOP_K,
@@ -85,7 +95,7 @@ def register(mcp: ToolRegistry, ctx: ToolContext) -> None:
             str | None,
             Field(max_length=128, description="The conversation it came from, if you track one."),
         ] = None,
-    ) -> dict[str, Any]:
+    ) -> WriteResult:
         user = ctx.caller()
         fields = {"metadata": metadata, "source": source, "session_id": session_id}
         item = WriteItem(
@@ -96,16 +106,16 @@ def register(mcp: ToolRegistry, ctx: ToolContext) -> None:
         with tool_errors():
             written = await ctx.run(svc.write_many, user, [item], tool="memory_write")
         m = written[0]
-        return {
-            "memory_id": m.id,
-            "memory_type": m.memory_type.value,
-            "summary": m.summary,
-            "created_at": m.created_at.isoformat(),
+        return WriteResult(
+            memory_id=m.id,
+            memory_type=m.memory_type.value,
+            summary=m.summary,
+            created_at=m.created_at.isoformat(),
             # quarantined: held for an operator's review, not recalled until approved
-            "status": m.status.value,
+            status=m.status.value,
             # a true duplicate of a stored memory was merged into it: this is that memory's id
-            **({"merged_into": m.merged_into} if m.merged_into else {}),
-        }
+            merged_into=m.merged_into or None,
+        )
 
     @mcp.tool(
         description="Recall the user's long-term memories most relevant to a query, best first."
@@ -171,7 +181,7 @@ def register(mcp: ToolRegistry, ctx: ToolContext) -> None:
                 " questions with 'before', 'used to', 'previously', '以前', '之前'."
             ),
         ] = False,
-    ) -> dict[str, Any]:
+    ) -> SearchResult:
         user = ctx.caller()
         with tool_errors():
             request = SearchRequest(
@@ -185,12 +195,12 @@ def register(mcp: ToolRegistry, ctx: ToolContext) -> None:
                 include_history=include_history,
             )
             res = await ctx.run(svc.search_request, user, request)
-        return {
-            "hits": [_compact_hit(h) for h in res.hits],
-            "count": len(res.hits),
-            "took_ms": round(res.took_ms, 3),
-            "degraded": res.degraded,
-        }
+        return SearchResult(
+            hits=[_compact_hit(h) for h in res.hits],
+            count=len(res.hits),
+            took_ms=round(res.took_ms, 3),
+            degraded=list(res.degraded),
+        )
 
     @mcp.tool(
         description="Replace the content of one existing memory (it is re-embedded and"
@@ -213,27 +223,27 @@ def register(mcp: ToolRegistry, ctx: ToolContext) -> None:
                 description="The complete new content; it replaces the old content entirely.",
             ),
         ],
-    ) -> dict[str, Any]:
+    ) -> UpdateResult:
         user = ctx.caller()
         with tool_errors():
             m = await ctx.run(svc.update, user, memory_id, content, tool="memory_update")
         if m.status == Status.QUARANTINED:
             # The firewall held the new content: the old version stays current until an
             # operator approves this pending one, so the caller must not think it changed.
-            return {
-                "memory_id": memory_id,
-                "updated": False,
-                "status": m.status.value,
-                "pending_id": m.id,
-                "reason": "the new content is held for review; the current version is unchanged",
-            }
-        return {
-            "memory_id": m.id,
-            "updated": True,
-            "content": m.content,
-            "summary": m.summary,
-            "updated_at": m.updated_at.isoformat(),
-        }
+            return UpdateResult(
+                memory_id=memory_id,
+                updated=False,
+                status=m.status.value,
+                pending_id=m.id,
+                reason="the new content is held for review; the current version is unchanged",
+            )
+        return UpdateResult(
+            memory_id=m.id,
+            updated=True,
+            content=m.content,
+            summary=m.summary,
+            updated_at=m.updated_at.isoformat(),
+        )
 
     @mcp.tool(
         description="Permanently delete memories, either one by memory_id or all memories"
@@ -270,7 +280,7 @@ def register(mcp: ToolRegistry, ctx: ToolContext) -> None:
         dry_run: Annotated[
             bool, Field(description="With query: only list what would be deleted.")
         ] = False,
-    ) -> dict[str, Any]:
+    ) -> ForgetResult:
         user = ctx.caller()
         if (memory_id is None) == (query is None):
             raise ToolError("memory_id: give exactly one of memory_id or query")
@@ -290,14 +300,16 @@ def register(mcp: ToolRegistry, ctx: ToolContext) -> None:
                     dry_run=dry_run,
                 )
         items = [
-            {"memory_id": m.id, "content": m.content, "memory_type": m.memory_type.value}
+            ForgottenMemory(memory_id=m.id, content=m.content, memory_type=m.memory_type.value)
             for m in matched
         ]
-        return {
-            ("would_delete" if dry_run else "deleted"): items,
-            "count": len(items),
-            "dry_run": dry_run,
-        }
+        return ForgetResult.model_validate(
+            {
+                ("would_delete" if dry_run else "deleted"): items,
+                "count": len(items),
+                "dry_run": dry_run,
+            }
+        )
 
     @mcp.tool(
         description="Hand over raw conversation turns and let graphmem decide what is worth"
@@ -325,7 +337,7 @@ def register(mcp: ToolRegistry, ctx: ToolContext) -> None:
         dry_run: Annotated[
             bool, Field(description="Only decide: write and delete nothing.")
         ] = False,
-    ) -> dict[str, Any]:
+    ) -> ObserveResult:
         user = ctx.caller()
         with tool_errors():
             decisions = await ctx.run(
@@ -337,7 +349,9 @@ def register(mcp: ToolRegistry, ctx: ToolContext) -> None:
                 dry_run=dry_run,
                 tool="memory_observe",
             )
-        return {"decisions": [d.to_dict() for d in decisions], "dry_run": dry_run}
+        return ObserveResult.model_validate(
+            {"decisions": [d.to_dict() for d in decisions], "dry_run": dry_run}
+        )
 
     @mcp.tool(
         description="Summarise the given memories into a short text, e.g. to brief yourself"
@@ -353,7 +367,7 @@ def register(mcp: ToolRegistry, ctx: ToolContext) -> None:
             list[Annotated[str, Field(min_length=1, max_length=64)]],
             Field(min_length=1, max_length=MAX_IDS, description="The memories to summarise."),
         ],
-    ) -> dict[str, Any]:
+    ) -> SummaryResult:
         user = ctx.caller()
         found: list[Memory] = []
         missing: list[str] = []
@@ -381,36 +395,39 @@ def register(mcp: ToolRegistry, ctx: ToolContext) -> None:
             try:
                 out["summary"] = await ctx.run(_llm_summary, texts, ctx.service.settings.llm)
                 out["method"] = "llm"
-                return out
+                return SummaryResult.model_validate(out)
             except (OSError, ValueError, KeyError, IndexError, TypeError) as e:
                 log.warning("LLM summary failed, using the extractive one: %s", e)
                 out["llm_error"] = f"{type(e).__name__}: {e}"[:300]
         out["summary"] = summarize_many(texts)
         out["method"] = "extractive"
-        return out
+        return SummaryResult.model_validate(out)
 
 
-def _compact_hit(h: "Hit") -> dict[str, Any]:
-    """What a model needs from a hit: the text, its kind and age, and why it ranked there."""
+def _compact_hit(h: "Hit") -> SearchHit:
+    """What a model needs from a hit: the text, its kind and age, why it ranked there and
+    where it came from; the scopes, metadata and path only when there are any."""
     m = h.memory
-    d: dict[str, Any] = {
-        "memory_id": m.id,
-        "content": m.content,
-        "memory_type": m.memory_type.value,
-        "score": round(h.score, 4),
-        "scores": {k: round(v, 4) for k, v in h.scores.items()},
-        "created_at": m.created_at.isoformat(),
-        "source": m.source.value,
-        **validity(m),
-    }
-    if m.session_id:
-        d["session_id"] = m.session_id
-    if m.metadata:
-        d["metadata"] = m.metadata
     path = getattr(h, "path", None)
-    if path:
-        d["path"] = [step.to_dict() for step in path]
-    return d
+    return SearchHit.model_validate(
+        {
+            "memory_id": m.id,
+            "content": m.content,
+            "summary": m.summary,
+            "memory_type": m.memory_type.value,
+            "score": round(h.score, 4),
+            "scores": {k: round(v, 4) for k, v in h.scores.items()},
+            "created_at": m.created_at.isoformat(),
+            "source": m.source.value,
+            "confidence": m.confidence,
+            **validity(m),
+            "session_id": m.session_id or None,
+            "agent_id": getattr(m, "agent_id", None) or None,
+            "run_id": getattr(m, "run_id", None) or None,
+            "metadata": m.metadata or None,
+            "path": [step.to_dict() for step in path] if path else None,
+        }
+    )
 
 
 def _llm_summary(texts: list[str], llm: LlmSettings) -> str:
