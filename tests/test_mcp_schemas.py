@@ -83,12 +83,17 @@ def nulls_in_optional_keys(schema: dict[str, Any], node: dict[str, Any], data: A
     return found
 
 
-def check_result(schema: dict[str, Any], tool: str, res: Any) -> None:
-    assert not res.is_error, (tool, res.content[0].text)
-    data = res.structured_content
+def check_schema_strictly(schema: dict[str, Any], tool: str, data: Any) -> None:
+    """`data` matches `schema`, declares every key it sends and sends no optional null."""
     assert isinstance(data, dict), tool
     jsonschema.Draft202012Validator(strict(schema)).validate(data)
     assert nulls_in_optional_keys(schema, schema, data) == [], tool
+
+
+def check_result(schema: dict[str, Any], tool: str, res: Any) -> None:
+    assert not res.is_error, (tool, res.content[0].text)
+    data = res.structured_content
+    check_schema_strictly(schema, tool, data)
     # The text block carries the same JSON, for clients that do not read structuredContent.
     assert json.loads(res.content[0].text) == data, tool
 
