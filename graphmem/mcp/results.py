@@ -28,10 +28,27 @@ def _absent(value: object) -> bool:
 Sometimes = Annotated[T | None, Field(exclude_if=_absent)]
 
 
+def _never_null(schema: dict[str, Any], cls: type[BaseModel]) -> None:
+    """In the schema, a `Sometimes` key is its type without null and without a default: it is
+    left out rather than sent as null, and a client should be told exactly that."""
+    for name, field in cls.model_fields.items():
+        prop = schema.get("properties", {}).get(field.serialization_alias or name)
+        if field.exclude_if is not _absent or prop is None:
+            continue
+        alts = [a for a in prop.pop("anyOf", []) if a != {"type": "null"}]
+        if len(alts) == 1:
+            prop.update(alts[0])
+        elif alts:
+            prop["anyOf"] = alts
+        prop.pop("default", None)
+
+
 class Result(BaseModel):
     """Every result model: built by the tools from their own data, never from a client."""
 
-    model_config = ConfigDict(serialize_by_alias=True, validate_by_name=True)
+    model_config = ConfigDict(
+        serialize_by_alias=True, validate_by_name=True, json_schema_extra=_never_null
+    )
 
 
 class MemoryRecord(Result):
@@ -40,7 +57,7 @@ class MemoryRecord(Result):
 
     memory_id: str
     content: str
-    summary: str
+    summary: str = Field(description="A short summary of the content.")
     memory_type: MemoryTypeName
     source: SourceName = Field(description="Who it came from.")
     session_id: str | None = Field(description="The conversation it came from, if tracked.")
@@ -49,12 +66,12 @@ class MemoryRecord(Result):
     confidence: float = Field(description="How sure the writer was, 0-1.")
     metadata: dict[str, Any] = Field(description="The JSON object stored with it.")
     access_count: int = Field(description="How often it was recalled.")
-    last_access_at: str | None
+    last_access_at: str | None = Field(description="ISO-8601: when it was last recalled.")
     decay_score: float = Field(description="Strength after decay, 0-1; weak ones are archived.")
     status: StatusName
-    expires_at: str | None
-    created_at: str
-    updated_at: str
+    expires_at: str | None = Field(description="ISO-8601: when it will be deleted, if ever.")
+    created_at: str = Field(description="ISO-8601: when it was written.")
+    updated_at: str = Field(description="ISO-8601: when it last changed.")
     valid_from: str | None = Field(description="ISO-8601: since when it holds.")
     valid_to: str | None = Field(description="ISO-8601: until when it held; null while it holds.")
     slot: str | None = Field(description="The versioned slot it fills (e.g. the user's city).")
@@ -93,15 +110,15 @@ class SearchHit(Result):
         " the memory graph; and the factors applied when they are not 1 (trust of its"
         " source, confidence, and history or slot boosts for questions about the past)."
     )
-    created_at: str
-    source: SourceName
-    confidence: float
-    valid_from: str
-    valid_to: str | None
-    current: bool
-    session_id: Sometimes[str] = None
-    agent_id: Sometimes[str] = None
-    run_id: Sometimes[str] = None
+    created_at: str = Field(description="ISO-8601: when it was written.")
+    source: SourceName = Field(description="Who it came from.")
+    confidence: float = Field(description="How sure the writer was, 0-1.")
+    valid_from: str = Field(description="ISO-8601: since when it holds.")
+    valid_to: str | None = Field(description="ISO-8601: until when it held; null while it holds.")
+    current: bool = Field(description="True while it still holds (not superseded, no valid_to).")
+    session_id: Sometimes[str] = Field(None, description="The conversation it came from.")
+    agent_id: Sometimes[str] = Field(None, description="The agent it belongs to.")
+    run_id: Sometimes[str] = Field(None, description="The run it belongs to.")
     metadata: Sometimes[dict[str, Any]] = Field(None, description="Sent when it is not empty.")
     path: Sometimes[list[PathStep]] = Field(
         None,
@@ -111,8 +128,8 @@ class SearchHit(Result):
 
 class SearchResult(Result):
     hits: list[SearchHit] = Field(description="Best first.")
-    count: int
-    took_ms: float
+    count: int = Field(description="How many hits.")
+    took_ms: float = Field(description="Time the search took in the service.")
     degraded: list[str] = Field(
         description="Channels that failed and were left out of this search (e.g. vectors)."
     )
@@ -121,8 +138,8 @@ class SearchResult(Result):
 class WriteResult(Result):
     memory_id: str = Field(description="The memory written, or the one it was merged into.")
     memory_type: MemoryTypeName
-    summary: str
-    created_at: str
+    summary: str = Field(description="A short summary of the content, as stored.")
+    created_at: str = Field(description="ISO-8601: when it was written.")
     status: StatusName = Field(
         description="active, or quarantined: held for an operator's review, not recalled"
         " until approved."
@@ -136,14 +153,14 @@ class UpdateResult(Result):
     """Either the change (updated=true, with the new content) or, when the firewall held the
     new content for review, the pending version (updated=false, status, pending_id, reason)."""
 
-    memory_id: str
-    updated: bool
-    content: Sometimes[str] = None
-    summary: Sometimes[str] = None
-    updated_at: Sometimes[str] = None
-    status: Sometimes[StatusName] = None
+    memory_id: str = Field(description="The memory changed (the same id as before).")
+    updated: bool = Field(description="False when the new content is held for review.")
+    content: Sometimes[str] = Field(None, description="The new content.")
+    summary: Sometimes[str] = Field(None, description="The new summary.")
+    updated_at: Sometimes[str] = Field(None, description="ISO-8601: when it changed.")
+    status: Sometimes[StatusName] = Field(None, description="quarantined: held for review.")
     pending_id: Sometimes[str] = Field(None, description="The held version, for the operator.")
-    reason: Sometimes[str] = None
+    reason: Sometimes[str] = Field(None, description="Why nothing changed yet.")
 
 
 class ForgottenMemory(Result):
@@ -155,8 +172,10 @@ class ForgottenMemory(Result):
 class ForgetResult(Result):
     """`deleted` after a deletion, `would_delete` after a dry run."""
 
-    deleted: Sometimes[list[ForgottenMemory]] = None
-    would_delete: Sometimes[list[ForgottenMemory]] = None
+    deleted: Sometimes[list[ForgottenMemory]] = Field(None, description="What was deleted.")
+    would_delete: Sometimes[list[ForgottenMemory]] = Field(
+        None, description="What a call without dry_run would delete."
+    )
     count: int
     dry_run: bool
 
