@@ -242,6 +242,7 @@ def test_inspector_lists_typed_output_schemas_and_accepts_every_result(
     call("memory_graph", memory_id=a["memory_id"])
     call("memory_update", memory_id=b["memory_id"], content="The Heron auditors arrive in July")
     call("memory_history", memory_id=b["memory_id"])
+    call("memory_get", memory_ids=[a["memory_id"], b["memory_id"], "no-such-id"])
     call("memory_summarize", memory_ids=[a["memory_id"], "no-such-id"])
     call("memory_observe", turns=["Remember that my gym is on Hill Road", "ok"], dry_run=True)
     call("working_memory_set", session_id="w1", content={"task_context": "Audit prep"})

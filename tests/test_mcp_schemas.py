@@ -151,6 +151,7 @@ async def exercise(c: Client, *, operator: bool) -> Called:
     )
     await call("memory_update", {"memory_id": a["memory_id"], "content": INJECTED + " today"})
     await call("memory_history", {"memory_id": b["memory_id"]})
+    await call("memory_get", {"memory_ids": [a["memory_id"], "no-such-id", held["memory_id"]]})
     await call(
         "memory_summarize", {"memory_ids": [a["memory_id"], "no-such-id", held["memory_id"]]}
     )

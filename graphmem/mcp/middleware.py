@@ -49,6 +49,7 @@ TOOL_BUDGETS: dict[str, Budget | None] = {
     "memory_quarantine_review": "write",
     "working_memory_set": "write",
     "memory_search": "search",
+    "memory_get": "search",
     "memory_history": "search",
     "memory_graph": "search",
     "memory_summarize": "search",
@@ -101,6 +102,7 @@ JSON_ARGS = {
     "working_memory_set": ("content",),
     "memory_write": ("metadata",),
     "memory_summarize": ("memory_ids",),
+    "memory_get": ("memory_ids",),
     "memory_observe": ("turns",),
 }
 

@@ -135,6 +135,15 @@ class SearchResult(Result):
     )
 
 
+class GetResult(Result):
+    memories: list[MemoryRecord] = Field(description="The memories found, in the order asked.")
+    missing: list[str] = Field(description="Ids that do not exist for this user.")
+    quarantined: list[str] = Field(
+        description="Ids held in quarantine pending review; their content is withheld."
+    )
+    count: int = Field(description="How many memories were found.")
+
+
 class WriteResult(Result):
     memory_id: str = Field(description="The memory written, or the one it was merged into.")
     memory_type: MemoryTypeName
@@ -248,6 +257,7 @@ __all__ = [
     "Decision",
     "ForgetResult",
     "ForgottenMemory",
+    "GetResult",
     "GraphEdge",
     "GraphNode",
     "GraphResult",

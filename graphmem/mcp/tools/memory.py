@@ -1,48 +1,39 @@
-"""The long-term memory tools: write, search, update, forget, observe and summarise.
+"""The tools that change long-term memories, and summarise them: write, update, forget,
+observe (the write policy for raw conversation) and summarise. Reading back is in `recall`.
 
 The user is never a tool argument: every tool acts for `ctx.caller()`, the token's user over
 HTTP and the configured user over stdio, so no argument can reach another user's memories.
 """
 
 import logging
-from typing import TYPE_CHECKING, Annotated, Any, cast
+from typing import Annotated, Any
 
 from fastmcp.exceptions import ToolError
 from pydantic import Field
 
-from graphmem.errors import NotFoundError
 from graphmem.mcp.context import ToolContext, ToolRegistry
 from graphmem.mcp.results import (
     ForgetResult,
     ForgottenMemory,
     ObserveResult,
-    SearchHit,
-    SearchResult,
     SummaryResult,
     UpdateResult,
     WriteResult,
 )
 from graphmem.mcp.tools.common import (
     MAX_IDS,
-    MAX_TOP_K,
-    TIME_RANGE_PATTERN,
     MemoryTypeName,
-    RelationName,
     SourceName,
+    fetch,
     tool_annotations,
     tool_errors,
 )
 from graphmem.model import Status
-from graphmem.requests import SearchRequest, WriteItem
+from graphmem.requests import WriteItem
 from graphmem.settings.sections import LlmSettings
 from graphmem.summary import summarize_many
-from graphmem.temporal import validity
 from graphmem.usecases.turns import MAX_TURNS as MAX_OBSERVE_TURNS
 from graphmem.usecases.turns import observe
-from graphmem.visibility import HeldForReviewError
-
-if TYPE_CHECKING:
-    from graphmem.model import Hit, Memory
 
 log = logging.getLogger("graphmem.mcp")
 
@@ -115,91 +106,6 @@ def register(mcp: ToolRegistry, ctx: ToolContext) -> None:
             status=m.status.value,
             # a true duplicate of a stored memory was merged into it: this is that memory's id
             merged_into=m.merged_into or None,
-        )
-
-    @mcp.tool(
-        description="Recall the user's long-term memories most relevant to a query, best first."
-        " Call it before answering anything that depends on the past (what the user said,"
-        " their preferences, people, projects, events, tasks). Each hit has its content, a"
-        " score in [0, 1] and the per-channel breakdown (vector similarity, keyword match,"
-        " recency, frequency) and its validity (valid_from, valid_to, current). Only current"
-        " facts are returned unless the query asks about the past or as_of/include_history is"
-        " given. Only state what the hits say; if none is relevant, say you"
-        " don't remember rather than guessing.",
-        annotations=tool_annotations("Search memories", read_only=True, idempotent=True),
-    )
-    async def memory_search(
-        query: Annotated[
-            str,
-            Field(
-                min_length=1,
-                max_length=max_chars,
-                description="What to recall, in natural language; include the key names/nouns.",
-            ),
-        ],
-        top_k: Annotated[
-            int, Field(ge=1, le=MAX_TOP_K, description="How many hits to return.")
-        ] = 5,
-        memory_type: Annotated[
-            MemoryTypeName | None,
-            Field(description="Only memories of this type: fact, preference, event or task."),
-        ] = None,
-        time_range: Annotated[
-            str | None,
-            Field(
-                pattern=TIME_RANGE_PATTERN,
-                description="Only memories created within this window back from now: a number"
-                " and a unit m/h/d/w/y, e.g. '24h', '7d', '2w'.",
-            ),
-        ] = None,
-        expand_hops: Annotated[
-            int | None,
-            Field(
-                ge=0,
-                le=4,
-                description="Also follow the memory graph this many hops from"
-                " the best hits (default 2; 0 = only direct matches). Hits found this way"
-                " carry the 'path' of relations that led to them.",
-            ),
-        ] = None,
-        relation_types: Annotated[
-            list[RelationName] | None,
-            Field(description="Only follow these relation types when expanding."),
-        ] = None,
-        as_of: Annotated[
-            str | None,
-            Field(
-                max_length=40,
-                description="ISO-8601 date or time: recall what was true then (e.g. where the"
-                " user lived in 2023). Default: what is true now.",
-            ),
-        ] = None,
-        include_history: Annotated[
-            bool,
-            Field(
-                description="Also return superseded (outdated) memories. Not needed for"
-                " questions with 'before', 'used to', 'previously', '以前', '之前'."
-            ),
-        ] = False,
-    ) -> SearchResult:
-        user = ctx.caller()
-        with tool_errors():
-            request = SearchRequest(
-                query=query,
-                top_k=top_k,
-                memory_type=memory_type,
-                time_range=time_range,
-                expand_hops=expand_hops,
-                relation_types=cast("list[str] | None", relation_types),
-                as_of=as_of,
-                include_history=include_history,
-            )
-            res = await ctx.run(svc.search_request, user, request)
-        return SearchResult(
-            hits=[_compact_hit(h) for h in res.hits],
-            count=len(res.hits),
-            took_ms=round(res.took_ms, 3),
-            degraded=list(res.degraded),
         )
 
     @mcp.tool(
@@ -369,17 +275,8 @@ def register(mcp: ToolRegistry, ctx: ToolContext) -> None:
         ],
     ) -> SummaryResult:
         user = ctx.caller()
-        found: list[Memory] = []
-        missing: list[str] = []
-        held: list[str] = []
         with tool_errors():
-            for mid in dict.fromkeys(memory_ids):
-                try:
-                    found.append(await ctx.run(svc.get, user, mid))
-                except HeldForReviewError:
-                    held.append(mid)
-                except NotFoundError:
-                    missing.append(mid)
+            found, missing, held = await fetch(ctx, user, memory_ids)
         if not found:
             if held:
                 raise ToolError(
@@ -402,32 +299,6 @@ def register(mcp: ToolRegistry, ctx: ToolContext) -> None:
         out["summary"] = summarize_many(texts)
         out["method"] = "extractive"
         return SummaryResult.model_validate(out)
-
-
-def _compact_hit(h: "Hit") -> SearchHit:
-    """What a model needs from a hit: the text, its kind and age, why it ranked there and
-    where it came from; the scopes, metadata and path only when there are any."""
-    m = h.memory
-    path = getattr(h, "path", None)
-    return SearchHit.model_validate(
-        {
-            "memory_id": m.id,
-            "content": m.content,
-            "summary": m.summary,
-            "memory_type": m.memory_type.value,
-            "score": round(h.score, 4),
-            "scores": {k: round(v, 4) for k, v in h.scores.items()},
-            "created_at": m.created_at.isoformat(),
-            "source": m.source.value,
-            "confidence": m.confidence,
-            **validity(m),
-            "session_id": m.session_id or None,
-            "agent_id": getattr(m, "agent_id", None) or None,
-            "run_id": getattr(m, "run_id", None) or None,
-            "metadata": m.metadata or None,
-            "path": [step.to_dict() for step in path] if path else None,
-        }
-    )
 
 
 def _llm_summary(texts: list[str], llm: LlmSettings) -> str:
