@@ -88,6 +88,23 @@ def fresh_mysql_database() -> Iterator[str]:
         admin.close()
 
 
+def service_on(kind: str, tmp: Path, embedder: Embedder, request: pytest.FixtureRequest,
+               collection: str) -> MemoryService:
+    """The embedded default, or (kind "production") MariaDB + qdrant-client + Neo4j, the
+    MariaDB database being the module's fresh one."""
+    if kind == "embedded":
+        return MemoryService(Settings(data_dir=tmp), embedder=embedder)
+    from graphmem.stores.records.mysql import MySQLRecords
+    from graphmem.stores.vectors.qdrant import QdrantServerVectors
+
+    return MemoryService(
+        Settings(data_dir=tmp), embedder=embedder,
+        records=MySQLRecords(request.getfixturevalue("mysql_url_module")),
+        vectors=QdrantServerVectors(":memory:", None, collection, embedder.dim),
+        graph=open_neo4j(),
+    )
+
+
 @pytest.fixture
 def mysql_url() -> Iterator[str]:
     with fresh_mysql_database() as url:
