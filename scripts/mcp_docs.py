@@ -109,16 +109,16 @@ def code(value: Any) -> str:
 
 
 def options(schema: dict[str, Any]) -> list[dict[str, Any]]:
-    """The alternatives of a schema other than null."""
+    """The alternatives of a schema other than null, nested unions flattened."""
     alts = schema.get("anyOf") or schema.get("oneOf")
     if alts:
-        return [a for a in alts if a.get("type") != "null"]
+        return [o for a in alts if a.get("type") != "null" for o in options(a)]
     return [schema]
 
 
 def nullable(schema: dict[str, Any]) -> bool:
     alts = schema.get("anyOf") or schema.get("oneOf") or []
-    return schema.get("type") == "null" or any(a.get("type") == "null" for a in alts)
+    return schema.get("type") == "null" or any(nullable(a) for a in alts)
 
 
 def grouped(text: str) -> str:
@@ -128,10 +128,16 @@ def grouped(text: str) -> str:
 def type_text(schema: dict[str, Any]) -> str:
     alts = options(schema)
     if len(alts) != 1 or alts[0] is not schema:
-        texts = [type_text(a) for a in alts] + (["null"] if nullable(schema) else [])
+        several = len(alts) > 1
+        texts = [
+            inline(a)
+            if several and a.get("type") == "object" and a.get("properties")
+            else type_text(a)
+            for a in alts
+        ] + (["null"] if nullable(schema) else [])
         if len(texts) == 1:
             return texts[0]
-        return " or ".join(f"({t})" if " " in t else t for t in texts)
+        return " or ".join(f"({t})" if " " in t and t[0] != "{" else t for t in texts)
     if "enum" in schema:
         return "one of " + ", ".join(code(v) for v in schema["enum"])
     if "const" in schema:
@@ -149,7 +155,15 @@ def type_text(schema: dict[str, Any]) -> str:
     return str(kind or "any")
 
 
+def inline(schema: dict[str, Any]) -> str:
+    """A small object among other alternatives, spelled out: `{"in": list of string}`."""
+    fields = ", ".join(f'"{k}": {type_text(v)}' for k, v in schema["properties"].items())
+    return "{" + fields + "}"
+
+
 def sized(low: int | None, high: int | None, unit: str) -> list[str]:
+    if low == 1 and high is None:
+        return ["not empty"]
     if low and high is not None:
         return [f"{low}-{high} {unit}"]
     if high is not None:
@@ -178,7 +192,10 @@ def bounds(schema: dict[str, Any]) -> str:
 
 def nested(schema: dict[str, Any]) -> tuple[str, dict[str, Any]] | None:
     """Where a schema holds named fields: (path suffix, the object schema), or None."""
-    for alt in options(schema):
+    alts = options(schema)
+    if sum(1 for a in alts if a.get("type") in ("object", "array")) > 1:
+        return None  # several shapes: spelled out inline by type_text
+    for alt in alts:
         if alt.get("type") == "object" and alt.get("properties"):
             return "", alt
         if alt.get("type") == "array":

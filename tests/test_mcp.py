@@ -57,6 +57,7 @@ TOOLS = {
     "memory_write",
     "memory_search",
     "memory_get",
+    "memory_list",
     "memory_update",
     "memory_forget",
     "memory_summarize",
@@ -136,6 +137,7 @@ def test_tools_are_listed_with_schemas_descriptions_and_truthful_annotations(
     assert read_only == {
         "memory_search",
         "memory_get",
+        "memory_list",
         "memory_summarize",
         "working_memory_get",
         "memory_health",

@@ -126,6 +126,8 @@ async def exercise(c: Client, *, operator: bool) -> Called:
             "memory_type": "fact",
             "metadata": {"project": "Orion"},
             "session_id": "s-1",
+            "agent_id": "planner",
+            "run_id": "r1",
         },
     )
     b = await call(
@@ -134,7 +136,12 @@ async def exercise(c: Client, *, operator: bool) -> Called:
     )
     dup = await call(
         "memory_write",
-        {"content": "Sam leads the Orion migration at Kestrel", "memory_type": "fact"},
+        {
+            "content": "Sam leads the Orion migration at Kestrel",
+            "memory_type": "fact",
+            "agent_id": "planner",
+            "run_id": "r1",
+        },
     )
     assert dup.get("merged_into") == a["memory_id"]
     held = await call("memory_write", {"content": INJECTED, "memory_type": "fact"})
@@ -145,6 +152,26 @@ async def exercise(c: Client, *, operator: bool) -> Called:
     )
     await call("memory_search", {"query": "Orion migration lead", "expand_hops": 1, "top_k": 5})
     await call("memory_search", {"query": "nothing like this at all", "memory_type": "task"})
+    await call(
+        "memory_search",
+        {
+            "query": "Orion",
+            "session_id": "s-1",
+            "source": ["agent", "user"],
+            "min_confidence": 0.1,
+            "metadata": {"project": {"in": ["Orion", "Atlas"]}},
+            "agent_id": "planner",
+            "run_id": "r1",
+        },
+    )
+    page = await call("memory_list", {"limit": 1, "sort": "oldest"})
+    await call("memory_list", {"cursor": page["next_cursor"], "limit": 1, "sort": "oldest"})
+    await call(
+        "memory_list",
+        {"metadata": {"project": "Orion"}, "status": ["active", "superseded"], "agent_id": "x"},
+    )
+    if operator:
+        await call("memory_list", {"status": "quarantined"})
     await call("memory_graph", {"memory_id": a["memory_id"], "hops": 2})
     await call(
         "memory_update", {"memory_id": b["memory_id"], "content": "The contract ended in June"}

@@ -50,6 +50,7 @@ TOOL_BUDGETS: dict[str, Budget | None] = {
     "working_memory_set": "write",
     "memory_search": "search",
     "memory_get": "search",
+    "memory_list": "search",
     "memory_history": "search",
     "memory_graph": "search",
     "memory_summarize": "search",
@@ -103,7 +104,9 @@ JSON_ARGS = {
     "memory_write": ("metadata",),
     "memory_summarize": ("memory_ids",),
     "memory_get": ("memory_ids",),
-    "memory_observe": ("turns",),
+    "memory_search": ("metadata", "source", "relation_types"),
+    "memory_list": ("metadata", "source", "status"),
+    "memory_observe": ("turns", "metadata"),
 }
 
 

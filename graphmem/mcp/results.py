@@ -144,6 +144,14 @@ class GetResult(Result):
     count: int = Field(description="How many memories were found.")
 
 
+class ListResult(Result):
+    memories: list[MemoryRecord] = Field(description="One page, in the order asked for.")
+    next_cursor: str | None = Field(
+        description="Pass it as cursor for the next page; null on the last page."
+    )
+    count: int = Field(description="How many memories on this page.")
+
+
 class WriteResult(Result):
     memory_id: str = Field(description="The memory written, or the one it was merged into.")
     memory_type: MemoryTypeName
@@ -262,6 +270,7 @@ __all__ = [
     "GraphNode",
     "GraphResult",
     "HistoryResult",
+    "ListResult",
     "MemoryRecord",
     "MemoryTypeName",
     "MemoryVersion",

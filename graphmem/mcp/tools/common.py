@@ -67,8 +67,6 @@ def memory_dict(m: "Memory") -> dict[str, Any]:
     d = m.to_dict()
     d.pop("user_id", None)  # the caller is that user; echoing it adds nothing
     d["memory_id"] = d.pop("id")
-    d.setdefault("agent_id", None)
-    d.setdefault("run_id", None)
     return d
 
 

@@ -28,6 +28,7 @@ from graphmem.mcp.tools.common import (
     tool_annotations,
     tool_errors,
 )
+from graphmem.mcp.tools.filters import SCOPE_MAX
 from graphmem.model import Status
 from graphmem.requests import WriteItem
 from graphmem.settings.sections import LlmSettings
@@ -86,9 +87,32 @@ def register(mcp: ToolRegistry, ctx: ToolContext) -> None:
             str | None,
             Field(max_length=128, description="The conversation it came from, if you track one."),
         ] = None,
+        agent_id: Annotated[
+            str | None,
+            Field(
+                min_length=1,
+                max_length=SCOPE_MAX,
+                description="The agent it belongs to (e.g. your name), so a search can be"
+                " limited to one agent's memories; default: the user's, no agent.",
+            ),
+        ] = None,
+        run_id: Annotated[
+            str | None,
+            Field(
+                min_length=1,
+                max_length=SCOPE_MAX,
+                description="The run it belongs to (one task or workflow execution).",
+            ),
+        ] = None,
     ) -> WriteResult:
         user = ctx.caller()
-        fields = {"metadata": metadata, "source": source, "session_id": session_id}
+        fields = {
+            "metadata": metadata,
+            "source": source,
+            "session_id": session_id,
+            "agent_id": agent_id,
+            "run_id": run_id,
+        }
         item = WriteItem(
             content=content,
             memory_type=memory_type,
@@ -243,6 +267,29 @@ def register(mcp: ToolRegistry, ctx: ToolContext) -> None:
         dry_run: Annotated[
             bool, Field(description="Only decide: write and delete nothing.")
         ] = False,
+        agent_id: Annotated[
+            str | None,
+            Field(
+                min_length=1,
+                max_length=SCOPE_MAX,
+                description="The agent the memories written belong to.",
+            ),
+        ] = None,
+        run_id: Annotated[
+            str | None,
+            Field(
+                min_length=1,
+                max_length=SCOPE_MAX,
+                description="The run the memories written belong to.",
+            ),
+        ] = None,
+        metadata: Annotated[
+            dict[str, Any] | None,
+            Field(
+                description="A small JSON object (≤16 KiB) stored with every memory written,"
+                ' e.g. {"project": "Atlas"}.'
+            ),
+        ] = None,
     ) -> ObserveResult:
         user = ctx.caller()
         with tool_errors():
@@ -253,6 +300,9 @@ def register(mcp: ToolRegistry, ctx: ToolContext) -> None:
                 turns,
                 session_id=session_id,
                 dry_run=dry_run,
+                agent_id=agent_id,
+                run_id=run_id,
+                metadata=metadata,
                 tool="memory_observe",
             )
         return ObserveResult.model_validate(

@@ -1,5 +1,5 @@
-"""The tools that read long-term memories back: recall by meaning (memory_search) and fetch by
-id (memory_get).
+"""The tools that read long-term memories back: recall by meaning (memory_search), fetch by id
+(memory_get) and page through them (memory_list).
 
 Like every tool they act for `ctx.caller()` only, and show an agent nothing the memory
 firewall holds for review: a quarantined memory is never a hit, and asked for by id it is
@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Annotated, cast
 from pydantic import Field
 
 from graphmem.mcp.context import ToolContext, ToolRegistry
-from graphmem.mcp.results import GetResult, MemoryRecord, SearchHit, SearchResult
+from graphmem.mcp.results import GetResult, ListResult, MemoryRecord, SearchHit, SearchResult
 from graphmem.mcp.tools.common import (
     MAX_IDS,
     MAX_TOP_K,
@@ -23,15 +23,29 @@ from graphmem.mcp.tools.common import (
     tool_annotations,
     tool_errors,
 )
-from graphmem.requests import SearchRequest
+from graphmem.mcp.tools.filters import (
+    AgentId,
+    MetadataFilter,
+    MinConfidence,
+    RunId,
+    SessionId,
+    SortName,
+    Sources,
+    Statuses,
+)
+from graphmem.requests import ListRequest, SearchRequest
 from graphmem.temporal import validity
+from graphmem.visibility import Viewer
 
 if TYPE_CHECKING:
     from graphmem.model import Hit
 
+MAX_PAGE = 100
+MAX_CURSOR = 1024
+
 
 def register(mcp: ToolRegistry, ctx: ToolContext) -> None:
-    """Register memory_search and memory_get; `mcp` records their names."""
+    """Register memory_search, memory_get and memory_list; `mcp` records their names."""
     svc = ctx.service
     max_chars = ctx.max_chars
 
@@ -42,8 +56,9 @@ def register(mcp: ToolRegistry, ctx: ToolContext) -> None:
         " score in [0, 1] and the per-channel breakdown (vector similarity, keyword match,"
         " recency, frequency) and its validity (valid_from, valid_to, current). Only current"
         " facts are returned unless the query asks about the past or as_of/include_history is"
-        " given. Only state what the hits say; if none is relevant, say you"
-        " don't remember rather than guessing.",
+        " given. Filters (session_id, source, min_confidence, metadata, agent_id, run_id)"
+        " hold in every channel: a hit they exclude is never returned. Only state what the"
+        " hits say; if none is relevant, say you don't remember rather than guessing.",
         annotations=tool_annotations("Search memories", read_only=True, idempotent=True),
     )
     async def memory_search(
@@ -99,6 +114,12 @@ def register(mcp: ToolRegistry, ctx: ToolContext) -> None:
                 " questions with 'before', 'used to', 'previously', '以前', '之前'."
             ),
         ] = False,
+        session_id: SessionId = None,
+        source: Sources = None,
+        min_confidence: MinConfidence = None,
+        metadata: MetadataFilter = None,
+        agent_id: AgentId = None,
+        run_id: RunId = None,
     ) -> SearchResult:
         user = ctx.caller()
         with tool_errors():
@@ -111,6 +132,12 @@ def register(mcp: ToolRegistry, ctx: ToolContext) -> None:
                 relation_types=cast("list[str] | None", relation_types),
                 as_of=as_of,
                 include_history=include_history,
+                session_id=session_id,
+                source=source,
+                min_confidence=min_confidence,
+                metadata=metadata,
+                agent_id=agent_id,
+                run_id=run_id,
             )
             res = await ctx.run(svc.search_request, user, request)
         return SearchResult(
@@ -142,6 +169,84 @@ def register(mcp: ToolRegistry, ctx: ToolContext) -> None:
             missing=missing,
             quarantined=held,
             count=len(found),
+        )
+
+    @mcp.tool(
+        description="List the user's memories page by page, without a query: newest first by"
+        " default, or oldest, most_accessed, or decay (weakest first: what is fading). Filter"
+        " by memory_type, status, source, session_id, agent_id, run_id, min_confidence,"
+        " metadata, a creation window (created_after, created_before) or what was valid at a"
+        " time (valid_at). Pass a page's next_cursor as cursor to get the next one; it is null"
+        " on the last page. Active memories unless status says otherwise; quarantined ones"
+        " only with an operator token (memory_quarantine_list shows an agent its queue).",
+        annotations=tool_annotations("List memories", read_only=True, idempotent=True),
+    )
+    async def memory_list(
+        limit: Annotated[
+            int, Field(ge=1, le=MAX_PAGE, description="How many memories per page.")
+        ] = 20,
+        cursor: Annotated[
+            str | None,
+            Field(
+                min_length=1,
+                max_length=MAX_CURSOR,
+                description="The next_cursor of the previous page; leave it out for the first.",
+            ),
+        ] = None,
+        sort: Annotated[
+            SortName,
+            Field(
+                description="newest or oldest (by creation), most_accessed (most recalled"
+                " first), decay (weakest decay score first)."
+            ),
+        ] = "newest",
+        memory_type: Annotated[
+            MemoryTypeName | None, Field(description="Only memories of this type.")
+        ] = None,
+        status: Statuses = None,
+        source: Sources = None,
+        session_id: SessionId = None,
+        agent_id: AgentId = None,
+        run_id: RunId = None,
+        min_confidence: MinConfidence = None,
+        metadata: MetadataFilter = None,
+        created_after: Annotated[
+            str | None,
+            Field(max_length=40, description="ISO-8601: only memories created at or after it."),
+        ] = None,
+        created_before: Annotated[
+            str | None,
+            Field(max_length=40, description="ISO-8601: only memories created before it."),
+        ] = None,
+        valid_at: Annotated[
+            str | None,
+            Field(max_length=40, description="ISO-8601: only memories that held at that time."),
+        ] = None,
+    ) -> ListResult:
+        user, actor = ctx.identify()
+        viewer = Viewer.OPERATOR if actor.is_operator else Viewer.AGENT
+        with tool_errors():
+            request = ListRequest(
+                limit=limit,
+                cursor=cursor,
+                sort=sort,
+                memory_type=memory_type,
+                status=status,
+                source=source,
+                session_id=session_id,
+                agent_id=agent_id,
+                run_id=run_id,
+                min_confidence=min_confidence,
+                metadata=metadata,
+                created_after=created_after,
+                created_before=created_before,
+                valid_at=valid_at,
+            )
+            page = await ctx.run(svc.list_memories, user, request, viewer=viewer)
+        return ListResult(
+            memories=[MemoryRecord.model_validate(memory_dict(m)) for m in page.memories],
+            next_cursor=page.next_cursor,
+            count=len(page.memories),
         )
 
 
