@@ -8,8 +8,10 @@ Qdrant (through its client) + Neo4j.
 
 from __future__ import annotations
 
+import json
 import uuid
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -21,7 +23,7 @@ from graphmem.guard import Guard, GuardSettings
 from graphmem.mcp.server import create_server
 from graphmem.settings.server import McpSettings
 from tests.conftest import open_neo4j
-from tests.test_mcp import err, ok
+from tests.test_mcp import err, http_client, ok, run, start_http_server
 
 RUN = uuid.uuid4().hex[:8]
 
@@ -328,3 +330,43 @@ def test_list_and_filters_never_reach_another_user(
         assert ok(pia, "memory_list", filters)["memories"] == []
         assert ok(pia, "memory_search", {"query": "Atlas launch", **filters})["hits"] == []
     assert ok(pia, "memory_get", {"memory_ids": list(m.values())})["memories"] == []
+
+
+def test_another_tokens_user_sees_none_of_it_over_http(tmp_path: Path) -> None:
+    """The user comes from the token: no scope, filter or id reaches another user's memories."""
+
+    async def go() -> tuple[str, dict[str, Any], list[Any]]:
+        async with http_client(srv, "uma") as uma, http_client(srv, "vic") as vic:
+            w = await uma.call_tool(
+                "memory_write",
+                {
+                    "content": "Uma's locker code is 4417",
+                    "memory_type": "fact",
+                    "agent_id": "coach",
+                    "metadata": {"project": "Gym"},
+                },
+            )
+            mid = w.structured_content["memory_id"]
+            mine = await uma.call_tool("memory_list", {"agent_id": "coach"})
+            theirs = [
+                (await vic.call_tool(tool, args, raise_on_error=False))
+                for tool, args in (
+                    ("memory_list", {"agent_id": "coach"}),
+                    ("memory_list", {"metadata": {"project": "Gym"}, "status": ["active"]}),
+                    ("memory_search", {"query": "locker code", "agent_id": "coach"}),
+                    ("memory_get", {"memory_ids": [mid]}),
+                    ("memory_list", {"user_id": "uma"}),
+                )
+            ]
+            return mid, mine.structured_content, theirs
+
+    with start_http_server(tmp_path, users=("uma", "vic")) as srv:
+        mid, mine, theirs = run(go())
+    assert [m["memory_id"] for m in mine["memories"]] == [mid]
+    listed, by_meta, searched, got, forged = theirs
+    assert listed.structured_content["memories"] == []
+    assert by_meta.structured_content["memories"] == []
+    assert searched.structured_content["hits"] == []
+    assert got.structured_content["missing"] == [mid]
+    assert forged.is_error and "user_id: is not an argument" in forged.content[0].text
+    assert "4417" not in json.dumps([r.structured_content for r in theirs])
