@@ -1,6 +1,6 @@
-"""The filter arguments memory_search and memory_list share, typed so a client's schema shows
-the model exactly what it may send (the service checks them again, and its errors name the
-field like every other tool error).
+"""The filter arguments memory_search and memory_list share, published with a typed schema so
+a client shows the model exactly what it may send; the service checks the values
+(graphmem.filters), and its errors name the field like every other tool error.
 
 A metadata filter matches top-level keys of a memory's metadata: `{"project": "Atlas"}` is
 equality, `{"tier": {"in": ["gold", "silver"]}}` membership, `{"k": {"eq": v}}` the same as
