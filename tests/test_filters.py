@@ -145,6 +145,26 @@ def test_scopes_are_stored_returned_and_kept_apart_by_merge(svc: MemoryService) 
     assert svc.search(f"x-{user}", "green tea", 10, agent_id="coder").hits == []
 
 
+def test_cached_results_are_kept_per_filter(svc: MemoryService) -> None:
+    """The search cache is keyed by the filter too: the same query under another filter is
+    never answered from the first one's cached hits."""
+    user = f"k-{uuid.uuid4().hex[:8]}"
+    a = svc.write(user, "The Atlas budget review is on Monday", "event",
+                  metadata={"project": "Atlas"}, agent_id="planner")
+    b = svc.write(user, "The Borealis budget review is on Tuesday", "event",
+                  metadata={"project": "Borealis"}, agent_id="coder")
+    svc.drain_outbox()
+    for _ in range(2):  # the second round comes from the cache
+        for kw, want in [({"metadata": {"project": "Atlas"}}, [a.id]),
+                         ({"metadata": {"project": {"in": ["Borealis"]}}}, [b.id]),
+                         ({"agent_id": "coder"}, [b.id]),
+                         ({"agent_id": "planner", "metadata": {"project": "Borealis"}}, []),
+                         ({}, None)]:
+            hits = [h.memory.id for h in svc.search(user, "budget review", 5, **kw).hits]
+            assert hits == want if want is not None else set(hits) == {a.id, b.id}
+    assert svc.cache_hits >= 5
+
+
 def test_list_pages_in_each_order_without_gaps_or_repeats(svc: MemoryService) -> None:
     user = f"l-{uuid.uuid4().hex[:8]}"
     written = _write(svc, user, [{"content": f"note {w}"} for w in WORDS[:7]])
