@@ -2,12 +2,12 @@
 
 A client sees each tool's `outputSchema` in `tools/list`; a client that validates (the
 TypeScript SDK does, see test_mcp_inspector.py) rejects a result that does not match it. Here
-fastmcp's Client lists the tools in process and over HTTP, checks that no schema is a generic
-object, then drives every tool through its result variants (a deletion and a dry run, an update
-and one held for review, an agent's and an operator's health report, ...) and validates each
-structured result with `jsonschema` against the declared schema, made strict: a key the schema
-does not declare fails too, and so does a null in a key the schema marks optional (optional keys
-are left out when they do not apply, never sent as null).
+fastmcp's Client lists the tools in process, over HTTP and over stdio, checks that no schema is
+a generic object, then drives every tool through its result variants (a deletion and a dry run,
+an update and one held for review, an agent's and an operator's health report, ...) and
+validates each structured result with `jsonschema` against the declared schema, made strict: a
+key the schema does not declare fails too, and so does a null in a key the schema marks
+optional (optional keys are left out when they do not apply, never sent as null).
 """
 
 from __future__ import annotations
@@ -15,19 +15,27 @@ from __future__ import annotations
 import copy
 import json
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import jsonschema
 import pytest
 from fastmcp import Client, FastMCP
-from fastmcp.client.transports import StreamableHttpTransport
+from fastmcp.client.transports import StdioTransport, StreamableHttpTransport
 
 from graphmem import MemoryService, Settings
 from graphmem.embedder import Embedder
 from graphmem.guard import Guard, GuardSettings
 from graphmem.mcp.server import create_server
 from graphmem.settings.server import McpSettings
-from tests.test_mcp import TOOLS, HttpServer, run, start_http_server
+from tests.test_mcp import (
+    TOOLS,
+    HttpServer,
+    child_env,
+    graphmem_exe,
+    run,
+    start_http_server,
+)
 
 # Said by the firewall's injection screen to be an instruction: held for review (the thresholds
 # below), the way test_mcp holds one.
@@ -354,3 +362,34 @@ def test_http_lists_the_same_schemas_and_results_match_them(
     check_all(remote, as_operator, TOOLS)
     health = next(res for name, _, res in as_operator if name == "memory_health")
     assert {"metrics", "all_users_tools", "cache_hit_rate"} <= set(health.structured_content)
+
+
+# ----------------------------------------------------------------------------- over stdio
+def test_stdio_lists_the_same_schemas_and_results_match_them(
+    tmp_path: Path, server: FastMCP
+) -> None:
+    """What a client that starts `graphmem serve --stdio` itself sees (Claude Desktop, ...)."""
+    transport = StdioTransport(
+        graphmem_exe(),
+        ["serve", "--stdio"],
+        env=child_env(
+            tmp_path / "data",
+            GRAPHMEM_USER_ID="sam",
+            GRAPHMEM_GUARD_INJECTION_THRESHOLD="0.5",
+            GRAPHMEM_GUARD_REJECT_THRESHOLD="0.99",
+        ),
+        cwd=str(tmp_path),
+        keep_alive=False,
+        log_file=tmp_path / "stdio.log",
+    )
+
+    async def go() -> tuple[dict[str, Any], Called]:
+        async with Client(transport, init_timeout=180, timeout=120) as c:
+            return {t.name: t for t in await c.list_tools()}, await exercise(c, operator=False)
+
+    remote, called = run(go())
+    local = run(_listed(Client(server)))
+    assert {n: t.output_schema for n, t in remote.items()} == {
+        n: t.output_schema for n, t in local.items()
+    }
+    check_all(remote, called, TOOLS - {"memory_quarantine_review"})
