@@ -370,3 +370,15 @@ def test_another_tokens_user_sees_none_of_it_over_http(tmp_path: Path) -> None:
     assert got.structured_content["missing"] == [mid]
     assert forged.is_error and "user_id: is not an argument" in forged.content[0].text
     assert "4417" not in json.dumps([r.structured_content for r in theirs])
+
+
+def test_the_tools_offer_every_sort_and_status_the_service_has() -> None:
+    from typing import get_args
+
+    from graphmem.mcp.tools.filters import SortName, Statuses
+    from graphmem.model import Status
+    from graphmem.requests import SORTS
+
+    assert get_args(SortName) == SORTS
+    schema = get_args(Statuses)[1].json_schema
+    assert schema["anyOf"][0]["enum"] == [s.value for s in Status]

@@ -33,14 +33,13 @@ from graphmem.mcp.tools.filters import (
     Sources,
     Statuses,
 )
-from graphmem.requests import ListRequest, SearchRequest
+from graphmem.requests import MAX_LIST_LIMIT, ListRequest, SearchRequest
 from graphmem.temporal import validity
 from graphmem.visibility import Viewer
 
 if TYPE_CHECKING:
     from graphmem.model import Hit
 
-MAX_PAGE = 100
 MAX_CURSOR = 1024
 
 
@@ -183,7 +182,7 @@ def register(mcp: ToolRegistry, ctx: ToolContext) -> None:
     )
     async def memory_list(
         limit: Annotated[
-            int, Field(ge=1, le=MAX_PAGE, description="How many memories per page.")
+            int, Field(ge=1, le=MAX_LIST_LIMIT, description="How many memories per page.")
         ] = 20,
         cursor: Annotated[
             str | None,
@@ -268,8 +267,8 @@ def _compact_hit(h: "Hit") -> SearchHit:
             "confidence": m.confidence,
             **validity(m),
             "session_id": m.session_id or None,
-            "agent_id": getattr(m, "agent_id", None) or None,
-            "run_id": getattr(m, "run_id", None) or None,
+            "agent_id": m.agent_id or None,
+            "run_id": m.run_id or None,
             "metadata": m.metadata or None,
             "path": [step.to_dict() for step in path] if path else None,
         }
