@@ -8,7 +8,14 @@ import sys
 from collections.abc import Callable
 from typing import Any
 
-from graphmem.cli.common import AddCommand, emit, open_service, user_of
+from graphmem.cli.common import (
+    EVERY_USER_HELP,
+    AddCommand,
+    emit,
+    open_file,
+    open_service,
+    user_of,
+)
 from graphmem.errors import InvalidInputError
 
 
@@ -53,7 +60,7 @@ def _status_cmd(action: str) -> Callable[[argparse.Namespace], None]:
 
 def _read_turns(path: str) -> list[Any]:
     """A JSON array of turns, or JSONL with one turn (string or object) per line."""
-    stream = sys.stdin if path == "-" else open(path, encoding="utf-8")  # noqa: SIM115
+    stream = sys.stdin if path == "-" else open_file(path, "r", encoding="utf-8")
     with stream:
         text = stream.read()
     if text.lstrip().startswith("["):
@@ -98,6 +105,7 @@ def register(add: AddCommand) -> None:
         cmd_compact,
         "apply the lifecycle rules: purge expired memories, archive stale ones, merge"
         " near-duplicates, recompute decay (all users unless --user; safe to re-run)",
+        user=EVERY_USER_HELP,
     )
     sp.add_argument("--dry-run", action="store_true", help="list what would change, change nothing")
     sp.add_argument("-q", "--quiet", action="store_true", help="no progress bar")

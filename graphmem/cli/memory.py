@@ -9,7 +9,7 @@ from typing import Any
 
 from graphmem.cli.common import AddCommand, emit, memory_line, open_service, to_int, user_of
 from graphmem.errors import InvalidInputError
-from graphmem.model import Memory, MemoryType
+from graphmem.model import Memory, MemoryType, check_metadata
 from graphmem.visibility import Viewer
 
 MAX_STDIN_CHARS = 1 << 20
@@ -107,7 +107,7 @@ def cmd_update(args: argparse.Namespace) -> None:
             args.memory_id,
             args.content,
             memory_type=args.type,
-            metadata=json.loads(args.metadata) if args.metadata else None,
+            metadata=check_metadata(args.metadata) if args.metadata else None,
         )
     emit(args, {"id": m.id, "updated": True}, f"updated {m.id}")
 

@@ -10,9 +10,9 @@ import argparse
 import json
 import sys
 from collections.abc import Iterator, Mapping
-from typing import TYPE_CHECKING, Any, BinaryIO
+from typing import IO, TYPE_CHECKING, Any
 
-from graphmem.cli.common import AddCommand, emit, open_service, user_of
+from graphmem.cli.common import AddCommand, emit, open_file, open_service, user_of
 from graphmem.cli.common import out as stdout
 from graphmem.errors import InvalidInputError
 from graphmem.model import utcnow
@@ -52,7 +52,7 @@ def cmd_forget_user(args: argparse.Namespace) -> int:
     return 0 if receipt.verified else 4
 
 
-def read_jsonl(stream: BinaryIO) -> Iterator[tuple[int, dict[str, Any]]]:
+def read_jsonl(stream: IO[bytes]) -> Iterator[tuple[int, dict[str, Any]]]:
     """Objects of a JSONL stream, read line by line with a bounded buffer: a line over
     MAX_IMPORT_LINE_BYTES or a stream over MAX_IMPORT_BYTES is refused as soon as it is seen,
     so `graphmem import /dev/zero` fails at once instead of filling memory."""
@@ -96,7 +96,7 @@ def cmd_import(args: argparse.Namespace) -> None:
 
     from graphmem.usecases.write import prepare
 
-    stream = sys.stdin.buffer if args.file == "-" else open(args.file, "rb")  # noqa: SIM115
+    stream = sys.stdin.buffer if args.file == "-" else open_file(args.file, "rb")
     with stream:
         rows = list(read_jsonl(stream))
     keys = (
@@ -135,7 +135,7 @@ def cmd_import(args: argparse.Namespace) -> None:
 
 
 def cmd_export(args: argparse.Namespace) -> None:
-    out = stdout() if args.file == "-" else open(args.file, "w", encoding="utf-8")  # noqa: SIM115
+    out = stdout() if args.file == "-" else open_file(args.file, "w", encoding="utf-8")
     n = 0
     with open_service(args) as svc:
         for m in svc.list(user_of(args), include_archived=True, viewer=Viewer.OPERATOR):
