@@ -7,7 +7,8 @@ UNWIND $rows AS row
 MERGE (m:Memory {id: row.id})
 SET m.user_id = row.user_id, m.memory_type = row.memory_type, m.status = row.status,
     m.created_at = row.created_at, m.session_id = row.session_id, m.summary = row.summary,
-    m.valid_from = row.valid_from, m.valid_to = row.valid_to;
+    m.valid_from = row.valid_from, m.valid_to = row.valid_to, m.agent_id = row.agent_id,
+    m.run_id = row.run_id;
 
 // name: clear_edges
 // Before a memory's edges are re-projected, all of its current ones go.

@@ -89,12 +89,16 @@ def mergeable(a: Memory, b: Memory, now: datetime) -> bool:
     """Two memories a merge may fold together (similarity aside): the same user, type and
     source, both active and unexpired, saying the same thing. Type and source are kept apart on
     purpose: a task must not inherit a fact's permanence, and a user's statement must not lose
-    its provenance to an agent's inference of the same words. Meaning is checked last, as it is
-    the costliest test; an embedding alone cannot tell Tuesday from Thursday."""
+    its provenance to an agent's inference of the same words. Scopes too: folding one agent's
+    memory into another's would hide it from the first agent's filtered reads. Meaning is
+    checked last, as it is the costliest test; an embedding alone cannot tell Tuesday from
+    Thursday."""
     return (
         a.user_id == b.user_id
         and a.memory_type == b.memory_type
         and a.source == b.source
+        and a.agent_id == b.agent_id
+        and a.run_id == b.run_id
         and a.status == Status.ACTIVE == b.status
         and not is_expired(a, now)
         and not is_expired(b, now)

@@ -76,6 +76,11 @@ class Memory:
     valid_from: datetime | None = None
     valid_to: datetime | None = None
     slot: str | None = None
+    # Scopes inside the user (as mem0 has them): the agent that keeps the memory and the run
+    # (one task or episode) it came from. Between users isolation is absolute; between agents
+    # and runs of one user these are filters a caller may apply or leave off.
+    agent_id: str | None = None
+    run_id: str | None = None
     # Not stored: set on what a write returns when the write was merged into this existing
     # memory (its id), so the caller learns that nothing new was stored.
     merged_into: str | None = None
@@ -118,6 +123,8 @@ class Memory:
             "valid_from": _iso(self.valid_since),
             "valid_to": _iso(self.valid_to),
             "slot": self.slot,
+            "agent_id": self.agent_id,
+            "run_id": self.run_id,
             **({"merged_into": self.merged_into} if self.merged_into else {}),
         }
 
@@ -269,16 +276,21 @@ def check_content(value: Any, max_chars: int, field_name: str = "content") -> st
     return text
 
 
-def check_session_id(value: Any, max_chars: int = 128) -> str:
-    """A caller's conversation id: shown in results and used as a key, so plain visible text."""
+def check_label(value: Any, field_name: str, max_chars: int = 128) -> str:
+    """A caller's id for a conversation, agent or run: shown in results and used as a key, so
+    plain visible text."""
     if not isinstance(value, str) or not value.strip():
-        raise InvalidInputError("session_id", "must be a non-empty string")
+        raise InvalidInputError(field_name, "must be a non-empty string")
     if len(value) > max_chars:
-        raise InvalidInputError("session_id", f"must be at most {max_chars} characters")
-    text = check_chars(value, "session_id").strip()
+        raise InvalidInputError(field_name, f"must be at most {max_chars} characters")
+    text = check_chars(value, field_name).strip()
     if not is_visible(text):
-        raise InvalidInputError("session_id", "has no visible characters")
+        raise InvalidInputError(field_name, "has no visible characters")
     return text
+
+
+def check_session_id(value: Any, max_chars: int = 128) -> str:
+    return check_label(value, "session_id", max_chars)
 
 
 def check_user(value: Any) -> str:

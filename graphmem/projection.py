@@ -19,6 +19,7 @@ import numpy as np
 from graphmem import metrics
 from graphmem.breaker import Breaker
 from graphmem.embedder import Embedder
+from graphmem.filters import meta_tokens
 from graphmem.model import Memory, utcnow
 from graphmem.stores.graph import GraphEdge, GraphNode, GraphStore
 from graphmem.stores.records import (
@@ -44,6 +45,10 @@ def vector_point(m: Memory, vec: np.ndarray) -> VectorPoint:
         status=m.status.value,
         created_at=m.created_at.timestamp(),
         session_id=m.session_id,
+        agent_id=m.agent_id,
+        run_id=m.run_id,
+        source=m.source.value,
+        meta=tuple(meta_tokens(m.metadata)),
     )
 
 
@@ -59,6 +64,8 @@ def graph_node(m: Memory, entities: list | None = None) -> GraphNode:
         entities=tuple(entities or ()),
         valid_from=m.valid_since.timestamp(),
         valid_to=m.valid_to.timestamp() if m.valid_to else None,
+        agent_id=m.agent_id,
+        run_id=m.run_id,
     )
 
 

@@ -20,12 +20,16 @@ from typing import Any
 
 from graphmem import associative, ranking
 from graphmem.errors import InvalidInputError
+from graphmem.filters import MemoryFilter
 from graphmem.model import (
     Hit,
+    Memory,
     MemoryType,
     Source,
+    Status,
     check_confidence,
     check_content,
+    check_label,
     check_metadata,
     check_session_id,
     check_top_k,
@@ -38,6 +42,18 @@ from graphmem.settings import Settings
 from graphmem.stores.cache import cache_key
 
 # ------------------------------------------------------------------ search
+
+
+def filter_of(request: SearchRequest | ListRequest) -> MemoryFilter:
+    """The filter fields a search and a listing share, checked (graphmem.filters)."""
+    return MemoryFilter.parse(
+        session_id=request.session_id,
+        source=request.source,
+        min_confidence=request.min_confidence,
+        agent_id=request.agent_id,
+        run_id=request.run_id,
+        metadata=request.metadata,
+    )
 
 
 @dataclass(frozen=True)
@@ -72,6 +88,15 @@ class SearchRequest:
     relation_types: str | list[str] | None = None
     as_of: str | datetime | None = None
     include_history: bool = False
+    # Filters (graphmem.filters): a filtered search never returns a hit they exclude.
+    source: str | list[str] | None = None
+    min_confidence: float | None = None
+    metadata: Mapping[str, Any] | None = None
+    agent_id: str | None = None
+    run_id: str | None = None
+
+    def memory_filter(self) -> MemoryFilter:
+        return filter_of(self)
 
     def cache_key(self) -> str:
         """Every option that shapes the hits, and nothing else (track_access does not)."""
@@ -91,6 +116,9 @@ class SearchRequest:
                 as_of=when.isoformat() if when else None,
                 include_history=bool(self.include_history),
             )
+        narrowed = self.memory_filter().key()
+        if narrowed:  # absent otherwise: keys unchanged
+            filters["filter"] = narrowed
         return cache_key(query=self.query, top_k=self.top_k, **filters)
 
     def validated(self, settings: Settings) -> ValidSearch:
@@ -126,6 +154,7 @@ class SearchRequest:
             include_archived=self.include_archived,
             as_of=as_of,
             include_history=self.include_history,
+            filter=self.memory_filter(),
         )
 
 
@@ -145,6 +174,7 @@ class ValidSearch:
     include_archived: bool
     as_of: datetime | None
     include_history: bool
+    filter: MemoryFilter = field(default_factory=MemoryFilter)
 
 
 @dataclass
@@ -158,6 +188,77 @@ class SearchResult:
             "hits": [h.to_dict() for h in self.hits],
             "took_ms": round(self.took_ms, 3),
             "degraded": self.degraded,
+        }
+
+
+# ------------------------------------------------------------------ listing
+
+SORTS = ("newest", "oldest", "most_accessed", "decay")
+MAX_LIST_LIMIT = 100
+
+
+@dataclass(frozen=True)
+class ListRequest:
+    """One page of a user's memories, as asked: filters, an order and where to resume.
+
+    `sort`: newest or oldest (by created_at), most_accessed, or decay (weakest decay score
+    first: what forgetting would archive next). `cursor` is the `next_cursor` of the previous
+    page, valid only with the same sort. `status` defaults to active; quarantined memories are
+    listed for an operator only."""
+
+    limit: int = 20
+    cursor: str | None = None
+    sort: str = "newest"
+    memory_type: str | None = None
+    status: str | list[str] | None = None
+    source: str | list[str] | None = None
+    session_id: str | None = None
+    agent_id: str | None = None
+    run_id: str | None = None
+    min_confidence: float | None = None
+    metadata: Mapping[str, Any] | None = None
+    created_after: str | datetime | None = None
+    created_before: str | datetime | None = None
+    valid_at: str | datetime | None = None
+
+    def memory_filter(self) -> MemoryFilter:
+        return filter_of(self)
+
+    def checked_limit(self) -> int:
+        if isinstance(self.limit, bool) or not isinstance(self.limit, int):
+            raise InvalidInputError("limit", "must be an integer")
+        if not 1 <= self.limit <= MAX_LIST_LIMIT:
+            raise InvalidInputError("limit", f"must be between 1 and {MAX_LIST_LIMIT}")
+        return self.limit
+
+    def checked_sort(self) -> str:
+        if self.sort not in SORTS:
+            raise InvalidInputError("sort", f"{self.sort!r} is not one of {', '.join(SORTS)}")
+        return self.sort
+
+    def checked_statuses(self) -> tuple[str, ...]:
+        given = self.status or ["active"]
+        names = [given] if isinstance(given, str) else list(given)
+        out = []
+        for name in names:
+            try:
+                out.append(Status(str(name).strip().lower()).value)
+            except ValueError:
+                allowed = ", ".join(s.value for s in Status)
+                raise InvalidInputError("status", f"{name!r} is not one of {allowed}") from None
+        return tuple(dict.fromkeys(out))
+
+
+@dataclass
+class MemoryPage:
+    memories: list[Memory]
+    next_cursor: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "memories": [m.to_dict() for m in self.memories],
+            "next_cursor": self.next_cursor,
+            "count": len(self.memories),
         }
 
 
@@ -179,6 +280,8 @@ class WriteItem:
     summary: Any = None
     session_id: Any = None
     confidence: Any = 1.0
+    agent_id: Any = None
+    run_id: Any = None
 
     @classmethod
     def of(cls, item: WriteItem | Mapping[str, Any]) -> WriteItem:
@@ -198,6 +301,8 @@ class WriteItem:
             summary=item.get("summary"),
             session_id=item.get("session_id"),
             confidence=item.get("confidence", 1.0),
+            agent_id=item.get("agent_id"),
+            run_id=item.get("run_id"),
         )
 
     def checked_content(self, max_chars: int) -> tuple[str, Source, dict[str, Any]]:
@@ -230,6 +335,8 @@ class WriteItem:
             memory_type=parse_memory_type(self.memory_type or "fact"),
             confidence=check_confidence(self.confidence),
             expires_at=parse_datetime(self.expires_at, "expires_at"),
+            agent_id=check_label(self.agent_id, "agent_id") if self.agent_id else None,
+            run_id=check_label(self.run_id, "run_id") if self.run_id else None,
         )
 
 
@@ -243,10 +350,14 @@ class CheckedFields:
     memory_type: MemoryType
     confidence: float
     expires_at: datetime | None
+    agent_id: str | None = None
+    run_id: str | None = None
 
 
 __all__ = [
     "CheckedFields",
+    "ListRequest",
+    "MemoryPage",
     "SearchRecipe",
     "SearchRequest",
     "SearchResult",

@@ -25,7 +25,7 @@ from graphmem.linking import Linker
 from graphmem.metrics import LatencyRecorder
 from graphmem.model import Memory
 from graphmem.projection import Projector, rebuild_graph
-from graphmem.requests import SearchRequest, SearchResult, WriteItem
+from graphmem.requests import ListRequest, MemoryPage, SearchRequest, SearchResult, WriteItem
 from graphmem.settings import Settings
 from graphmem.stores import (
     GraphStore,
@@ -341,6 +341,11 @@ class MemoryService:
         as_of: str | datetime | None = None,
         include_history: bool = False,
         tool: str | None = None,
+        source: str | builtins.list[str] | None = None,
+        min_confidence: float | None = None,
+        metadata: Mapping[str, Any] | None = None,
+        agent_id: str | None = None,
+        run_id: str | None = None,
     ) -> SearchResult:
         """Hybrid recall, expanded `expand_hops` (default 2, 0 disables) over the memory graph,
         optionally only over `relation_types`; every hit carries the path that brought it.
@@ -364,6 +369,11 @@ class MemoryService:
             relation_types=relation_types,
             as_of=as_of,
             include_history=include_history,
+            source=source,
+            min_confidence=min_confidence,
+            metadata=metadata,
+            agent_id=agent_id,
+            run_id=run_id,
         )
         return searching.search(self.context, user_id, request)
 
@@ -427,6 +437,13 @@ class MemoryService:
             offset=offset,
             viewer=viewer,
         )
+
+    def list_memories(
+        self, user_id: str, request: ListRequest, *, viewer: Viewer = Viewer.AGENT
+    ) -> MemoryPage:
+        """One page of the user's memories, filtered and sorted as `request` asks, with the
+        cursor of the next page (keyset: stable while memories are written meanwhile)."""
+        return reading.page(self.context, user_id, request, viewer=viewer)
 
     def stats(self, user_id: str) -> dict[str, Any]:
         return reading.stats(self.context, user_id)

@@ -189,6 +189,8 @@ def version_copy(old: Memory, version_id: str, at: datetime) -> Memory:
         valid_from=old.valid_since,
         valid_to=at,
         slot=old.slot,
+        agent_id=old.agent_id,
+        run_id=old.run_id,
     )
 
 

@@ -88,6 +88,26 @@ def fresh_mysql_database() -> Iterator[str]:
         admin.close()
 
 
+def service_on(kind: str, tmp: Path, embedder: Embedder, request: pytest.FixtureRequest,
+               collection: str) -> MemoryService:
+    """The embedded default, or (kind "production") MariaDB + qdrant-client + Neo4j with the
+    search cache in Redis, the MariaDB database being the module's fresh one."""
+    if kind == "embedded":
+        return MemoryService(Settings(data_dir=tmp), embedder=embedder)
+    from graphmem.stores.cache import RedisCache
+    from graphmem.stores.records.mysql import MySQLRecords
+    from graphmem.stores.vectors.qdrant import QdrantServerVectors
+
+    return MemoryService(
+        Settings(data_dir=tmp), embedder=embedder,
+        records=MySQLRecords(request.getfixturevalue("mysql_url_module")),
+        vectors=QdrantServerVectors(":memory:", None, collection, embedder.dim),
+        graph=open_neo4j(),
+        cache=RedisCache(service_url("GRAPHMEM_TEST_REDIS_URL"), 60,
+                         prefix=f"graphmem-test:{uuid.uuid4().hex[:8]}:"),
+    )
+
+
 @pytest.fixture
 def mysql_url() -> Iterator[str]:
     with fresh_mysql_database() as url:

@@ -6,19 +6,16 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from graphmem import MemoryService, Settings
+from graphmem import MemoryService
 from graphmem.embedder import Embedder
-from graphmem.stores.records.mysql import MySQLRecords
-from graphmem.stores.vectors.qdrant import QdrantServerVectors
 from graphmem.stores.working import InProcessWorkingMemory
 from graphmem.working import WorkingMemoryPatch, patch_session
-from tests.conftest import open_neo4j
+from tests.conftest import service_on
 
 WORDS = ["Apollo", "budget", "Zhang San", "Lisbon", "contract", "because", "after", "风险",
          "项目", "Priya", "flight", "doctor", "so", "then", "医疗"]
@@ -29,16 +26,8 @@ texts = st.lists(st.sampled_from(WORDS), min_size=2, max_size=6).map(" ".join)
                                         pytest.param("production", marks=pytest.mark.services)])
 def svc(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory,
         embedder: Embedder) -> Iterator[MemoryService]:
-    tmp: Path = tmp_path_factory.mktemp("iso")
-    if request.param == "embedded":
-        service = MemoryService(Settings(data_dir=tmp), embedder=embedder)
-    else:
-        service = MemoryService(
-            Settings(data_dir=tmp), embedder=embedder,
-            records=MySQLRecords(request.getfixturevalue("mysql_url_module")),
-            vectors=QdrantServerVectors(":memory:", None, "iso", embedder.dim),
-            graph=open_neo4j(),
-        )
+    service = service_on(request.param, tmp_path_factory.mktemp("iso"), embedder, request,
+                         "iso")
     yield service
     service.close()
 

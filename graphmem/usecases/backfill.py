@@ -27,11 +27,13 @@ import json
 import logging
 import sys
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from graphmem.context import Context
+from graphmem.model import Memory
 from graphmem.projection import rebuild_graph, vector_point
 from graphmem.settings import Settings
 from graphmem.text import TOKENIZER_VERSION, search_text
@@ -43,6 +45,10 @@ EMBEDDING_META = "embedding_model"
 TOKENIZER_META = "keyword_tokenizer"
 # Stores written before the version was recorded hold version 1's tokens (CJK bigrams only).
 UNRECORDED_TOKENIZER = "1"
+# What a vector point's payload holds: 2 added source, agent_id, run_id and metadata tokens,
+# the payload conditions of a filtered search (graphmem.filters). Unrecorded: 1.
+PAYLOAD_META = "vector_payload"
+PAYLOAD_VERSION = "2"
 
 
 @dataclass
@@ -139,20 +145,40 @@ def tokenizer_version(records: Any) -> str:
 def reindex_keywords(records: Any, *, batch: int = 1000, quiet: bool = True) -> int:
     """Rewrite every memory's keyword column with today's tokens, then record the version;
     returns how many memories changed."""
-    changed, cursor = 0, 0
-    bar = _bar(records.count(), "reindex keywords", quiet)
+    changed = 0
+    for ms in _pages(records, batch, "reindex keywords", quiet):
+        changed += records.set_search_texts([(m.user_id, m.id, search_text(m.content)) for m in ms])
+    records.set_meta(TOKENIZER_META, str(TOKENIZER_VERSION))
+    return changed
+
+
+def _pages(records: Any, batch: int, label: str, quiet: bool) -> Iterator[list[Memory]]:
+    """Every memory of the store, a batch at a time in storage order, with a progress bar."""
+    cursor = 0
+    bar = _bar(records.count(), label, quiet)
     while True:
         page = records.scan(cursor, batch)
         if not page:
             break
         cursor = page[-1][0]
-        changed += records.set_search_texts(
-            [(m.user_id, m.id, search_text(m.content)) for _, m in page]
-        )
+        yield [m for _, m in page]
         bar.update(len(page))
     bar.close()
-    records.set_meta(TOKENIZER_META, str(TOKENIZER_VERSION))
-    return changed
+
+
+def refresh_payloads(ctx: Context, *, batch: int = 1000, quiet: bool = True) -> int:
+    """Rewrite every vector point's payload from its record, keeping its vector (no
+    re-embedding), then record the payload version; returns how many points were rewritten.
+    Points written before version 2 lack the fields a filtered search matches on, so until
+    this runs such a search would not find them through the vector channel."""
+    records, vectors = ctx.records, ctx.vectors
+    n = 0
+    for ms in _pages(records, batch, "vector payloads", quiet):
+        have = vectors.vectors([m.id for m in ms])
+        vectors.upsert([vector_point(m, have[m.id]) for m in ms if m.id in have])
+        n += sum(1 for m in ms if m.id in have)
+    records.set_meta(PAYLOAD_META, PAYLOAD_VERSION)
+    return n
 
 
 def check_on_open(ctx: Context) -> None:
@@ -164,6 +190,8 @@ def check_on_open(ctx: Context) -> None:
             records.set_meta(TOKENIZER_META, str(TOKENIZER_VERSION))
         if records.meta(EMBEDDING_META) != ctx.embedder.identity:
             records.set_meta(EMBEDDING_META, ctx.embedder.identity)
+        if records.meta(PAYLOAD_META) != PAYLOAD_VERSION:
+            records.set_meta(PAYLOAD_META, PAYLOAD_VERSION)
         return
     held = tokenizer_version(records)
     if held != str(TOKENIZER_VERSION):
@@ -177,6 +205,21 @@ def check_on_open(ctx: Context) -> None:
             n,
             time.perf_counter() - t,
         )
+    if records.meta(PAYLOAD_META) != PAYLOAD_VERSION:
+        t = time.perf_counter()
+        try:
+            with ctx.write_lock:
+                n = refresh_payloads(ctx)
+        except Exception as e:  # noqa: BLE001 - searches still work; the next open retries
+            log.warning("vector payloads not refreshed (vector store unavailable?): %s", e)
+            n = -1
+        if n >= 0:
+            log.warning(
+                "vector payloads: version %s, %d points rewritten in %.1f s",
+                PAYLOAD_VERSION,
+                n,
+                time.perf_counter() - t,
+            )
     made_by = records.meta(EMBEDDING_META)
     if made_by is not None and made_by != ctx.embedder.identity:
         # Another build of the same model (another precision or runtime: cosine ~0.99) still
@@ -230,4 +273,5 @@ def rebuild(
             if rewritten:
                 log.warning("keyword tokens of %d memories rewritten", rewritten)
             records.set_meta(EMBEDDING_META, ctx.embedder.identity)
+            records.set_meta(PAYLOAD_META, PAYLOAD_VERSION)
     return {"vectors": n, "graph_nodes": g}

@@ -2,13 +2,18 @@
 
 from __future__ import annotations
 
+import base64
+import binascii
+import json
+from datetime import datetime
 from typing import Any
 
 from graphmem.context import Context
-from graphmem.errors import NotFoundError
-from graphmem.model import Memory, Status, check_user, parse_memory_type
+from graphmem.errors import InvalidInputError, NotFoundError
+from graphmem.model import Memory, Status, check_user, parse_datetime, parse_memory_type
+from graphmem.requests import ListRequest, MemoryPage
 from graphmem.stores.records import RecordQuery
-from graphmem.visibility import Viewer, check_visible, readable_statuses
+from graphmem.visibility import HELD_BACK, Viewer, check_visible, readable_statuses
 
 
 def get(ctx: Context, user_id: str, memory_id: str, *, viewer: Viewer = Viewer.AGENT) -> Memory:
@@ -41,6 +46,64 @@ def list_memories(
     return ctx.records.list(RecordQuery(user_id, mt, statuses), limit, offset)
 
 
+def page(
+    ctx: Context, user_id: str, request: ListRequest, *, viewer: Viewer = Viewer.AGENT
+) -> MemoryPage:
+    """One page of the user's memories (graphmem.requests.ListRequest), and the cursor of the
+    next one. An agent asking to list quarantined memories is refused by name rather than
+    given an empty page: those are read through the review queue."""
+    user_id = check_user(user_id)
+    limit = request.checked_limit()
+    sort = request.checked_sort()
+    statuses = request.checked_statuses()
+    held = [s for s in statuses if s in HELD_BACK]
+    if held and viewer != Viewer.OPERATOR:
+        raise InvalidInputError("status", f"{held[0]} memories are listed for an operator only")
+    statuses = readable_statuses(statuses, viewer)
+    q = RecordQuery(
+        user_id,
+        parse_memory_type(request.memory_type).value if request.memory_type else None,
+        statuses,
+        parse_datetime(request.created_after, "created_after"),
+        filter=request.memory_filter(),
+        created_before=parse_datetime(request.created_before, "created_before"),
+        valid_at=parse_datetime(request.valid_at, "valid_at"),
+    )
+    after = _decode_cursor(request.cursor, sort) if request.cursor else None
+    ctx.access.flush()  # so most_accessed sees this process's latest reads
+    rows = ctx.records.page(q, sort, after, limit + 1)
+    more = len(rows) > limit
+    rows = rows[:limit]
+    last = rows[-1] if more and rows else None
+    cursor = _encode_cursor(sort, last[1], last[0].seq or 0) if last else None
+    return MemoryPage([m for m, _ in rows], cursor)
+
+
+def _encode_cursor(sort: str, value: Any, seq: int) -> str:
+    """Opaque to callers; a sort value and the row's write order, nothing of its content."""
+    v = value.isoformat() if isinstance(value, datetime) else value
+    raw = json.dumps([sort, v, seq], separators=(",", ":")).encode()
+    return base64.urlsafe_b64encode(raw).decode().rstrip("=")
+
+
+def _decode_cursor(cursor: str, sort: str) -> tuple[Any, int]:
+    try:
+        raw = base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4))
+        got_sort, value, seq = json.loads(raw)
+    except (ValueError, TypeError, binascii.Error):
+        raise InvalidInputError("cursor", "is not a cursor this service returned") from None
+    if got_sort != sort:
+        raise InvalidInputError("cursor", f"belongs to sort {got_sort!r}, not {sort!r}")
+    if not isinstance(seq, int) or isinstance(value, (list, dict)):
+        raise InvalidInputError("cursor", "is not a cursor this service returned")
+    if sort in ("newest", "oldest"):
+        when = parse_datetime(value, "cursor")
+        return when, seq
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise InvalidInputError("cursor", "is not a cursor this service returned")
+    return value, seq
+
+
 def stats(ctx: Context, user_id: str) -> dict[str, Any]:
     user_id = check_user(user_id)
     ctx.access.flush()
@@ -71,4 +134,4 @@ def _vectors_ok(ctx: Context) -> bool:
     return bool(ctx.vectors.health().get("ok"))
 
 
-__all__ = ["get", "list_memories", "stats"]
+__all__ = ["get", "list_memories", "page", "stats"]

@@ -97,7 +97,7 @@ def retrieve(ctx: Context, user_id: str, req: ValidSearch) -> SearchResult:
     """The retrieval pipeline for one validated search (no cache)."""
     s = ctx.settings
     user_id = check_user(user_id)
-    query, top_k, mt, session_id = req.query, req.top_k, req.memory_type, req.session_id
+    query, top_k, mt, narrow = req.query, req.top_k, req.memory_type, req.filter
     w, graph_w, hops, rtypes = req.weights, req.graph_weight, req.hops, req.relation_types
     now = utcnow()
     since = now - req.window if req.window else None
@@ -118,14 +118,16 @@ def retrieve(ctx: Context, user_id: str, req: ValidSearch) -> SearchResult:
     # The keyword channel runs in a worker thread while this one embeds the query and
     # searches the vectors: SQLite, ONNX Runtime and Qdrant Edge all release the GIL, so on
     # two cores the channels overlap instead of adding up (docs/benchmarks.md).
-    rq = RecordQuery(user_id, mt, statuses, since, session_id)
+    rq = RecordQuery(user_id, mt, statuses, since, filter=narrow)
     keyword = _keyword(ctx, rq, query, pool) if w["keyword"] > 0 else None
     vec_scores: dict[str, float] = {}
     qvec: np.ndarray | None = None
     if w["vector"] > 0 or w["keyword"] == 0:
         with metrics.channel("query_embedding"):
             qvec = ctx.embedder.encode_query(query, user_id)
-        flt = VectorFilter(user_id, mt, statuses, since.timestamp() if since else None, session_id)
+        flt = VectorFilter(
+            user_id, mt, statuses, since.timestamp() if since else None
+        ).narrowed(narrow)
         breaker = ctx.breaker
         try:
             if not breaker.allow("vectors"):
@@ -183,7 +185,10 @@ def retrieve(ctx: Context, user_id: str, req: ValidSearch) -> SearchResult:
     hits = [
         score(m)
         for m in rows.values()
-        if m.status.value in statuses and window.admits(m) and not is_expired(m, now)
+        if m.status.value in statuses
+        and window.admits(m)
+        and narrow.admits(m)
+        and not is_expired(m, now)
     ]
     hits.sort(key=lambda h: (-h.score, h.memory.id))
     if hops > 0 and graph_w > 0 and hits and ctx.graph is not None:
@@ -240,7 +245,7 @@ def retrieve(ctx: Context, user_id: str, req: ValidSearch) -> SearchResult:
             and window.admits(m)
             and (mt is None or m.memory_type.value == mt)
             and (since is None or m.created_at >= since)
-            and (session_id is None or m.session_id == session_id)
+            and narrow.admits(m)
             and not is_expired(m, now)
         }
         if new and qvec is not None and "vectors" not in degraded:

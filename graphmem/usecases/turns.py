@@ -150,8 +150,12 @@ def observe(
     session_id: str | None = None,
     dry_run: bool = False,
     tool: str | None = None,
+    agent_id: str | None = None,
+    run_id: str | None = None,
+    metadata: Mapping[str, Any] | None = None,
 ) -> list[Decision]:
-    """Decide turn by turn; write what is kept in one batch, forget what is asked."""
+    """Decide turn by turn; write what is kept in one batch, forget what is asked. What is
+    written carries the scopes and `metadata` given, plus the rule that kept it."""
     user_id = check_user(user_id)
     parsed = parse_turns(turns)
     decisions: list[Decision] = []
@@ -221,8 +225,10 @@ def observe(
                 "memory_type": d.memory_type,
                 "summary": d.summary,
                 "session_id": session_id,
+                "agent_id": agent_id,
+                "run_id": run_id,
                 # a rule id, not the sentence: metadata prose is screened like content
-                "metadata": {"observed": rule_id(d.reason)},
+                "metadata": {**(metadata or {}), "observed": rule_id(d.reason)},
             }
             for d, c in keep
         ]

@@ -348,6 +348,8 @@ class Temporal:
             updated_at=at,
             valid_from=at,
             slot=found[0].key if found else None,
+            agent_id=before.agent_id,
+            run_id=before.run_id,
         )
 
     def keep_version(self, before: Memory, after: Memory) -> Memory:

@@ -65,6 +65,8 @@ def prepare(
         updated_at=now,
         valid_from=rest.valid_from,
         valid_to=rest.valid_to,
+        agent_id=rest.agent_id,
+        run_id=rest.run_id,
     )
     mem.expires_at = rest.expires_at or lifecycle.expiry(mem.memory_type.value, now, s)
     mem.decay_score = lifecycle.decay_score(mem, now, s)

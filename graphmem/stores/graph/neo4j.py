@@ -115,6 +115,8 @@ class Neo4jGraph:
                         "summary": n.summary,
                         "valid_from": n.valid_from,
                         "valid_to": n.valid_to,
+                        "agent_id": n.agent_id,
+                        "run_id": n.run_id,
                     }
                     for n in nodes
                 ],

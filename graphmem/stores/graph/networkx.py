@@ -59,6 +59,8 @@ class NetworkxGraph:
                     summary=n.summary,
                     valid_from=n.valid_from,
                     valid_to=n.valid_to,
+                    agent_id=n.agent_id,
+                    run_id=n.run_id,
                 )
                 self.mentions[n.memory_id] = [e.name for e in n.entities]
             attrs = g._node  # noqa: SLF001 - the plain dict behind g.nodes: 1.7M lookups on a rebuild

@@ -26,6 +26,8 @@ class GraphNode:
     entities: tuple[EntityRef, ...] = field(default_factory=tuple)
     valid_from: float | None = None  # epoch seconds; None: open
     valid_to: float | None = None
+    agent_id: str | None = None
+    run_id: str | None = None
 
 
 @dataclass(frozen=True)

@@ -16,6 +16,7 @@ from contextlib import contextmanager
 from datetime import UTC, datetime
 from typing import Any
 
+from graphmem.filters import Scalar
 from graphmem.model import Memory, MemoryType, Source, Status, utcnow
 from graphmem.stores.id_hash import IdHasher
 from graphmem.stores.records.rows import RecordQuery
@@ -23,7 +24,7 @@ from graphmem.stores.records.rows import RecordQuery
 MEMORY_COLUMNS = (
     "id, user_id, session_id, content, summary, memory_type, source, confidence, metadata, "
     "access_count, last_access_at, decay_score, status, expires_at, created_at, updated_at, "
-    "valid_from, valid_to, slot, doc_id"
+    "valid_from, valid_to, slot, doc_id, agent_id, run_id"
 )
 CHUNK = 400
 
@@ -141,6 +142,8 @@ class SQLBase:
             valid_to=self._dt_out(r[17]),
             slot=r[18],
             seq=int(r[19]),
+            agent_id=r[20],
+            run_id=r[21],
         )
 
     def _where(self, q: RecordQuery, alias: str = "") -> tuple[str, list[Any]]:
@@ -159,7 +162,41 @@ class SQLBase:
         if q.session_id:
             clauses.append(f"{a}session_id = ?")
             params.append(q.session_id)
+        if q.created_before is not None:
+            clauses.append(f"{a}created_at < ?")
+            params.append(self._dt_in(q.created_before))
+        if q.valid_at is not None:
+            at = self._dt_in(q.valid_at)
+            clauses.append(
+                f"COALESCE({a}valid_from, {a}created_at) <= ?"
+                f" AND ({a}valid_to IS NULL OR {a}valid_to > ?)"
+            )
+            params.extend([at, at])
+        f = q.filter
+        for column, op, value in (
+            ("session_id", "=", f.session_id),
+            ("agent_id", "=", f.agent_id),
+            ("run_id", "=", f.run_id),
+            ("confidence", ">=", f.min_confidence),
+        ):
+            if value is not None:
+                clauses.append(f"{a}{column} {op} ?")
+                params.append(value)
+        if f.sources is not None:
+            clauses.append(f"{a}source IN ({self._marks(len(f.sources))})")
+            params.extend(f.sources)
+        for cond in f.metadata:
+            ors = [self._meta_equals(f"{a}metadata", cond.key, v) for v in cond.values]
+            clauses.append("(" + " OR ".join(sql for sql, _ in ors) + ")")
+            for _, ps in ors:
+                params.extend(ps)
         return " AND ".join(clauses), params
+
+    def _meta_equals(self, column: str, key: str, value: Scalar) -> tuple[str, list[Any]]:
+        """SQL true when the JSON object in `column` holds `value` at top-level `key`, with the
+        typing of graphmem.filters.same_value (no bool/number/string coercion). The key is a
+        bound parameter; graphmem.filters rejects keys with quotes or backslashes."""
+        raise NotImplementedError
 
     def _outbox_rows(
         self, cur: Any, rows: list[tuple[str, str, str]], target: str = "vectors,graph"

@@ -15,6 +15,8 @@ ADDED_COLUMNS: dict[str, list[tuple[str, str, str]]] = {
         ("valid_from", "DATETIME(6) NULL", "TEXT NULL"),
         ("valid_to", "DATETIME(6) NULL", "TEXT NULL"),
         ("slot", "VARCHAR(191) NULL", "TEXT NULL"),
+        ("agent_id", "VARCHAR(128) NULL", "TEXT NULL"),
+        ("run_id", "VARCHAR(128) NULL", "TEXT NULL"),
     ],
     "memory_relations": [
         ("valid_from", "DATETIME(6) NULL", "TEXT NULL"),
@@ -27,6 +29,7 @@ ADDED_COLUMNS: dict[str, list[tuple[str, str, str]]] = {
 ADDED_INDEXES = [
     ("memories", "ix_memories_user_slot", "user_id, slot"),
     ("memories", "ix_memories_user_session_created", "user_id, session_id, created_at"),
+    ("memories", "ix_memories_user_agent_created", "user_id, agent_id, created_at"),
 ]
 
 

@@ -11,6 +11,7 @@ from urllib.parse import unquote, urlparse
 import pymysql
 
 from graphmem.errors import StoreUnavailableError
+from graphmem.filters import Scalar
 from graphmem.stores.records.migrate import mysql_add_columns
 from graphmem.stores.records.rows import RecordQuery
 from graphmem.stores.records.sql_store import SQLRecords
@@ -52,6 +53,25 @@ class MySQLRecords(SQLRecords):
                 cur.execute(stmt)
             mysql_add_columns(cur)
         self._ensure_keyword_stats()
+
+    def _meta_equals(self, column: str, key: str, value: Scalar) -> tuple[str, list[Any]]:
+        # MySQL and MariaDB share JSON_TYPE/JSON_UNQUOTE; MariaDB has no JSON type to CAST to,
+        # so values are compared as unquoted text (binary collation) or as numbers.
+        path = f'$."{key}"'
+        kind = f"JSON_TYPE(JSON_EXTRACT({column}, ?))"
+        text = f"JSON_UNQUOTE(JSON_EXTRACT({column}, ?))"
+        if isinstance(value, bool):
+            return f"({kind} = 'BOOLEAN' AND {text} = ?)", [path, path, str(value).lower()]
+        if isinstance(value, str):
+            return (
+                f"({kind} = 'STRING' AND {text} COLLATE utf8mb4_bin = ?)",
+                [path, path, value],
+            )
+        return (
+            f"({kind} IN ('INTEGER', 'UNSIGNED INTEGER', 'DOUBLE', 'DECIMAL')"
+            f" AND JSON_EXTRACT({column}, ?) + 0 = ?)",
+            [path, path, value],
+        )
 
     def _conn(self) -> pymysql.connections.Connection:
         if self._db is not None and self._db.open:

@@ -12,6 +12,7 @@ service holds.
 
 from __future__ import annotations
 
+import builtins
 from datetime import datetime
 from typing import Any, Protocol
 
@@ -74,6 +75,12 @@ class MemoryRecords(StoreHandle, Protocol):
         """(memory_id, score >= 0) best first; the score grows with relevance."""
 
     def list(self, q: RecordQuery, limit: int | None = None, offset: int = 0) -> list[Memory]: ...
+
+    def page(
+        self, q: RecordQuery, sort: str, after: tuple[Any, int] | None, limit: int
+    ) -> builtins.list[tuple[Memory, Any]]:
+        """Up to `limit` memories in `sort` order (records.listing.SORTS) strictly after
+        `after`, (sort value, seq) of the last row seen; each with its sort value."""
 
     def count(self, user_id: str | None = None, status: str | None = None) -> int: ...
 

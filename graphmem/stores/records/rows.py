@@ -6,8 +6,10 @@ Plain values, shared by the ports, the SQL adapters and the core that builds the
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
+
+from graphmem.filters import MemoryFilter
 
 ERASE_MARK = "*"  # outbox memory_id of an erase-a-user tombstone
 
@@ -84,3 +86,7 @@ class RecordQuery:
     statuses: tuple[str, ...] = ("active",)
     created_after: datetime | None = None
     session_id: str | None = None
+    # The caller's filters (source, confidence, scopes, metadata): graphmem.filters.
+    filter: MemoryFilter = field(default_factory=MemoryFilter)
+    created_before: datetime | None = None
+    valid_at: datetime | None = None

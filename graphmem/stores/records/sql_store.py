@@ -16,6 +16,7 @@ from graphmem.model import Memory, utcnow
 from graphmem.stores.records.base import MEMORY_COLUMNS, chunks, iso
 from graphmem.stores.records.keyword import KeywordIndex
 from graphmem.stores.records.lifecycle import SQLLifecycle
+from graphmem.stores.records.listing import SQLListing
 from graphmem.stores.records.meta import StoreMeta
 from graphmem.stores.records.rows import (
     ERASE_MARK,
@@ -26,7 +27,7 @@ from graphmem.stores.records.rows import (
 )
 
 
-class SQLRecords(SQLLifecycle, KeywordIndex, StoreMeta):
+class SQLRecords(SQLLifecycle, SQLListing, KeywordIndex, StoreMeta):
     """The records store in SQL: memory rows, outbox, audit and erasure, over the mixins."""
 
     # ------------------------------------------------------------------ writes
@@ -60,6 +61,8 @@ class SQLRecords(SQLLifecycle, KeywordIndex, StoreMeta):
                 self._dt_in(m.valid_from),
                 self._dt_in(m.valid_to),
                 m.slot,
+                m.agent_id,
+                m.run_id,
             )
             for m, st in zip(memories, search_texts, strict=True)
         ]
@@ -69,7 +72,8 @@ class SQLRecords(SQLLifecycle, KeywordIndex, StoreMeta):
                     "INSERT INTO memories (id, user_id, session_id, content, summary, search_text,"
                     " memory_type, source, confidence, embedding_id, metadata, access_count,"
                     " last_access_at, decay_score, status, expires_at, created_at, updated_at,"
-                    f" valid_from, valid_to, slot) VALUES ({self._marks(21)})"
+                    " valid_from, valid_to, slot, agent_id, run_id)"
+                    f" VALUES ({self._marks(23)})"
                 ),
                 rows,
             )

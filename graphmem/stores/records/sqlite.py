@@ -11,6 +11,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
+from graphmem.filters import Scalar
 from graphmem.model import Memory
 from graphmem.stores.id_hash import IdHasher
 from graphmem.stores.private_files import FILE_MODE, private_dir, tighten
@@ -105,6 +106,20 @@ class SQLiteRecords(SQLRecords):
     ) -> list[tuple[str, str]]:
         """The user's memories matching any of `terms`, best by bm25() first when `ranked`."""
         return self._fts_rows(q, " OR ".join(f'"{t}"' for t in terms), limit, ranked)
+
+    def _meta_equals(self, column: str, key: str, value: Scalar) -> tuple[str, list[Any]]:
+        path = f'$."{key}"'
+        if isinstance(value, bool):
+            return f"json_type({column}, ?) = ?", [path, "true" if value else "false"]
+        if isinstance(value, str):
+            return (
+                f"(json_type({column}, ?) = 'text' AND json_extract({column}, ?) = ?)",
+                [path, path, value],
+            )
+        return (
+            f"(json_type({column}, ?) IN ('integer', 'real') AND json_extract({column}, ?) = ?)",
+            [path, path, value],
+        )
 
     def _fts_rows(
         self, q: RecordQuery, expr: str, limit: int, ranked: bool

@@ -53,6 +53,10 @@ _INDEXES = {
     "status": PayloadSchemaType.Keyword,
     "created_at": PayloadSchemaType.Float,
     "session_id": PayloadSchemaType.Keyword,
+    "agent_id": PayloadSchemaType.Keyword,
+    "run_id": PayloadSchemaType.Keyword,
+    "source": PayloadSchemaType.Keyword,
+    "meta": PayloadSchemaType.Keyword,
 }
 # Marks a shard whose ids are stored hashed; a shard without it is rewritten on open.
 FORMAT_FILE = "graphmem-format.json"
@@ -161,9 +165,13 @@ class EdgeVectors:
         log.warning("rewrote %d vectors with hashed user and session ids", copied)
 
     def _hashed(self, payload: dict[str, Any]) -> dict[str, Any]:
+        """Ids, and metadata values (user text), as keyed hashes; see the module docstring."""
         payload["user_id"] = self._hash(str(payload.get("user_id", "")))
-        session = payload.get("session_id") or ""
-        payload["session_id"] = self._hash(str(session)) if session else ""
+        for key in ("session_id", "agent_id", "run_id"):
+            value = payload.get(key) or ""
+            payload[key] = self._hash(str(value)) if value else ""
+        if payload.get("meta"):
+            payload["meta"] = [self._hash(t) for t in payload["meta"]]
         return payload
 
     def close(self) -> None:
@@ -206,6 +214,10 @@ class EdgeVectors:
                         "status": p.status,
                         "created_at": p.created_at,
                         "session_id": p.session_id or "",
+                        "agent_id": p.agent_id or "",
+                        "run_id": p.run_id or "",
+                        "source": p.source or "",
+                        "meta": list(p.meta),
                     }
                 ),
             )
@@ -260,6 +272,16 @@ class EdgeVectors:
         if flt.session_id:
             must.append(
                 FieldCondition(key="session_id", match=MatchValue(self._hash(flt.session_id)))
+            )
+        for key in ("agent_id", "run_id"):
+            value = getattr(flt, key)
+            if value:
+                must.append(FieldCondition(key=key, match=MatchValue(self._hash(value))))
+        if flt.sources is not None:
+            must.append(FieldCondition(key="source", match=MatchAny(list(flt.sources))))
+        for tokens in flt.meta:
+            must.append(
+                FieldCondition(key="meta", match=MatchAny([self._hash(t) for t in tokens]))
             )
         return Filter(must=must)
 

@@ -6,10 +6,12 @@ filter), never by post-filtering a global top-k, or a busy tenant could starve a
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Protocol
 
 import numpy as np
+
+from graphmem.filters import MemoryFilter, meta_token
 
 
 @dataclass(frozen=True)
@@ -19,6 +21,24 @@ class VectorFilter:
     statuses: tuple[str, ...] = ("active",)
     created_after: float | None = None  # epoch seconds
     session_id: str | None = None
+    # A caller's filter (graphmem.filters) as payload conditions; `meta` holds, per metadata
+    # key, the tokens (graphmem.filters.meta_token) of the values it may hold.
+    agent_id: str | None = None
+    run_id: str | None = None
+    sources: tuple[str, ...] | None = None
+    meta: tuple[tuple[str, ...], ...] = ()
+
+    def narrowed(self, f: MemoryFilter) -> VectorFilter:
+        """This filter with a caller's filter pushed down (confidence is not in the payload:
+        the records re-read applies it)."""
+        return replace(
+            self,
+            session_id=f.session_id or self.session_id,
+            agent_id=f.agent_id,
+            run_id=f.run_id,
+            sources=f.sources,
+            meta=tuple(tuple(meta_token(c.key, v) for v in c.values) for c in f.metadata),
+        )
 
 
 @dataclass(frozen=True)
@@ -36,6 +56,10 @@ class VectorPoint:
     status: str
     created_at: float  # epoch seconds
     session_id: str | None = None
+    agent_id: str | None = None
+    run_id: str | None = None
+    source: str | None = None
+    meta: tuple[str, ...] = ()  # graphmem.filters.meta_tokens of its metadata
 
 
 class VectorStore(Protocol):

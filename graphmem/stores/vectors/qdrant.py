@@ -22,6 +22,10 @@ _INDEXES = {
     "status": models.PayloadSchemaType.KEYWORD,
     "created_at": models.PayloadSchemaType.FLOAT,
     "session_id": models.PayloadSchemaType.KEYWORD,
+    "agent_id": models.PayloadSchemaType.KEYWORD,
+    "run_id": models.PayloadSchemaType.KEYWORD,
+    "source": models.PayloadSchemaType.KEYWORD,
+    "meta": models.PayloadSchemaType.KEYWORD,
 }
 
 
@@ -73,6 +77,10 @@ class QdrantServerVectors:
                         "status": p.status,
                         "created_at": p.created_at,
                         "session_id": p.session_id or "",
+                        "agent_id": p.agent_id or "",
+                        "run_id": p.run_id or "",
+                        "source": p.source or "",
+                        "meta": list(p.meta),
                     },
                 )
                 for p in points
@@ -182,4 +190,14 @@ def _filter(flt: VectorFilter) -> models.Filter:
         must.append(
             models.FieldCondition(key="session_id", match=models.MatchValue(value=flt.session_id))
         )
+    for key in ("agent_id", "run_id"):
+        value = getattr(flt, key)
+        if value:
+            must.append(models.FieldCondition(key=key, match=models.MatchValue(value=value)))
+    if flt.sources is not None:
+        must.append(
+            models.FieldCondition(key="source", match=models.MatchAny(any=list(flt.sources)))
+        )
+    for tokens in flt.meta:
+        must.append(models.FieldCondition(key="meta", match=models.MatchAny(any=list(tokens))))
     return models.Filter(must=must)

@@ -27,6 +27,8 @@ CREATE TABLE IF NOT EXISTS memories (
   valid_from      DATETIME(6)  NULL,
   valid_to        DATETIME(6)  NULL,
   slot            VARCHAR(191) NULL,
+  agent_id        VARCHAR(128) NULL,
+  run_id          VARCHAR(128) NULL,
   PRIMARY KEY (doc_id),
   UNIQUE KEY uq_memories_id (id),
   KEY ix_memories_user_status_created (user_id, status, created_at),
@@ -34,6 +36,7 @@ CREATE TABLE IF NOT EXISTS memories (
   KEY ix_memories_expires (expires_at),
   KEY ix_memories_user_slot (user_id, slot),
   KEY ix_memories_user_session_created (user_id, session_id, created_at),
+  KEY ix_memories_user_agent_created (user_id, agent_id, created_at),
   FULLTEXT KEY ft_memories_search (search_text)
 ) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_unicode_ci;
 

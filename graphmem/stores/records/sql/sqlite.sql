@@ -28,13 +28,16 @@ CREATE TABLE IF NOT EXISTS memories (
   updated_at      TEXT    NOT NULL,
   valid_from      TEXT    NULL,
   valid_to        TEXT    NULL,
-  slot            TEXT    NULL
+  slot            TEXT    NULL,
+  agent_id        TEXT    NULL,
+  run_id          TEXT    NULL
 );
 CREATE INDEX IF NOT EXISTS ix_memories_user_status_created ON memories (user_id, status, created_at);
 CREATE INDEX IF NOT EXISTS ix_memories_user_type ON memories (user_id, memory_type);
 CREATE INDEX IF NOT EXISTS ix_memories_expires ON memories (expires_at);
 CREATE INDEX IF NOT EXISTS ix_memories_user_slot ON memories (user_id, slot);
 CREATE INDEX IF NOT EXISTS ix_memories_user_session_created ON memories (user_id, session_id, created_at);
+CREATE INDEX IF NOT EXISTS ix_memories_user_agent_created ON memories (user_id, agent_id, created_at);
 
 CREATE VIRTUAL TABLE IF NOT EXISTS memories_fts USING fts5(
   search_text, content='memories', content_rowid='doc_id', tokenize='unicode61 remove_diacritics 2'
