@@ -170,3 +170,14 @@ def test_errors_through_a_running_server_are_the_same(http_serve: tuple[Path, in
         assert error["field"] is None
         assert error["message"].startswith(f"the store in {data_dir} is in use by graphmem serve")
         assert f"(pid {pid})" in error["message"]
+
+
+def test_list_goes_through_a_running_server(http_serve: tuple[Path, int]) -> None:
+    data_dir, _ = http_serve
+    code, out, err = graphmem(data_dir, "list", "--json")
+    assert (code, err) == (0, "")
+    page = json.loads(out)
+    assert page["next_cursor"] is None
+    assert any("Lisbon" in m["content"] for m in page["memories"])
+    code, out, err = graphmem(data_dir, "list", "--limit", "0", "--json")
+    assert code == 2 and json_error(out, err)["field"] == "limit"

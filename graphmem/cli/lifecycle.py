@@ -84,7 +84,13 @@ def cmd_observe(args: argparse.Namespace) -> None:
     turns = _read_turns(args.file)
     with open_service(args) as svc:
         decisions = observe(
-            svc.context, user_of(args), turns, session_id=args.session, dry_run=args.dry_run
+            svc.context,
+            user_of(args),
+            turns,
+            session_id=args.session,
+            dry_run=args.dry_run,
+            agent_id=args.agent,
+            run_id=args.run,
         )
     lines = [
         f"turn {d.turn}: {d.action} ({d.reason})"
@@ -123,4 +129,6 @@ def register(add: AddCommand) -> None:
     )
     sp.add_argument("file")
     sp.add_argument("--session", help="session id for the memories written")
+    sp.add_argument("--agent", help="the agent the memories written belong to")
+    sp.add_argument("--run", help="the run the memories written belong to")
     sp.add_argument("--dry-run", action="store_true", help="decide, write and delete nothing")

@@ -46,6 +46,7 @@ ROUTED = frozenset(
         "add",
         "search",
         "get",
+        "list",
         "history",
         "update",
         "forget",

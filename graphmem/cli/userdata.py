@@ -108,6 +108,8 @@ def cmd_import(args: argparse.Namespace) -> None:
         "created_at",
         "summary",
         "confidence",
+        "agent_id",
+        "run_id",
     )
     written = 0
     with open_service(args) as svc:
