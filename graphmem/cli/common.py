@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any, Protocol, TextIO
 
 from graphmem.actor import CLI, current_actor
-from graphmem.cli.failures import UNAVAILABLE, Failure, failure_of
+from graphmem.cli.failures import Failure, failure_of
 from graphmem.errors import GraphmemError, InvalidInputError
 
 if TYPE_CHECKING:
@@ -58,9 +58,6 @@ class AddCommand(Protocol):
         data_dir: bool = True,
     ) -> argparse.ArgumentParser: ...
 
-
-IN_USE = UNAVAILABLE
-"""The exit code of a command that could not reach its store (held by a server, or down)."""
 
 _out: ContextVar[TextIO | None] = ContextVar("graphmem_cli_out", default=None)
 _err: ContextVar[TextIO | None] = ContextVar("graphmem_cli_err", default=None)

@@ -22,7 +22,6 @@ from typing import Any, NoReturn
 from graphmem.errors import (
     GraphmemError,
     InvalidInputError,
-    NotFoundError,
     StoreInUseError,
     StoreUnavailableError,
 )
@@ -88,7 +87,7 @@ def failure_of(error: Exception) -> Failure:
         return Failure(UNAVAILABLE, field, message, f"error: {error}")
     if isinstance(error, UsageError):
         return Failure(BAD_INPUT, error.field, error.message, error.text)
-    if isinstance(error, NotFoundError | GraphmemError):
+    if isinstance(error, GraphmemError):  # NotFoundError (and HeldForReviewError) above all
         return Failure(NOT_FOUND, field, message, f"error: {error}")
     # OSError, a JSON file that does not parse: reported, never a traceback
     return Failure(NOT_FOUND, None, str(error), f"error: {error}")

@@ -29,7 +29,6 @@ from typing import TYPE_CHECKING, Any, NoReturn
 from graphmem.cli.common import data_dir_of, err, fail, held_service, out, run, user_of
 from graphmem.cli.failures import (
     BAD_INPUT,
-    UNAVAILABLE,
     Failure,
     StoreHeldError,
     UsageError,
@@ -184,4 +183,4 @@ def run_sent(
     return {"code": code, "stdout": stdout.getvalue(), "stderr": stderr.getvalue()}
 
 
-__all__ = ["ROUTED", "UNAVAILABLE", "in_use_line", "routable", "run_sent", "through_server"]
+__all__ = ["ROUTED", "in_use_line", "routable", "run_sent", "through_server"]

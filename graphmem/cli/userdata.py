@@ -14,6 +14,7 @@ from typing import IO, TYPE_CHECKING, Any
 
 from graphmem.cli.common import AddCommand, emit, open_file, open_service, user_of
 from graphmem.cli.common import out as stdout
+from graphmem.cli.failures import INCOMPLETE, OK
 from graphmem.errors import InvalidInputError
 from graphmem.model import utcnow
 from graphmem.visibility import Viewer
@@ -49,7 +50,7 @@ def cmd_forget_user(args: argparse.Namespace) -> int:
     lines += [f"  deleted {k}: {v}" for k, v in data["deleted"].items()]
     lines += [f"  residue {k}: {v}" for k, v in data["residue"].items() if v]
     emit(args, data, "\n".join(lines))
-    return 0 if receipt.verified else 4
+    return OK if receipt.verified else INCOMPLETE
 
 
 def read_jsonl(stream: IO[bytes]) -> Iterator[tuple[int, dict[str, Any]]]:
