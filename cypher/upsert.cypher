@@ -8,7 +8,11 @@ MERGE (m:Memory {id: row.id})
 SET m.user_id = row.user_id, m.memory_type = row.memory_type, m.status = row.status,
     m.created_at = row.created_at, m.session_id = row.session_id, m.summary = row.summary,
     m.valid_from = row.valid_from, m.valid_to = row.valid_to, m.agent_id = row.agent_id,
-    m.run_id = row.run_id;
+    m.run_id = row.run_id
+// A second label per memory type (:Fact, :Preference, :Event, :Task), so Neo4j Browser, whose
+// style sheets select by label only, can colour memories by type; re-typing moves the label.
+REMOVE m:Fact:Preference:Event:Task
+SET m:$(toUpper(left(row.memory_type, 1)) + substring(row.memory_type, 1));
 
 // name: clear_edges
 // Before a memory's edges are re-projected, all of its current ones go.
@@ -34,4 +38,5 @@ WHERE m.user_id = row.user_id
 MERGE (e:Entity {uid: row.uid})
 ON CREATE SET e.user_id = row.user_id
 SET e.key = row.key, e.name = row.name, e.type = row.type
-MERGE (m)-[:MENTIONS]->(e);
+MERGE (m)-[r:MENTIONS]->(e)
+SET r.user_id = row.user_id;

@@ -182,24 +182,6 @@ def test_cypher_is_package_data_and_the_environment_overrides_it(
         load_statements.cache_clear()
 
 
-@pytest.mark.services
-def test_saved_browser_queries_run(users: list[str]) -> None:
-    alice = users[0]
-    neo = open_neo4j()
-    try:
-        nodes, edges = random_graph(alice, 10, 20)
-        neo.sync(nodes, edges)
-        params = {"user_id": alice, "memory_id": nodes[0].memory_id,
-                  "other_id": nodes[5].memory_id, "entity": "apollo"}
-        for filename in _browser_queries():
-            for name, stmt in load_statements(f"browser/{filename}").items():
-                neo.driver.execute_query(stmt, params)  # raises on a syntax error
-                assert name
-    finally:
-        neo.delete_user(alice)
-        neo.close()
-
-
 def test_neighbours_at_a_time_follow_only_valid_edges(graph: GraphStore, users: list[str]) -> None:
     alice = users[0]
     a, b, c = ids(alice, "a", "b", "c")

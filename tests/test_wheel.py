@@ -141,7 +141,7 @@ def test_the_wheel_holds_graphmem_and_its_data_and_nothing_else(installed: Insta
     assert f"{dist_info}/licenses/LICENSE" in names
     assert "graphmem/py.typed" in names
     assert "graphmem/__main__.py" in names and "graphmem/extractors/rules.py" in names
-    for f in ("schema", "upsert", "expand", "delete", "stats", "browser/explore"):
+    for f in ("schema", "upsert", "expand", "delete", "stats", "browser/memories-newest"):
         assert f"graphmem/cypher/{f}.cypher" in names
     for f in ("sqlite", "mysql"):
         assert f"graphmem/stores/records/sql/{f}.sql" in names
@@ -190,18 +190,20 @@ def test_the_neo4j_adapter_loads_its_cypher_from_the_wheel(installed: Installed)
     probe = textwrap.dedent(
         """
         import json, sys
-        from graphmem.stores.graph.neo4j import load_statements
+        from graphmem.stores.graph.neo4j import cypher_dir, load_statements
         used = json.loads(sys.argv[1])
         missing = [(f, n) for f, n in used if not load_statements(f).get(n)]
         schema = load_statements("schema.cypher")
-        browser = load_statements("browser/explore.cypher")
-        print(json.dumps({"missing": missing, "schema": len(schema), "browser": len(browser)}))
+        browser = sorted(p.name for p in cypher_dir().joinpath("browser").iterdir())
+        print(json.dumps({"missing": missing, "schema": len(schema), "browser": browser}))
         """
     )
     r = installed.run(installed.python, "-c", probe, json.dumps(used))
     assert r.returncode == 0, r.stderr
     got = json.loads(r.stdout)
-    assert used and got["missing"] == [] and got["schema"] > 0 and got["browser"] > 0
+    assert used and got["missing"] == [] and got["schema"] > 0
+    kit = sorted(p.name for p in (ROOT / "cypher/browser").iterdir())
+    assert got["browser"] == kit and "graphmem.grass" in kit
 
 
 def test_add_and_search_from_the_installed_wheel(installed: Installed) -> None:
