@@ -119,6 +119,17 @@ def test_a_store_another_process_holds_is_3(held_store: Path, cli: Any) -> None:
     }
 
 
+def test_an_unreachable_records_store_is_3(cli: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("GRAPHMEM_RECORDS_BACKEND", "mysql")
+    monkeypatch.setenv("GRAPHMEM_MYSQL_URL", "mysql://u:p@127.0.0.1:1/nothing")  # refused
+    code, out, err = cli("stats", "--json")
+    assert code == 3
+    error = json_error(out, err)
+    assert error["field"] is None and "unreachable" in error["message"]
+    code, out, err = cli("stats")
+    assert (code, out) == (3, "") and "unreachable" in one_line(err)
+
+
 # ----------------------------------------------------------------------------- --help
 def help_of(command: str) -> str:
     return str(build_parser()._subparsers._group_actions[0].choices[command].format_help())  # type: ignore[union-attr]
