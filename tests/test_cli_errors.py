@@ -119,6 +119,23 @@ def test_a_store_another_process_holds_is_3(held_store: Path, cli: Any) -> None:
     }
 
 
+@pytest.mark.parametrize(
+    "argv", [["stats"], ["config"], ["doctor"], ["serve", "--add-token", "ann"], ["list"]]
+)
+def test_a_setting_that_does_not_parse_is_2_naming_it(
+    cli: Any, monkeypatch: pytest.MonkeyPatch, argv: list[str]
+) -> None:
+    """Before: pydantic's ValidationError as a traceback, and exit 1."""
+    monkeypatch.setenv("GRAPHMEM_EXPAND_HOPS", "two")
+    code, out, err = cli(*argv, "--json")
+    assert code == 2
+    error = json_error(out, err)
+    assert error["field"] == "expand_hops" and "valid integer" in error["message"]
+    assert "two" not in error["message"]  # a setting's value may be a secret: never echoed
+    code, out, err = cli(*argv)
+    assert (code, out) == (2, "") and one_line(err).startswith("error: expand_hops: ")
+
+
 def test_an_unreachable_records_store_is_3(cli: Any, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("GRAPHMEM_RECORDS_BACKEND", "mysql")
     monkeypatch.setenv("GRAPHMEM_MYSQL_URL", "mysql://u:p@127.0.0.1:1/nothing")  # refused

@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any, Protocol, TextIO
 
 from graphmem.actor import CLI, current_actor
-from graphmem.cli.failures import Failure, failure_of
+from graphmem.cli.failures import Failure, failure_of, setting_error
 from graphmem.errors import GraphmemError, InvalidInputError
 
 if TYPE_CHECKING:
@@ -251,6 +251,11 @@ def run(args: argparse.Namespace, route: Route | None = None) -> int:
         return code
     except (GraphmemError, OSError, json.JSONDecodeError) as e:
         return fail(failure_of(e), bool(getattr(args, "json", False)))
+    except ValueError as e:
+        bad_setting = setting_error(e)
+        if bad_setting is None:
+            raise
+        return fail(failure_of(bad_setting), bool(getattr(args, "json", False)))
     finally:
         _new_stores.clear()
         current_actor.reset(token)

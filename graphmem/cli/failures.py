@@ -93,6 +93,23 @@ def failure_of(error: Exception) -> Failure:
     return Failure(NOT_FOUND, None, str(error), f"error: {error}")
 
 
+def setting_error(error: ValueError) -> InvalidInputError | None:
+    """pydantic's error for a setting that does not parse (a GRAPHMEM_ variable or a `.env`
+    line, read when a command opens its settings) as bad input naming the setting; None for
+    any other ValueError, which is a bug to see in full. The value itself is left out: it may
+    be a password."""
+    errors = getattr(error, "errors", None)
+    if not type(error).__module__.startswith("pydantic") or not callable(errors):
+        return None
+    found = errors() or [{}]
+    first = found[0] if isinstance(found[0], dict) else {}
+    field = ".".join(str(p) for p in first.get("loc", ())) or "settings"
+    said = str(first.get("msg") or "is not a valid value")
+    return InvalidInputError(
+        field, f"{said} (a setting, from a GRAPHMEM_ environment variable or the .env file)"
+    )
+
+
 def wants_json(argv: list[str]) -> bool:
     """Did this command line ask for JSON? Read from the raw arguments, because a command line
     that does not parse has no parsed --json to ask."""
