@@ -7,9 +7,11 @@ import json
 import sys
 from typing import Any
 
+from graphmem.cli import listing
 from graphmem.cli.common import AddCommand, emit, memory_line, open_service, to_int, user_of
+from graphmem.cli.filters import add_filter_flags, metadata_filter, sources
 from graphmem.errors import InvalidInputError
-from graphmem.model import Memory, MemoryType
+from graphmem.model import Memory, MemoryType, check_metadata
 from graphmem.visibility import Viewer
 
 MAX_STDIN_CHARS = 1 << 20
@@ -24,6 +26,8 @@ def cmd_add(args: argparse.Namespace) -> None:
         "created_at": args.created_at,
         "valid_from": args.valid_from,
         "valid_to": args.valid_to,
+        "agent_id": args.agent,
+        "run_id": args.run,
     }
     from graphmem.requests import WriteItem
 
@@ -53,6 +57,11 @@ def cmd_search(args: argparse.Namespace) -> None:
             relation_types=args.relation_types,
             as_of=args.as_of,
             include_history=args.include_history,
+            source=sources(args),
+            min_confidence=args.min_confidence,
+            metadata=metadata_filter(args),
+            agent_id=args.agent,
+            run_id=args.run,
         )
         res = svc.search_request(user_of(args), request)
     lines = [
@@ -107,7 +116,7 @@ def cmd_update(args: argparse.Namespace) -> None:
             args.memory_id,
             args.content,
             memory_type=args.type,
-            metadata=json.loads(args.metadata) if args.metadata else None,
+            metadata=check_metadata(args.metadata) if args.metadata else None,
         )
     emit(args, {"id": m.id, "updated": True}, f"updated {m.id}")
 
@@ -160,6 +169,8 @@ def register(add: AddCommand) -> None:
     sp.add_argument("--created-at", help="ISO-8601 time the memory is from (default now)")
     sp.add_argument("--valid-from", help="ISO-8601 time it became true (default --created-at)")
     sp.add_argument("--valid-to", help="ISO-8601 time it stopped being true (default: open)")
+    sp.add_argument("--agent", help="the agent the memory belongs to (default: none, the user's)")
+    sp.add_argument("--run", help="the run (one task or conversation of an agent) it belongs to")
 
     sp = add(
         "search",
@@ -185,9 +196,12 @@ def register(add: AddCommand) -> None:
     sp.add_argument(
         "--include-history", action="store_true", help="superseded memories too (default: current)"
     )
+    add_filter_flags(sp)
 
     sp = add("get", cmd_get, "show one memory")
     sp.add_argument("memory_id")
+
+    listing.register(add)
 
     sp = add("history", cmd_history, "a memory's versions: what it superseded and what replaced it")
     sp.add_argument("memory_id")
