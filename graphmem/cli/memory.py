@@ -10,7 +10,7 @@ from typing import Any
 from graphmem.cli import listing
 from graphmem.cli.common import AddCommand, emit, memory_line, open_service, to_int, user_of
 from graphmem.cli.filters import add_filter_flags, metadata_filter, sources
-from graphmem.errors import InvalidInputError
+from graphmem.errors import InvalidInputError, NotFoundError
 from graphmem.model import Memory, MemoryType, check_metadata
 from graphmem.visibility import Viewer
 
@@ -104,9 +104,23 @@ def cmd_history(args: argparse.Namespace) -> None:
 
 
 def cmd_get(args: argparse.Namespace) -> None:
+    """One id: the memory (not found is exit 1, as always). Several: those found, in the
+    order asked, and the ids that were not; exit 1 only when none was found."""
+    ids = list(dict.fromkeys(args.memory_id))
     with open_service(args) as svc:
-        m = svc.get(user_of(args), args.memory_id, viewer=Viewer.OPERATOR)
-    emit(args, m.to_dict(), json.dumps(m.to_dict(), ensure_ascii=False, indent=2))
+        if len(ids) == 1:
+            m = svc.get(user_of(args), ids[0], viewer=Viewer.OPERATOR)
+            emit(args, m.to_dict(), json.dumps(m.to_dict(), ensure_ascii=False, indent=2))
+            return
+        found = svc.records.get(user_of(args), ids)
+    if not found:
+        raise NotFoundError(", ".join(ids))
+    memories = [found[i].to_dict() for i in ids if i in found]
+    missing = [i for i in ids if i not in found]
+    text = "\n".join(json.dumps(m, ensure_ascii=False, indent=2) for m in memories)
+    if missing:
+        text += f"\nnot found: {', '.join(missing)}"
+    emit(args, {"memories": memories, "missing": missing}, text)
 
 
 def cmd_update(args: argparse.Namespace) -> None:
@@ -198,8 +212,8 @@ def register(add: AddCommand) -> None:
     )
     add_filter_flags(sp)
 
-    sp = add("get", cmd_get, "show one memory")
-    sp.add_argument("memory_id")
+    sp = add("get", cmd_get, "show memories by id (one or several)")
+    sp.add_argument("memory_id", nargs="+")
 
     listing.register(add)
 
