@@ -131,3 +131,15 @@ def test_quarantine_review_and_audit_report(cli, tmp_path: Path) -> None:
     finally:
         del os.environ["GRAPHMEM_GUARD_INJECTION_THRESHOLD"]
         del os.environ["GRAPHMEM_GUARD_REJECT_THRESHOLD"]
+
+
+def test_get_takes_several_ids_and_names_the_missing(cli) -> None:
+    a = json.loads(cli("add", "Ann likes green tea", "--user", "ann", "--json")[1])["id"]
+    b = json.loads(cli("add", "Ann flies to Lisbon in May", "--user", "ann", "--json")[1])["id"]
+    code, out, _ = cli("get", b, "nope", a, "--user", "ann", "--json")
+    got = json.loads(out)
+    assert code == 0 and [m["id"] for m in got["memories"]] == [b, a]
+    assert got["missing"] == ["nope"]
+    assert cli("get", a, b, "--user", "ben", "--json")[0] == 1  # another user's ids: none found
+    code, out, _ = cli("get", a, b, "--user", "ann")
+    assert code == 0 and "green tea" in out and "Lisbon" in out

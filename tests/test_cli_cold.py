@@ -48,7 +48,7 @@ def test_building_the_parser_imports_nothing_heavy(tmp_path) -> None:
 
 def test_help_lists_every_command() -> None:
     text = build_parser().format_help()
-    for name in ("add", "search", "stats", "config", "serve", "version"):
+    for name in ("add", "search", "list", "stats", "config", "serve", "version"):
         assert name in text
 
 

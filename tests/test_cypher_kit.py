@@ -400,6 +400,7 @@ def test_every_specific_check_names_a_query_file() -> None:
     assert set(CHECKS) <= set(QUERY_FILES) and set(OVERRIDES) <= set(QUERY_FILES)
 
 
+@pytest.mark.services
 def test_every_memory_node_carries_its_type_as_a_label(world: World) -> None:
     """The style sheet colours by label: each memory has exactly one type label, its own."""
     driver = world.svc.graph_store.driver  # type: ignore[attr-defined]

@@ -56,6 +56,8 @@ T = TypeVar("T")
 TOOLS = {
     "memory_write",
     "memory_search",
+    "memory_get",
+    "memory_list",
     "memory_update",
     "memory_forget",
     "memory_summarize",
@@ -134,6 +136,8 @@ def test_tools_are_listed_with_schemas_descriptions_and_truthful_annotations(
     read_only = {n for n, t in tools.items() if t.annotations.read_only_hint}
     assert read_only == {
         "memory_search",
+        "memory_get",
+        "memory_list",
         "memory_summarize",
         "working_memory_get",
         "memory_health",

@@ -359,6 +359,8 @@ def test_after_120_searches_forget_dry_run_and_every_other_reader_are_refused(
                 ("memory_history", {"memory_id": m.id}),
                 ("memory_graph", {"memory_id": m.id}),
                 ("memory_summarize", {"memory_ids": [m.id]}),
+                ("memory_get", {"memory_ids": [m.id]}),
+                ("memory_list", {}),
                 ("memory_quarantine_list", {}),
                 ("working_memory_get", {"session_id": "s"}),
                 ("memory_search", {"query": "locker"}),

@@ -2,6 +2,9 @@
 
 Our own tests use fastmcp's client, which shares assumptions with fastmcp's server; the
 Inspector (TypeScript SDK) does not, so it catches what only a foreign client would notice.
+Its client validates every tool result's `structuredContent` against the tool's `outputSchema`
+and fails the call when they differ (core/mcp/toolOutputValidation.ts in the Inspector, Ajv
+underneath); a server made to lie about its schema shows that it does.
 It needs Node >= 22.19, so it is installed with a pinned Node 22 from the npm registry into a
 cache directory outside the repository ($GRAPHMEM_INSPECTOR_DIR, default
 ~/.cache/graphmem-inspector) on first use. Marked `services`: it needs npm and the network once.
@@ -13,13 +16,18 @@ import json
 import os
 import shutil
 import subprocess
+import sys
+import textwrap
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from tests.test_mcp import TOOLS, HttpServer, start_http_server
+from tests.conftest import stop_process
+from tests.test_mcp import TOOLS, HttpServer, free_port, post, start_http_server
+from tests.test_mcp_schemas import assert_typed, check_schema_strictly
 
 pytestmark = pytest.mark.services
 
@@ -68,12 +76,15 @@ def inspector() -> tuple[Path, Path]:
 
 @pytest.fixture(scope="module")
 def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[HttpServer]:
-    with start_http_server(tmp_path_factory.mktemp("inspector"), users=("ivy",)) as srv:
+    # "ivy:operator" becomes the GRAPHMEM_TOKENS entry `token=ivy:operator`: an operator token
+    with start_http_server(
+        tmp_path_factory.mktemp("inspector"), users=("ivy", "ivy:operator")
+    ) as srv:
         yield srv
 
 
 def inspect(
-    inspector: tuple[Path, Path], srv: HttpServer, tmp: Path, *args: str, token: str | None
+    inspector: tuple[Path, Path], srv: HttpServer | str, tmp: Path, *args: str, token: str | None
 ) -> tuple[int, Any, str]:
     """Run one `mcp-inspector --cli` request; returns (exit code, parsed stdout, stderr)."""
     node, cli = inspector
@@ -87,8 +98,9 @@ def inspect(
         "MCP_AUTO_OPEN_ENABLED": "false",
     }
     header = ["--header", f"Authorization: Bearer {token}"] if token else []
+    url = srv if isinstance(srv, str) else srv.url
     done = subprocess.run(
-        [str(node), str(cli), "--cli", srv.url, "--transport", "http", *header, *args],
+        [str(node), str(cli), "--cli", url, "--transport", "http", *header, *args],
         capture_output=True,
         text=True,
         timeout=120,
@@ -177,3 +189,130 @@ def test_inspector_sees_field_errors_and_is_refused_without_a_token(
         inspector, served, tmp_path, "--method", "tools/list", token="not-the-token"
     )
     assert code != 0
+
+
+def _call(
+    inspector: tuple[Path, Path], served: HttpServer, tmp: Path, tool: str, args: dict[str, Any]
+) -> dict[str, Any]:
+    code, out, err = inspect(
+        inspector,
+        served,
+        tmp,
+        "--method",
+        "tools/call",
+        "--tool-name",
+        tool,
+        "--tool-args-json",
+        json.dumps(args),
+        token=served.tokens["ivy:operator"],
+    )
+    # exit 0 means the Inspector's own client found structuredContent valid for outputSchema
+    assert code == 0 and out["isError"] is False, (tool, out, err)
+    return dict(out["structuredContent"])
+
+
+def test_inspector_lists_typed_output_schemas_and_accepts_every_result(
+    inspector: tuple[Path, Path], served: HttpServer, tmp_path: Path
+) -> None:
+    code, out, err = inspect(
+        inspector, served, tmp_path, "--method", "tools/list", token=served.tokens["ivy"]
+    )
+    assert code == 0, err
+    schemas = {t["name"]: t.get("outputSchema") for t in out["tools"]}
+    assert set(schemas) == TOOLS
+    for name, schema in schemas.items():
+        assert_typed(schema, name)
+
+    results: list[tuple[str, dict[str, Any]]] = []
+
+    def call(tool: str, **args: Any) -> dict[str, Any]:
+        data = _call(inspector, served, tmp_path, tool, args)
+        results.append((tool, data))
+        return data
+
+    a = call("memory_write", content="Ivy leads the Heron audit", memory_type="fact")
+    b = call(
+        "memory_write",
+        content="The Heron auditors arrive in June",
+        memory_type="event",
+        metadata={"project": "Heron"},
+    )
+    call("memory_relate", source_id=b["memory_id"], target_id=a["memory_id"])
+    call("memory_search", query="Heron audit", expand_hops=1, metadata={"project": "Heron"})
+    call("memory_list", limit=1, sort="oldest", source=["agent", "user"])
+    call("memory_graph", memory_id=a["memory_id"])
+    call("memory_update", memory_id=b["memory_id"], content="The Heron auditors arrive in July")
+    call("memory_history", memory_id=b["memory_id"])
+    call("memory_get", memory_ids=[a["memory_id"], b["memory_id"], "no-such-id"])
+    call("memory_summarize", memory_ids=[a["memory_id"], "no-such-id"])
+    call("memory_observe", turns=["Remember that my gym is on Hill Road", "ok"], dry_run=True)
+    call("working_memory_set", session_id="w1", content={"task_context": "Audit prep"})
+    call("working_memory_get", session_id="w1")
+    call("memory_forget", query="Heron auditors", dry_run=True, threshold=0.3)
+    call("memory_forget", memory_id=a["memory_id"])
+    call("memory_quarantine_list")
+    call("memory_quarantine_review", memory_ids=["no-such-id"], approve=False)
+    call("memory_health")
+    call("memory_forget_user", confirm="ERASE")
+    assert {tool for tool, _ in results} == TOOLS
+    for tool, data in results:  # and our own strict reading agrees with the Inspector's
+        check_schema_strictly(schemas[tool], tool, data)
+
+
+LIAR = """
+import sys
+from fastmcp import FastMCP
+from fastmcp.tools.base import ToolResult
+
+mcp = FastMCP("liar")
+SCHEMA = {"type": "object", "properties": {"count": {"type": "integer"}}, "required": ["count"]}
+
+
+@mcp.tool(output_schema=SCHEMA)
+def lie() -> ToolResult:
+    return ToolResult(structured_content={"count": "three"})
+
+
+@mcp.tool(output_schema=SCHEMA)
+def honest() -> ToolResult:
+    return ToolResult(structured_content={"count": 3})
+
+
+mcp.run(transport="http", host="127.0.0.1", port=int(sys.argv[1]), show_banner=False)
+"""
+
+
+def test_the_inspector_refuses_a_result_that_breaks_its_schema(
+    inspector: tuple[Path, Path], tmp_path: Path
+) -> None:
+    """What makes the test above worth having: the Inspector does validate."""
+    script = tmp_path / "liar.py"
+    script.write_text(textwrap.dedent(LIAR))
+    port = free_port()
+    proc = subprocess.Popen(
+        [sys.executable, str(script), str(port)],
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                post(port, b"{}")
+                break
+            except OSError:
+                assert time.monotonic() < deadline, "the test server did not come up"
+                time.sleep(0.2)
+        url = f"http://127.0.0.1:{port}/mcp"
+        code, out, err = inspect(
+            inspector, url, tmp_path, "--method", "tools/call", "--tool-name", "honest", token=None
+        )
+        assert code == 0 and out["structuredContent"] == {"count": 3}, (out, err)
+        code, out, err = inspect(
+            inspector, url, tmp_path, "--method", "tools/call", "--tool-name", "lie", token=None
+        )
+        assert code != 0
+        assert "count must be integer" in f"{out}{err}"
+    finally:
+        stop_process(proc)

@@ -362,7 +362,7 @@ def test_cli_history_and_as_of(tmp_path: Path, capsys: pytest.CaptureFixture[str
     hits = json.loads(capsys.readouterr().out)["hits"]
     assert [h["content"] for h in hits] == ["I live in Austin"]
     assert main(["search", "where do I live", "--as-of", "soon", *base]) == 2
-    assert "as_of" in capsys.readouterr().err
+    assert json.loads(capsys.readouterr().out)["error"]["field"] == "as_of"  # --json: on stdout
 
 
 @pytest.mark.services

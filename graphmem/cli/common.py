@@ -1,9 +1,9 @@
 """What every `graphmem` command shares: opening the service, resolving the user, printing
 text or JSON, and turning errors into exit codes.
 
-Every command takes --user and --json. Bad input exits with status 2 and one line naming the
-field; a store that cannot be reached, or that a running server holds and cannot be asked,
-exits with status 3.
+Every command takes --json, and every command that reads or writes a user's memories --user.
+A failure is one line on stderr, or under --json one JSON error on stdout, with the exit code
+graphmem.cli.failures defines: 1 not found, 2 bad input, 3 the store unreachable or held.
 
 Only the standard library and light graphmem modules are imported here: `graphmem --help`
 builds every command's parser, and must not pay for the settings, the stores or the model.
@@ -21,15 +21,11 @@ import sys
 from collections.abc import Callable, Iterator
 from contextvars import ContextVar
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TextIO
+from typing import IO, TYPE_CHECKING, Any, Protocol, TextIO
 
 from graphmem.actor import CLI, current_actor
-from graphmem.errors import (
-    GraphmemError,
-    InvalidInputError,
-    StoreInUseError,
-    StoreUnavailableError,
-)
+from graphmem.cli.failures import Failure, failure_of, setting_error
+from graphmem.errors import GraphmemError, InvalidInputError
 
 if TYPE_CHECKING:
     from graphmem.model import Memory
@@ -38,11 +34,30 @@ if TYPE_CHECKING:
 
 Command = Callable[[argparse.Namespace], int | None]
 """A command runs on the parsed arguments; it returns an exit code, or None for 0."""
-AddCommand = Callable[[str, Command, str], argparse.ArgumentParser]
-"""Registers a subcommand (name, command, help) and returns its parser for the arguments."""
 
-IN_USE = 3
-"""The exit code of a command that could not reach its store (held by a server, or down)."""
+USER_HELP = "user id (default: $GRAPHMEM_USER_ID or 'default')"
+EVERY_USER_HELP = "only this user's memories (default: every user's)"
+JSON_HELP = "machine-readable JSON output, errors included (one JSON document on stdout)"
+
+
+class AddCommand(Protocol):
+    """Registers a subcommand and returns its parser for the arguments.
+
+    Each command gets only the shared options that apply to it, so its --help lists nothing
+    it ignores: `user` is --user's help text for this command (None: the command takes no
+    --user), `json` --json's, and `data_dir` whether it reads a data directory."""
+
+    def __call__(
+        self,
+        name: str,
+        fn: Command,
+        help_: str,
+        *,
+        user: str | None = USER_HELP,
+        json: str = JSON_HELP,
+        data_dir: bool = True,
+    ) -> argparse.ArgumentParser: ...
+
 
 _out: ContextVar[TextIO | None] = ContextVar("graphmem_cli_out", default=None)
 _err: ContextVar[TextIO | None] = ContextVar("graphmem_cli_err", default=None)
@@ -160,8 +175,9 @@ def open_service(args: argparse.Namespace) -> contextlib.AbstractContextManager[
 
 
 def user_of(args: argparse.Namespace) -> str:
-    if args.user or os.environ.get("GRAPHMEM_USER_ID"):
-        return args.user or os.environ["GRAPHMEM_USER_ID"]
+    given = getattr(args, "user", None)
+    if given or os.environ.get("GRAPHMEM_USER_ID"):
+        return given or os.environ["GRAPHMEM_USER_ID"]
     return settings_of(args).user_id
 
 
@@ -188,9 +204,23 @@ def to_int(field: str) -> Callable[[str], int]:
     return conv
 
 
-def fail(error: Exception, code: int) -> int:
-    print(f"error: {error}", file=err())
-    return code
+def open_file(path: str, mode: str, encoding: str | None = None) -> IO[Any]:
+    """A file named on the command line: one that cannot be opened is bad input naming the
+    `file` argument (exit 2), not an OSError reported as a failure of graphmem's."""
+    try:
+        return open(path, mode, encoding=encoding)  # noqa: SIM115 - the caller closes it
+    except OSError as e:
+        raise InvalidInputError("file", f"cannot open {path}: {e.strerror or e}") from None
+
+
+def fail(failure: Failure, as_json: bool) -> int:
+    """Report a failure: one JSON error on stdout under --json (so a script parses stdout
+    whatever happens), else its one line on stderr. Returns its exit code."""
+    if as_json:
+        print(failure.document(), file=out())
+    else:
+        print(failure.text, file=err())
+    return failure.code
 
 
 Route = Callable[[argparse.Namespace], int | None]
@@ -199,7 +229,7 @@ Route = Callable[[argparse.Namespace], int | None]
 
 def run(args: argparse.Namespace, route: Route | None = None) -> int:
     """Run the chosen command as the CLI actor - whoever runs the command owns the data: an
-    operator - and map its errors to the exit codes the module docstring promises.
+    operator - and report its errors with the exit codes of graphmem.cli.failures.
 
     A command that opens the store first goes to `route`: the `graphmem` command passes the
     one that asks whether a server holds the store, and then has that server run it or stops
@@ -219,17 +249,13 @@ def run(args: argparse.Namespace, route: Route | None = None) -> int:
                 if holds_store(where):
                     print(new_store_line(where), file=err())
         return code
-    except StoreInUseError as e:
-        print(f"graphmem: {e}; stop it, or wait for it to finish", file=err())
-        return IN_USE
-    except InvalidInputError as e:
-        return fail(e, 2)
-    except StoreUnavailableError as e:
-        return fail(e, IN_USE)
-    except GraphmemError as e:
-        return fail(e, 1)
-    except (OSError, json.JSONDecodeError) as e:
-        return fail(e, 1)
+    except (GraphmemError, OSError, json.JSONDecodeError) as e:
+        return fail(failure_of(e), bool(getattr(args, "json", False)))
+    except ValueError as e:
+        bad_setting = setting_error(e)
+        if bad_setting is None:
+            raise
+        return fail(failure_of(bad_setting), bool(getattr(args, "json", False)))
     finally:
         _new_stores.clear()
         current_actor.reset(token)

@@ -37,6 +37,7 @@ def register(add: AddCommand) -> None:
         "config",
         cmd_config,
         "the effective settings with their source (flag, env var, .env, default); secrets masked",
+        user=None,
     )
     sp.add_argument(
         "--changed", action="store_true", help="only data_dir and what is not a default"

@@ -189,4 +189,5 @@ def register(add: AddCommand) -> None:
         "doctor",
         cmd_doctor,
         "check every configured store: reachable, version, and projection drift",
+        user=None,
     )

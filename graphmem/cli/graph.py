@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from graphmem.cli.common import AddCommand, emit, open_service, to_int, user_of
+from graphmem.cli.common import EVERY_USER_HELP, AddCommand, emit, open_service, to_int, user_of
 from graphmem.relation_types import RELATION_TYPES
 from graphmem.visibility import Viewer
 
@@ -78,6 +78,7 @@ def register(add: AddCommand) -> None:
         cmd_backfill,
         "relations: re-run extraction over stored memories (resumable); "
         "rebuild: rebuild the vector and graph projections from the records",
+        user=EVERY_USER_HELP,
     )
     sp.add_argument("job", choices=["relations", "rebuild"])
     sp.add_argument("--batch", type=to_int("batch"), default=200)

@@ -8,7 +8,14 @@ import sys
 from collections.abc import Callable
 from typing import Any
 
-from graphmem.cli.common import AddCommand, emit, open_service, user_of
+from graphmem.cli.common import (
+    EVERY_USER_HELP,
+    AddCommand,
+    emit,
+    open_file,
+    open_service,
+    user_of,
+)
 from graphmem.errors import InvalidInputError
 
 
@@ -53,7 +60,7 @@ def _status_cmd(action: str) -> Callable[[argparse.Namespace], None]:
 
 def _read_turns(path: str) -> list[Any]:
     """A JSON array of turns, or JSONL with one turn (string or object) per line."""
-    stream = sys.stdin if path == "-" else open(path, encoding="utf-8")  # noqa: SIM115
+    stream = sys.stdin if path == "-" else open_file(path, "r", encoding="utf-8")
     with stream:
         text = stream.read()
     if text.lstrip().startswith("["):
@@ -77,7 +84,13 @@ def cmd_observe(args: argparse.Namespace) -> None:
     turns = _read_turns(args.file)
     with open_service(args) as svc:
         decisions = observe(
-            svc.context, user_of(args), turns, session_id=args.session, dry_run=args.dry_run
+            svc.context,
+            user_of(args),
+            turns,
+            session_id=args.session,
+            dry_run=args.dry_run,
+            agent_id=args.agent,
+            run_id=args.run,
         )
     lines = [
         f"turn {d.turn}: {d.action} ({d.reason})"
@@ -98,6 +111,7 @@ def register(add: AddCommand) -> None:
         cmd_compact,
         "apply the lifecycle rules: purge expired memories, archive stale ones, merge"
         " near-duplicates, recompute decay (all users unless --user; safe to re-run)",
+        user=EVERY_USER_HELP,
     )
     sp.add_argument("--dry-run", action="store_true", help="list what would change, change nothing")
     sp.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
@@ -115,4 +129,6 @@ def register(add: AddCommand) -> None:
     )
     sp.add_argument("file")
     sp.add_argument("--session", help="session id for the memories written")
+    sp.add_argument("--agent", help="the agent the memories written belong to")
+    sp.add_argument("--run", help="the run the memories written belong to")
     sp.add_argument("--dry-run", action="store_true", help="decide, write and delete nothing")

@@ -12,7 +12,8 @@ import sys
 from typing import TYPE_CHECKING, Any
 
 from graphmem.cli import audit, config, doctor, graph, lifecycle, memory, remote, serve, userdata
-from graphmem.cli.common import Command, fail, run
+from graphmem.cli.common import JSON_HELP, USER_HELP, Command, fail, run
+from graphmem.cli.failures import Parser, UsageError, failure_of, wants_json
 
 if TYPE_CHECKING:
     from graphmem.service import MemoryService
@@ -37,28 +38,40 @@ def cmd_version(args: argparse.Namespace) -> None:
     emit(args, {"version": version()}, f"graphmem {version()}")
 
 
-def build_parser() -> argparse.ArgumentParser:
-    common = argparse.ArgumentParser(add_help=False)
-    common.add_argument("--user", help="user id (default: $GRAPHMEM_USER_ID or 'default')")
-    common.add_argument("--json", action="store_true", help="machine-readable JSON output")
-    common.add_argument(
-        "--data-dir",
-        help="data directory (default: $GRAPHMEM_DATA_DIR, else the user data dir;"
-        " `graphmem config` shows which)",
-    )
+DATA_DIR_HELP = (
+    "data directory (default: $GRAPHMEM_DATA_DIR, else the user data dir;"
+    " `graphmem config` shows which)"
+)
 
-    p = argparse.ArgumentParser(prog="graphmem", description="Long-term memory for LLM agents.")
+
+def build_parser() -> argparse.ArgumentParser:
+    """Every parser is a failures.Parser: an argument error raises instead of exiting, so
+    main() reports it like any bad input (as JSON under --json)."""
+    p = Parser(prog="graphmem", description="Long-term memory for LLM agents.")
     p.add_argument("--version", action=_VersionAction, help="print graphmem's version and exit")
     sub = p.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
-    def add(name: str, fn: Command, help_: str) -> argparse.ArgumentParser:
-        sp = sub.add_parser(name, parents=[common], help=help_, description=help_)
+    def add(
+        name: str,
+        fn: Command,
+        help_: str,
+        *,
+        user: str | None = USER_HELP,
+        json: str = JSON_HELP,
+        data_dir: bool = True,
+    ) -> argparse.ArgumentParser:
+        sp = sub.add_parser(name, help=help_, description=help_)
+        if user is not None:
+            sp.add_argument("--user", help=user)
+        sp.add_argument("--json", action="store_true", help=json)
+        if data_dir:
+            sp.add_argument("--data-dir", help=DATA_DIR_HELP)
         sp.set_defaults(fn=fn, opens_store=name not in NO_STORE)
         return sp
 
     for family in FAMILIES:
         family.register(add)
-    add("version", cmd_version, "print graphmem's version")
+    add("version", cmd_version, "print graphmem's version", user=None, data_dir=False)
     return p
 
 
@@ -78,12 +91,15 @@ def main(argv: list[str] | None = None) -> int:
     from graphmem import logs
     from graphmem.errors import InvalidInputError
 
+    argv = list(sys.argv[1:] if argv is None else argv)
     try:
         logs.configure()  # GRAPHMEM_LOG_LEVEL, GRAPHMEM_LOG_FORMAT=text|json
     except InvalidInputError as e:
-        return fail(e, 2)
-    argv = list(sys.argv[1:] if argv is None else argv)
-    args = build_parser().parse_args(argv)
+        return fail(failure_of(e), wants_json(argv))
+    try:
+        args = build_parser().parse_args(argv)
+    except UsageError as e:
+        return fail(failure_of(e), wants_json(argv))
     args.argv = argv
     # `serve` hands this to its HTTP server, which runs the commands CLIs send it.
     args.run_sent = run_sent

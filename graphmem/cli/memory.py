@@ -7,9 +7,11 @@ import json
 import sys
 from typing import Any
 
+from graphmem.cli import listing
 from graphmem.cli.common import AddCommand, emit, memory_line, open_service, to_int, user_of
-from graphmem.errors import InvalidInputError
-from graphmem.model import Memory, MemoryType
+from graphmem.cli.filters import add_filter_flags, metadata_filter, sources
+from graphmem.errors import InvalidInputError, NotFoundError
+from graphmem.model import Memory, MemoryType, check_metadata
 from graphmem.visibility import Viewer
 
 MAX_STDIN_CHARS = 1 << 20
@@ -24,6 +26,8 @@ def cmd_add(args: argparse.Namespace) -> None:
         "created_at": args.created_at,
         "valid_from": args.valid_from,
         "valid_to": args.valid_to,
+        "agent_id": args.agent,
+        "run_id": args.run,
     }
     from graphmem.requests import WriteItem
 
@@ -53,6 +57,11 @@ def cmd_search(args: argparse.Namespace) -> None:
             relation_types=args.relation_types,
             as_of=args.as_of,
             include_history=args.include_history,
+            source=sources(args),
+            min_confidence=args.min_confidence,
+            metadata=metadata_filter(args),
+            agent_id=args.agent,
+            run_id=args.run,
         )
         res = svc.search_request(user_of(args), request)
     lines = [
@@ -95,9 +104,23 @@ def cmd_history(args: argparse.Namespace) -> None:
 
 
 def cmd_get(args: argparse.Namespace) -> None:
+    """One id: the memory (not found is exit 1, as always). Several: those found, in the
+    order asked, and the ids that were not; exit 1 only when none was found."""
+    ids = list(dict.fromkeys(args.memory_id))
     with open_service(args) as svc:
-        m = svc.get(user_of(args), args.memory_id, viewer=Viewer.OPERATOR)
-    emit(args, m.to_dict(), json.dumps(m.to_dict(), ensure_ascii=False, indent=2))
+        if len(ids) == 1:
+            m = svc.get(user_of(args), ids[0], viewer=Viewer.OPERATOR)
+            emit(args, m.to_dict(), json.dumps(m.to_dict(), ensure_ascii=False, indent=2))
+            return
+        found = svc.records.get(user_of(args), ids)
+    if not found:
+        raise NotFoundError(", ".join(ids))
+    memories = [found[i].to_dict() for i in ids if i in found]
+    missing = [i for i in ids if i not in found]
+    text = "\n".join(json.dumps(m, ensure_ascii=False, indent=2) for m in memories)
+    if missing:
+        text += f"\nnot found: {', '.join(missing)}"
+    emit(args, {"memories": memories, "missing": missing}, text)
 
 
 def cmd_update(args: argparse.Namespace) -> None:
@@ -107,7 +130,7 @@ def cmd_update(args: argparse.Namespace) -> None:
             args.memory_id,
             args.content,
             memory_type=args.type,
-            metadata=json.loads(args.metadata) if args.metadata else None,
+            metadata=check_metadata(args.metadata) if args.metadata else None,
         )
     emit(args, {"id": m.id, "updated": True}, f"updated {m.id}")
 
@@ -160,6 +183,8 @@ def register(add: AddCommand) -> None:
     sp.add_argument("--created-at", help="ISO-8601 time the memory is from (default now)")
     sp.add_argument("--valid-from", help="ISO-8601 time it became true (default --created-at)")
     sp.add_argument("--valid-to", help="ISO-8601 time it stopped being true (default: open)")
+    sp.add_argument("--agent", help="the agent the memory belongs to (default: none, the user's)")
+    sp.add_argument("--run", help="the run (one task or conversation of an agent) it belongs to")
 
     sp = add(
         "search",
@@ -185,9 +210,12 @@ def register(add: AddCommand) -> None:
     sp.add_argument(
         "--include-history", action="store_true", help="superseded memories too (default: current)"
     )
+    add_filter_flags(sp)
 
-    sp = add("get", cmd_get, "show one memory")
-    sp.add_argument("memory_id")
+    sp = add("get", cmd_get, "show memories by id (one or several)")
+    sp.add_argument("memory_id", nargs="+")
+
+    listing.register(add)
 
     sp = add("history", cmd_history, "a memory's versions: what it superseded and what replaced it")
     sp.add_argument("memory_id")

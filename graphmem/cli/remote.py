@@ -24,9 +24,17 @@ import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NoReturn
 
-from graphmem.cli.common import IN_USE, data_dir_of, err, held_service, out, run, user_of
+from graphmem.cli.common import data_dir_of, err, fail, held_service, out, run, user_of
+from graphmem.cli.failures import (
+    BAD_INPUT,
+    Failure,
+    StoreHeldError,
+    UsageError,
+    failure_of,
+    wants_json,
+)
 from graphmem.localserver import CLI_ROUTE, ServerCard, alive, running
 
 if TYPE_CHECKING:
@@ -37,6 +45,7 @@ ROUTED = frozenset(
         "add",
         "search",
         "get",
+        "list",
         "history",
         "update",
         "forget",
@@ -70,12 +79,17 @@ def routable(args: argparse.Namespace) -> bool:
 
 
 def in_use_line(card: ServerCard, data_dir: Path, hint: str) -> str:
-    return f"graphmem: the store in {data_dir} is in use by graphmem serve (pid {card.pid}); {hint}"
+    return f"graphmem: {held_by(card, data_dir, hint)}"
 
 
-def refuse(card: ServerCard, data_dir: Path, hint: str) -> int:
-    print(in_use_line(card, data_dir, hint), file=err())
-    return IN_USE
+def held_by(card: ServerCard, data_dir: Path, hint: str) -> str:
+    return f"the store in {data_dir} is in use by graphmem serve (pid {card.pid}); {hint}"
+
+
+def refuse(card: ServerCard, data_dir: Path, hint: str) -> NoReturn:
+    """Stop the command: raised, so the command reports it like any failure (exit code 3,
+    one line, or a JSON error under --json)."""
+    raise StoreHeldError(held_by(card, data_dir, hint))
 
 
 def through_server(args: argparse.Namespace) -> int | None:
@@ -86,14 +100,14 @@ def through_server(args: argparse.Namespace) -> int | None:
     if card is None:
         return None
     if card.transport != "http":
-        return refuse(
+        refuse(
             card, data_dir, "stop it or use another --data-dir: it serves one MCP client on stdio"
         )
     if not card.url or not card.token:
-        return refuse(card, data_dir, "stop it or use another --data-dir: it has no local URL")
+        refuse(card, data_dir, "stop it or use another --data-dir: it has no local URL")
     if not routable(args):
         what = f"`graphmem {args.command}`" + (" to a file" if args.command == "export" else "")
-        return refuse(card, data_dir, f"stop it first: {what} needs the store to itself")
+        refuse(card, data_dir, f"stop it first: {what} needs the store to itself")
     return send(card, data_dir, args)
 
 
@@ -120,16 +134,16 @@ def send(card: ServerCard, data_dir: Path, args: argparse.Namespace) -> int:
                 reply = json.loads(resp.read())
             break
         except urllib.error.HTTPError as e:
-            return refuse(card, data_dir, f"stop it or retry: it refused the command ({e.code})")
+            refuse(card, data_dir, f"stop it or retry: it refused the command ({e.code})")
         except (urllib.error.URLError, ConnectionError, TimeoutError) as e:
             reason = getattr(e, "reason", e)
             starting = isinstance(reason, ConnectionRefusedError)
             if starting and time.monotonic() < deadline and alive(card.pid):
                 time.sleep(0.2)  # still loading: the port opens once the store is open
                 continue
-            return refuse(card, data_dir, f"stop it or retry: no answer at {card.url} ({reason})")
+            refuse(card, data_dir, f"stop it or retry: no answer at {card.url} ({reason})")
         except ValueError:
-            return refuse(card, data_dir, "stop it or retry: its answer was not JSON")
+            refuse(card, data_dir, "stop it or retry: its answer was not JSON")
     out().write(str(reply.get("stdout", "")))
     err().write(str(reply.get("stderr", "")))
     return int(reply.get("code", 1))
@@ -147,16 +161,18 @@ def run_sent(
         return {"code": 2, "stdout": "", "stderr": "error: argv: must be a list of strings\n"}
     user = request.get("user")
     with held_service(service, stdout, stderr):
+
+        def refused(failure: Failure) -> dict[str, Any]:
+            code = fail(failure, wants_json(argv))
+            return {"code": code, "stdout": stdout.getvalue(), "stderr": stderr.getvalue()}
+
         try:
             args = parser().parse_args(argv)
-        except SystemExit:
-            return {
-                "code": 2,
-                "stdout": "",
-                "stderr": "error: the server's graphmem does not take this command line\n",
-            }
+        except (UsageError, SystemExit) as e:  # another graphmem version sent it
+            said = f"the server's graphmem does not take this command line: {e}"
+            return refused(Failure(BAD_INPUT, None, said, f"error: {said}"))
         if not routable(args):
-            return {"code": IN_USE, "stdout": "", "stderr": f"error: not routed: {args.command}\n"}
+            return refused(failure_of(StoreHeldError(f"not routed: {args.command}")))
         args.argv = argv
         if isinstance(user, str) and user:
             args.user = user

@@ -10,10 +10,11 @@ import argparse
 import json
 import sys
 from collections.abc import Iterator, Mapping
-from typing import TYPE_CHECKING, Any, BinaryIO
+from typing import IO, TYPE_CHECKING, Any
 
-from graphmem.cli.common import AddCommand, emit, open_service, user_of
+from graphmem.cli.common import AddCommand, emit, open_file, open_service, user_of
 from graphmem.cli.common import out as stdout
+from graphmem.cli.failures import INCOMPLETE, OK
 from graphmem.errors import InvalidInputError
 from graphmem.model import utcnow
 from graphmem.visibility import Viewer
@@ -49,10 +50,10 @@ def cmd_forget_user(args: argparse.Namespace) -> int:
     lines += [f"  deleted {k}: {v}" for k, v in data["deleted"].items()]
     lines += [f"  residue {k}: {v}" for k, v in data["residue"].items() if v]
     emit(args, data, "\n".join(lines))
-    return 0 if receipt.verified else 4
+    return OK if receipt.verified else INCOMPLETE
 
 
-def read_jsonl(stream: BinaryIO) -> Iterator[tuple[int, dict[str, Any]]]:
+def read_jsonl(stream: IO[bytes]) -> Iterator[tuple[int, dict[str, Any]]]:
     """Objects of a JSONL stream, read line by line with a bounded buffer: a line over
     MAX_IMPORT_LINE_BYTES or a stream over MAX_IMPORT_BYTES is refused as soon as it is seen,
     so `graphmem import /dev/zero` fails at once instead of filling memory."""
@@ -96,7 +97,7 @@ def cmd_import(args: argparse.Namespace) -> None:
 
     from graphmem.usecases.write import prepare
 
-    stream = sys.stdin.buffer if args.file == "-" else open(args.file, "rb")  # noqa: SIM115
+    stream = sys.stdin.buffer if args.file == "-" else open_file(args.file, "rb")
     with stream:
         rows = list(read_jsonl(stream))
     keys = (
@@ -108,6 +109,8 @@ def cmd_import(args: argparse.Namespace) -> None:
         "created_at",
         "summary",
         "confidence",
+        "agent_id",
+        "run_id",
     )
     written = 0
     with open_service(args) as svc:
@@ -135,7 +138,7 @@ def cmd_import(args: argparse.Namespace) -> None:
 
 
 def cmd_export(args: argparse.Namespace) -> None:
-    out = stdout() if args.file == "-" else open(args.file, "w", encoding="utf-8")  # noqa: SIM115
+    out = stdout() if args.file == "-" else open_file(args.file, "w", encoding="utf-8")
     n = 0
     with open_service(args) as svc:
         for m in svc.list(user_of(args), include_archived=True, viewer=Viewer.OPERATOR):

@@ -49,6 +49,8 @@ TOOL_BUDGETS: dict[str, Budget | None] = {
     "memory_quarantine_review": "write",
     "working_memory_set": "write",
     "memory_search": "search",
+    "memory_get": "search",
+    "memory_list": "search",
     "memory_history": "search",
     "memory_graph": "search",
     "memory_summarize": "search",
@@ -101,7 +103,10 @@ JSON_ARGS = {
     "working_memory_set": ("content",),
     "memory_write": ("metadata",),
     "memory_summarize": ("memory_ids",),
-    "memory_observe": ("turns",),
+    "memory_get": ("memory_ids",),
+    "memory_search": ("metadata", "source", "relation_types"),
+    "memory_list": ("metadata", "source", "status"),
+    "memory_observe": ("turns", "metadata"),
 }
 
 

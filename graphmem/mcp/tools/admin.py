@@ -1,12 +1,13 @@
 """The tools that remove or release memories wholesale: erasing the calling user, and the
 quarantine the memory firewall fills (listing it, and an operator's review)."""
 
-from typing import Annotated, Any
+from typing import Annotated
 
 from fastmcp.exceptions import ToolError
 from pydantic import Field
 
 from graphmem.mcp.context import ToolContext, ToolRegistry
+from graphmem.mcp.results_ops import ErasureResult, QuarantineList, ReviewResult
 from graphmem.mcp.tools.common import MAX_IDS, memory_dict, tool_annotations, tool_errors
 
 
@@ -25,13 +26,13 @@ def register(mcp: ToolRegistry, ctx: ToolContext) -> None:
     )
     async def memory_forget_user(
         confirm: Annotated[str, Field(description="Type ERASE to confirm.")],
-    ) -> dict[str, Any]:
+    ) -> ErasureResult:
         user = ctx.caller()
         if confirm != "ERASE":
             raise ToolError("confirm: erasing a user is irreversible; pass confirm='ERASE'")
         with tool_errors():
             receipt = await ctx.run(svc.forget_user, user, requested_by="mcp:memory_forget_user")
-        return receipt.to_dict()
+        return ErasureResult.model_validate(receipt.to_dict())
 
     @mcp.tool(
         description="List the user's memories that the memory firewall quarantined (held out"
@@ -41,11 +42,13 @@ def register(mcp: ToolRegistry, ctx: ToolContext) -> None:
     )
     async def memory_quarantine_list(
         limit: Annotated[int, Field(ge=1, le=500)] = 50,
-    ) -> dict[str, Any]:
+    ) -> QuarantineList:
         user = ctx.caller()
         with tool_errors():
             items = await ctx.run(svc.quarantined, user, limit)
-        return {"quarantined": [memory_dict(m) for m in items], "count": len(items)}
+        return QuarantineList.model_validate(
+            {"quarantined": [memory_dict(m) for m in items], "count": len(items)}
+        )
 
     @mcp.tool(
         description="Approve quarantined memories (they return to recall) or reject them"
@@ -58,11 +61,13 @@ def register(mcp: ToolRegistry, ctx: ToolContext) -> None:
     async def memory_quarantine_review(
         memory_ids: Annotated[list[str], Field(min_length=1, max_length=MAX_IDS)],
         approve: Annotated[bool, Field(description="true: approve; false: reject and delete")],
-    ) -> dict[str, Any]:
+    ) -> ReviewResult:
         user, actor = ctx.identify()
         with tool_errors():
             done = await ctx.run(svc.review, user, memory_ids, approve=approve, reviewer=actor)
-        return {("approved" if approve else "rejected"): done, "count": len(done)}
+        return ReviewResult.model_validate(
+            {("approved" if approve else "rejected"): done, "count": len(done)}
+        )
 
 
 __all__ = ["register"]

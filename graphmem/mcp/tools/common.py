@@ -16,8 +16,10 @@ from mcp.types import ToolAnnotations
 
 from graphmem.errors import GraphmemError, InvalidInputError, NotFoundError, StoreUnavailableError
 from graphmem.relation_types import RelationName
+from graphmem.visibility import HeldForReviewError
 
 if TYPE_CHECKING:
+    from graphmem.mcp.context import ToolContext
     from graphmem.model import Memory
 
 MemoryTypeName = Literal["fact", "preference", "event", "task"]
@@ -68,10 +70,29 @@ def memory_dict(m: "Memory") -> dict[str, Any]:
     return d
 
 
+async def fetch(
+    ctx: "ToolContext", user: str, memory_ids: list[str]
+) -> tuple[list["Memory"], list[str], list[str]]:
+    """The caller's memories of `memory_ids` (each once, in the order asked), the ids that do
+    not exist, and the ids held for review, whose content an agent may not see."""
+    found: list[Memory] = []
+    missing: list[str] = []
+    held: list[str] = []
+    for mid in dict.fromkeys(memory_ids):
+        try:
+            found.append(await ctx.run(ctx.service.get, user, mid))
+        except HeldForReviewError:
+            held.append(mid)
+        except NotFoundError:
+            missing.append(mid)
+    return found, missing, held
+
+
 __all__ = [
     "MAX_IDS",
     "MAX_TOP_K",
     "TIME_RANGE_PATTERN",
+    "fetch",
     "MemoryTypeName",
     "RelationName",
     "SourceName",

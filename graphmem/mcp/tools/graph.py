@@ -1,11 +1,12 @@
 """How memories connect: relations between two of them, the versions one went through, and the
 neighbourhood of one in the memory graph."""
 
-from typing import Annotated, Any
+from typing import Annotated
 
 from pydantic import Field
 
 from graphmem.mcp.context import ToolContext, ToolRegistry
+from graphmem.mcp.results import GraphResult, HistoryResult, RelateResult
 from graphmem.mcp.tools.common import RelationName, memory_dict, tool_annotations, tool_errors
 from graphmem.temporal import validity
 
@@ -27,16 +28,18 @@ def register(mcp: ToolRegistry, ctx: ToolContext) -> None:
             RelationName, Field(description="The kind of relation.")
         ] = "related",
         strength: Annotated[float, Field(gt=0, le=1, description="How strong, 0-1.")] = 1.0,
-    ) -> dict[str, Any]:
+    ) -> RelateResult:
         user = ctx.caller()
         with tool_errors():
             rel = await ctx.run(svc.relate, user, source_id, target_id, relation_type, strength)
-        return {
-            "source_id": rel.source_id,
-            "target_id": rel.target_id,
-            "relation_type": rel.relation_type,
-            "strength": rel.strength,
-        }
+        return RelateResult.model_validate(
+            {
+                "source_id": rel.source_id,
+                "target_id": rel.target_id,
+                "relation_type": rel.relation_type,
+                "strength": rel.strength,
+            }
+        )
 
     @mcp.tool(
         description="Show every version of a memory, oldest first: what it superseded and what"
@@ -46,15 +49,17 @@ def register(mcp: ToolRegistry, ctx: ToolContext) -> None:
     )
     async def memory_history(
         memory_id: Annotated[str, Field(min_length=1, max_length=64)],
-    ) -> dict[str, Any]:
+    ) -> HistoryResult:
         user = ctx.caller()
         with tool_errors():
             versions = await ctx.run(svc.history, user, memory_id)
-        return {
-            "memory_id": memory_id,
-            "versions": [{**memory_dict(m), **validity(m)} for m in versions],
-            "count": len(versions),
-        }
+        return HistoryResult.model_validate(
+            {
+                "memory_id": memory_id,
+                "versions": [{**memory_dict(m), **validity(m)} for m in versions],
+                "count": len(versions),
+            }
+        )
 
     @mcp.tool(
         description="Show a memory's neighbourhood in the memory graph: the memories related"
@@ -64,10 +69,10 @@ def register(mcp: ToolRegistry, ctx: ToolContext) -> None:
     async def memory_graph(
         memory_id: Annotated[str, Field(min_length=1, max_length=64)],
         hops: Annotated[int, Field(ge=1, le=3)] = 1,
-    ) -> dict[str, Any]:
+    ) -> GraphResult:
         user = ctx.caller()
         with tool_errors():
-            return await ctx.run(svc.graph, user, memory_id, hops)
+            return GraphResult.model_validate(await ctx.run(svc.graph, user, memory_id, hops))
 
 
 __all__ = ["register"]

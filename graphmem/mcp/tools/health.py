@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 from graphmem import __version__, metrics
 from graphmem.actor import Actor
 from graphmem.mcp.context import ToolContext, ToolRegistry
+from graphmem.mcp.results_ops import HealthResult
 from graphmem.mcp.stats import mean, percentile
 from graphmem.mcp.tools.common import tool_annotations
 from graphmem.model import Status
@@ -32,9 +33,9 @@ def register(mcp: ToolRegistry, ctx: ToolContext) -> None:
         " for normal conversations.",
         annotations=tool_annotations("Memory health", read_only=True, idempotent=True),
     )
-    async def memory_health() -> dict[str, Any]:
+    async def memory_health() -> HealthResult:
         user, actor = ctx.identify()
-        return await ctx.run(_health, ctx, user, actor)
+        return HealthResult.model_validate(await ctx.run(_health, ctx, user, actor))
 
 
 def _health(ctx: ToolContext, user: str, actor: Actor) -> dict[str, Any]:

@@ -1,38 +1,40 @@
-"""The long-term memory tools: write, search, update, forget, observe and summarise.
+"""The tools that change long-term memories, and summarise them: write, update, forget,
+observe (the write policy for raw conversation) and summarise. Reading back is in `recall`.
 
 The user is never a tool argument: every tool acts for `ctx.caller()`, the token's user over
 HTTP and the configured user over stdio, so no argument can reach another user's memories.
 """
 
 import logging
-from typing import TYPE_CHECKING, Annotated, Any, cast
+from typing import Annotated, Any
 
 from fastmcp.exceptions import ToolError
 from pydantic import Field
 
-from graphmem.errors import NotFoundError
 from graphmem.mcp.context import ToolContext, ToolRegistry
+from graphmem.mcp.results import (
+    ForgetResult,
+    ForgottenMemory,
+    ObserveResult,
+    SummaryResult,
+    UpdateResult,
+    WriteResult,
+)
 from graphmem.mcp.tools.common import (
     MAX_IDS,
-    MAX_TOP_K,
-    TIME_RANGE_PATTERN,
     MemoryTypeName,
-    RelationName,
     SourceName,
+    fetch,
     tool_annotations,
     tool_errors,
 )
+from graphmem.mcp.tools.filters import SCOPE_MAX
 from graphmem.model import Status
-from graphmem.requests import SearchRequest, WriteItem
+from graphmem.requests import WriteItem
 from graphmem.settings.sections import LlmSettings
 from graphmem.summary import summarize_many
-from graphmem.temporal import validity
 from graphmem.usecases.turns import MAX_TURNS as MAX_OBSERVE_TURNS
 from graphmem.usecases.turns import observe
-from graphmem.visibility import HeldForReviewError
-
-if TYPE_CHECKING:
-    from graphmem.model import Hit, Memory
 
 log = logging.getLogger("graphmem.mcp")
 
@@ -85,9 +87,32 @@ def register(mcp: ToolRegistry, ctx: ToolContext) -> None:
             str | None,
             Field(max_length=128, description="The conversation it came from, if you track one."),
         ] = None,
-    ) -> dict[str, Any]:
+        agent_id: Annotated[
+            str | None,
+            Field(
+                min_length=1,
+                max_length=SCOPE_MAX,
+                description="The agent it belongs to (e.g. your name), so a search can be"
+                " limited to one agent's memories; default: the user's, no agent.",
+            ),
+        ] = None,
+        run_id: Annotated[
+            str | None,
+            Field(
+                min_length=1,
+                max_length=SCOPE_MAX,
+                description="The run it belongs to (one task or workflow execution).",
+            ),
+        ] = None,
+    ) -> WriteResult:
         user = ctx.caller()
-        fields = {"metadata": metadata, "source": source, "session_id": session_id}
+        fields = {
+            "metadata": metadata,
+            "source": source,
+            "session_id": session_id,
+            "agent_id": agent_id,
+            "run_id": run_id,
+        }
         item = WriteItem(
             content=content,
             memory_type=memory_type,
@@ -96,101 +121,16 @@ def register(mcp: ToolRegistry, ctx: ToolContext) -> None:
         with tool_errors():
             written = await ctx.run(svc.write_many, user, [item], tool="memory_write")
         m = written[0]
-        return {
-            "memory_id": m.id,
-            "memory_type": m.memory_type.value,
-            "summary": m.summary,
-            "created_at": m.created_at.isoformat(),
+        return WriteResult(
+            memory_id=m.id,
+            memory_type=m.memory_type.value,
+            summary=m.summary,
+            created_at=m.created_at.isoformat(),
             # quarantined: held for an operator's review, not recalled until approved
-            "status": m.status.value,
+            status=m.status.value,
             # a true duplicate of a stored memory was merged into it: this is that memory's id
-            **({"merged_into": m.merged_into} if m.merged_into else {}),
-        }
-
-    @mcp.tool(
-        description="Recall the user's long-term memories most relevant to a query, best first."
-        " Call it before answering anything that depends on the past (what the user said,"
-        " their preferences, people, projects, events, tasks). Each hit has its content, a"
-        " score in [0, 1] and the per-channel breakdown (vector similarity, keyword match,"
-        " recency, frequency) and its validity (valid_from, valid_to, current). Only current"
-        " facts are returned unless the query asks about the past or as_of/include_history is"
-        " given. Only state what the hits say; if none is relevant, say you"
-        " don't remember rather than guessing.",
-        annotations=tool_annotations("Search memories", read_only=True, idempotent=True),
-    )
-    async def memory_search(
-        query: Annotated[
-            str,
-            Field(
-                min_length=1,
-                max_length=max_chars,
-                description="What to recall, in natural language; include the key names/nouns.",
-            ),
-        ],
-        top_k: Annotated[
-            int, Field(ge=1, le=MAX_TOP_K, description="How many hits to return.")
-        ] = 5,
-        memory_type: Annotated[
-            MemoryTypeName | None,
-            Field(description="Only memories of this type: fact, preference, event or task."),
-        ] = None,
-        time_range: Annotated[
-            str | None,
-            Field(
-                pattern=TIME_RANGE_PATTERN,
-                description="Only memories created within this window back from now: a number"
-                " and a unit m/h/d/w/y, e.g. '24h', '7d', '2w'.",
-            ),
-        ] = None,
-        expand_hops: Annotated[
-            int | None,
-            Field(
-                ge=0,
-                le=4,
-                description="Also follow the memory graph this many hops from"
-                " the best hits (default 2; 0 = only direct matches). Hits found this way"
-                " carry the 'path' of relations that led to them.",
-            ),
-        ] = None,
-        relation_types: Annotated[
-            list[RelationName] | None,
-            Field(description="Only follow these relation types when expanding."),
-        ] = None,
-        as_of: Annotated[
-            str | None,
-            Field(
-                max_length=40,
-                description="ISO-8601 date or time: recall what was true then (e.g. where the"
-                " user lived in 2023). Default: what is true now.",
-            ),
-        ] = None,
-        include_history: Annotated[
-            bool,
-            Field(
-                description="Also return superseded (outdated) memories. Not needed for"
-                " questions with 'before', 'used to', 'previously', '以前', '之前'."
-            ),
-        ] = False,
-    ) -> dict[str, Any]:
-        user = ctx.caller()
-        with tool_errors():
-            request = SearchRequest(
-                query=query,
-                top_k=top_k,
-                memory_type=memory_type,
-                time_range=time_range,
-                expand_hops=expand_hops,
-                relation_types=cast("list[str] | None", relation_types),
-                as_of=as_of,
-                include_history=include_history,
-            )
-            res = await ctx.run(svc.search_request, user, request)
-        return {
-            "hits": [_compact_hit(h) for h in res.hits],
-            "count": len(res.hits),
-            "took_ms": round(res.took_ms, 3),
-            "degraded": res.degraded,
-        }
+            merged_into=m.merged_into or None,
+        )
 
     @mcp.tool(
         description="Replace the content of one existing memory (it is re-embedded and"
@@ -213,27 +153,27 @@ def register(mcp: ToolRegistry, ctx: ToolContext) -> None:
                 description="The complete new content; it replaces the old content entirely.",
             ),
         ],
-    ) -> dict[str, Any]:
+    ) -> UpdateResult:
         user = ctx.caller()
         with tool_errors():
             m = await ctx.run(svc.update, user, memory_id, content, tool="memory_update")
         if m.status == Status.QUARANTINED:
             # The firewall held the new content: the old version stays current until an
             # operator approves this pending one, so the caller must not think it changed.
-            return {
-                "memory_id": memory_id,
-                "updated": False,
-                "status": m.status.value,
-                "pending_id": m.id,
-                "reason": "the new content is held for review; the current version is unchanged",
-            }
-        return {
-            "memory_id": m.id,
-            "updated": True,
-            "content": m.content,
-            "summary": m.summary,
-            "updated_at": m.updated_at.isoformat(),
-        }
+            return UpdateResult(
+                memory_id=memory_id,
+                updated=False,
+                status=m.status.value,
+                pending_id=m.id,
+                reason="the new content is held for review; the current version is unchanged",
+            )
+        return UpdateResult(
+            memory_id=m.id,
+            updated=True,
+            content=m.content,
+            summary=m.summary,
+            updated_at=m.updated_at.isoformat(),
+        )
 
     @mcp.tool(
         description="Permanently delete memories, either one by memory_id or all memories"
@@ -270,7 +210,7 @@ def register(mcp: ToolRegistry, ctx: ToolContext) -> None:
         dry_run: Annotated[
             bool, Field(description="With query: only list what would be deleted.")
         ] = False,
-    ) -> dict[str, Any]:
+    ) -> ForgetResult:
         user = ctx.caller()
         if (memory_id is None) == (query is None):
             raise ToolError("memory_id: give exactly one of memory_id or query")
@@ -290,14 +230,16 @@ def register(mcp: ToolRegistry, ctx: ToolContext) -> None:
                     dry_run=dry_run,
                 )
         items = [
-            {"memory_id": m.id, "content": m.content, "memory_type": m.memory_type.value}
+            ForgottenMemory(memory_id=m.id, content=m.content, memory_type=m.memory_type.value)
             for m in matched
         ]
-        return {
-            ("would_delete" if dry_run else "deleted"): items,
-            "count": len(items),
-            "dry_run": dry_run,
-        }
+        return ForgetResult.model_validate(
+            {
+                ("would_delete" if dry_run else "deleted"): items,
+                "count": len(items),
+                "dry_run": dry_run,
+            }
+        )
 
     @mcp.tool(
         description="Hand over raw conversation turns and let graphmem decide what is worth"
@@ -325,7 +267,30 @@ def register(mcp: ToolRegistry, ctx: ToolContext) -> None:
         dry_run: Annotated[
             bool, Field(description="Only decide: write and delete nothing.")
         ] = False,
-    ) -> dict[str, Any]:
+        agent_id: Annotated[
+            str | None,
+            Field(
+                min_length=1,
+                max_length=SCOPE_MAX,
+                description="The agent the memories written belong to.",
+            ),
+        ] = None,
+        run_id: Annotated[
+            str | None,
+            Field(
+                min_length=1,
+                max_length=SCOPE_MAX,
+                description="The run the memories written belong to.",
+            ),
+        ] = None,
+        metadata: Annotated[
+            dict[str, Any] | None,
+            Field(
+                description="A small JSON object (≤16 KiB) stored with every memory written,"
+                ' e.g. {"project": "Atlas"}.'
+            ),
+        ] = None,
+    ) -> ObserveResult:
         user = ctx.caller()
         with tool_errors():
             decisions = await ctx.run(
@@ -335,9 +300,14 @@ def register(mcp: ToolRegistry, ctx: ToolContext) -> None:
                 turns,
                 session_id=session_id,
                 dry_run=dry_run,
+                agent_id=agent_id,
+                run_id=run_id,
+                metadata=metadata,
                 tool="memory_observe",
             )
-        return {"decisions": [d.to_dict() for d in decisions], "dry_run": dry_run}
+        return ObserveResult.model_validate(
+            {"decisions": [d.to_dict() for d in decisions], "dry_run": dry_run}
+        )
 
     @mcp.tool(
         description="Summarise the given memories into a short text, e.g. to brief yourself"
@@ -353,19 +323,10 @@ def register(mcp: ToolRegistry, ctx: ToolContext) -> None:
             list[Annotated[str, Field(min_length=1, max_length=64)]],
             Field(min_length=1, max_length=MAX_IDS, description="The memories to summarise."),
         ],
-    ) -> dict[str, Any]:
+    ) -> SummaryResult:
         user = ctx.caller()
-        found: list[Memory] = []
-        missing: list[str] = []
-        held: list[str] = []
         with tool_errors():
-            for mid in dict.fromkeys(memory_ids):
-                try:
-                    found.append(await ctx.run(svc.get, user, mid))
-                except HeldForReviewError:
-                    held.append(mid)
-                except NotFoundError:
-                    missing.append(mid)
+            found, missing, held = await fetch(ctx, user, memory_ids)
         if not found:
             if held:
                 raise ToolError(
@@ -381,36 +342,13 @@ def register(mcp: ToolRegistry, ctx: ToolContext) -> None:
             try:
                 out["summary"] = await ctx.run(_llm_summary, texts, ctx.service.settings.llm)
                 out["method"] = "llm"
-                return out
+                return SummaryResult.model_validate(out)
             except (OSError, ValueError, KeyError, IndexError, TypeError) as e:
                 log.warning("LLM summary failed, using the extractive one: %s", e)
                 out["llm_error"] = f"{type(e).__name__}: {e}"[:300]
         out["summary"] = summarize_many(texts)
         out["method"] = "extractive"
-        return out
-
-
-def _compact_hit(h: "Hit") -> dict[str, Any]:
-    """What a model needs from a hit: the text, its kind and age, and why it ranked there."""
-    m = h.memory
-    d: dict[str, Any] = {
-        "memory_id": m.id,
-        "content": m.content,
-        "memory_type": m.memory_type.value,
-        "score": round(h.score, 4),
-        "scores": {k: round(v, 4) for k, v in h.scores.items()},
-        "created_at": m.created_at.isoformat(),
-        "source": m.source.value,
-        **validity(m),
-    }
-    if m.session_id:
-        d["session_id"] = m.session_id
-    if m.metadata:
-        d["metadata"] = m.metadata
-    path = getattr(h, "path", None)
-    if path:
-        d["path"] = [step.to_dict() for step in path]
-    return d
+        return SummaryResult.model_validate(out)
 
 
 def _llm_summary(texts: list[str], llm: LlmSettings) -> str:

@@ -1,11 +1,12 @@
 """The working-memory tools: one session's task context, recent turns and entity slots, read
 and patched by the agent in the conversation."""
 
-from typing import Annotated, Any
+from typing import Annotated
 
 from pydantic import Field
 
 from graphmem.mcp.context import ToolContext, ToolRegistry
+from graphmem.mcp.results_ops import WorkingMemoryResult
 from graphmem.mcp.tools.common import tool_annotations, tool_errors
 from graphmem.usecases.preload import get_session, patch_session_preloaded
 from graphmem.working import WorkingMemoryPatch, check_session_id
@@ -26,12 +27,12 @@ def register(mcp: ToolRegistry, ctx: ToolContext) -> None:
         session_id: Annotated[
             str, Field(min_length=1, max_length=128, description="The conversation's id.")
         ],
-    ) -> dict[str, Any]:
+    ) -> WorkingMemoryResult:
         user = ctx.caller()
         with tool_errors():
             sid = check_session_id(session_id)
             cur = await ctx.run(get_session, svc.context, wm, user, sid)
-        return cur.to_dict()
+        return WorkingMemoryResult.model_validate(cur.to_dict())
 
     @mcp.tool(
         description="Update this session's working memory by patching it: set task_context,"
@@ -47,11 +48,11 @@ def register(mcp: ToolRegistry, ctx: ToolContext) -> None:
             str, Field(min_length=1, max_length=128, description="The conversation's id.")
         ],
         content: Annotated[WorkingMemoryPatch, Field(description="The change to apply.")],
-    ) -> dict[str, Any]:
+    ) -> WorkingMemoryResult:
         user = ctx.caller()
         with tool_errors():
             new = await ctx.run(patch_session_preloaded, svc.context, wm, user, session_id, content)
-        return new.to_dict()
+        return WorkingMemoryResult.model_validate(new.to_dict())
 
 
 __all__ = ["register"]

@@ -1,0 +1,289 @@
+"""What the memory tools return, as pydantic models: FastMCP publishes each tool's return
+model as its `outputSchema`, so a client knows the shape of a result before it calls, and a
+client that validates (the TypeScript SDK does) holds the server to it.
+
+The JSON is what the tools returned as plain dicts before they were typed: same keys, same
+values. A key that is always sent is required in the schema (nullable where it can be null); a
+key that is only sent in some cases (`merged_into`, `path`, `llm_error`, ...) is optional and
+left out, never sent as null, when it does not apply.
+"""
+
+from typing import Annotated, Any, Literal, TypeVar
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from graphmem.mcp.tools.common import MemoryTypeName, RelationName, SourceName
+
+T = TypeVar("T")
+
+StatusName = Literal["active", "archived", "superseded", "quarantined"]
+
+
+def _absent(value: object) -> bool:
+    return value is None
+
+
+# A key sent only when it applies: optional in the schema (give it the default None), left
+# out of the JSON when None.
+Sometimes = Annotated[T | None, Field(exclude_if=_absent)]
+
+
+def _never_null(schema: dict[str, Any], cls: type[BaseModel]) -> None:
+    """In the schema, a `Sometimes` key is its type without null and without a default: it is
+    left out rather than sent as null, and a client should be told exactly that."""
+    for name, field in cls.model_fields.items():
+        prop = schema.get("properties", {}).get(field.serialization_alias or name)
+        if field.exclude_if is not _absent or prop is None:
+            continue
+        alts = [a for a in prop.pop("anyOf", []) if a != {"type": "null"}]
+        if len(alts) == 1:
+            prop.update(alts[0])
+        elif alts:
+            prop["anyOf"] = alts
+        prop.pop("default", None)
+
+
+class Result(BaseModel):
+    """Every result model: built by the tools from their own data, never from a client."""
+
+    model_config = ConfigDict(
+        serialize_by_alias=True, validate_by_name=True, json_schema_extra=_never_null
+    )
+
+
+class MemoryRecord(Result):
+    """One long-term memory with its full provenance, as the tools show it (the user is the
+    caller, so not repeated)."""
+
+    memory_id: str
+    content: str
+    summary: str = Field(description="A short summary of the content.")
+    memory_type: MemoryTypeName
+    source: SourceName = Field(description="Who it came from.")
+    session_id: str | None = Field(description="The conversation it came from, if tracked.")
+    agent_id: str | None = Field(description="The agent it belongs to, if any.")
+    run_id: str | None = Field(description="The run (one task or conversation) it belongs to.")
+    confidence: float = Field(description="How sure the writer was, 0-1.")
+    metadata: dict[str, Any] = Field(description="The JSON object stored with it.")
+    access_count: int = Field(description="How often it was recalled.")
+    last_access_at: str | None = Field(description="ISO-8601: when it was last recalled.")
+    decay_score: float = Field(description="Strength after decay, 0-1; weak ones are archived.")
+    status: StatusName
+    expires_at: str | None = Field(description="ISO-8601: when it will be deleted, if ever.")
+    created_at: str = Field(description="ISO-8601: when it was written.")
+    updated_at: str = Field(description="ISO-8601: when it last changed.")
+    valid_from: str | None = Field(description="ISO-8601: since when it holds.")
+    valid_to: str | None = Field(description="ISO-8601: until when it held; null while it holds.")
+    slot: str | None = Field(description="The versioned slot it fills (e.g. the user's city).")
+    merged_into: Sometimes[str] = Field(
+        None, description="Set when a true duplicate was merged into this memory."
+    )
+
+
+class MemoryVersion(MemoryRecord):
+    """A version in a memory's history, with whether it still holds."""
+
+    valid_from: str = Field(description="ISO-8601: since when it held.")
+    current: bool = Field(description="True while it still holds (not superseded, no valid_to).")
+
+
+class PathStep(Result):
+    """One relation followed from a direct hit to the hit it led to."""
+
+    source: str = Field(alias="from", description="The memory the step starts at.")
+    type: str = Field(description="The relation type.")
+    to: str = Field(description="The memory it reaches.")
+    strength: float
+
+
+class SearchHit(Result):
+    """A recalled memory, why it ranked there, when it held and where it came from."""
+
+    memory_id: str
+    content: str
+    summary: str
+    memory_type: MemoryTypeName
+    score: float = Field(description="The final score, 0-1, best first.")
+    scores: dict[str, float] = Field(
+        description="Why it ranked there: the channels vector (embedding similarity),"
+        " keyword (BM25), recency and frequency, 0-1 each; graph for a hit reached through"
+        " the memory graph; and the factors applied when they are not 1 (trust of its"
+        " source, confidence, and history or slot boosts for questions about the past)."
+    )
+    created_at: str = Field(description="ISO-8601: when it was written.")
+    source: SourceName = Field(description="Who it came from.")
+    confidence: float = Field(description="How sure the writer was, 0-1.")
+    valid_from: str = Field(description="ISO-8601: since when it holds.")
+    valid_to: str | None = Field(description="ISO-8601: until when it held; null while it holds.")
+    current: bool = Field(description="True while it still holds (not superseded, no valid_to).")
+    session_id: Sometimes[str] = Field(None, description="The conversation it came from.")
+    agent_id: Sometimes[str] = Field(None, description="The agent it belongs to.")
+    run_id: Sometimes[str] = Field(None, description="The run it belongs to.")
+    metadata: Sometimes[dict[str, Any]] = Field(None, description="Sent when it is not empty.")
+    path: Sometimes[list[PathStep]] = Field(
+        None,
+        description="For a hit reached through the memory graph: the relations that led to it.",
+    )
+
+
+class SearchResult(Result):
+    hits: list[SearchHit] = Field(description="Best first.")
+    count: int = Field(description="How many hits.")
+    took_ms: float = Field(description="Time the search took in the service.")
+    degraded: list[str] = Field(
+        description="Channels that failed and were left out of this search (e.g. vectors)."
+    )
+
+
+class GetResult(Result):
+    memories: list[MemoryRecord] = Field(description="The memories found, in the order asked.")
+    missing: list[str] = Field(description="Ids that do not exist for this user.")
+    quarantined: list[str] = Field(
+        description="Ids held in quarantine pending review; their content is withheld."
+    )
+    count: int = Field(description="How many memories were found.")
+
+
+class ListResult(Result):
+    memories: list[MemoryRecord] = Field(description="One page, in the order asked for.")
+    next_cursor: str | None = Field(
+        description="Pass it as cursor for the next page; null on the last page."
+    )
+    count: int = Field(description="How many memories on this page.")
+
+
+class WriteResult(Result):
+    memory_id: str = Field(description="The memory written, or the one it was merged into.")
+    memory_type: MemoryTypeName
+    summary: str = Field(description="A short summary of the content, as stored.")
+    created_at: str = Field(description="ISO-8601: when it was written.")
+    status: StatusName = Field(
+        description="active, or quarantined: held for an operator's review, not recalled"
+        " until approved."
+    )
+    merged_into: Sometimes[str] = Field(
+        None, description="Set when it said the same as a stored memory and was merged into it."
+    )
+
+
+class UpdateResult(Result):
+    """Either the change (updated=true, with the new content) or, when the firewall held the
+    new content for review, the pending version (updated=false, status, pending_id, reason)."""
+
+    memory_id: str = Field(description="The memory changed (the same id as before).")
+    updated: bool = Field(description="False when the new content is held for review.")
+    content: Sometimes[str] = Field(None, description="The new content.")
+    summary: Sometimes[str] = Field(None, description="The new summary.")
+    updated_at: Sometimes[str] = Field(None, description="ISO-8601: when it changed.")
+    status: Sometimes[StatusName] = Field(None, description="quarantined: held for review.")
+    pending_id: Sometimes[str] = Field(None, description="The held version, for the operator.")
+    reason: Sometimes[str] = Field(None, description="Why nothing changed yet.")
+
+
+class ForgottenMemory(Result):
+    memory_id: str
+    content: str
+    memory_type: MemoryTypeName
+
+
+class ForgetResult(Result):
+    """`deleted` after a deletion, `would_delete` after a dry run."""
+
+    deleted: Sometimes[list[ForgottenMemory]] = Field(None, description="What was deleted.")
+    would_delete: Sometimes[list[ForgottenMemory]] = Field(
+        None, description="What a call without dry_run would delete."
+    )
+    count: int
+    dry_run: bool
+
+
+class Decision(Result):
+    """What memory_observe did with one turn, and why."""
+
+    turn: int = Field(description="The turn's index in the call, from 0.")
+    action: Literal["write", "forget", "skip"]
+    reason: str
+    memory_type: MemoryTypeName | None
+    summary: str | None
+    entities: list[str]
+    memory_ids: list[str] = Field(description="The memories written or deleted.")
+
+
+class ObserveResult(Result):
+    decisions: list[Decision] = Field(description="One per turn, in order.")
+    dry_run: bool
+
+
+class SummaryResult(Result):
+    memory_ids: list[str] = Field(description="The memories summarised.")
+    missing: list[str] = Field(description="Ids that do not exist for this user.")
+    quarantined: Sometimes[list[str]] = Field(
+        None, description="Ids held in quarantine pending review; their content is withheld."
+    )
+    summary: str
+    method: Literal["llm", "extractive"]
+    llm_error: Sometimes[str] = Field(None, description="Why the LLM summary failed, if it did.")
+
+
+class RelateResult(Result):
+    source_id: str
+    target_id: str
+    relation_type: RelationName
+    strength: float
+
+
+class HistoryResult(Result):
+    memory_id: str
+    versions: list[MemoryVersion] = Field(description="Oldest first.")
+    count: int
+
+
+class GraphNode(Result):
+    id: str = Field(description="The memory id.")
+    content: str
+    memory_type: MemoryTypeName
+    entities: list[str] = Field(description="The entities it mentions.")
+
+
+class GraphEdge(Result):
+    source: str = Field(alias="from")
+    type: str = Field(description="The relation type.")
+    to: str
+    strength: float
+    valid_from: Sometimes[str] = Field(None, description="Sent for an edge that no longer holds.")
+    valid_to: Sometimes[str] = Field(None, description="Sent for an edge that no longer holds.")
+
+
+class GraphResult(Result):
+    memory_id: str
+    hops: int
+    nodes: list[GraphNode]
+    edges: list[GraphEdge]
+
+
+__all__ = [
+    "Decision",
+    "ForgetResult",
+    "ForgottenMemory",
+    "GetResult",
+    "GraphEdge",
+    "GraphNode",
+    "GraphResult",
+    "HistoryResult",
+    "ListResult",
+    "MemoryRecord",
+    "MemoryTypeName",
+    "MemoryVersion",
+    "ObserveResult",
+    "PathStep",
+    "RelateResult",
+    "Result",
+    "SearchHit",
+    "SearchResult",
+    "Sometimes",
+    "SourceName",
+    "StatusName",
+    "SummaryResult",
+    "UpdateResult",
+    "WriteResult",
+]
