@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from graphmem.client_ops import Call, Identity
 from graphmem.errors import (
+    FirewallRejected,
     GraphmemError,
     InvalidInputError,
     NotFoundError,
@@ -124,6 +125,9 @@ def remote_error(text: str, memory_id: str | None = None) -> GraphmemError:
         return StoreUnavailableError(text)
     m = _FIELD_ERROR.match(text)
     if m:
+        refused = "rejected by the memory firewall: "
+        if m["message"].startswith(refused):
+            return FirewallRejected(m["field"], m["message"][len(refused) :])
         return InvalidInputError(m["field"], m["message"])
     return GraphmemError(text)
 
