@@ -55,10 +55,10 @@ class MemoryRecord(Result):
     """One long-term memory with its full provenance, as the tools show it (the user is the
     caller, so not repeated)."""
 
-    memory_id: str
-    content: str
+    memory_id: str = Field(description="The memory's id (for get, update, forget, history).")
+    content: str = Field(description="The memory's text.")
     summary: str = Field(description="A short summary of the content.")
-    memory_type: MemoryTypeName
+    memory_type: MemoryTypeName = Field(description="fact, preference, event or task.")
     source: SourceName = Field(description="Who it came from.")
     session_id: str | None = Field(description="The conversation it came from, if tracked.")
     agent_id: str | None = Field(description="The agent it belongs to, if any.")
@@ -68,7 +68,9 @@ class MemoryRecord(Result):
     access_count: int = Field(description="How often it was recalled.")
     last_access_at: str | None = Field(description="ISO-8601: when it was last recalled.")
     decay_score: float = Field(description="Strength after decay, 0-1; weak ones are archived.")
-    status: StatusName
+    status: StatusName = Field(
+        description="active, archived, superseded or quarantined (held for review)."
+    )
     expires_at: str | None = Field(description="ISO-8601: when it will be deleted, if ever.")
     created_at: str = Field(description="ISO-8601: when it was written.")
     updated_at: str = Field(description="ISO-8601: when it last changed.")
@@ -93,16 +95,16 @@ class PathStep(Result):
     source: str = Field(alias="from", description="The memory the step starts at.")
     type: str = Field(description="The relation type.")
     to: str = Field(description="The memory it reaches.")
-    strength: float
+    strength: float = Field(description="The relation's weight, 0-1.")
 
 
 class SearchHit(Result):
     """A recalled memory, why it ranked there, when it held and where it came from."""
 
-    memory_id: str
-    content: str
-    summary: str
-    memory_type: MemoryTypeName
+    memory_id: str = Field(description="The memory's id (for get, update, forget, history).")
+    content: str = Field(description="The memory's text.")
+    summary: str = Field(description="A short summary of the content.")
+    memory_type: MemoryTypeName = Field(description="fact, preference, event or task.")
     score: float = Field(description="The final score, 0-1, best first.")
     scores: dict[str, float] = Field(
         description="Why it ranked there: the channels vector (embedding similarity),"
@@ -154,7 +156,7 @@ class ListResult(Result):
 
 class WriteResult(Result):
     memory_id: str = Field(description="The memory written, or the one it was merged into.")
-    memory_type: MemoryTypeName
+    memory_type: MemoryTypeName = Field(description="fact, preference, event or task.")
     summary: str = Field(description="A short summary of the content, as stored.")
     created_at: str = Field(description="ISO-8601: when it was written.")
     status: StatusName = Field(
@@ -181,9 +183,9 @@ class UpdateResult(Result):
 
 
 class ForgottenMemory(Result):
-    memory_id: str
-    content: str
-    memory_type: MemoryTypeName
+    memory_id: str = Field(description="The memory's id (for get, update, forget, history).")
+    content: str = Field(description="The memory's text.")
+    memory_type: MemoryTypeName = Field(description="fact, preference, event or task.")
 
 
 class ForgetResult(Result):
@@ -220,7 +222,7 @@ class SummaryResult(Result):
     quarantined: Sometimes[list[str]] = Field(
         None, description="Ids held in quarantine pending review; their content is withheld."
     )
-    summary: str
+    summary: str = Field(description="A short summary of the content.")
     method: Literal["llm", "extractive"]
     llm_error: Sometimes[str] = Field(None, description="Why the LLM summary failed, if it did.")
 
@@ -229,19 +231,19 @@ class RelateResult(Result):
     source_id: str
     target_id: str
     relation_type: RelationName
-    strength: float
+    strength: float = Field(description="The relation's weight, 0-1.")
 
 
 class HistoryResult(Result):
-    memory_id: str
+    memory_id: str = Field(description="The memory's id (for get, update, forget, history).")
     versions: list[MemoryVersion] = Field(description="Oldest first.")
     count: int
 
 
 class GraphNode(Result):
     id: str = Field(description="The memory id.")
-    content: str
-    memory_type: MemoryTypeName
+    content: str = Field(description="The memory's text.")
+    memory_type: MemoryTypeName = Field(description="fact, preference, event or task.")
     entities: list[str] = Field(description="The entities it mentions.")
 
 
@@ -249,13 +251,13 @@ class GraphEdge(Result):
     source: str = Field(alias="from")
     type: str = Field(description="The relation type.")
     to: str
-    strength: float
+    strength: float = Field(description="The relation's weight, 0-1.")
     valid_from: Sometimes[str] = Field(None, description="Sent for an edge that no longer holds.")
     valid_to: Sometimes[str] = Field(None, description="Sent for an edge that no longer holds.")
 
 
 class GraphResult(Result):
-    memory_id: str
+    memory_id: str = Field(description="The memory's id (for get, update, forget, history).")
     hops: int
     nodes: list[GraphNode]
     edges: list[GraphEdge]

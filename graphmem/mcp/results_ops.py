@@ -19,9 +19,9 @@ class Slots(Result):
 class PreloadedMemory(Result):
     """A long-term memory preloaded into the session at its start (read-only here)."""
 
-    memory_id: str
-    summary: str
-    memory_type: MemoryTypeName
+    memory_id: str = Field(description="The memory's id (for get, update, forget, history).")
+    summary: str = Field(description="A short summary of the content.")
+    memory_type: MemoryTypeName = Field(description="fact, preference, event or task.")
     access_count: int
     why: Literal["recent", "frequent"]
 

@@ -31,7 +31,7 @@ from fastmcp.server.auth import AuthProvider
 
 from graphmem import __version__, localserver, metrics
 from graphmem.cli.common import announce_data_dir
-from graphmem.errors import InvalidInputError
+from graphmem.errors import InvalidInputError, StoreUnavailableError
 from graphmem.mcp import prompts, resources
 from graphmem.mcp.context import ToolContext, ToolRegistry, caller_lookup
 from graphmem.mcp.http import (
@@ -179,13 +179,11 @@ def serve_command(args: argparse.Namespace) -> int:
             "user", "over HTTP the bearer token decides the user; --user applies to --stdio only"
         )
     other = localserver.running(settings.data_dir)
-    if other is not None:
-        print(
-            f"graphmem: the store in {settings.data_dir} is in use by graphmem serve (pid"
-            f" {other.pid}); stop it or serve another --data-dir",
-            file=sys.stderr,
+    if other is not None:  # the CLI checks first; this covers a server started in between
+        raise StoreUnavailableError(
+            f"the store in {settings.data_dir} is in use by graphmem serve (pid"
+            f" {other.pid}); stop it or serve another --data-dir"
         )
-        return 3
     # over HTTP the startup line says where the data is; stdio has no startup line
     new_store = announce_data_dir(settings, new_store_now=args.stdio)
     _stop_on_sigterm()
