@@ -1,6 +1,9 @@
 """graphmem: graph-structured long-term and working memory for LLM agents.
 
-The public surface is small: build a `MemoryService` from `Settings` and call it.
+The public surface is small: `graphmem.open()` (or `open_async()`) returns a client with
+mem0's methods (add, search, get, get_all, update, delete, delete_all, history), on the embedded
+store or, given `url` and `token`, on a running `graphmem serve` (docs/python.md). Underneath,
+a `MemoryService` built from `Settings` does the work.
 
 The names below are resolved on first use (PEP 562): importing the package, which every
 `graphmem` command does first, must not load the settings, the stores or numpy, so that
@@ -13,6 +16,9 @@ from importlib import import_module
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from graphmem.client import AsyncMemoryClient, MemoryClient
+    from graphmem.client import open as open
+    from graphmem.client import open_async as open_async
     from graphmem.errors import (
         GraphmemError,
         InvalidInputError,
@@ -27,6 +33,10 @@ if TYPE_CHECKING:
 
 # Each public name and the module it lives in.
 _EXPORTS = {
+    "open": "graphmem.client",
+    "open_async": "graphmem.client",
+    "MemoryClient": "graphmem.client",
+    "AsyncMemoryClient": "graphmem.client",
     "GraphmemError": "graphmem.errors",
     "InvalidInputError": "graphmem.errors",
     "NotFoundError": "graphmem.errors",
@@ -45,11 +55,14 @@ _EXPORTS = {
     "__version__": "graphmem.version",
 }
 
+# `open` is left out: `from graphmem import *` must not shadow the builtin open().
 __all__ = [
+    "AsyncMemoryClient",
     "GraphmemError",
     "Hit",
     "InvalidInputError",
     "Memory",
+    "MemoryClient",
     "MemoryService",
     "MemoryType",
     "NotFoundError",
@@ -61,6 +74,7 @@ __all__ = [
     "StoreUnavailableError",
     "WriteItem",
     "__version__",
+    "open_async",
 ]
 
 

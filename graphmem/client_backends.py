@@ -1,0 +1,312 @@
+"""The two places a Python client's calls go: a MemoryService in this process, or the MCP tools
+of a running `graphmem serve`.
+
+Both backends take the same operations (graphmem.client_ops.Call) with the same arguments and
+answer with plain dicts in `Memory.to_dict()` form, so the operations and the result shapes in
+graphmem.client_ops hold for both. The embedded backend is synchronous (the service is); the
+remote one is asynchronous (fastmcp's client is); graphmem.client bridges each to the other
+side.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import re
+import threading
+from collections.abc import Coroutine, Mapping
+from typing import TYPE_CHECKING, Any, TypeVar
+
+from graphmem.client_ops import Call, Identity
+from graphmem.errors import (
+    FirewallRejected,
+    GraphmemError,
+    InvalidInputError,
+    NotFoundError,
+    StoreUnavailableError,
+)
+
+if TYPE_CHECKING:
+    from fastmcp import Client
+
+    from graphmem.service import MemoryService
+
+T = TypeVar("T")
+
+TOOL = "python_client"
+"""How the audit rows name the interface of a write made through this client."""
+
+
+class EmbeddedBackend:
+    """Calls on a MemoryService opened by this process (its data home, its settings)."""
+
+    def __init__(self, service: MemoryService) -> None:
+        self.service = service
+
+    def call(self, step: Call) -> Any:
+        return getattr(self, step.op)(**step.args)
+
+    def close(self) -> None:
+        self.service.close()
+
+    def identity(self) -> Identity:
+        return Identity(self.service.settings.user_id, fixed=False)
+
+    def write(self, user_id: str, items: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        from graphmem.requests import WriteItem
+
+        batch = [WriteItem(**i) for i in items]
+        return [m.to_dict() for m in self.service.write_many(user_id, list(batch), tool=TOOL)]
+
+    def observe(
+        self, user_id: str, turns: list[dict[str, str]], **options: Any
+    ) -> list[dict[str, Any]]:
+        from graphmem.usecases.turns import observe
+
+        decisions = observe(self.service.context, user_id, turns, tool=TOOL, **options)
+        return [d.to_dict() for d in decisions]
+
+    def search(
+        self, user_id: str, query: str, top_k: int, filters: dict[str, Any]
+    ) -> list[dict[str, Any]]:
+        from graphmem.requests import SearchRequest
+
+        request = SearchRequest(query=query, top_k=top_k, **filters)
+        out = []
+        for hit in self.service.search_request(user_id, request).hits:
+            d = hit.to_dict()
+            path = getattr(hit, "path", None)
+            if path:
+                d["path"] = [step.to_dict() for step in path]
+            out.append(d)
+        return out
+
+    def get(self, user_id: str, memory_id: str) -> dict[str, Any]:
+        return self.service.get(user_id, memory_id).to_dict()
+
+    def listing(
+        self, user_id: str, params: dict[str, Any]
+    ) -> tuple[list[dict[str, Any]], str | None]:
+        from graphmem.requests import ListRequest
+
+        page = self.service.list_memories(user_id, ListRequest(**params))
+        return [m.to_dict() for m in page.memories], page.next_cursor
+
+    def update(self, user_id: str, memory_id: str, content: str) -> str | None:
+        """None when the memory changed; the pending version's id when it is held for review."""
+        from graphmem.model import Status
+
+        m = self.service.update(user_id, memory_id, content, tool=TOOL)
+        return m.id if m.status == Status.QUARANTINED else None
+
+    def forget(self, user_id: str, memory_ids: list[str]) -> list[str]:
+        return self.service.forget(user_id, memory_ids)
+
+    def history(self, user_id: str, memory_id: str) -> list[dict[str, Any]]:
+        return [m.to_dict() for m in self.service.history(user_id, memory_id)]
+
+
+# ------------------------------------------------------------------ remote
+
+_FIELD_ERROR = re.compile(r"^(?P<field>[A-Za-z_][\w.\[\]]*): (?P<message>.+)$", re.DOTALL)
+
+
+def remote_error(text: str, memory_id: str | None = None) -> GraphmemError:
+    """A tool error's text (graphmem.mcp.tools.common.tool_errors wrote it) as the error the
+    embedded client would have raised, so callers handle both alike."""
+    from graphmem.visibility import HeldForReviewError
+
+    if text.startswith("memory_id: ") and memory_id is not None:
+        if "review" in text or "quarantin" in text:
+            return HeldForReviewError(memory_id)
+        if "no memory" in text:
+            return NotFoundError(memory_id)
+    if text.startswith("a store is unavailable"):
+        return StoreUnavailableError(text)
+    m = _FIELD_ERROR.match(text)
+    if m:
+        refused = "rejected by the memory firewall: "
+        if m["message"].startswith(refused):
+            return FirewallRejected(m["field"], m["message"][len(refused) :])
+        return InvalidInputError(m["field"], m["message"])
+    return GraphmemError(text)
+
+
+class RemoteBackend:
+    """Calls on the MCP tools of a running `graphmem serve`, over streamable HTTP, as the user
+    of `token`."""
+
+    def __init__(self, url: str, token: str, timeout: float) -> None:
+        from fastmcp import Client
+        from fastmcp.client.transports import StreamableHttpTransport
+
+        self.url, self.token = url, token
+        self.client: Client[Any] = Client(StreamableHttpTransport(url, auth=token), timeout=timeout)
+        self.ident: Identity | None = None
+
+    async def call(self, step: Call) -> Any:
+        return await getattr(self, step.op)(**step.args)
+
+    async def connect(self) -> None:
+        """Open the session, and learn the token's user (who every call acts for)."""
+        from mcp import MCPError
+
+        try:
+            await self.client.__aenter__()
+        except (MCPError, OSError, RuntimeError) as e:
+            # The MCP handshake reports a refused token as a bare "error response": ask
+            # the endpoint itself what it answers this token.
+            status = await asyncio.to_thread(_status_of, self.url, self.token)
+            if status == 401:
+                raise InvalidInputError(
+                    "token", f"the server at {self.url} refused this token (401)"
+                ) from None
+            if status == 404:
+                raise InvalidInputError("url", f"no MCP endpoint at {self.url} (404)") from None
+            raise StoreUnavailableError(
+                f"no graphmem server answers at {self.url} ({type(e).__name__}: {e})"
+            ) from None
+        health = await self.tool("memory_health", {})
+        self.ident = Identity(str(health["user_id"]), fixed=True)
+
+    async def close(self) -> None:
+        await self.client.close()
+
+    async def tool(
+        self, name: str, args: Mapping[str, Any], memory_id: str | None = None
+    ) -> dict[str, Any]:
+        from fastmcp.exceptions import ToolError
+        from mcp import MCPError
+
+        try:
+            res = await self.client.call_tool(name, dict(args))
+        except ToolError as e:
+            raise remote_error(str(e), memory_id) from None
+        except (MCPError, OSError, RuntimeError) as e:
+            raise StoreUnavailableError(
+                f"the server at {self.url} did not answer {name} ({type(e).__name__}: {e})"
+            ) from None
+        data = res.structured_content
+        if data is None and isinstance(res.data, dict):
+            data = res.data
+        return dict(data or {})
+
+    async def identity(self) -> Identity:
+        if self.ident is None:
+            await self.connect()
+        assert self.ident is not None
+        return self.ident
+
+    async def write(self, user_id: str, items: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        """One memory_write per item (the tool writes one memory)."""
+        out = []
+        for one in items:
+            res = await self.tool("memory_write", one)
+            rec = {**one, **res, "id": res.get("merged_into") or res["memory_id"]}
+            if "content" not in res and rec.get("status") != "quarantined":
+                # What the server stored (the firewall may have masked part of the text); best
+                # effort, as the write is done either way.
+                with contextlib.suppress(GraphmemError):
+                    rec = {**rec, **(await self.get(user_id, rec["id"]))}
+            out.append(rec)
+        return out
+
+    async def observe(
+        self, user_id: str, turns: list[dict[str, str]], **options: Any
+    ) -> list[dict[str, Any]]:
+        res = await self.tool("memory_observe", {"turns": turns, **options})
+        return list(res.get("decisions") or [])
+
+    async def search(
+        self, user_id: str, query: str, top_k: int, filters: dict[str, Any]
+    ) -> list[dict[str, Any]]:
+        res = await self.tool("memory_search", {"query": query, "top_k": top_k, **filters})
+        return list(res.get("hits") or [])
+
+    async def get(self, user_id: str, memory_id: str) -> dict[str, Any]:
+        """memory_get answers for many ids at once, listing the ids it cannot return instead
+        of failing: here one id, and the error the embedded service raises for it."""
+        from graphmem.visibility import HeldForReviewError
+
+        res = await self.tool("memory_get", {"memory_ids": [memory_id]}, memory_id)
+        memories = res.get("memories") or []
+        if memories:
+            return dict(memories[0])
+        if memory_id in (res.get("quarantined") or []):
+            raise HeldForReviewError(memory_id)
+        raise NotFoundError(memory_id)
+
+    async def listing(
+        self, user_id: str, params: dict[str, Any]
+    ) -> tuple[list[dict[str, Any]], str | None]:
+        res = await self.tool("memory_list", {k: v for k, v in params.items() if v is not None})
+        return list(res.get("memories") or []), res.get("next_cursor")
+
+    async def update(self, user_id: str, memory_id: str, content: str) -> str | None:
+        args = {"memory_id": memory_id, "content": content}
+        res = await self.tool("memory_update", args, memory_id)
+        return None if res.get("updated", True) else str(res.get("pending_id") or memory_id)
+
+    async def forget(self, user_id: str, memory_ids: list[str]) -> list[str]:
+        gone = []
+        for mid in memory_ids:
+            try:
+                await self.tool("memory_forget", {"memory_id": mid}, mid)
+            except NotFoundError:
+                continue
+            gone.append(mid)
+        return gone
+
+    async def history(self, user_id: str, memory_id: str) -> list[dict[str, Any]]:
+        res = await self.tool("memory_history", {"memory_id": memory_id}, memory_id)
+        return list(res.get("versions") or [])
+
+
+def _status_of(url: str, token: str) -> int | None:
+    """The HTTP status the endpoint answers an empty request with this token; None when
+    nothing answers."""
+    import urllib.error
+    import urllib.request
+
+    request = urllib.request.Request(
+        url,
+        data=b"{}",
+        method="POST",
+        headers={
+            "Authorization": f"Bearer {token}",
+            "Content-Type": "application/json",
+            "Accept": "application/json, text/event-stream",
+        },
+    )
+    try:
+        with urllib.request.urlopen(request, timeout=10) as resp:
+            return int(resp.status)
+    except urllib.error.HTTPError as e:
+        return int(e.code)
+    except (OSError, ValueError):
+        return None
+
+
+class LoopThread:
+    """An event loop of its own, in a daemon thread: where a sync client runs its remote
+    session, which must outlive each call (one connection, not one per call)."""
+
+    def __init__(self) -> None:
+        self.loop = asyncio.new_event_loop()
+        self.thread = threading.Thread(
+            target=self.loop.run_forever, name="graphmem-client", daemon=True
+        )
+        self.thread.start()
+
+    def run(self, coro: Coroutine[Any, Any, T]) -> T:
+        return asyncio.run_coroutine_threadsafe(coro, self.loop).result()
+
+    def stop(self) -> None:
+        if self.loop.is_closed():
+            return
+        self.loop.call_soon_threadsafe(self.loop.stop)
+        self.thread.join()
+        self.loop.close()
+
+
+__all__ = ["EmbeddedBackend", "LoopThread", "RemoteBackend", "remote_error"]
