@@ -15,7 +15,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
-import difflib
 import json
 import os
 import sys
@@ -310,22 +309,10 @@ def main(argv: list[str] | None = None) -> int:
     if BEGIN not in text or END not in text:
         print(f"{args.path}: the markers {BEGIN} and {END} are missing", file=sys.stderr)
         return 2
+    from graphmem.settings.reference import sync_generated
+
     new = update(text, render(listing(), budgets()))
-    if args.check:
-        if new != text:
-            diff = difflib.unified_diff(
-                text.splitlines(keepends=True),
-                new.splitlines(keepends=True),
-                f"{args.path} (as it is)",
-                f"{args.path} (as generated)",
-            )
-            sys.stdout.writelines(diff)
-            print(f"\n{args.path} is out of date: run python scripts/mcp_docs.py")
-            return 1
-        return 0
-    if new != text:
-        args.path.write_text(new, encoding="utf-8")
-    return 0
+    return sync_generated(args.path, text, new, args.check, "python scripts/mcp_docs.py")
 
 
 if __name__ == "__main__":

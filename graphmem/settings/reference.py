@@ -122,14 +122,31 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--check", action="store_true", help="fail if the file is out of date")
     args = parser.parse_args(argv)
     text = args.path.read_text(encoding="utf-8")
-    new = update(text)
-    if args.check:
-        if new != text:
-            print(f"{args.path} is out of date: run python -m graphmem.settings.reference")
-            return 1
+    return sync_generated(
+        args.path, text, update(text), args.check, "python -m graphmem.settings.reference"
+    )
+
+
+def sync_generated(path: Path, text: str, new: str, check: bool, regenerate: str) -> int:
+    """Write a generated document's new text, or with `check` only say whether it is stale
+    (exit 1 and a diff, so a failing check shows what drifted). Shared by every generator of
+    a reference document, so they check and report alike."""
+    if new == text:
         return 0
-    if new != text:
-        args.path.write_text(new, encoding="utf-8")
+    if check:
+        import difflib
+
+        sys.stdout.writelines(
+            difflib.unified_diff(
+                text.splitlines(keepends=True),
+                new.splitlines(keepends=True),
+                f"{path} (as it is)",
+                f"{path} (as generated)",
+            )
+        )
+        print(f"\n{path} is out of date: run {regenerate}")
+        return 1
+    path.write_text(new, encoding="utf-8")
     return 0
 
 
