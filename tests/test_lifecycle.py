@@ -244,3 +244,47 @@ def test_periodic_compaction_runs_in_the_service(tmp_path: Path, embedder: Embed
             time.sleep(0.1)
         assert svc.compactor.runs >= seen + 2
         assert [m.id for m in svc.list("u", include_archived=False)] == [a.id]
+
+
+def test_a_repeat_compaction_looks_for_duplicates_only_around_what_changed(
+    make: Callable[..., MemoryService],
+) -> None:
+    with make(merge_on_write=False) as svc:
+        old = svc.write("u", "I prefer green tea in the morning.")
+        for text in ("I like coffee in the evening.", "My sister lives in Porto.",
+                     "The dentist appointment is on Friday."):
+            svc.write("u", text)
+        svc.write("v", "Ann plays the piano on Sundays.")
+        first = svc.compact()
+        assert not first.incremental and first.merge_checked == 5
+
+        again = svc.compact()  # nothing changed: no neighbour query at all
+        assert again.incremental and again.merge_checked == 0 and again.merged == 0
+        assert again.scanned == 5  # expiry and decay still see every row
+
+        dup = svc.write("u", "In the morning I prefer green tea.")
+        rep = svc.compact()
+        assert rep.merge_checked == 1 and rep.merged == 1  # the newcomer finds the old one
+        assert svc.get("u", dup.id).status == Status.ARCHIVED
+        assert svc.get("u", old.id).status == Status.ACTIVE
+        assert svc.compact().merge_checked == 1  # the survivor: the merge changed it
+        assert svc.compact().merge_checked == 0
+
+        svc.update("v", svc.list("v")[0].id, "Ann plays the cello on Sundays.")
+        assert svc.compact().merge_checked == 1  # an update is a change
+        assert svc.compact(full=True).merge_checked == 5  # every active one: 4 of u, 1 of v
+        assert svc.compact(user_id="u").merge_checked == 0  # a user's run uses the mark too
+        assert svc.compact(dry_run=True).merge_checked == 0
+
+
+def test_changed_merge_rules_make_the_next_compaction_full(
+    make: Callable[..., MemoryService], tmp_path: Path, embedder: Embedder
+) -> None:
+    with make(merge_on_write=False) as svc:
+        for text in ("I like coffee in the evening.", "My sister lives in Porto."):
+            svc.write("u", text)
+        svc.compact()
+        assert svc.compact().merge_checked == 0
+        svc.settings.merge_similarity = 0.8
+        rep = svc.compact()
+        assert not rep.incremental and rep.merge_checked == 2

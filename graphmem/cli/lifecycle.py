@@ -25,7 +25,13 @@ def cmd_compact(args: argparse.Namespace) -> None:
     with open_service(args) as svc:
         bar = progress_bar(svc.records.count(args.user), args.quiet)
         try:
-            rep = compact(svc.context, user_id=args.user, dry_run=args.dry_run, progress=bar.update)
+            rep = compact(
+                svc.context,
+                user_id=args.user,
+                dry_run=args.dry_run,
+                progress=bar.update,
+                full=args.full,
+            )
         finally:
             bar.close()
     verb = "would be" if rep.dry_run else ""
@@ -114,6 +120,12 @@ def register(add: AddCommand) -> None:
         user=EVERY_USER_HELP,
     )
     sp.add_argument("--dry-run", action="store_true", help="list what would change, change nothing")
+    sp.add_argument(
+        "--full",
+        action="store_true",
+        help="look for duplicates around every memory, not only those changed since the last"
+        " compaction of every user",
+    )
     sp.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
 
     sp = add("archive", _status_cmd("archive"), "take memories out of default recall")

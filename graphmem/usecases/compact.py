@@ -11,10 +11,20 @@ memories.
 Idempotent: a second run right after the first changes nothing (decay is only rewritten when it
 moved by at least DECAY_EPSILON). `dry_run` computes the same decisions and changes nothing.
 The server can run it periodically (`compact_interval_seconds`); otherwise run it from cron.
+
+Incremental: a run over every user records when it started (`store_meta`, with the merge
+settings it used). The next such run asks the vector index for merge neighbours only around
+memories written or changed since then (a restore, an update or a merge changes `updated_at`):
+two memories that were not mergeable then, and neither of which changed, still are not. The
+neighbour queries are nearly all of a full run's cost; expiry, decay and archiving still look at
+every row, since they depend on the time. The one case this leaves for a full run: a deletion
+that moves an unchanged duplicate into an unchanged memory's nearest few. `full=True` (`graphmem
+compact --full`) checks every memory, as does any run after the merge settings changed.
 """
 
 from __future__ import annotations
 
+import json
 import logging
 import sys
 import time
@@ -35,6 +45,7 @@ log = logging.getLogger("graphmem.compaction")
 DECAY_EPSILON = 0.01
 BATCH = 1000
 MAX_LISTED = 1000
+WATERMARK_META = "compact_watermark"
 
 
 @dataclass
@@ -47,6 +58,9 @@ class CompactionReport:
     decay_updated: int = 0
     filled: int = 0  # rows given a missing expiry or summary
     dry_run: bool = False
+    # memories whose merge neighbours were looked up (every active one in a full run)
+    merge_checked: int = 0
+    incremental: bool = False
     took_s: float = 0.0
     changes: list[dict[str, Any]] = field(default_factory=list)  # dry run: what would change
 
@@ -66,12 +80,18 @@ def compact(
     dry_run: bool = False,
     progress: Callable[[int], None] | None = None,
     batch: int = BATCH,
+    full: bool = False,
 ) -> CompactionReport:
-    """Merge, archive, expire and recompute decay over one user's memories or everyone's."""
+    """Merge, archive, expire and recompute decay over one user's memories or everyone's;
+    merge candidates only around what changed since the last run over everyone, unless
+    `full` (module docstring)."""
     start = time.perf_counter()
-    now = now or utcnow()
+    started = utcnow()
+    now = now or started
     s = ctx.settings
     rep = CompactionReport(dry_run=dry_run)
+    since = None if full else _watermark(ctx)
+    rep.incremental = since is not None
     ctx.drain_outbox()  # the index must hold every memory before it is asked for neighbours
     ctx.access.flush()  # decay counts every access made so far
     folded: set[str] = set()  # merged away (or about to be, in a dry run)
@@ -118,6 +138,9 @@ def compact(
                 live.append(m)
         rep.expired += sum(len(v) for v in expired.values())
         rep.archived += sum(len(v) for v in archive.values())
+        if since is not None:
+            live = [m for m in live if m.updated_at >= since or m.created_at >= since]
+        rep.merge_checked += len(live)
         groups = _merge_groups(ctx, live, folded, now)
         for members in groups:
             survivor, *losers = lifecycle.merge_order(members)
@@ -140,6 +163,10 @@ def compact(
         if progress:
             progress(len(page))
     rep.took_s = round(time.perf_counter() - start, 3)
+    if not dry_run and user_id is None:
+        ctx.records.set_meta(
+            WATERMARK_META, json.dumps({"at": started.isoformat(), "merge": _merge_rules(ctx)})
+        )
     if not dry_run:
         ctx.records.audit(
             user_id or "*",
@@ -148,6 +175,25 @@ def compact(
             {k: v for k, v in rep.to_dict().items() if k != "changes"},
         )
     return rep
+
+
+def _merge_rules(ctx: Context) -> list[float]:
+    """The settings a merge decision depends on: a watermark is only valid under the same."""
+    return [ctx.settings.merge_similarity, float(ctx.settings.merge_neighbours)]
+
+
+def _watermark(ctx: Context) -> datetime | None:
+    """When the last compaction over every user started, if it used today's merge rules."""
+    raw = ctx.records.meta(WATERMARK_META)
+    if not raw:
+        return None
+    try:
+        mark = json.loads(raw)
+        if mark.get("merge") != _merge_rules(ctx):
+            return None
+        return datetime.fromisoformat(mark["at"])
+    except (ValueError, KeyError, TypeError, AttributeError):
+        return None
 
 
 def _merge_groups(
