@@ -146,7 +146,6 @@ class SearchRequest:
             top_k=top_k,
             memory_type=mt,
             window=window,
-            session_id=self.session_id,
             weights=w,
             graph_weight=s.graph_weight if graph_w is None else graph_w,
             hops=associative.check_hops(s.expand_hops if hops is None else hops),
@@ -166,7 +165,6 @@ class ValidSearch:
     top_k: int
     memory_type: str | None
     window: timedelta | None
-    session_id: str | None
     weights: dict[str, float]
     graph_weight: float
     hops: int

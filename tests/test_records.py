@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from graphmem.filters import MemoryFilter
 from graphmem.model import Memory, MemoryType, Status, new_id, utcnow
 from graphmem.stores.records import RecordQuery, RecordsStore
 from graphmem.stores.records.mysql import MySQLRecords
@@ -84,7 +85,7 @@ def test_keyword_filters_type_status_time_and_session(records: RecordsStore) -> 
     assert ids() == {old.id, task.id}
     assert ids(memory_type="task") == {task.id}
     assert ids(created_after=utcnow() - timedelta(days=7)) == {task.id}
-    assert ids(session_id="s9") == {task.id}
+    assert ids(filter=MemoryFilter(session_id="s9")) == {task.id}
     assert ids(statuses=("active", "archived")) == {old.id, task.id, archived.id}
 
 
@@ -211,7 +212,7 @@ def test_narrowed_keyword_search_still_applies_the_filters(
     put(records, *_corpus("u", 200))
     late = put(records, *_corpus("u", 12, session_id="s2"))
     monkeypatch.setattr(keyword, "CANDIDATES", 30)
-    hits = records.keyword_search(RecordQuery("u", session_id="s2"),
+    hits = records.keyword_search(RecordQuery("u", filter=MemoryFilter(session_id="s2")),
                                   query_terms("alice sailing at the harbour"), 10)
     assert hits and {h[0] for h in hits} <= {m.id for m in late}
 

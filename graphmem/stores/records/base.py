@@ -159,9 +159,6 @@ class SQLBase:
         if q.created_after is not None:
             clauses.append(f"{a}created_at >= ?")
             params.append(self._dt_in(q.created_after))
-        if q.session_id:
-            clauses.append(f"{a}session_id = ?")
-            params.append(q.session_id)
         if q.created_before is not None:
             clauses.append(f"{a}created_at < ?")
             params.append(self._dt_in(q.created_before))

@@ -85,8 +85,7 @@ class RecordQuery:
     memory_type: str | None = None
     statuses: tuple[str, ...] = ("active",)
     created_after: datetime | None = None
-    session_id: str | None = None
-    # The caller's filters (source, confidence, scopes, metadata): graphmem.filters.
+    # The caller's filters (session, source, confidence, scopes, metadata): graphmem.filters.
     filter: MemoryFilter = field(default_factory=MemoryFilter)
     created_before: datetime | None = None
     valid_at: datetime | None = None
