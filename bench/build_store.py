@@ -11,11 +11,12 @@ keyword statistics those writes made:
    Qdrant Edge shard, since loading a shard takes its write lock.
 2. records: a fresh store is created by the records adapter (its own schema), then every row of
    `memories`, `memory_relations`, `entities`, `memory_entities` and `keyword_df` is copied
-   `--copies` times with INSERT ... SELECT. Copy 0 keeps the source's ids; copy c > 0 gets new
-   memory ids (the last four hex digits of the UUID replaced by c, still a valid UUID4), and
-   relations and entity links are remapped inside the copy, so no edge crosses copies. Rows go
-   in copy by copy in the source's write order (doc_id), the full-text index is filled by the
-   schema's own triggers, `store_meta` is copied so the service sees the same embedding model
+   `--copies` times with INSERT ... SELECT. Copy c gets new memory ids: the last four hex
+   digits of each UUID replaced by c (still a valid UUID4; copy 0 is renamed too, or a source
+   id that happens to end in c's digits would collide with its own copy); relations and
+   entity links are remapped inside the copy, so no edge crosses copies. Rows go in copy by
+   copy in the source's write order (doc_id), the full-text index is filled by the schema's
+   own triggers, `store_meta` is copied so the service sees the same embedding model
    and token version. The audit log and outbox are not copied.
    `--shape one-user`: copies keep the user id (one user with copies x the memories; entities
    are that user's, shared by every copy as real writes would share them; keyword document
@@ -66,13 +67,13 @@ RELATION_COPY_COLUMNS = "relation_type, strength, created_at, valid_from, valid_
 
 
 def copy_id(column: str, copy: int) -> str:
-    """SQL for the copy's memory id: the source's for copy 0, else the last four hex digits
-    replaced by the copy number (the version and variant digits of a UUID4 are untouched)."""
-    return column if copy == 0 else f"(substr({column}, 1, 32) || '{copy:04x}')"
+    """SQL for the copy's memory id: the last four hex digits replaced by the copy number (the
+    version and variant digits of a UUID4 are untouched)."""
+    return f"(substr({column}, 1, 32) || '{copy:04x}')"
 
 
 def copy_id_py(memory_id: str, copy: int) -> str:
-    return memory_id if copy == 0 else memory_id[:32] + f"{copy:04x}"
+    return memory_id[:32] + f"{copy:04x}"
 
 
 def copy_user(column: str, copy: int, shape: str) -> str:
@@ -91,10 +92,15 @@ def check_source(source: Path) -> None:
         bad = con.execute(
             "SELECT count(*) FROM memories WHERE length(id) != 36 OR id != lower(id)"
         ).fetchone()[0]
+        (n, prefixes) = con.execute(
+            "SELECT count(*), count(DISTINCT substr(id, 1, 32)) FROM memories"
+        ).fetchone()
     finally:
         con.close()
     if bad:
         raise SystemExit(f"--source {source}: {bad} memory ids are not canonical UUIDs")
+    if prefixes != n:
+        raise SystemExit(f"--source {source}: memory ids differing only in their last 4 digits")
 
 
 def build_records(
