@@ -704,6 +704,123 @@ def run_existing(args: argparse.Namespace, overrides: dict[str, Any]) -> dict[st
     return result
 
 
+COMPONENTS = ("nothing", "model", "records", "vectors", "service")
+
+
+def run_component(args: argparse.Namespace, overrides: dict[str, Any]) -> dict[str, Any]:
+    """Open one part of the service alone on the store and use it a little: the anonymous
+    memory it adds is that part's (a fresh process per part, see measure_breakdown)."""
+    from graphmem import Settings
+
+    users, count = store_users(args.existing)
+    settings = Settings(data_dir=args.existing, **overrides)
+    gen = Generator(seed=args.seed)
+    queries = gen.queries(20)
+    sampler = MemorySampler().start()
+    before = memory_point(sampler)
+    t0 = time.perf_counter()
+    what = args.component
+    closer: Callable[[], None] = lambda: None  # noqa: E731
+    if what == "model":
+        from graphmem.embedder import shared_embedder
+
+        emb = shared_embedder(settings.embedding_model)
+        for q in queries:
+            emb.encode([q])
+    elif what == "records":
+        from graphmem.stores import open_records
+
+        records = open_records(settings)
+        closer = records.close
+        for u in users[:20]:
+            records.count(u)
+    elif what == "vectors":
+        import numpy as np
+
+        from graphmem.stores import open_vectors
+        from graphmem.stores.vectors import VectorFilter
+
+        vectors = open_vectors(settings, 384)
+        closer = vectors.close
+        rng = np.random.default_rng(0)
+        for k in range(20):
+            v = rng.normal(size=384).astype(np.float32)
+            vectors.search(v / np.linalg.norm(v), VectorFilter(users[k % len(users)]), TOP_K)
+    elif what == "service":
+        from graphmem import MemoryService
+
+        svc = MemoryService(settings)
+        closer = svc.close
+        for k, q in enumerate(queries):
+            svc.search(users[k % len(users)], q, TOP_K, track_access=False)
+    opened = time.perf_counter() - t0
+    after = memory_point(sampler)
+    closer()
+    sampler.stop()
+    return {
+        "component": what,
+        "size": count,
+        "seconds": round(opened, 2),
+        "anon_mb": after["anon_mb"],
+        "anon_added_mb": round((after["anon_mb"] or 0) - (before["anon_mb"] or 0), 1),
+        "peak_anon_mb": sampler.peak.get("anon"),
+        "file_mb": after["file_mb"],
+        "file_added_mb": round((after["file_mb"] or 0) - (before["file_mb"] or 0), 1),
+    }
+
+
+def measure_breakdown(args: argparse.Namespace) -> dict[str, Any]:
+    """Where anonymous memory goes: each part opened alone, in a fresh process, on the store."""
+    import subprocess
+
+    users, count = store_users(args.existing)
+    parts: list[dict[str, Any]] = []
+    for what in COMPONENTS:
+        cmd = [sys.executable, str(Path(__file__).resolve()), "--existing", str(args.existing)]
+        cmd += ["--component", what, *(a for kv in args.set for a in ("--set", kv))]
+        print(f"memory of {what} ...", file=sys.stderr)
+        proc = subprocess.run(cmd, capture_output=True, text=True, timeout=args.timeout)
+        lines = [ln for ln in proc.stdout.splitlines() if ln.startswith("{")]
+        if proc.returncode or not lines:
+            parts.append({"component": what, "error": proc.stderr.strip()[-400:]})
+            continue
+        parts.append(json.loads(lines[-1]))
+    result = {
+        "benchmark": "scale-memory-breakdown",
+        "command": command_line(),
+        "machine": machine_info(),
+        "store": str(args.existing),
+        "size": count,
+        "users": len(users),
+        "settings_overridden": parse_sets(args.set),
+        "parts": parts,
+    }
+    L = [
+        f"Memory by part at {count:,} memories ({len(users):,} user(s)); each part opened alone"
+        " in a fresh process and used for 20 calls",
+        "",
+        "| part | seconds | anonymous MiB | anonymous added MiB | peak anonymous MiB |"
+        " mapped MiB | mapped added MiB |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    for part in parts:
+        if "error" in part:
+            L.append(f"| {part['component']} | error: {part['error'][-120:]} |||||")
+            continue
+        L.append(
+            f"| {part['component']} | {part['seconds']} | {fmt(part['anon_mb'], 0)} |"
+            f" {fmt(part['anon_added_mb'], 0)} | {fmt(part['peak_anon_mb'], 0)} |"
+            f" {fmt(part['file_mb'], 0)} | {fmt(part['file_added_mb'], 0)} |"
+        )
+    md = "\n".join(L) + "\n"
+    out = args.out or RESULTS_DIR / f"scale-memory-{datetime.now().strftime('%Y%m%d-%H%M%S')}.json"
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(json.dumps(result, indent=1, default=str), "utf-8")
+    out.with_suffix(".md").write_text(md, "utf-8")
+    print(md)
+    return result
+
+
 def finish(result: dict[str, Any], out: Path | None) -> None:
     """Write the JSON and markdown results and print the markdown."""
     result["targets"] = check_targets(result)
@@ -978,6 +1095,13 @@ def main(argv: list[str] | None = None) -> int:
         help="with --existing: stop (and report so) after this long",
     )
     p.add_argument("--seed", type=int, default=7, help="of the synthetic memories and queries")
+    p.add_argument(
+        "--breakdown",
+        action="store_true",
+        help="with --existing: the anonymous memory of each part (model, records, vectors, the"
+        " whole service), each opened alone in a fresh process",
+    )
+    p.add_argument("--component", choices=COMPONENTS, help=argparse.SUPPRESS)
     args = p.parse_args(argv)
     sizes = sorted({int(s.replace("_", "")) for s in args.sizes.split(",") if s.strip()})
     overrides = parse_sets(args.set)
@@ -988,7 +1112,12 @@ def main(argv: list[str] | None = None) -> int:
         unknown = [k for k in overrides if fields and k not in fields]
         if unknown:
             raise SystemExit(f"--set: not a graphmem setting: {', '.join(unknown)}")
-        finish(run_existing(args, overrides), args.out)
+        if args.component:
+            print(json.dumps(run_component(args, overrides)))
+        elif args.breakdown:
+            measure_breakdown(args)
+        else:
+            finish(run_existing(args, overrides), args.out)
         return 0
 
     import numpy as np
