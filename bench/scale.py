@@ -28,7 +28,9 @@ start    at each size, in a fresh process: the time to open the service on the s
 bench/build_store.py) without writing to it: start, search latency for its users, memory. With
 `--limit-anon-gb` / `--timeout` such a run stops itself, with what it measured so far, when its
 anonymous memory or its time passes the limit (a baseline that rebuilds a large graph in
-process can otherwise take the machine down).
+process can otherwise take the machine down). `--existing DIR --breakdown` opens each part
+(model, records, vectors, the whole service) alone in a fresh process and reports the anonymous
+memory it adds.
 
 Memories are distinct synthetic chat-style sentences (bench/synth.py, ~26 words on average),
 all embedded for real up to `--real-max` (default 100,000). Sizes above that (e.g. 1,000,000)
@@ -628,6 +630,13 @@ def measure_start(
     return got["sizes"][0]["start"] if got.get("sizes") else got.get("start", {})
 
 
+def graphmem_from() -> str:
+    """Which graphmem tree this run measures (the bench scripts can measure another one)."""
+    import graphmem
+
+    return str(Path(graphmem.__file__).resolve().parent.parent)
+
+
 def run_existing(args: argparse.Namespace, overrides: dict[str, Any]) -> dict[str, Any]:
     """Measure a store that is already there, writing nothing: start, search, memory."""
     import threading
@@ -641,6 +650,7 @@ def run_existing(args: argparse.Namespace, overrides: dict[str, Any]) -> dict[st
         "machine": machine_info(),
         "loadavg_start": round(os.getloadavg()[0], 2),
         "store": str(data_dir),
+        "graphmem_from": graphmem_from(),
         "users": len(users),
         "top_k": TOP_K,
         "settings_overridden": overrides,
@@ -835,6 +845,8 @@ def finish(result: dict[str, Any], out: Path | None) -> None:
         f" {result.get('settings', {}).get('torch_threads', 'default')}\n"
         f"Command: `{result['command']}`\n"
     )
+    if result.get("graphmem_from"):
+        header += f"graphmem from: {result['graphmem_from']}\n"
     md = header + "\n" + markdown(result)
     out.with_suffix(".md").write_text(md, "utf-8")
     print(md)
