@@ -79,9 +79,9 @@ FORMAT = {"ids": "hmac-sha256"}
 
 Placement = Literal["cold", "cached", "pinned"]
 _MEMORY = {"cold": Memory.Cold, "cached": Memory.Cached, "pinned": Memory.Pinned}
-# Qdrant's own HNSW parameters (HnswConfig::default): a config that only moves the graph must
-# repeat them, or it would change the index too.
-_HNSW = {"m": 16, "ef_construct": 100, "full_scan_threshold": 10_000}
+# Qdrant's own HNSW parameters (HnswConfig::default: m, ef_construct, full_scan_threshold): a
+# config that only moves the graph must repeat them, or it would change the index too.
+_HNSW_M, _HNSW_EF_CONSTRUCT, _HNSW_FULL_SCAN = 16, 100, 10_000
 
 
 @dataclass(frozen=True)
@@ -127,7 +127,12 @@ class EdgeFootprint:
                 memory=_MEMORY[self.vectors],
                 quantization_config=quantization,
             ),
-            hnsw_config=HnswIndexConfig(**_HNSW, memory=_MEMORY[self.hnsw]),
+            hnsw_config=HnswIndexConfig(
+                m=_HNSW_M,
+                ef_construct=_HNSW_EF_CONSTRUCT,
+                full_scan_threshold=_HNSW_FULL_SCAN,
+                memory=_MEMORY[self.hnsw],
+            ),
             payload_memory=_MEMORY[self.payload],
         )
 
