@@ -254,6 +254,7 @@ def build_vectors(
     optimize_every: int,
     chunk: int,
     progress: bool,
+    index: bool = True,
 ) -> dict[str, Any]:
     """Write every copy's points through the vector adapter, in the records' order."""
     import numpy as np
@@ -281,6 +282,8 @@ def build_vectors(
     t0 = time.perf_counter()
     base = source_vectors(source, [m.id for m in mems], out / "vectors.source-copy")
     read_s = time.perf_counter() - t0
+    if not index:
+        optimize_every = 1 << 62
     store = EdgeVectors(out / "vectors", dim=384, optimize_every=optimize_every)
     rng = np.random.default_rng(0)
     total = copies * len(mems)
@@ -321,7 +324,7 @@ def build_vectors(
                 store.upsert(points)
                 upsert_s += time.perf_counter() - t
                 bar.update(len(points))
-        if store._since_optimize:
+        if store._since_optimize and index:
             store.optimize()
         health = store.health()
     finally:
@@ -355,13 +358,29 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--perturb", type=float, default=0.02, help="vector noise per dimension")
     p.add_argument("--optimize-every", type=int, default=200_000, help="points per HNSW build")
     p.add_argument("--chunk", type=int, default=2000, help="points per upsert")
+    p.add_argument(
+        "--no-index",
+        action="store_true",
+        help="leave the vectors unindexed (no HNSW build): search over one user's points then"
+        " scans them; a tenant of a few thousand is scanned even with an index",
+    )
+    p.add_argument(
+        "--vectors-only",
+        action="store_true",
+        help="the records of --out are complete (an earlier run): write only the vectors again",
+    )
     p.add_argument("--no-progress", action="store_true")
     args = p.parse_args(argv)
     if args.copies < 1:
         raise SystemExit("--copies: at least 1")
     if args.take_per_user is not None and args.take_per_user < 1:
         raise SystemExit("--take-per-user: at least 1")
-    if args.out.exists() and any(args.out.iterdir()):
+    if args.vectors_only:
+        if not (args.out / DB).exists():
+            raise SystemExit(f"--vectors-only: {args.out} has no records yet")
+        shutil.rmtree(args.out / "vectors", ignore_errors=True)
+        shutil.rmtree(args.out / "vectors.source-copy", ignore_errors=True)
+    elif args.out.exists() and any(args.out.iterdir()):
         raise SystemExit(f"--out {args.out}: exists and is not empty")
     check_source(args.source)
     args.out.mkdir(parents=True, exist_ok=True)
@@ -376,10 +395,11 @@ def main(argv: list[str] | None = None) -> int:
         "take_per_user": args.take_per_user,
     }
     t0 = time.perf_counter()
-    result["records"] = build_records(
-        args.source, args.out, args.copies, args.shape, args.take_per_user, progress
-    )
-    result["records_s"] = round(time.perf_counter() - t0, 1)
+    if not args.vectors_only:
+        result["records"] = build_records(
+            args.source, args.out, args.copies, args.shape, args.take_per_user, progress
+        )
+        result["records_s"] = round(time.perf_counter() - t0, 1)
     t1 = time.perf_counter()
     result["vectors"] = build_vectors(
         args.source,
@@ -391,13 +411,15 @@ def main(argv: list[str] | None = None) -> int:
         args.optimize_every,
         args.chunk,
         progress,
+        index=not args.no_index,
     )
     result["vectors_s"] = round(time.perf_counter() - t1, 1)
     result["total_s"] = round(time.perf_counter() - t0, 1)
     result["disk_mb"] = round(
         sum(f.stat().st_size for f in args.out.rglob("*") if f.is_file()) / 2**20, 1
     )
-    args.out.with_name(args.out.name + ".build.json").write_text(
+    suffix = ".vectors.build.json" if args.vectors_only else ".build.json"
+    args.out.with_name(args.out.name + suffix).write_text(
         json.dumps(result, indent=1, default=str), "utf-8"
     )
     print(json.dumps({k: v for k, v in result.items() if k != "machine"}, indent=1, default=str))
