@@ -53,11 +53,20 @@ def _key(e: GraphEdge) -> tuple[object, ...]:
     )
 
 
-@pytest.fixture(scope="module")
-def stored(tmp_path_factory: pytest.TempPathFactory, embedder: Embedder) -> MemoryService:
-    svc = MemoryService(
-        Settings(data_dir=tmp_path_factory.mktemp("recgraph") / "d"), embedder=embedder
-    )
+@pytest.fixture(
+    scope="module",
+    params=["sqlite", pytest.param("mysql", marks=pytest.mark.services)],
+)
+def stored(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory, embedder: Embedder
+) -> MemoryService:
+    data = tmp_path_factory.mktemp("recgraph") / "d"
+    records = None
+    if request.param == "mysql":
+        from graphmem.stores.records.mysql import MySQLRecords
+
+        records = MySQLRecords(request.getfixturevalue("mysql_url_module"))
+    svc = MemoryService(Settings(data_dir=data), embedder=embedder, records=records)
     for i in range(0, len(LINES), 3):
         svc.write_many("u", [{"content": c, "session_id": "s1"} for c in LINES[i : i + 3]])
     svc.write_many("other", [{"content": c} for c in LINES[:4]])
