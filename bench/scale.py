@@ -1005,7 +1005,12 @@ def check_targets(r: dict[str, Any]) -> list[str]:
         elif big and st.get("aborted"):
             lines.append(f"service start at {at['size']:,}: MISSED ({st['aborted']})")
         anon = st.get("peak_anon_mb")
-        if big and anon is not None:
+        if big and st.get("aborted"):
+            lines.append(
+                f"peak anonymous RSS at {at['size']:,}: not reached; {anon or 0:,.0f} MiB when"
+                f" the run was stopped ({st['aborted']})"
+            )
+        elif big and anon is not None:
             target = LARGE_TARGETS["anon_mb"]
             lines.append(
                 f"peak anonymous RSS at {at['size']:,} (start + first search): {anon:,.0f} MiB"
