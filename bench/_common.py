@@ -1,4 +1,5 @@
-"""Helpers shared by the benchmark scripts: machine description, percentiles, peak RSS."""
+"""Helpers shared by the benchmark scripts: machine description, percentiles, memory (peak RSS,
+anonymous and file-backed resident memory)."""
 
 from __future__ import annotations
 
@@ -48,6 +49,123 @@ def current_rss_mb() -> float | None:
         return pages * os.sysconf("SC_PAGE_SIZE") / 2**20
     except (OSError, ValueError, IndexError):
         return None
+
+
+_ROLLUP_KEYS = {
+    "Rss": "rss",
+    "Anonymous": "anon",
+    "Pss_Anon": "pss_anon",
+    "Pss_File": "pss_file",
+    "Pss_Shmem": "pss_shmem",
+    "Swap": "swap",
+}
+
+
+def memory_mb(pid: int | str = "self") -> dict[str, float] | None:
+    """The process's resident memory split by kind, in MiB, from /proc/<pid>/smaps_rollup.
+
+    `rss` counts file pages mapped into the process (Qdrant Edge's segments, the SQLite file if
+    mapped, shared libraries): the kernel drops those under pressure and reloads them from disk,
+    so they are page cache rather than memory the process owns. `anon` is what the process
+    itself allocated (heap, Python objects, the model, in-RAM indexes); `file` = rss - anon is
+    the mapped part. None off Linux."""
+    try:
+        with open(f"/proc/{pid}/smaps_rollup") as f:
+            text = f.read()
+    except OSError:
+        return None
+    out: dict[str, float] = {}
+    for line in text.splitlines():
+        key, _, rest = line.partition(":")
+        if key in _ROLLUP_KEYS:
+            out[_ROLLUP_KEYS[key]] = int(rest.split()[0]) / 1024
+    if "rss" not in out or "anon" not in out:
+        return None
+    out["file"] = out["rss"] - out["anon"]
+    return {k: round(v, 1) for k, v in out.items()}
+
+
+class MemorySampler:
+    """Samples memory_mb() in a background thread and keeps the peak of each kind.
+
+    getrusage's peak RSS includes every mapped file page, so a store whose vector segments are
+    mapped reports tens of GB it does not own; the peak of anonymous memory says what the
+    process needs. A sampler misses spikes shorter than its interval.
+
+    With `limit_anon_mb`, `on_limit` is called (once, from the sampler thread) when anonymous
+    memory passes it: a benchmark uses it to stop a run before it takes a shared machine down.
+    """
+
+    def __init__(
+        self,
+        interval: float = 0.1,
+        limit_anon_mb: float | None = None,
+        on_limit: Any = None,
+    ) -> None:
+        import threading
+
+        self.interval = interval
+        self.limit_anon_mb = limit_anon_mb
+        self.on_limit = on_limit
+        self.peak: dict[str, float] = {}
+        self.last: dict[str, float] = {}
+        self.samples = 0
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, name="memory-sampler", daemon=True)
+
+    def start(self) -> MemorySampler:
+        self._thread.start()
+        return self
+
+    def sample(self) -> dict[str, float] | None:
+        m = memory_mb()
+        if m is None:
+            return None
+        self.last = m
+        self.samples += 1
+        for k, v in m.items():
+            if v > self.peak.get(k, float("-inf")):
+                self.peak[k] = v
+        return m
+
+    def _run(self) -> None:
+        while not self._stop.is_set():
+            m = self.sample()
+            if m is None:
+                return
+            if self.limit_anon_mb is not None and m["anon"] > self.limit_anon_mb:
+                callback, self.on_limit = self.on_limit, None
+                self.limit_anon_mb = None
+                if callback is not None:
+                    callback(m)
+            self._stop.wait(self.interval)
+
+    def reset_peak(self) -> None:
+        self.peak = dict(self.last)
+
+    def stop(self) -> dict[str, float]:
+        self._stop.set()
+        if self._thread.is_alive():
+            self._thread.join(timeout=5)
+        self.sample()
+        return self.peak
+
+
+def memory_point(sampler: MemorySampler | None = None) -> dict[str, float | None]:
+    """One labelled memory reading for a results file: now (anonymous, mapped, total), the
+    sampler's peaks so far, and getrusage's peak RSS (which includes mappings)."""
+    now = memory_mb() or {}
+    point: dict[str, float | None] = {
+        "anon_mb": now.get("anon"),
+        "file_mb": now.get("file"),
+        "rss_mb": now.get("rss") if now else current_rss_mb(),
+        "peak_rss_incl_mappings_mb": round(peak_rss_mb(), 1),
+    }
+    if sampler is not None:
+        sampler.sample()
+        point["peak_anon_mb"] = sampler.peak.get("anon")
+        point["peak_file_mb"] = sampler.peak.get("file")
+    return point
 
 
 def _cpu_model() -> str:

@@ -15,7 +15,22 @@ stages   where one uncached hybrid search spends its time (query embedding, vect
          keyword search, row fetch, vector fetch, the rest); the keyword search runs beside
          query embedding + vector search, so the rest is the total minus the stages with that
          overlap counted once;
-memory   peak RSS of the process (getrusage), which includes the embedding model.
+memory   anonymous and file-backed (mapped) resident memory at each point, from
+         /proc/self/smaps_rollup, and their peaks from a background sampler; anonymous memory
+         is what the process owns (model, in-RAM indexes, caches, Python objects), mapped
+         memory is page cache of the store's files (Qdrant Edge maps its segments) that the
+         kernel can drop. getrusage's peak RSS is kept, labelled as including mappings;
+start    at each size, in a fresh process: the time to open the service on the store and have
+         the first search answered (the figure an MCP server that restarts is down for), with
+         that process's memory.
+
+`--existing DIR` measures a store that is already there (built by an earlier run or by
+bench/build_store.py) without writing to it: start, search latency for its users, memory. With
+`--limit-anon-gb` / `--timeout` such a run stops itself, with what it measured so far, when its
+anonymous memory or its time passes the limit (a baseline that rebuilds a large graph in
+process can otherwise take the machine down). `--existing DIR --breakdown` opens each part
+(model, records, vectors, the whole service) alone in a fresh process and reports the anonymous
+memory it adds.
 
 Memories are distinct synthetic chat-style sentences (bench/synth.py, ~26 words on average),
 all embedded for real up to `--real-max` (default 100,000). Sizes above that (e.g. 1,000,000)
@@ -59,11 +74,13 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _common import (  # noqa: E402
     RESULTS_DIR,
     CpuMeter,
+    MemorySampler,
     command_line,
     current_rss_mb,
     fmt,
     machine_info,
     median,
+    memory_point,
     parse_sets,
     peak_rss_mb,
     percentile,
@@ -75,6 +92,8 @@ from synth import Generator  # noqa: E402
 TOP_K = 10
 RETRY_ABOVE = 0.25  # with --wait-quiet: redo a timed block if others used more of the CPU
 TARGETS = {"p50_ms": 20.0, "p95_ms": 50.0, "writes_per_s": 400.0, "at": 100_000}
+# At a million memories (issue 20): latency as above, start and anonymous memory bounded.
+LARGE_TARGETS = {"at": 1_000_000, "start_s": 5.0, "anon_mb": 2048.0}
 # mode -> search() keyword arguments; expand_hops is dropped where search() lacks it.
 MODES: dict[str, dict[str, Any]] = {
     "hybrid": {},
@@ -541,10 +560,306 @@ def compare_vector_stores(
     return result
 
 
+# ------------------------------------------------------------------------------ start
+def store_users(data_dir: Path) -> tuple[list[str], int]:
+    """The users of an embedded store and its number of memories, read from its SQLite file
+    without opening the service (whose open is what is being timed)."""
+    import sqlite3
+
+    db = data_dir / "graphmem.sqlite3"
+    if not db.exists():
+        raise SystemExit(f"--existing {data_dir}: no graphmem.sqlite3 there (an embedded store?)")
+    con = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
+    try:
+        rows = con.execute("SELECT DISTINCT user_id FROM memories ORDER BY user_id").fetchall()
+        (count,) = con.execute("SELECT count(*) FROM memories").fetchone()
+    finally:
+        con.close()
+    if not rows:
+        raise SystemExit(f"--existing {data_dir}: the store has no memories")
+    return [u for (u,) in rows], int(count)
+
+
+def open_and_first_search(
+    data_dir: Path, overrides: dict[str, Any], user: str, query: str, sampler: MemorySampler
+) -> tuple[Any, dict[str, Any]]:
+    """Open the service on the store and answer one search: the start an MCP server that
+    restarts is down for. Returns the open service and the timings with memory at each step."""
+    t0 = time.perf_counter()
+    from graphmem import MemoryService, Settings
+
+    import_s = time.perf_counter() - t0
+    t0 = time.perf_counter()
+    svc = MemoryService(Settings(data_dir=data_dir, **overrides))
+    open_s = time.perf_counter() - t0
+    memory = {"after open": memory_point(sampler)}
+    t0 = time.perf_counter()
+    svc.search(user, query, TOP_K, track_access=False)
+    first_s = time.perf_counter() - t0
+    memory["after the first search"] = memory_point(sampler)
+    return svc, {
+        "import_s": round(import_s, 3),
+        "open_s": round(open_s, 3),
+        "first_search_s": round(first_s, 3),
+        "start_s": round(open_s + first_s, 3),
+        "peak_anon_mb": sampler.peak.get("anon"),
+        "memory": memory,
+    }
+
+
+def measure_start(
+    data_dir: Path, sets: list[str], limit_anon_gb: float | None, timeout: float | None
+) -> dict[str, Any]:
+    """Start in a fresh process (this script with --existing --start-only), so neither this
+    process's warm caches nor its memory count; the store must not be open here meanwhile."""
+    import subprocess
+
+    with tempfile.TemporaryDirectory(prefix="graphmem-start-") as tmp:
+        out = Path(tmp) / "start.json"
+        cmd = [sys.executable, str(Path(__file__).resolve()), "--existing", str(data_dir)]
+        cmd += ["--start-only", "--no-progress", "--out", str(out)]
+        cmd += [a for kv in sets for a in ("--set", kv)]
+        if limit_anon_gb is not None:
+            cmd += ["--limit-anon-gb", str(limit_anon_gb)]
+        if timeout is not None:
+            cmd += ["--timeout", str(timeout)]
+        proc = subprocess.run(cmd, capture_output=True, text=True)
+        if not out.exists():
+            return {"aborted": f"exit {proc.returncode}: {proc.stderr.strip()[-500:]}"}
+        got = json.loads(out.read_text("utf-8"))
+    return got["sizes"][0]["start"] if got.get("sizes") else got.get("start", {})
+
+
+def graphmem_from() -> str:
+    """Which graphmem tree this run measures (the bench scripts can measure another one)."""
+    import graphmem
+
+    return str(Path(graphmem.__file__).resolve().parent.parent)
+
+
+def run_existing(args: argparse.Namespace, overrides: dict[str, Any]) -> dict[str, Any]:
+    """Measure a store that is already there, writing nothing: start, search, memory."""
+    import threading
+
+    data_dir: Path = args.existing
+    users, count = store_users(data_dir)
+    gen = Generator(seed=args.seed)
+    result: dict[str, Any] = {
+        "benchmark": "scale",
+        "command": command_line(),
+        "machine": machine_info(),
+        "loadavg_start": round(os.getloadavg()[0], 2),
+        "store": str(data_dir),
+        "graphmem_from": graphmem_from(),
+        "users": len(users),
+        "top_k": TOP_K,
+        "settings_overridden": overrides,
+        "sizes": [],
+        "memory": {"start": memory_point()},
+    }
+    entry: dict[str, Any] = {"size": count, "write": {"path": "existing"}}
+    started = time.perf_counter()
+    lock = threading.Lock()
+
+    def abort(reason: str) -> None:
+        """Stop the run where it is: what was measured so far, and why it stopped."""
+        with lock:
+            last = memory_point(sampler)
+            start = entry.setdefault("start", {})
+            start["aborted"] = reason
+            start["after_s"] = round(time.perf_counter() - started, 1)
+            start["last_memory"] = last
+            start["peak_anon_mb"] = sampler.peak.get("anon")
+            result["sizes"] = [entry]
+            result["memory"]["when stopped"] = last
+            finish(result, args.out)
+            os._exit(3)
+
+    limit = args.limit_anon_gb * 1024 if args.limit_anon_gb else None
+    sampler = MemorySampler(
+        limit_anon_mb=limit,
+        on_limit=lambda m: abort(f"anonymous memory passed {args.limit_anon_gb} GB"),
+    ).start()
+    timer = None
+    if args.timeout:
+        timer = threading.Timer(args.timeout, abort, (f"still running after {args.timeout:.0f} s",))
+        timer.daemon = True
+        timer.start()
+    svc, start = open_and_first_search(data_dir, overrides, users[0], gen.queries(1)[0], sampler)
+    entry["start"] = start
+    result["memory"].update({k: v for k, v in start["memory"].items()})
+    try:
+        result["settings"] = settings_snapshot(svc.settings)
+        if args.start_only:
+            result["sizes"] = [entry]
+            return result
+        entry["records"] = svc.records.count()
+        entry["vector_index"] = svc.vectors.health()
+        print(
+            f"searching {entry['size']:,} memories of {len(users):,} user(s) ...", file=sys.stderr
+        )
+        sampler.reset_peak()
+        entry["search"] = measure_search(
+            svc, gen, users, args.queries, args.profile, args.wait_quiet
+        )
+        result["memory"]["after the searches"] = memory_point(sampler)
+        entry["loadavg"] = round(os.getloadavg()[0], 2)
+        result["sizes"] = [entry]
+    finally:
+        if timer is not None:
+            timer.cancel()
+        with lock:
+            svc.close()
+        sampler.stop()
+    return result
+
+
+COMPONENTS = ("nothing", "model", "records", "vectors", "service")
+
+
+def run_component(args: argparse.Namespace, overrides: dict[str, Any]) -> dict[str, Any]:
+    """Open one part of the service alone on the store and use it a little: the anonymous
+    memory it adds is that part's (a fresh process per part, see measure_breakdown)."""
+    from graphmem import Settings
+
+    users, count = store_users(args.existing)
+    settings = Settings(data_dir=args.existing, **overrides)
+    gen = Generator(seed=args.seed)
+    queries = gen.queries(20)
+    sampler = MemorySampler().start()
+    before = memory_point(sampler)
+    t0 = time.perf_counter()
+    what = args.component
+    closer: Callable[[], None] = lambda: None  # noqa: E731
+    if what == "model":
+        from graphmem.embedder import shared_embedder
+
+        emb = shared_embedder(settings.embedding_model)
+        for q in queries:
+            emb.encode([q])
+    elif what == "records":
+        from graphmem.stores import open_records
+
+        records = open_records(settings)
+        closer = records.close
+        for u in users[:20]:
+            records.count(u)
+    elif what == "vectors":
+        import numpy as np
+
+        from graphmem.stores import open_vectors
+        from graphmem.stores.vectors import VectorFilter
+
+        vectors = open_vectors(settings, 384)
+        closer = vectors.close
+        rng = np.random.default_rng(0)
+        for k in range(20):
+            v = rng.normal(size=384).astype(np.float32)
+            vectors.search(v / np.linalg.norm(v), VectorFilter(users[k % len(users)]), TOP_K)
+    elif what == "service":
+        from graphmem import MemoryService
+
+        svc = MemoryService(settings)
+        closer = svc.close
+        for k, q in enumerate(queries):
+            svc.search(users[k % len(users)], q, TOP_K, track_access=False)
+    opened = time.perf_counter() - t0
+    after = memory_point(sampler)
+    closer()
+    sampler.stop()
+    return {
+        "component": what,
+        "size": count,
+        "seconds": round(opened, 2),
+        "anon_mb": after["anon_mb"],
+        "anon_added_mb": round((after["anon_mb"] or 0) - (before["anon_mb"] or 0), 1),
+        "peak_anon_mb": sampler.peak.get("anon"),
+        "file_mb": after["file_mb"],
+        "file_added_mb": round((after["file_mb"] or 0) - (before["file_mb"] or 0), 1),
+    }
+
+
+def measure_breakdown(args: argparse.Namespace) -> dict[str, Any]:
+    """Where anonymous memory goes: each part opened alone, in a fresh process, on the store."""
+    import subprocess
+
+    users, count = store_users(args.existing)
+    parts: list[dict[str, Any]] = []
+    for what in COMPONENTS:
+        cmd = [sys.executable, str(Path(__file__).resolve()), "--existing", str(args.existing)]
+        cmd += ["--component", what, *(a for kv in args.set for a in ("--set", kv))]
+        print(f"memory of {what} ...", file=sys.stderr)
+        proc = subprocess.run(cmd, capture_output=True, text=True, timeout=args.timeout)
+        lines = [ln for ln in proc.stdout.splitlines() if ln.startswith("{")]
+        if proc.returncode or not lines:
+            parts.append({"component": what, "error": proc.stderr.strip()[-400:]})
+            continue
+        parts.append(json.loads(lines[-1]))
+    result = {
+        "benchmark": "scale-memory-breakdown",
+        "command": command_line(),
+        "machine": machine_info(),
+        "store": str(args.existing),
+        "size": count,
+        "users": len(users),
+        "settings_overridden": parse_sets(args.set),
+        "parts": parts,
+    }
+    L = [
+        f"Memory by part at {count:,} memories ({len(users):,} user(s)); each part opened alone"
+        " in a fresh process and used for 20 calls",
+        "",
+        "| part | seconds | anonymous MiB | anonymous added MiB | peak anonymous MiB |"
+        " mapped MiB | mapped added MiB |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    for part in parts:
+        if "error" in part:
+            L.append(f"| {part['component']} | error: {part['error'][-120:]} |||||")
+            continue
+        L.append(
+            f"| {part['component']} | {part['seconds']} | {fmt(part['anon_mb'], 0)} |"
+            f" {fmt(part['anon_added_mb'], 0)} | {fmt(part['peak_anon_mb'], 0)} |"
+            f" {fmt(part['file_mb'], 0)} | {fmt(part['file_added_mb'], 0)} |"
+        )
+    md = "\n".join(L) + "\n"
+    out = args.out or RESULTS_DIR / f"scale-memory-{datetime.now().strftime('%Y%m%d-%H%M%S')}.json"
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(json.dumps(result, indent=1, default=str), "utf-8")
+    out.with_suffix(".md").write_text(md, "utf-8")
+    print(md)
+    return result
+
+
+def finish(result: dict[str, Any], out: Path | None) -> None:
+    """Write the JSON and markdown results and print the markdown."""
+    result["targets"] = check_targets(result)
+    out = out or RESULTS_DIR / f"scale-{datetime.now().strftime('%Y%m%d-%H%M%S')}.json"
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(json.dumps(result, indent=1, default=str), "utf-8")
+    m = result["machine"]
+    users = result["users"]
+    header = (
+        f"Scale — {m['date']}, {m['cores']} cores ({m['cpu']}), {users:,} user(s);"
+        f" load average at start {result['loadavg_start']}; torch threads"
+        f" {result.get('settings', {}).get('torch_threads', 'default')}\n"
+        f"Command: `{result['command']}`\n"
+    )
+    if result.get("graphmem_from"):
+        header += f"graphmem from: {result['graphmem_from']}\n"
+    md = header + "\n" + markdown(result)
+    out.with_suffix(".md").write_text(md, "utf-8")
+    print(md)
+    for s in result["sizes"]:
+        if "cprofile_50_hybrid_searches" in s.get("search", {}):
+            print(s["search"]["cprofile_50_hybrid_searches"])
+    print(f"results: {out}")
+
+
 # ------------------------------------------------------------------------------ report
 def markdown(r: dict[str, Any]) -> str:
     L: list[str] = []
-    real = [s for s in r["sizes"] if not s["write"]["path"].startswith("bulk")]
+    real = [s for s in r["sizes"] if not s["write"]["path"].startswith(("bulk", "existing"))]
     stage_names = list(dict.fromkeys(k for s in real for k in s["write"]["stages_s"]))
     L += [
         "#### Writes (`write_many` in batches, embedding included; seconds per stage)",
@@ -556,6 +871,8 @@ def markdown(r: dict[str, Any]) -> str:
     ]
     for s in r["sizes"]:
         w = s["write"]
+        if w["path"] == "existing":
+            continue
         if w["path"].startswith("bulk"):
             L.append(
                 f"| to {s['size']:,} (bulk: rows + perturbed vectors, no model) |"
@@ -583,7 +900,7 @@ def markdown(r: dict[str, Any]) -> str:
         "|---|---|---|---|---|---|---|---|",
     ]
     for s in r["sizes"]:
-        for mode, m in s["search"]["modes"].items():
+        for mode, m in s.get("search", {}).get("modes", {}).items():
             busy = s["search"].get("cpu", {}).get(mode, {}).get("others_busy")
             L.append(
                 f"| {s['size']:,} | {mode} | {fmt(m['p50'], 2)} | {fmt(m['p95'], 2)} |"
@@ -594,7 +911,7 @@ def markdown(r: dict[str, Any]) -> str:
         ("stages_hybrid_uncached", "an uncached hybrid search (defaults)"),
         ("stages_hybrid-nograph_uncached", "an uncached hybrid search without graph expansion"),
     ):
-        if key not in r["sizes"][0]["search"]:
+        if not r["sizes"] or key not in r["sizes"][0].get("search", {}):
             continue
         L += ["", f"#### Where {what} spends its time (mean ms per search)", ""]
         names = list(dict.fromkeys(n for s in r["sizes"] for n in s["search"][key]))
@@ -603,10 +920,38 @@ def markdown(r: dict[str, Any]) -> str:
         for n in names:
             cells = [fmt(s["search"][key].get(n, {}).get("mean_ms"), 2) for s in r["sizes"]]
             L.append(f"| {n} | " + " | ".join(cells) + " |")
-    L += ["", "#### Memory", ""]
-    L += ["| point | peak RSS MiB | current RSS MiB |", "|---|---|---|"]
-    for label, (peak, cur) in r["rss_mb"].items():
-        L.append(f"| {label} | {fmt(peak, 0)} | {fmt(cur, 0)} |")
+    starts = [s for s in r["sizes"] if s.get("start")]
+    if starts:
+        L += ["", "#### Start (a fresh process: open the service, answer the first search)", ""]
+        L += [
+            "| size | open s | first search s | start s | anonymous MiB | mapped MiB |"
+            " peak anonymous MiB | outcome |",
+            "|---|---|---|---|---|---|---|---|",
+        ]
+        for s in starts:
+            st = s["start"]
+            mem = st.get("memory", {}).get("after the first search") or st.get("last_memory", {})
+            L.append(
+                f"| {s['size']:,} | {fmt(st.get('open_s'), 2)} | {fmt(st.get('first_search_s'), 2)}"
+                f" | **{fmt(st.get('start_s'), 2)}** | {fmt(mem.get('anon_mb'), 0)} |"
+                f" {fmt(mem.get('file_mb'), 0)} | {fmt(st.get('peak_anon_mb'), 0)} |"
+                f" {st.get('aborted') or 'ok'} |"
+            )
+    L += ["", "#### Memory (MiB)", ""]
+    L += [
+        "Anonymous: what the process owns (model, in-RAM indexes, caches, Python objects)."
+        " Mapped: resident pages of the store's files mapped into the process (page cache the"
+        " kernel can drop). Peak RSS (getrusage) includes the mappings.",
+        "",
+        "| point | anonymous | mapped | RSS | peak anonymous (sampled) | peak RSS incl. mappings |",
+        "|---|---|---|---|---|---|",
+    ]
+    for label, m in r.get("memory", {}).items():
+        L.append(
+            f"| {label} | {fmt(m.get('anon_mb'), 0)} | {fmt(m.get('file_mb'), 0)} |"
+            f" {fmt(m.get('rss_mb'), 0)} | {fmt(m.get('peak_anon_mb'), 0)} |"
+            f" {fmt(m.get('peak_rss_incl_mappings_mb'), 0)} |"
+        )
     c = r.get("compare")
     if c:
         L += [
@@ -635,18 +980,45 @@ def markdown(r: dict[str, Any]) -> str:
 
 
 def check_targets(r: dict[str, Any]) -> list[str]:
-    at = next((s for s in r["sizes"] if s["size"] == TARGETS["at"]), None)
     lines = []
-    if at:
-        m = at["search"]["modes"]["hybrid (uncached)"]
+    for at in r["sizes"]:
+        big = at["size"] >= LARGE_TARGETS["at"]
+        if at["size"] != TARGETS["at"] and not big:
+            continue
+        m = at.get("search", {}).get("modes", {}).get("hybrid (uncached)")
         for key, target in (("p50", TARGETS["p50_ms"]), ("p95", TARGETS["p95_ms"])):
-            v = m[key]
+            v = m[key] if m else None
+            if v is None:
+                continue
             verdict = "met" if v <= target else f"MISSED by {v - target:.1f} ms ({v / target:.1f}x)"
             lines.append(
-                f"hybrid search {key} at {TARGETS['at']:,}: {v:.1f} ms (target <= {target:.0f} ms):"
+                f"hybrid search {key} at {at['size']:,}: {v:.1f} ms (target <= {target:.0f} ms):"
                 f" {verdict}"
             )
-    real = [s["write"] for s in r["sizes"] if not s["write"]["path"].startswith("bulk")]
+        st = at.get("start") or {}
+        if big and st.get("start_s") is not None:
+            v, target = st["start_s"], LARGE_TARGETS["start_s"]
+            lines.append(
+                f"service start at {at['size']:,}: {v:.2f} s (target <= {target:.0f} s):"
+                f" {'met' if v <= target else 'MISSED'}"
+            )
+        elif big and st.get("aborted"):
+            lines.append(f"service start at {at['size']:,}: MISSED ({st['aborted']})")
+        anon = st.get("peak_anon_mb")
+        if big and st.get("aborted"):
+            lines.append(
+                f"peak anonymous RSS at {at['size']:,}: not reached; {anon or 0:,.0f} MiB when"
+                f" the run was stopped ({st['aborted']})"
+            )
+        elif big and anon is not None:
+            target = LARGE_TARGETS["anon_mb"]
+            lines.append(
+                f"peak anonymous RSS at {at['size']:,} (start + first search): {anon:,.0f} MiB"
+                f" (target <= {target:,.0f} MiB): {'met' if anon <= target else 'MISSED'}"
+            )
+    real = [
+        s["write"] for s in r["sizes"] if not s["write"]["path"].startswith(("bulk", "existing"))
+    ]
     if real:
         n = sum(w["memories"] for w in real)
         wall = sum(w["wall_s"] for w in real)
@@ -709,8 +1081,61 @@ def main(argv: list[str] | None = None) -> int:
         help="override a graphmem setting, e.g. --set torch_threads=0 (repeatable)",
     )
     p.add_argument("--no-progress", action="store_true")
+    p.add_argument(
+        "--existing",
+        type=Path,
+        default=None,
+        metavar="DIR",
+        help="measure this embedded store as it is (start, search, memory); write nothing",
+    )
+    p.add_argument(
+        "--start-only",
+        action="store_true",
+        help="with --existing: only open the service and answer the first search",
+    )
+    p.add_argument(
+        "--no-start",
+        action="store_true",
+        help="do not time a fresh process's start at each size",
+    )
+    p.add_argument(
+        "--limit-anon-gb",
+        type=float,
+        default=None,
+        help="with --existing: stop (and report so) once anonymous memory passes this",
+    )
+    p.add_argument(
+        "--timeout",
+        type=float,
+        default=None,
+        metavar="SECONDS",
+        help="with --existing: stop (and report so) after this long",
+    )
+    p.add_argument("--seed", type=int, default=7, help="of the synthetic memories and queries")
+    p.add_argument(
+        "--breakdown",
+        action="store_true",
+        help="with --existing: the anonymous memory of each part (model, records, vectors, the"
+        " whole service), each opened alone in a fresh process",
+    )
+    p.add_argument("--component", choices=COMPONENTS, help=argparse.SUPPRESS)
     args = p.parse_args(argv)
     sizes = sorted({int(s.replace("_", "")) for s in args.sizes.split(",") if s.strip()})
+    overrides = parse_sets(args.set)
+    if args.existing is not None:
+        from graphmem import Settings
+
+        fields = getattr(Settings, "model_fields", {})
+        unknown = [k for k in overrides if fields and k not in fields]
+        if unknown:
+            raise SystemExit(f"--set: not a graphmem setting: {', '.join(unknown)}")
+        if args.component:
+            print(json.dumps(run_component(args, overrides)))
+        elif args.breakdown:
+            measure_breakdown(args)
+        else:
+            finish(run_existing(args, overrides), args.out)
+        return 0
 
     import numpy as np
     from tqdm import tqdm
@@ -718,13 +1143,15 @@ def main(argv: list[str] | None = None) -> int:
     from graphmem import MemoryService, Settings
 
     rss: dict[str, tuple[float, float | None]] = {"start": (peak_rss_mb(), current_rss_mb())}
+    sampler = MemorySampler().start()
+    memory: dict[str, Any] = {"start": memory_point(sampler)}
     tmp = None
     if args.data_dir is None:
         tmp = tempfile.TemporaryDirectory(prefix="graphmem-scale-")
         data_dir = Path(tmp.name)
     else:
         data_dir = args.data_dir
-    gen = Generator()
+    gen = Generator(seed=args.seed)
     users = [f"scale-user-{i}" for i in range(max(1, args.users))]
     result: dict[str, Any] = {
         "benchmark": "scale",
@@ -736,7 +1163,6 @@ def main(argv: list[str] | None = None) -> int:
         "sizes": [],
     }
     t0 = time.perf_counter()
-    overrides = parse_sets(args.set)
     fields = getattr(Settings, "model_fields", {})
     unknown = [k for k in overrides if fields and k not in fields]
     if unknown:
@@ -747,6 +1173,7 @@ def main(argv: list[str] | None = None) -> int:
     result["settings"] = settings_snapshot(svc.settings)
     svc.embedder.encode(["warm up the model"] * 64)  # first-call overhead is not throughput
     rss["service open + model warm"] = (peak_rss_mb(), current_rss_mb())
+    memory["service open + model warm"] = memory_point(sampler)
     all_ids: list[str] = []
     progress = not args.no_progress
     try:
@@ -805,6 +1232,12 @@ def main(argv: list[str] | None = None) -> int:
                 svc, gen, users, args.queries, args.profile and size == sizes[-1], args.wait_quiet
             )
             rss[f"after {size:,}"] = (peak_rss_mb(), current_rss_mb())
+            memory[f"after {size:,}"] = memory_point(sampler)
+            if not args.no_start:
+                print(f"timing a fresh start at {size:,} ...", file=sys.stderr)
+                svc.close()
+                entry["start"] = measure_start(data_dir, args.set, args.limit_anon_gb, args.timeout)
+                svc = MemoryService(Settings(data_dir=data_dir, **overrides))
             entry["loadavg"] = round(os.getloadavg()[0], 2)
             result["sizes"].append(entry)
         if not args.no_compare:
@@ -821,30 +1254,16 @@ def main(argv: list[str] | None = None) -> int:
             c["p95_ratio_local_over_edge"] = lo["search_ms"]["p95"] / e["search_ms"]["p95"]
             result["compare"] = c
             rss["after the Edge / local-mode comparison"] = (peak_rss_mb(), current_rss_mb())
+            memory["after the Edge / local-mode comparison"] = memory_point(sampler)
     finally:
         svc.close()
+        sampler.stop()
         if tmp is not None:
             tmp.cleanup()
 
     result["rss_mb"] = rss
-    result["targets"] = check_targets(result)
-    out = args.out or RESULTS_DIR / f"scale-{datetime.now().strftime('%Y%m%d-%H%M%S')}.json"
-    out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(json.dumps(result, indent=1, default=str), "utf-8")
-    m = result["machine"]
-    header = (
-        f"Scale — {m['date']}, {m['cores']} cores ({m['cpu']}), {len(users)} user(s);"
-        f" load average at start {result['loadavg_start']}; torch threads"
-        f" {result['settings'].get('torch_threads', 'default')}\n"
-        f"Command: `{result['command']}`\n"
-    )
-    md = header + "\n" + markdown(result)
-    out.with_suffix(".md").write_text(md, "utf-8")
-    print(md)
-    for s in result["sizes"]:
-        if "cprofile_50_hybrid_searches" in s["search"]:
-            print(s["search"]["cprofile_50_hybrid_searches"])
-    print(f"results: {out}")
+    result["memory"] = memory
+    finish(result, args.out)
     return 0
 
 

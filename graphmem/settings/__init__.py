@@ -129,6 +129,28 @@ class Settings(BaseSettings):
     qdrant_url: str = Field("http://127.0.0.1:6333", description="for vector_backend qdrant")
     qdrant_api_key: str | None = Field(None, description="for vector_backend qdrant")
     qdrant_collection: str = Field("graphmem_memories", description="for vector_backend qdrant")
+    edge_vectors_memory: Literal["cached", "cold"] = Field(
+        "cached",
+        description="vector_backend edge: cached (default) maps the vectors and reads them into"
+        " the page cache on open (1.5 GB at a million memories); cold maps them and reads pages"
+        " on demand, for a store larger than the RAM to spare (best with edge_quantization int8)",
+    )
+    edge_hnsw_memory: Literal["cached", "cold", "pinned"] = Field(
+        "cached",
+        description="vector_backend edge: the HNSW graph mapped and read on open (cached,"
+        " default), mapped and read on demand (cold), or on the heap (pinned)",
+    )
+    edge_payload_memory: Literal["cold", "cached"] = Field(
+        "cold",
+        description="vector_backend edge: the points' payload mapped and read on demand (cold,"
+        " default) or read into the page cache on open (cached)",
+    )
+    edge_quantization: Literal["none", "int8"] = Field(
+        "none",
+        description="vector_backend edge: int8 keeps a quarter-size copy of the vectors on the"
+        " heap (0.4 GB at a million) that the search walks, rescoring the best candidates with"
+        " the originals; it and the placements above apply from the next index build",
+    )
 
     embedding_model: str = Field(
         "all-MiniLM-L6-v2",

@@ -113,9 +113,15 @@ def open_vectors(settings: Settings, dim: int) -> VectorStore:
             collection=settings.qdrant_collection,
             dim=dim,
         )
-    from graphmem.stores.vectors.edge import EdgeVectors
+    from graphmem.stores.vectors.edge import EdgeFootprint, EdgeVectors
 
-    return EdgeVectors(settings.edge_path, dim=dim)
+    footprint = EdgeFootprint(
+        vectors=settings.edge_vectors_memory,
+        hnsw=settings.edge_hnsw_memory,
+        payload=settings.edge_payload_memory,
+        quantization=settings.edge_quantization,
+    )
+    return EdgeVectors(settings.edge_path, dim=dim, footprint=footprint)
 
 
 def open_working(

@@ -4,6 +4,14 @@ Edge runs no background optimizer, so the adapter builds the HNSW index itself o
 points arrived since the last build; until then new points sit in a small plain segment that is
 searched exactly.
 
+Where each structure lives is the shard's footprint (EdgeFootprint, from the `edge_*` settings):
+Qdrant keeps everything on disk and maps it, and each structure is `cold` (mapped, read on
+demand), `cached` (mapped and read into the page cache on open) or `pinned` (on the heap). Mapped
+pages are page cache: they count in the process's RSS while resident, but the kernel drops them
+under pressure, so they are not memory the process owns. The defaults are Qdrant's own; with
+`int8` quantisation a quarter-size copy of the vectors is pinned in RAM for the search, and the
+originals (best `cold`) are read only to rescore the best candidates.
+
 User and session ids are stored as keyed hashes (`graphmem.stores.id_hash`): the shard's WAL
 keeps every payload written until it wraps, deleted or not, so a raw id written there would
 outlive the user's erasure. A shard written before that is rewritten with hashed ids on open.
@@ -16,8 +24,9 @@ import logging
 import shutil
 import threading
 import uuid
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import numpy as np
 from qdrant_edge import (
@@ -29,14 +38,20 @@ from qdrant_edge import (
     FieldCondition,
     Filter,
     HasIdCondition,
+    HnswIndexConfig,
     MatchAny,
     MatchValue,
+    Memory,
     PayloadSchemaType,
     Point,
+    QuantizationSearchParams,
     Query,
     QueryRequest,
     RangeFloat,
+    ScalarQuantizationConfig,
+    ScalarType,
     ScrollRequest,
+    SearchParams,
     UpdateOperation,
 )
 
@@ -62,6 +77,72 @@ _INDEXES = {
 FORMAT_FILE = "graphmem-format.json"
 FORMAT = {"ids": "hmac-sha256"}
 
+Placement = Literal["cold", "cached", "pinned"]
+_MEMORY = {"cold": Memory.Cold, "cached": Memory.Cached, "pinned": Memory.Pinned}
+# Qdrant's own HNSW parameters (HnswConfig::default: m, ef_construct, full_scan_threshold): a
+# config that only moves the graph must repeat them, or it would change the index too.
+_HNSW_M, _HNSW_EF_CONSTRUCT, _HNSW_FULL_SCAN = 16, 100, 10_000
+
+
+@dataclass(frozen=True)
+class EdgeFootprint:
+    """Where the shard keeps its vectors, HNSW graph and payload, and whether a quantised copy
+    of the vectors is searched instead of the originals.
+
+    The defaults are Qdrant's: vectors and graph mapped and read into the page cache on open
+    (`cached`), payload mapped and read on demand (`cold`). At a million 384-dimension vectors
+    the originals are 1.5 GB of page cache; `vectors="cold"` with `quantization="int8"` keeps
+    a 0.4 GB copy on the heap instead and reads originals only to rescore the best candidates.
+    A new placement applies to segments built after it is set (the next index build rewrites
+    the shard's segments); the quantised copy is made by the next build as well."""
+
+    vectors: Literal["cold", "cached"] = "cached"
+    hnsw: Placement = "cached"
+    payload: Literal["cold", "cached"] = "cold"
+    quantization: Literal["none", "int8"] = "none"
+
+    def __post_init__(self) -> None:
+        for name, allowed in (
+            ("vectors", ("cold", "cached")),
+            ("hnsw", ("cold", "cached", "pinned")),
+            ("payload", ("cold", "cached")),
+            ("quantization", ("none", "int8")),
+        ):
+            value = getattr(self, name)
+            if value not in allowed:
+                raise ValueError(
+                    f"Qdrant Edge {name}: {value!r} is not one of {', '.join(allowed)}"
+                )
+
+    def config(self, dim: int) -> EdgeConfig:
+        quantization = (
+            ScalarQuantizationConfig(type=ScalarType.Int8, quantile=0.99, memory=Memory.Pinned)
+            if self.quantization == "int8"
+            else None
+        )
+        return EdgeConfig(
+            vectors=EdgeVectorParams(
+                size=dim,
+                distance=Distance.Cosine,
+                memory=_MEMORY[self.vectors],
+                quantization_config=quantization,
+            ),
+            hnsw_config=HnswIndexConfig(
+                m=_HNSW_M,
+                ef_construct=_HNSW_EF_CONSTRUCT,
+                full_scan_threshold=_HNSW_FULL_SCAN,
+                memory=_MEMORY[self.hnsw],
+            ),
+            payload_memory=_MEMORY[self.payload],
+        )
+
+    def search_params(self) -> SearchParams | None:
+        """With a quantised copy, the candidates it finds are rescored with the originals: the
+        int8 scores alone reorder close neighbours."""
+        if self.quantization == "none":
+            return None
+        return SearchParams(quantization=QuantizationSearchParams(rescore=True))
+
 
 class EdgeVectors:
     """VectorStore on a Qdrant Edge shard."""
@@ -74,9 +155,12 @@ class EdgeVectors:
         dim: int,
         optimize_every: int = 20_000,
         id_hasher: IdHasher | None = None,
+        footprint: EdgeFootprint | None = None,
     ) -> None:
         self.path = Path(path)
         self.dim = dim
+        self.footprint = footprint or EdgeFootprint()
+        self._search_params = self.footprint.search_params()
         self.optimize_every = optimize_every
         # the key sits beside the shard, not in it: rebuilding the shard keeps the key
         self._hash = id_hasher or IdHasher.for_dir(self.path.parent)
@@ -87,7 +171,7 @@ class EdgeVectors:
 
     # -- lifecycle
     def _config(self) -> EdgeConfig:
-        return EdgeConfig(vectors=EdgeVectorParams(size=self.dim, distance=Distance.Cosine))
+        return self.footprint.config(self.dim)
 
     def open(self) -> None:
         with private_umask():
@@ -197,6 +281,12 @@ class EdgeVectors:
             "points": info.points_count,
             "indexed_vectors": info.indexed_vectors_count,
             "segments": info.segments_count,
+            "footprint": {
+                "vectors": self.footprint.vectors,
+                "hnsw": self.footprint.hnsw,
+                "payload": self.footprint.payload,
+                "quantization": self.footprint.quantization,
+            },
         }
 
     # -- writes
@@ -291,6 +381,7 @@ class EdgeVectors:
             limit=limit,
             query=Query.Nearest(np.asarray(vector, dtype=np.float32).tolist()),
             filter=self._filter(flt),
+            params=self._search_params,
             with_payload=False,
             with_vector=False,
         )
