@@ -50,7 +50,10 @@ from graphmem.text import query_terms  # noqa: E402
 
 
 def exact_recall(
-    records: SQLiteRecords, user: str, queries: list[list[str]], got: list[list[tuple[str, float]]],
+    records: SQLiteRecords,
+    user: str,
+    queries: list[list[str]],
+    got: list[list[tuple[str, float]]],
     k: int,
 ) -> float:
     """Mean share of the exact BM25 top k (ties at the k-th score count) found by the search."""
