@@ -251,3 +251,35 @@ def test_top_k_is_the_brute_force_per_user_bm25(
     assert [h for h, _ in got] == [h for h, _ in want]
     assert all(math.isclose(a, b, rel_tol=1e-9) for (_, a), (_, b) in zip(got, want, strict=True))
     store.close()
+
+
+def one_user(path: Path, n: int) -> SQLiteRecords:
+    """n memories over a small vocabulary: every query term is in thousands of them."""
+    names = ["alice", "bruno", "chen", "dara", "emeka", "fiona"]
+    places = ["library", "harbour", "market", "garden", "museum", "beach", "station"]
+    acts = ["painting", "chess", "sailing", "pottery", "running", "baking", "yoga", "tennis"]
+    store = SQLiteRecords(path)
+    ms = []
+    for i in range(n):
+        words = [names[i % 6], acts[(i // 6) % 8], places[(i // 48) % 7], acts[(i * 7) % 8]]
+        ms.append(mem("me", " ".join(words + ["again"] * (i % 3))))
+    put(store, *ms)
+    return store
+
+
+@pytest.mark.parametrize("query", ["alice sailing at the harbour", "chess", "bruno yoga beach"])
+def test_a_large_users_common_terms_do_not_make_the_search_walk_every_match(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, query: str
+) -> None:
+    """Past CANDIDATES the pool is narrowed; what that costs stays bounded by the pool, however
+    many of the user's memories hold the terms (four times the memories, not four times the
+    work)."""
+    from graphmem.stores.records import keyword
+
+    monkeypatch.setattr(keyword, "CANDIDATES", 100)
+    small, large = one_user(tmp_path / "s.sqlite3", 1500), one_user(tmp_path / "l.sqlite3", 6000)
+    steps = [vm_steps(s, "me", query) for s in (small, large)]
+    assert steps[1] <= steps[0] * 1.5 + 50, steps
+    assert len(large.keyword_search(RecordQuery("me"), query_terms(query), 10)) == 10
+    small.close()
+    large.close()
