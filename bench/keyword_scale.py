@@ -8,6 +8,14 @@ questions (bench/synth.py), as the search path calls it: the query's terms from
 user.
 
     python bench/keyword_scale.py --store DATA_DIR [--queries 200] [--user scale-user-0]
+    python bench/keyword_scale.py --build 1000000 --users 1000 --store DATA_DIR
+
+--build N writes a store of its own first (records only: no vectors, no graph, no embedding),
+N synthetic memories (bench/synth.py) spread round-robin over --users users named
+scale-user-0, scale-user-1, ..., through the records adapter's insert path, so the full-text
+index and the per-user statistics are what real writes leave. Round-robin interleaves the
+tenants' rows as concurrent writers would, the shape in which a user's postings are scattered
+over the whole index.
 
 DATA_DIR is a graphmem data directory (holding graphmem.sqlite3) or the SQLite file itself. It
 prints p50/p95/mean latency (wall clock, and the thread's CPU time, which other jobs on a shared
@@ -42,7 +50,10 @@ from graphmem.text import query_terms  # noqa: E402
 
 
 def exact_recall(
-    records: SQLiteRecords, user: str, queries: list[list[str]], got: list[list[tuple[str, float]]],
+    records: SQLiteRecords,
+    user: str,
+    queries: list[list[str]],
+    got: list[list[tuple[str, float]]],
     k: int,
 ) -> float:
     """Mean share of the exact BM25 top k (ties at the k-th score count) found by the search."""
@@ -71,6 +82,43 @@ def exact_recall(
     return statistics.fmean(shares) if shares else 1.0
 
 
+def build(path: Path, n: int, users: int, seed: int = 7, chunk: int = 10_000) -> None:
+    """Write n synthetic memories for `users` users into a new records store at `path`."""
+    from datetime import UTC, datetime, timedelta
+
+    from graphmem.model import Memory, MemoryType, new_id
+    from graphmem.text import search_text
+
+    if path.exists():
+        raise SystemExit(f"{path} exists already; --build writes a new store")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    records = SQLiteRecords(path)
+    gen = Generator(seed=seed)
+    now = datetime.now(UTC)
+    t0 = time.perf_counter()
+    done = 0
+    while done < n:
+        k = min(chunk, n - done)
+        mems = [
+            Memory(
+                id=new_id(),
+                user_id=f"scale-user-{(done + j) % users}",
+                content=text,
+                memory_type=MemoryType.FACT,
+                metadata={"i": done + j},
+                created_at=now - timedelta(minutes=(done + j) * 7919 % 525_600),
+                updated_at=now,
+            )
+            for j, text in enumerate(gen.memories(k))
+        ]
+        records.insert(mems, [search_text(m.content) for m in mems])
+        records.outbox_done([o.id for o in records.outbox_for([m.id for m in mems])])
+        done += k
+        print(f"\r{done:,} / {n:,} memories, {time.perf_counter() - t0:.0f} s", end="", flush=True)
+    records.close()
+    print(f"\nbuilt {path} in {time.perf_counter() - t0:.0f} s")
+
+
 def load() -> str:
     """The 1-minute load average against the core count: other jobs skew latency on a shared box."""
     try:
@@ -88,12 +136,19 @@ def main() -> None:
     ap.add_argument("--seed", type=int, default=99, help="query generator seed")
     ap.add_argument("--rounds", type=int, default=1, help="repeat the query set, keep each median")
     ap.add_argument("--json", type=Path, help="also write the figures here")
+    ap.add_argument("--build", type=int, help="first write a new store of this many memories")
+    ap.add_argument("--users", type=int, default=1, help="--build: tenants sharing the store")
     ap.add_argument(
         "--exact", action="store_true", help="also compare with exact BM25 over all memories"
     )
     args = ap.parse_args()
 
     path = Path(args.store)
+    if args.build:
+        if args.build < 1 or args.users < 1 or args.users > args.build:
+            ap.error("--build needs 1 <= --users <= --build")
+        path = path / "graphmem.sqlite3" if path.suffix != ".sqlite3" else path
+        build(path, args.build, args.users)
     if path.is_dir():
         path = path / "graphmem.sqlite3"
     if not path.is_file():

@@ -13,12 +13,17 @@ on all of them.
 How many candidates: when the user has at most CANDIDATES memories, or the informative terms
 occur in at most CANDIDATES of them together (the sum of their df bounds the matches), every
 match is re-scored and the result is exact BM25. A large user's terms match far more (at 100k
-synthetic memories a question's terms match ~12,000 rows, and ranking them all with the
-full-text engine's bm25() cost ~45 ms), so the adapter may narrow the match first
-(`_narrow_candidates`): the SQLite adapter takes the memories holding at least j of the rarest
-terms, j falling from all of them until there are enough (WANT_FACTOR x the hits asked for). A
+synthetic memories a question's terms match ~12,000 rows, at 1M ~120,000), so the adapter may
+narrow the match first (`_narrow_candidates`): the SQLite adapter takes the memories holding at
+least j of the rarest terms, j falling from all of them until there are enough (WANT_FACTOR x
+the hits asked for); when a level holds too many, its combinations of j terms are taken in order
+of their summed idf, so the work stays bounded by the pool, not by how common the terms are. A
 memory missing most of the rare terms rarely beats one that has them, and every candidate is
 still scored on all terms here, so only the pool changes, not the scores.
+
+Whose postings: the full-text engine only ever walks the searching user's postings. SQLite
+keeps each user's postings in one rowid range (sql/sqlite.sql), so another tenant's memories,
+however many hold the same words, cost a search nothing.
 """
 
 from __future__ import annotations
@@ -46,8 +51,11 @@ WANT_FACTOR = 2
 # Coordination levels are built over this many of the rarest informative terms: the full-text
 # expression for "at least j of n terms" grows quickly with n, and rare terms carry the score.
 LEVEL_TERMS = 5
-# When the engine's own ranking picks the pool, it keeps this many times the wanted candidates.
+# A narrowed pool holds this many times the wanted candidates.
 RANKED_WINDOW = 4
+# bm25() ranks a term combination's matches only up to this many: it costs a few microseconds
+# per match, and a common combination of a million-memory user matches tens of thousands.
+RANK_MAX = 1000
 # Terms in more than this share of a user's memories score every memory alike (idf near 0) but
 # would make the full-text match return most of the store: they are scored, not matched on.
 MATCH_MAX_SHARE = 0.25
@@ -161,17 +169,26 @@ class KeywordIndex(SQLBase):
         if min(n, sum(df[t] for t in match)) <= CANDIDATES:
             rows = self._candidates(q, match, CANDIDATES, ranked=False)
         else:
-            rows = self._narrow_candidates(q, match, WANT_FACTOR * limit, CANDIDATES)
+            rows = self._narrow_candidates(
+                q, match, WANT_FACTOR * limit, CANDIDATES, {t: df[t] for t in match}, n
+            )
         scored = rescore(rows, {t: idf(df[t], n) for t in useful}, avgdl)
         scored.sort(key=lambda kv: (-kv[1], kv[0]))
         return scored[:limit]
 
     def _narrow_candidates(
-        self, q: RecordQuery, terms: list[str], want: int, cap: int
+        self,
+        q: RecordQuery,
+        terms: list[str],
+        want: int,
+        cap: int,
+        df: dict[str, int] | None = None,
+        n: int = 0,
     ) -> list[tuple[str, str]]:
         """At most `cap` (id, search_text) among many matches; here the engine's own ranking.
 
-        `terms` come rarest first. Adapters that can do better override this (SQLite does).
+        `terms` come rarest first, `df` holds their document frequencies among the user's `n`
+        memories. Adapters that can do better override this (SQLite does).
         """
         return self._candidates(q, terms, cap)
 

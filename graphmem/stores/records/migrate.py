@@ -7,6 +7,8 @@ column that is there already is skipped, so opening is idempotent.
 
 from __future__ import annotations
 
+import sqlite3
+import time
 from typing import Any
 
 # table -> [(column, MySQL declaration, SQLite declaration)]
@@ -76,3 +78,70 @@ def mysql_add_columns(cur: Any) -> None:
         )
         if not cur.fetchone()[0]:
             cur.execute(f"ALTER TABLE {table} ADD KEY {index} ({columns})")
+
+
+# The full-text index before its postings were scoped to the user: external content on
+# memories, rowid = doc_id, every tenant's postings interleaved in one doclist per term.
+_UNSCOPED_FTS = "content='memories'"
+_OLD_FTS_TRIGGERS = ("memories_fts_ai", "memories_fts_ad", "memories_fts_au")
+
+
+def _fts_statements(schema: str) -> list[str]:
+    """The statements between the schema's `-- fts:begin` and `-- fts:end` lines."""
+    lines = schema.splitlines()
+    begin = next(i for i, ln in enumerate(lines) if ln.startswith("-- fts:begin"))
+    end = next(i for i, ln in enumerate(lines) if ln.startswith("-- fts:end"))
+    lines = [ln for ln in lines[begin + 1 : end] if not ln.lstrip().startswith("--")]
+    out: list[str] = []
+    pending = ""
+    for line in lines:
+        pending += line + "\n"
+        if sqlite3.complete_statement(pending):
+            out.append(pending.strip())
+            pending = ""
+    return out
+
+
+def sqlite_scope_keyword_index(db: Any, schema: str) -> float | None:
+    """Replace a full-text index whose postings are not scoped to the user, before the schema
+    script runs; returns the seconds it took, or None when there was nothing to do.
+
+    The old table is dropped, the new one created and filled from memories in one transaction,
+    so a crash leaves either the old index or the complete new one (a store whose memories lost
+    their index altogether, which no release leaves behind, is indexed the same way).
+    """
+    have = {
+        name: sql
+        for name, sql in db.execute(
+            "SELECT name, sql FROM sqlite_master WHERE name IN ('memories', 'memories_fts')"
+        )
+    }
+    if "memories" not in have:
+        return None  # a fresh database: the schema script creates everything
+    fts = have.get("memories_fts")
+    if fts is not None and _UNSCOPED_FTS not in fts:
+        return None
+    t0 = time.perf_counter()
+    db.commit()
+    db.execute("BEGIN IMMEDIATE")
+    try:
+        for trigger in _OLD_FTS_TRIGGERS:
+            db.execute(f"DROP TRIGGER IF EXISTS {trigger}")
+        db.execute("DROP TABLE IF EXISTS memories_fts")
+        for stmt in _fts_statements(schema):
+            db.execute(stmt)
+        db.execute(
+            "INSERT OR IGNORE INTO memories_fts_owner (user_id)"
+            " SELECT DISTINCT user_id FROM memories ORDER BY user_id"
+        )
+        db.execute(
+            "INSERT INTO memories_fts (rowid, search_text)"
+            " SELECT (o.num << 36) | m.doc_id, m.search_text"
+            " FROM memories m JOIN memories_fts_owner o ON o.user_id = m.user_id"
+            " ORDER BY o.num, m.doc_id"
+        )
+        db.commit()
+    except BaseException:
+        db.rollback()
+        raise
+    return time.perf_counter() - t0

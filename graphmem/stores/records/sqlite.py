@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import itertools
 import json
 import logging
+import math
 import os
 import sqlite3
 from datetime import datetime
@@ -15,18 +17,39 @@ from graphmem.filters import Scalar
 from graphmem.model import Memory
 from graphmem.stores.id_hash import IdHasher
 from graphmem.stores.private_files import FILE_MODE, private_dir, tighten
-from graphmem.stores.records.keyword import LEVEL_TERMS, RANKED_WINDOW, at_least
-from graphmem.stores.records.migrate import sqlite_add_columns
+from graphmem.stores.records.keyword import (
+    LEVEL_TERMS,
+    RANK_MAX,
+    RANKED_WINDOW,
+    at_least,
+    idf,
+)
+from graphmem.stores.records.migrate import sqlite_add_columns, sqlite_scope_keyword_index
 from graphmem.stores.records.rows import GraphRows, RecordQuery, Supersession
 from graphmem.stores.records.sql_store import SQLRecords
 
 log = logging.getLogger("graphmem.records")
 
 MMAP_BYTES = 1 << 30
+# A level expected (terms independent) to hold this many times `cap` is not counted first.
+SKIP_FACTOR = 3
+# A memory's full-text rowid is (its user's number << USER_SHIFT) | doc_id (sql/sqlite.sql).
+USER_SHIFT = 36
+DOC_MASK = (1 << USER_SHIFT) - 1
 
 
 def schema_sql() -> str:
     return resources.files("graphmem.stores.records").joinpath("sql/sqlite.sql").read_text("utf-8")
+
+
+def expected_at_least(level: list[str], j: int, df: dict[str, int], n: int) -> float:
+    """How many memories hold all of some j of `level`, if terms fell independently: the sum
+    over the j-combinations of n x the product of their shares (0 without statistics)."""
+    if n <= 0 or any(t not in df for t in level):
+        return 0.0
+    return sum(
+        n * math.prod(df[t] / n for t in combo) for combo in itertools.combinations(level, j)
+    )
 
 
 class SQLiteRecords(SQLRecords):
@@ -57,6 +80,9 @@ class SQLiteRecords(SQLRecords):
         # cache, shared and reclaimable, not process heap; beyond 1 GiB reads fall back to read().
         self._db.execute(f"PRAGMA mmap_size = {MMAP_BYTES}")
         sqlite_add_columns(self._db)
+        took = sqlite_scope_keyword_index(self._db, schema_sql())
+        if took is not None:
+            log.warning("rebuilt the full-text index with per-user postings in %.1f s", took)
         self._db.executescript(schema_sql())
         # Without statistics SQLite assumes `user_id = ?` picks a handful of rows and scans a
         # whole tenant instead of using the id index (24 ms instead of 0.1 ms for 60 ids at
@@ -107,6 +133,14 @@ class SQLiteRecords(SQLRecords):
         """The user's memories matching any of `terms`, best by bm25() first when `ranked`."""
         return self._fts_rows(q, " OR ".join(f'"{t}"' for t in terms), limit, ranked)
 
+    def _user_range(self, user_id: str) -> tuple[int, int] | None:
+        """The user's full-text rowids (the range their postings occupy), or None without any."""
+        rows = self._fetch("SELECT num FROM memories_fts_owner WHERE user_id = ?", (user_id,))
+        if not rows:
+            return None
+        lo = int(rows[0][0]) << USER_SHIFT
+        return lo, lo | DOC_MASK
+
     def _meta_equals(self, column: str, key: str, value: Scalar) -> tuple[str, list[Any]]:
         path = f'$."{key}"'
         if isinstance(value, bool):
@@ -124,81 +158,166 @@ class SQLiteRecords(SQLRecords):
     def _fts_rows(
         self, q: RecordQuery, expr: str, limit: int, ranked: bool
     ) -> list[tuple[str, str]]:
+        span = self._user_range(q.user_id)
+        if span is None:
+            return []
         where, params = self._where(q, alias="m")
         if not ranked:
             # rowid order, no bm25(): the caller re-scores every row it gets
             return self._fetch(
                 "SELECT m.id, m.search_text FROM memories_fts"
-                " JOIN memories m ON m.doc_id = memories_fts.rowid"
-                f" WHERE memories_fts MATCH ? AND {where} LIMIT {int(limit)}",
-                (expr, *params),
+                f" JOIN memories m ON m.doc_id = memories_fts.rowid & {DOC_MASK}"
+                " WHERE memories_fts MATCH ? AND memories_fts.rowid BETWEEN ? AND ?"
+                f" AND {where} LIMIT {int(limit)}",
+                (expr, *span, *params),
             )
         # Rank inside the full-text table first and join only the best rows: the join and the
-        # filters then cost `limit` row lookups instead of one per match. Other users' or
-        # filtered-out rows can crowd that window; when they do, rank after the filters.
+        # filters then cost `limit` row lookups instead of one per match. The user's rows that
+        # the filters drop can crowd that window; when they do, rank after the filters.
         rows = self._fetch(
             "SELECT m.id, m.search_text FROM (SELECT rowid AS r, bm25(memories_fts) AS s"
-            f" FROM memories_fts WHERE memories_fts MATCH ? ORDER BY s LIMIT {int(limit)}) f"
-            f" JOIN memories m ON m.doc_id = f.r WHERE {where} ORDER BY f.s",
-            (expr, *params),
+            " FROM memories_fts WHERE memories_fts MATCH ? AND rowid BETWEEN ? AND ?"
+            f" ORDER BY s LIMIT {int(limit)}) f"
+            f" JOIN memories m ON m.doc_id = f.r & {DOC_MASK} WHERE {where} ORDER BY f.s",
+            (expr, *span, *params),
         )
         if (
             len(rows) < limit
             and self._fetch(
-                f"SELECT COUNT(*) FROM (SELECT 1 FROM memories_fts WHERE memories_fts MATCH ?"
-                f" LIMIT {int(limit)})",
-                (expr,),
+                "SELECT COUNT(*) FROM (SELECT 1 FROM memories_fts WHERE memories_fts MATCH ?"
+                f" AND rowid BETWEEN ? AND ? LIMIT {int(limit)})",
+                (expr, *span),
             )[0][0]
             >= limit
         ):
             rows = self._fetch(
                 "SELECT m.id, m.search_text FROM memories_fts"
-                " JOIN memories m ON m.doc_id = memories_fts.rowid"
-                f" WHERE memories_fts MATCH ? AND {where} ORDER BY bm25(memories_fts)"
-                f" LIMIT {int(limit)}",
-                (expr, *params),
+                f" JOIN memories m ON m.doc_id = memories_fts.rowid & {DOC_MASK}"
+                " WHERE memories_fts MATCH ? AND memories_fts.rowid BETWEEN ? AND ?"
+                f" AND {where} ORDER BY bm25(memories_fts) LIMIT {int(limit)}",
+                (expr, *span, *params),
             )
         return [(r[0], r[1]) for r in rows]
 
     def _narrow_candidates(
-        self, q: RecordQuery, terms: list[str], want: int, cap: int
+        self,
+        q: RecordQuery,
+        terms: list[str],
+        want: int,
+        cap: int,
+        df: dict[str, int] | None = None,
+        n: int = 0,
     ) -> list[tuple[str, str]]:
         """Memories holding at least j of the rarest terms, j falling until `want` are found.
 
-        A level's rowids come from the full-text table alone (no join, no bm25()); there are at
-        least as many as this user's filtered rows, so with too few the next level is tried
-        without reading a memory. A level in range is joined to memories by those rowids (the
-        expression is not evaluated twice) with the filters applied, so what decides is this
-        user's matching memories; its rows are re-scored anyway, so they are not ranked. A
-        level with more than `cap` rows, or all terms' matches when no level holds `want`, are
-        ranked by bm25() instead and only the best RANKED_WINDOW x `want` are re-scored:
-        bm25() over the whole table ranks close to the per-user score, and each row past the
-        window costs a join.
+        A level's rowids come from the full-text table alone (no join, no bm25()), within the
+        user's range; with too few the next level is tried without reading a memory. A level in
+        range is joined to memories by those rowids (the expression is not evaluated twice)
+        with the filters applied; its rows are re-scored anyway, so they are not ranked. A
+        level with more than `cap` rows, or all terms' matches when no level holds `want`, is
+        not ranked as a whole: bm25() over thousands of matches cost 20-40 ms at a million
+        memories. `_fill_by_weight` takes its best-weighted term combinations instead.
         """
+        span = self._user_range(q.user_id)
+        if span is None:
+            return []
         window = min(cap, RANKED_WINDOW * want)
         level = terms[:LEVEL_TERMS]
-        where, params = self._where(q, alias="m")
+        df = df or {}
+        above: list[int] = []
         for j in range(len(level), 1, -1):
+            if expected_at_least(level, j, df, n) > SKIP_FACTOR * cap:
+                # certainly over-full: counting the level to cap would only cost its walk
+                return self._rows_by_ids(
+                    q, self._fill_by_weight(span, level, j, above, window, df, n)
+                )
             # commonest first: at_least names its first term once and repeats the later ones,
             # and repeating the short posting lists of rare terms is the cheaper way round
             # (about 20% less CPU per level at 100k)
             expr = at_least(level[::-1], j)
-            ids = self._fetch(
-                f"SELECT rowid FROM memories_fts WHERE memories_fts MATCH ? LIMIT {int(cap) + 1}",
-                (expr,),
-            )
+            ids = self._level_ids(expr, span, cap + 1)
             if len(ids) < want:
+                above = ids
                 continue
             if len(ids) > cap:
-                return self._fts_rows(q, expr, window, ranked=True)
-            rows = self._fetch(
-                "SELECT m.id, m.search_text FROM memories m"
-                f" WHERE m.doc_id IN (SELECT value FROM json_each(?)) AND {where}",
-                (json.dumps([r[0] for r in ids]), *params),
-            )
+                return self._rows_by_ids(
+                    q, self._fill_by_weight(span, level, j, above, window, df, n)
+                )
+            rows = self._rows_by_ids(q, ids)
             if len(rows) >= want:
-                return [(r[0], r[1]) for r in rows]
-        return self._candidates(q, terms, window)
+                return rows
+        return self._rows_by_ids(q, self._fill_by_weight(span, level, 1, above, window, df, n))
+
+    def _level_ids(
+        self, expr: str, span: tuple[int, int], limit: int, newest: bool = False
+    ) -> list[int]:
+        """The user's full-text rowids matching `expr`, at most `limit`, oldest or newest first."""
+        rows = self._fetch(
+            "SELECT rowid FROM memories_fts WHERE memories_fts MATCH ?"
+            f" AND rowid BETWEEN ? AND ? ORDER BY rowid{' DESC' if newest else ''}"
+            f" LIMIT {int(limit)}",
+            (expr, *span),
+        )
+        return [r[0] for r in rows]
+
+    def _rows_by_ids(self, q: RecordQuery, ids: list[int]) -> list[tuple[str, str]]:
+        """(id, search_text) of these full-text rowids that pass the query's filters."""
+        where, params = self._where(q, alias="m")
+        rows = self._fetch(
+            "SELECT m.id, m.search_text FROM memories m"
+            f" WHERE m.doc_id IN (SELECT value FROM json_each(?)) AND {where}",
+            (json.dumps([i & DOC_MASK for i in ids]), *params),
+        )
+        return [(r[0], r[1]) for r in rows]
+
+    def _fill_by_weight(
+        self,
+        span: tuple[int, int],
+        level: list[str],
+        j: int,
+        above: list[int],
+        window: int,
+        df: dict[str, int],
+        n: int,
+    ) -> list[int]:
+        """Up to `window` rowids: `above` (every memory holding more than j of `level`), then
+        the memories holding each j of them, the combinations of highest summed idf first.
+
+        A memory's BM25 score is mostly the idf of the terms it holds, so the combinations of
+        rare terms come first; each is a conjunction, which the engine answers by skipping
+        through the posting lists instead of reading them whole, and no query reads more than
+        the room left in the window or RANK_MAX rows. A combination that overflows the window
+        is ranked by bm25() (term frequency and length decide within it) when its rarest term
+        bounds it to RANK_MAX matches; a larger one gives its newest memories.
+        """
+        pool = dict.fromkeys(above)
+        big = RANK_MAX + 1
+        combos = sorted(
+            itertools.combinations(level, j),
+            key=lambda c: (-sum(idf(df.get(t, big), max(n, 1)) for t in c), c),
+        )
+        for combo in combos:
+            room = window - len(pool)
+            if room <= 0:
+                break
+            expr = " AND ".join(f'"{t}"' for t in combo)
+            if min(df.get(t, big) for t in combo) <= RANK_MAX:
+                ids = self._level_ids(expr, span, RANK_MAX)
+                new = [i for i in ids if i not in pool]
+                if len(new) > room:
+                    ranked = self._fetch(
+                        "SELECT rowid FROM memories_fts WHERE memories_fts MATCH ?"
+                        " AND rowid BETWEEN ? AND ? ORDER BY bm25(memories_fts)"
+                        f" LIMIT {len(pool) + room}",
+                        (expr, *span),
+                    )
+                    new = [r[0] for r in ranked if r[0] not in pool]
+            else:
+                # at most len(pool) of these are in the pool already, so room new ones remain
+                ids = self._level_ids(expr, span, len(pool) + room, newest=True)
+                new = [i for i in ids if i not in pool]
+            pool.update(dict.fromkeys(new[:room]))
+        return list(pool)
 
     def scrub(self) -> None:
         """Leave nothing deleted readable in the database's files.

@@ -39,21 +39,42 @@ CREATE INDEX IF NOT EXISTS ix_memories_user_slot ON memories (user_id, slot);
 CREATE INDEX IF NOT EXISTS ix_memories_user_session_created ON memories (user_id, session_id, created_at);
 CREATE INDEX IF NOT EXISTS ix_memories_user_agent_created ON memories (user_id, agent_id, created_at);
 
+-- fts:begin (graphmem.stores.records.migrate runs these statements again when it replaces an
+-- older full-text index, so they must stay idempotent)
+-- Each user's postings are one contiguous rowid range: a memory's full-text rowid is its
+-- user's number (memories_fts_owner) shifted left by 36 bits, plus its doc_id, and a search
+-- matches with `rowid BETWEEN` that user's range, so it never walks another tenant's postings.
+-- The table is contentless: the text is read from memories, joined on the low 36 bits.
+CREATE TABLE IF NOT EXISTS memories_fts_owner (
+  num      INTEGER PRIMARY KEY,
+  user_id  TEXT    NOT NULL UNIQUE
+);
 CREATE VIRTUAL TABLE IF NOT EXISTS memories_fts USING fts5(
-  search_text, content='memories', content_rowid='doc_id', tokenize='unicode61 remove_diacritics 2'
+  search_text, content='', tokenize='unicode61 remove_diacritics 2'
 );
 CREATE TRIGGER IF NOT EXISTS memories_fts_ai AFTER INSERT ON memories BEGIN
-  INSERT INTO memories_fts (rowid, search_text) VALUES (new.doc_id, new.search_text);
+  INSERT OR IGNORE INTO memories_fts_owner (user_id) VALUES (new.user_id);
+  INSERT INTO memories_fts (rowid, search_text)
+  SELECT (num << 36) | new.doc_id, new.search_text FROM memories_fts_owner
+  WHERE user_id = new.user_id;
 END;
+-- A user's number is freed with their last memory, so an erased user leaves no row behind.
 CREATE TRIGGER IF NOT EXISTS memories_fts_ad AFTER DELETE ON memories BEGIN
   INSERT INTO memories_fts (memories_fts, rowid, search_text)
-  VALUES ('delete', old.doc_id, old.search_text);
+  SELECT 'delete', (num << 36) | old.doc_id, old.search_text FROM memories_fts_owner
+  WHERE user_id = old.user_id;
+  DELETE FROM memories_fts_owner WHERE user_id = old.user_id
+  AND NOT EXISTS (SELECT 1 FROM memories WHERE user_id = old.user_id);
 END;
 CREATE TRIGGER IF NOT EXISTS memories_fts_au AFTER UPDATE OF search_text ON memories BEGIN
   INSERT INTO memories_fts (memories_fts, rowid, search_text)
-  VALUES ('delete', old.doc_id, old.search_text);
-  INSERT INTO memories_fts (rowid, search_text) VALUES (new.doc_id, new.search_text);
+  SELECT 'delete', (num << 36) | old.doc_id, old.search_text FROM memories_fts_owner
+  WHERE user_id = old.user_id;
+  INSERT INTO memories_fts (rowid, search_text)
+  SELECT (num << 36) | new.doc_id, new.search_text FROM memories_fts_owner
+  WHERE user_id = new.user_id;
 END;
+-- fts:end
 
 CREATE TABLE IF NOT EXISTS memory_relations (
   id                INTEGER PRIMARY KEY,
