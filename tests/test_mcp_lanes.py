@@ -1,6 +1,7 @@
-"""The MCP server's worker lanes: tool calls that write and tool calls that read run in worker
-threads of their own, so reads never wait behind writes queued on the service's write lock,
-and neither lane can starve the health probe.
+"""What the HTTP server does per request under many clients: tool calls that write and tool
+calls that read run in worker threads of their own, so reads never wait behind writes queued
+on the service's write lock and neither lane can starve the health probe; and identifying a
+token costs the same however many tokens there are.
 
 Driven in-process with fastmcp's Client on real embedded stores; the write lock is held by the
 test itself, which is exactly what a long write does to every write queued behind it.
@@ -9,10 +10,13 @@ test itself, which is exactly what a long write does to every write queued behin
 from __future__ import annotations
 
 import asyncio
+import json
+import statistics
 import threading
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -20,6 +24,7 @@ from fastmcp import Client, FastMCP
 
 from graphmem import MemoryService
 from graphmem.mcp.http import healthz_endpoint
+from graphmem.mcp.identity import TokenTable, generate_token, hash_token
 from graphmem.mcp.middleware import lane_of
 from graphmem.mcp.server import create_server
 from graphmem.settings.server import McpSettings
@@ -152,3 +157,30 @@ def test_lane_sizes_must_be_positive() -> None:
         McpSettings(read_workers=0)
     with pytest.raises(ValueError, match="write_workers"):
         McpSettings(write_workers=0)
+
+
+def test_a_token_lookup_costs_the_same_for_one_token_or_thousands(tmp_path: Path) -> None:
+    """Every HTTP request identifies its token; with one token per user the table grows with
+    the users, and a lookup that scanned it cost each request more with every user added."""
+
+    def table_of(n: int) -> tuple[TokenTable, list[str]]:
+        tokens = [generate_token() for _ in range(n)]
+        path = tmp_path / f"tokens-{n}.json"
+        path.write_text(json.dumps({hash_token(t): f"user-{i}" for i, t in enumerate(tokens)}))
+        return TokenTable(path), tokens
+
+    def median_us(table: TokenTable, token: str) -> float:
+        times = []
+        for _ in range(300):
+            t = time.perf_counter()
+            table.identify(token)
+            times.append(time.perf_counter() - t)
+        return statistics.median(times) * 1e6
+
+    one, [only] = table_of(1)
+    many, tokens = table_of(5000)
+    found = many.identify(tokens[-1])
+    assert found is not None and found.user == "user-4999" and found.role == "agent"
+    assert many.identify(generate_token()) is None
+    small, large = median_us(one, only), median_us(many, tokens[-1])
+    assert large < 5 * small + 20, (small, large)
