@@ -1,11 +1,12 @@
 """Optional dependencies: which `graphmem[...]` extra brings which import, and the one line a
 user sees when the extra is missing.
 
-The default install carries only the embedded stores (SQLite, Qdrant Edge, networkx) and the
-ONNX embedder. Choosing a server backend, Chinese entity extraction or a sentence-transformers
-model needs an extra; without it the user should read what to install, not a traceback from
-deep inside a store's constructor. So every optional import goes through `require_extra` (the
-feature cannot work without it) or `optional_extra` (the feature degrades and says so once).
+The default install carries only the embedded stores (SQLite, whose tables also serve the graph,
+and Qdrant Edge) and the ONNX embedder. Choosing a server backend, Chinese entity extraction or
+a sentence-transformers model needs an extra; without it the user should read what to install,
+not a traceback from deep inside a store's constructor. So every optional import goes through
+`require_extra` (the feature cannot work without it) or `optional_extra` (the feature degrades
+and says so once).
 
 `MissingExtraError` is a `GraphmemError`, so every interface already turns it into one line
 (the CLI: `error: ...`, exit 1), and an `ImportError`, so code that probes for an optional

@@ -70,7 +70,7 @@ def build_context(
     embedder = embedder or embedder_for(s)
     records = records or open_records(s)
     vectors = vectors or open_vectors(s, embedder.dim)
-    graph = graph or open_graph(s)
+    graph = graph or open_graph(s, records)
     extractor = extractor or make_extractor(s.extractor, s.entity_aliases)
     cache = cache or open_cache(s)
     guard = guard or Guard(s.guard, redis_url=s.redis_url)

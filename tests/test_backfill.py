@@ -71,8 +71,9 @@ def test_backfill_for_one_user_touches_only_that_user(old_data: Path, embedder: 
     svc.close()
 
 
-def test_rebuild_restores_both_projections(tmp_path: Path, embedder: Embedder) -> None:
-    svc = MemoryService(Settings(data_dir=tmp_path / "d"), embedder=embedder)
+@pytest.mark.parametrize("graph", ["records", "networkx"])
+def test_rebuild_restores_both_projections(tmp_path: Path, embedder: Embedder, graph: str) -> None:
+    svc = MemoryService(Settings(data_dir=tmp_path / "d", graph_backend=graph), embedder=embedder)
     ms = svc.write_many("u", [{"content": c} for c in LINES])
     edges = svc.graph_store.edge_count("u")
     svc.vectors.delete_user("u")
@@ -85,10 +86,13 @@ def test_rebuild_restores_both_projections(tmp_path: Path, embedder: Embedder) -
 
 def test_rebuild_graph_drops_stale_nodes_page_by_page(tmp_path: Path, embedder: Embedder) -> None:
     """Memories the records no longer hold leave the graph in pages (one Neo4j transaction
-    each: deleting 100,000 at once exceeded Neo4j's transaction memory), edges are re-made."""
+    each: deleting 100,000 at once exceeded Neo4j's transaction memory), edges are re-made.
+    A projected graph (networkx here); the default reads the records and holds no stale node."""
     from graphmem.stores.graph import GraphNode
 
-    svc = MemoryService(Settings(data_dir=tmp_path / "d"), embedder=embedder)
+    svc = MemoryService(
+        Settings(data_dir=tmp_path / "d", graph_backend="networkx"), embedder=embedder
+    )
     ms = svc.write_many("u", [{"content": c} for c in LINES])
     edges = svc.graph_store.edge_count("u")
     calls: list[int] = []
@@ -114,8 +118,16 @@ def test_cli_backfill_relate_graph_and_search_flags(old_data: Path, capsys) -> N
     assert code == 0 and out["complete"] and out["relations"] > 0
     code, out = run("search", "who leads Project Apollo", "--user", "u", "--expand-hops", "0")
     assert code == 0 and all(h["path"] == [] for h in out["hits"])
-    code, out = run("search", "who leads Project Apollo", "--user", "u", "-k", "5",
-                    "--relation-types", "related,causal")
+    code, out = run(
+        "search",
+        "who leads Project Apollo",
+        "--user",
+        "u",
+        "-k",
+        "5",
+        "--relation-types",
+        "related,causal",
+    )
     assert code == 0 and any(h["path"] for h in out["hits"])
     a, b = out["hits"][0]["id"], out["hits"][-1]["id"]
     code, out = run("relate", a, b, "--type", "temporal", "--strength", "0.7", "--user", "u")
@@ -124,5 +136,6 @@ def test_cli_backfill_relate_graph_and_search_flags(old_data: Path, capsys) -> N
     assert code == 0 and {"from": a, "type": "temporal", "to": b, "strength": 0.7} in out["edges"]
     code, out = run("backfill", "rebuild", "--user", "u", "-q")
     assert code == 0 and out == {"vectors": 5, "graph_nodes": 5}
-    assert main(["relate", a, b, "--type", "friend", "--user", "u",
-                 "--data-dir", str(old_data)]) == 2
+    assert (
+        main(["relate", a, b, "--type", "friend", "--user", "u", "--data-dir", str(old_data)]) == 2
+    )

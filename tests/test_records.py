@@ -279,6 +279,28 @@ def test_relation_lookups_use_the_memory_id_indexes(tmp_path: Path) -> None:
         )
         detail = " ".join(str(r[-1]) for r in plan)
         assert "ix_relations_user" not in detail
-        assert "ix_relations_target" in detail and "autoindex_memory_relations" in detail
+        assert "ix_relations_target" in detail
+        assert "autoindex_memory_relations" in detail or "ix_relations_source_rank" in detail
+    finally:
+        store.close()
+
+
+def test_graph_expansion_reads_a_ranked_index_range_per_side(tmp_path: Path) -> None:
+    """Each memory's strongest relations come off an index already in expansion order: no
+    sort, no scan of the user's relations, however many relations a memory has."""
+    store = SQLiteRecords(tmp_path / "r.sqlite3")
+    try:
+        uid = store._user_col
+        for side, other in (("source", "target"), ("target", "source")):
+            plan = store._fetch(
+                f"EXPLAIN QUERY PLAN SELECT * FROM memory_relations WHERE {side}_memory_id = ?"
+                f" AND {uid} = ? AND relation_type IN (?) AND (valid_from IS NULL OR"
+                " valid_from <= ?) AND (valid_to IS NULL OR valid_to > ?)"
+                f" ORDER BY strength DESC, {other}_memory_id, relation_type LIMIT 20",
+                ("a", "u", "related", "2026", "2026"),
+            )
+            detail = " ".join(str(r[-1]) for r in plan)
+            assert f"ix_relations_{side}_rank" in detail, detail
+            assert "TEMP B-TREE" not in detail, detail
     finally:
         store.close()

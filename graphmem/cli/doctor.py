@@ -39,7 +39,11 @@ def diagnose(settings: Settings, dim: int = 384) -> dict[str, Any]:
     stores = report["stores"]
     records = _probe("records", lambda: open_records(settings), stores)
     vectors = _probe("vectors", lambda: open_vectors(settings, dim), stores)
-    graph = _probe("graph", lambda: open_graph(settings), stores)
+    graph = (
+        _probe("graph", lambda: open_graph(settings, records), stores)
+        if records is not None
+        else None
+    )
     cache = _probe("cache", lambda: open_cache(settings), stores)
     if records is not None:
         ids = records.all_ids()
@@ -49,7 +53,7 @@ def diagnose(settings: Settings, dim: int = 384) -> dict[str, Any]:
             drift["vectors"] = len(vids)
             drift["vectors_missing"] = len(ids - vids)
             drift["vectors_orphaned"] = len(vids - ids)
-        if graph is not None:
+        if graph is not None and graph.projected:
             if graph.in_process:  # in-process: it is what the records say, by design
                 from graphmem.projection import rebuild_graph
 

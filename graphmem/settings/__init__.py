@@ -203,9 +203,11 @@ class Settings(BaseSettings):
         60.0, description="a cached search result lives this long (writes invalidate it sooner)"
     )
 
-    graph_backend: Literal["networkx", "neo4j"] = Field(
-        "networkx",
-        description="graph: networkx (in-process, rebuilt from the records) or neo4j (a server)",
+    graph_backend: Literal["records", "networkx", "neo4j"] = Field(
+        "records",
+        description="graph: records (read from the records store's relation tables: nothing"
+        " to rebuild, no copy in memory), networkx (in-process copy rebuilt from the records on"
+        " every start; small stores) or neo4j (a server, for Cypher and Neo4j Browser)",
     )
     neo4j_url: str = Field("bolt://127.0.0.1:7687", description="for graph_backend neo4j")
     neo4j_user: str = Field("neo4j", description="for graph_backend neo4j")

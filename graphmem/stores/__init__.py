@@ -1,12 +1,13 @@
 """One folder per kind of store, each with its port and its adapters side by side.
 
 `records` (the source of truth: SQLite or MySQL), `vectors` (Qdrant Edge or a Qdrant server),
-`graph` (networkx or Neo4j), `cache` (search results), `working` (per-session working memory)
-and `ratelimit` (token buckets): each has an embedded adapter, the default, and a server one for
-production. The `open_*` factories pick the adapter from a `<store>_backend` setting, so nothing
-above this package knows which database it talks to; an adapter's driver is imported only when
-it is chosen. Stores that may use Redis share one vocabulary (`resolve_backend`): `memory`
-(in-process), `redis` (the root `redis_url`), `auto` (redis when redis_url is set, else memory).
+`graph` (read from the records, networkx or Neo4j), `cache` (search results), `working`
+(per-session working memory) and `ratelimit` (token buckets): each has an embedded adapter, the
+default, and a server one for production. The `open_*` factories pick the adapter from a
+`<store>_backend` setting, so nothing above this package knows which database it talks to; an
+adapter's driver is imported only when it is chosen. Stores that may use Redis share one
+vocabulary (`resolve_backend`): `memory` (in-process), `redis` (the root `redis_url`), `auto`
+(redis when redis_url is set, else memory).
 
 Beside the folders, what several stores share: `private_files` (owner-only files and folders),
 `id_hash` (the keyed hash that names a user without their id) and `redis_health`.
@@ -80,7 +81,13 @@ def open_cache(settings: Settings) -> ResultCache:
     return InProcessCache(settings.search_cache_ttl_seconds)
 
 
-def open_graph(settings: Settings) -> GraphStore:
+def open_graph(settings: Settings, records: RecordsStore) -> GraphStore:
+    """The graph adapter; `records` backs the embedded default, which reads the graph from
+    the records store's own relation tables."""
+    if settings.graph_backend == "records":
+        from graphmem.stores.graph.records import RecordsGraph
+
+        return RecordsGraph(records)
     if settings.graph_backend == "neo4j":
         from graphmem.stores.graph.neo4j import Neo4jGraph
 

@@ -185,7 +185,7 @@ def check_on_open(ctx: Context) -> None:
     """Stamp a new store, bring an old store's keyword tokens up to date, and say when its
     vectors come from another model (module docstring)."""
     records = ctx.records
-    if records.count() == 0:
+    if not records.scan(0, 1):  # empty; COUNT(*) would read a whole index at every start
         if records.meta(TOKENIZER_META) != str(TOKENIZER_VERSION):
             records.set_meta(TOKENIZER_META, str(TOKENIZER_VERSION))
         if records.meta(EMBEDDING_META) != ctx.embedder.identity:

@@ -1,5 +1,6 @@
-"""The graph projection: its port here; adapters `networkx` (in-process, the default) and
-`neo4j` (a Neo4j server), imported by `open_graph` only when chosen."""
+"""The graph: its port here; adapters `records` (the default: read from the records store's
+relation tables), `networkx` (an in-process copy) and `neo4j` (a Neo4j server), imported by
+`open_graph` only when chosen."""
 
 from graphmem.stores.graph.port import (
     RELATION_TYPES,

@@ -54,6 +54,7 @@ log = logging.getLogger("graphmem.graph")
 class Neo4jGraph:
     backend = "neo4j"
     in_process = False
+    projected = True
 
     def __init__(self, url: str, user: str, password: str | None, database: str | None = None):
         require_extra("neo4j", "neo4j", "the Neo4j graph store")

@@ -23,6 +23,7 @@ from graphmem.stores.graph.port import GraphEdge, GraphNode, edge_order
 class NetworkxGraph:
     backend = "networkx"
     in_process = True
+    projected = True
 
     def __init__(self) -> None:
         self.g = nx.MultiDiGraph()  # memory nodes; edges keyed by relation type

@@ -65,6 +65,9 @@ class GraphStore(Protocol):
     # True when the graph lives in this process and starts empty: it is rebuilt from the
     # records on open, and is by design what the records say (doctor does not compare them).
     in_process: bool
+    # False when the graph is read from the records themselves (RecordsGraph): there is no
+    # copy to project into, rebuild or compare, so the outbox's graph work is done at commit.
+    projected: bool
 
     def sync(self, nodes: list[GraphNode], edges: list[GraphEdge]) -> None:
         """Upsert `nodes` and make their edges exactly `edges` (those touching them)."""

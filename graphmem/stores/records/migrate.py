@@ -30,6 +30,17 @@ ADDED_INDEXES = [
     ("memories", "ix_memories_user_slot", "user_id, slot"),
     ("memories", "ix_memories_user_session_created", "user_id, session_id, created_at"),
     ("memories", "ix_memories_user_agent_created", "user_id, agent_id, created_at"),
+    # graph expansion from the records (graph_rows.relation_rows)
+    (
+        "memory_relations",
+        "ix_relations_source_rank",
+        "source_memory_id, strength DESC, target_memory_id, relation_type",
+    ),
+    (
+        "memory_relations",
+        "ix_relations_target_rank",
+        "target_memory_id, strength DESC, source_memory_id, relation_type",
+    ),
 ]
 
 

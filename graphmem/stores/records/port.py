@@ -126,6 +126,18 @@ class GraphTables(StoreHandle, Protocol):
 
     def relations_for(self, user_id: str, memory_ids: list[str]) -> list[Relation]: ...
 
+    def relation_rows(
+        self,
+        user_id: str,
+        memory_ids: list[str],
+        relation_types: tuple[str, ...] | None,
+        per_node: int,
+        at: datetime | None = None,
+    ) -> list[tuple[Any, ...]]:
+        """The strongest `per_node` relations on each side of each memory (edge_order; type and
+        validity filters applied before the cut) as raw (source, target, type, strength,
+        valid_from, valid_to) rows, validity as the database returns it: graph expansion."""
+
     def relations_page(
         self, after_id: int, limit: int, user_id: str | None = None
     ) -> tuple[int, list[Relation]]:

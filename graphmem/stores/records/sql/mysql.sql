@@ -52,7 +52,8 @@ CREATE TABLE IF NOT EXISTS memory_relations (
   valid_to          DATETIME(6)  NULL,
   PRIMARY KEY (id),
   UNIQUE KEY uq_relations_edge (source_memory_id, target_memory_id, relation_type),
-  KEY ix_relations_target (target_memory_id),
+  KEY ix_relations_source_rank (source_memory_id, strength DESC, target_memory_id, relation_type),
+  KEY ix_relations_target_rank (target_memory_id, strength DESC, source_memory_id, relation_type),
   KEY ix_relations_user (user_id)
 ) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_unicode_ci;
 

@@ -67,7 +67,14 @@ CREATE TABLE IF NOT EXISTS memory_relations (
   valid_to          TEXT    NULL,
   UNIQUE (source_memory_id, target_memory_id, relation_type)
 );
-CREATE INDEX IF NOT EXISTS ix_relations_target ON memory_relations (target_memory_id);
+-- Graph expansion reads each memory's strongest relations in its own order (edge_order: strength
+-- descending, the other end, the type), one index range per side stopped after a few rows
+-- (graph_rows.relation_rows). The target side's index also serves every lookup by target.
+DROP INDEX IF EXISTS ix_relations_target;
+CREATE INDEX IF NOT EXISTS ix_relations_source_rank
+  ON memory_relations (source_memory_id, strength DESC, target_memory_id, relation_type);
+CREATE INDEX IF NOT EXISTS ix_relations_target_rank
+  ON memory_relations (target_memory_id, strength DESC, source_memory_id, relation_type);
 CREATE INDEX IF NOT EXISTS ix_relations_user ON memory_relations (user_id);
 
 CREATE TABLE IF NOT EXISTS entities (
