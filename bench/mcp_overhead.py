@@ -142,10 +142,17 @@ def free_port() -> int:
         return int(s.getsockname()[1])
 
 
-def start_server(data_dir: Path, token: str, log: Path) -> tuple[subprocess.Popen[bytes], str]:
+def start_server(
+    data_dir: Path, token: str | None, log: Path, extra_env: dict[str, str] | None = None
+) -> tuple[subprocess.Popen[bytes], str]:
+    """`graphmem serve` on `data_dir`, with `token` for USER in GRAPHMEM_TOKENS (None: only the
+    tokens file in the data directory), and whatever GRAPHMEM_ settings `extra_env` adds."""
     port = free_port()
     env = {k: v for k, v in os.environ.items() if not k.startswith("GRAPHMEM_")}
-    env.update({"GRAPHMEM_DATA_DIR": str(data_dir), "GRAPHMEM_TOKENS": f"{token}={USER}"})
+    env["GRAPHMEM_DATA_DIR"] = str(data_dir)
+    if token is not None:
+        env["GRAPHMEM_TOKENS"] = f"{token}={USER}"
+    env.update(extra_env or {})
     exe = Path(sys.executable).with_name("graphmem")
     with open(log, "wb") as out:
         proc = subprocess.Popen(
@@ -290,14 +297,205 @@ def concurrent_direct(svc: Any, clients: int, requests: int) -> dict[str, Any]:
     }
 
 
+def stop_server(proc: subprocess.Popen[bytes]) -> None:
+    proc.terminate()
+    try:
+        proc.wait(timeout=20)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+
+
+def mixed(args: argparse.Namespace) -> None:
+    """The mixed load, direct and over HTTP, alternating `--rounds` times in one run."""
+    from _mcp_load import (
+        make_tokens,
+        proc_cpu_s,
+        run_direct,
+        run_http,
+        seed_users,
+        summarise,
+    )
+
+    from graphmem import MemoryService, Settings
+
+    clients = args.clients or 200
+    load_start = os.getloadavg()
+    tmp = Path(tempfile.mkdtemp(prefix="graphmem-mcp-mixed-"))
+    # Rate limits raised so that they measure nothing here (a write every ~2 s per user would
+    # be within the defaults anyway); the direct side charges none.
+    limits = json.dumps({"write": 1e9, "search": 1e9})
+    server_env = {"GRAPHMEM_GUARD_RATE_LIMITS": limits, **dict(parse_env(args.server_env))}
+    proc = None
+    rounds: list[dict[str, Any]] = []
+    try:
+        direct_dir, server_dir = tmp / "direct" / "data", tmp / "server" / "data"
+        t = time.perf_counter()
+        with MemoryService(Settings(data_dir=direct_dir)) as svc:
+            seed_users(svc, clients, args.seed_per_user)
+        seed_s = time.perf_counter() - t
+        shutil.copytree(direct_dir, server_dir)
+        tokens = make_tokens(server_dir / "mcp_tokens.json", clients)
+        proc, url = start_server(server_dir, None, tmp / "server.log", server_env)
+        svc = MemoryService(Settings(data_dir=direct_dir))
+        try:
+            # Both sides load their models (the query embedder, spaCy for writes) before the
+            # clock starts: one write and one search each, as mix-0000.
+            svc.write_many(
+                "mix-0000", [{"content": "Warming up: I like tea.", "memory_type": "preference"}]
+            )
+            svc.search("mix-0000", "warm up the model", 5, track_access=False)
+            asyncio.run(warm_up(url, tokens[0]))
+            for r in range(args.rounds):
+                row: dict[str, Any] = {"round": r + 1}
+                for side in args.sides:
+                    salt = f"r{r}-{side}"
+                    cpu0, srv0 = proc_cpu_s(), proc_cpu_s(proc.pid)
+                    load0 = os.getloadavg()[0]
+                    if side == "direct":
+                        records, wall = run_direct(
+                            svc, clients, args.duration, args.write_share, salt
+                        )
+                        failures: list[str] = []
+                    else:
+                        records, wall, failures = asyncio.run(
+                            run_http(
+                                url, tokens, args.duration, args.write_share, salt, args.client
+                            )
+                        )
+                    res = summarise(records, wall, percentile)
+                    res["cpu_s"] = {
+                        "bench_process": round(proc_cpu_s() - cpu0, 1),
+                        "server_process": round(proc_cpu_s(proc.pid) - srv0, 1),
+                    }
+                    res["loadavg_1m"] = {
+                        "start": round(load0, 2),
+                        "end": round(os.getloadavg()[0], 2),
+                    }
+                    if failures:
+                        res["failures"] = failures
+                    row[side] = res
+                    print(f"round {r + 1} {side}: {json.dumps(res)}", flush=True)
+                if "http" in row and "direct" in row:
+                    row["ratio_ops"] = round(
+                        row["http"]["ops_per_s"] / row["direct"]["ops_per_s"], 3
+                    )
+                rounds.append(row)
+        finally:
+            svc.close()
+    finally:
+        if proc is not None:
+            stop_server(proc)
+        shutil.rmtree(tmp, ignore_errors=True)
+
+    result = {
+        "benchmark": "mcp_overhead_mixed",
+        "command": command_line(),
+        "machine": machine_info(),
+        "loadavg_1m": {"start": round(load_start[0], 2), "end": round(os.getloadavg()[0], 2)},
+        "clients": clients,
+        "duration_s": args.duration,
+        "write_share": args.write_share,
+        "seed_per_user": args.seed_per_user,
+        "seed_s": round(seed_s, 1),
+        "client": args.client,
+        "server_env": {k: v for k, v in server_env.items()},
+        "rounds": rounds,
+    }
+    out = args.out or RESULTS_DIR / f"mcp_mixed-{time.strftime('%Y%m%d-%H%M%S')}.json"
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(json.dumps(result, indent=2) + "\n")
+
+    print(
+        f"\n{clients} clients, one user and token each, {args.duration:g} s,"
+        f" {args.write_share:.0%} memory_write / {1 - args.write_share:.0%} memory_search"
+        f" ({result['command']})\n"
+    )
+    print(
+        "| round | side | ops/s | write p50 / p95 ms | search p50 / p95 ms | errors"
+        " | CPU s: bench / server | HTTP / direct |"
+    )
+    print("|---|---|---|---|---|---|---|---|")
+    for row in rounds:
+        for side in args.sides:
+            x = row[side]
+            w, q = x["write"], x["search"]
+            print(
+                f"| {row['round']} | {side} | {x['ops_per_s']} | {fmt(w['p50_ms'], 0)} /"
+                f" {fmt(w['p95_ms'], 0)} | {fmt(q['p50_ms'], 0)} / {fmt(q['p95_ms'], 0)} |"
+                f" {x['errors']} | {x['cpu_s']['bench_process']} /"
+                f" {x['cpu_s']['server_process']} |"
+                f" {row.get('ratio_ops', '') if side == 'http' else ''} |"
+            )
+    print(f"\nload average (1 min) {load_start[0]:.2f} at start, {os.getloadavg()[0]:.2f} at end")
+    print(f"results: {out}")
+
+
+async def warm_up(url: str, token: str) -> None:
+    from _mcp_load import RawClient
+
+    async with RawClient(url, token) as client:
+        await client.call(
+            "memory_write", {"content": "Warming up: I like tea.", "memory_type": "preference"}
+        )
+        await client.call("memory_search", {"query": "warm up the server", "top_k": 5})
+
+
+def parse_env(pairs: list[str]) -> list[tuple[str, str]]:
+    out = []
+    for pair in pairs:
+        key, sep, value = pair.partition("=")
+        if not sep or not key.startswith("GRAPHMEM_"):
+            raise SystemExit(f"--server-env {pair!r}: expected GRAPHMEM_NAME=VALUE")
+        out.append((key, value))
+    return out
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--memories", type=int, default=2000)
     ap.add_argument("--queries", type=int, default=100)
-    ap.add_argument("--clients", type=int, default=50)
+    ap.add_argument("--clients", type=int, help="concurrent clients (default 50; 200 with --mixed)")
     ap.add_argument("--requests", type=int, default=10, help="searches per concurrent client")
     ap.add_argument("--out", type=Path, help="JSON results file (default bench/results/...)")
+    mix = ap.add_argument_group("mixed load (--mixed)")
+    mix.add_argument(
+        "--mixed",
+        action="store_true",
+        help="writes and searches from many users, over HTTP and directly, instead of the"
+        " overhead passes",
+    )
+    mix.add_argument("--duration", type=float, default=60.0, help="seconds per phase")
+    mix.add_argument("--write-share", type=float, default=0.4, help="share of memory_write")
+    mix.add_argument("--seed-per-user", type=int, default=10, help="memories per user first")
+    mix.add_argument("--rounds", type=int, default=1, help="direct then HTTP, this many times")
+    mix.add_argument(
+        "--client",
+        choices=("raw", "raw-legacy", "fastmcp"),
+        default="raw",
+        help="the HTTP load generator: a minimal JSON-RPC client speaking the 2026-07-28"
+        " protocol (one POST per call, as fastmcp's Client does with this server), the same"
+        " with the legacy session handshake, or fastmcp's Client itself",
+    )
+    mix.add_argument(
+        "--server-env",
+        action="append",
+        default=[],
+        metavar="GRAPHMEM_NAME=VALUE",
+        help="a setting for the server process (repeatable)",
+    )
+    mix.add_argument(
+        "--sides",
+        type=lambda v: [x for x in v.split(",") if x],
+        default=["direct", "http"],
+        help="which sides to run, in order (default direct,http; one side for profiling)",
+    )
     args = ap.parse_args()
+    if not set(args.sides) <= {"direct", "http"}:
+        ap.error("--sides: direct and/or http")
+    if args.mixed:
+        mixed(args)
+        return
+    args.clients = args.clients or 50
 
     from graphmem import MemoryService, Settings
 
@@ -324,11 +522,7 @@ def main() -> None:
         conc = asyncio.run(concurrent(url, token, args.clients, args.requests))
     finally:
         if proc is not None:
-            proc.terminate()
-            try:
-                proc.wait(timeout=20)
-            except subprocess.TimeoutExpired:
-                proc.kill()
+            stop_server(proc)
         shutil.rmtree(tmp, ignore_errors=True)
 
     result = {

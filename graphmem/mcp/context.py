@@ -7,9 +7,10 @@ on its own, and none reaches into the server's assembly.
 
 import time
 from collections.abc import Callable
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from functools import partial
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
 import anyio
 from fastmcp.exceptions import ToolError
@@ -32,6 +33,31 @@ T = TypeVar("T")
 F = TypeVar("F", bound=Callable[..., Any])
 
 Identify = Callable[[], tuple[str, Actor]]
+
+Lane = Literal["read", "write"]
+current_lane: ContextVar[Lane] = ContextVar("graphmem_mcp_lane", default="read")
+"""The lane of the tool call in progress; the middleware sets it from the tool's budget."""
+
+
+class WorkerLanes:
+    """How many service calls run at once, in two lanes: writes, and everything else.
+
+    Service calls block, so each runs in a worker thread. With one shared pool (anyio's
+    default: 40 threads) a burst of writes fills it with threads that only wait for the
+    service's write lock, and every search behind them waits for a free thread too: under
+    200 clients a search that takes 50 ms once it runs waited seconds for a thread. Writes
+    are serialised by that lock anyway, so a few write threads keep it busy (one writes while
+    the others screen, embed and extract), and searches get their own threads and never queue
+    behind writes. Fewer threads also leave the event loop more of the GIL, which it needs for
+    every request it parses and every answer it sends.
+    """
+
+    def __init__(self, read: int, write: int) -> None:
+        self.read = anyio.CapacityLimiter(read)
+        self.write = anyio.CapacityLimiter(write)
+
+    def limiter(self, lane: Lane) -> anyio.CapacityLimiter:
+        return self.write if lane == "write" else self.read
 
 
 def caller_lookup(*, require_token: bool, local_user: str) -> Identify:
@@ -71,6 +97,7 @@ class ToolContext:
     settings: McpSettings
     stats: ToolStats
     identify: Identify
+    lanes: WorkerLanes = field(default_factory=lambda: WorkerLanes(16, 4))
     started: float = field(default_factory=time.time)
 
     def caller(self) -> str:
@@ -86,8 +113,10 @@ class ToolContext:
         return bool(self.service.settings.llm.url)
 
     async def run(self, fn: Callable[..., T], /, *args: Any, **kwargs: Any) -> T:
-        """Service calls block (embedding, SQLite); keep them off the event loop."""
-        return await anyio.to_thread.run_sync(partial(fn, *args, **kwargs))
+        """Service calls block (embedding, SQLite); keep them off the event loop, in the
+        worker lane of the call in progress (see WorkerLanes)."""
+        limiter = self.lanes.limiter(current_lane.get())
+        return await anyio.to_thread.run_sync(partial(fn, *args, **kwargs), limiter=limiter)
 
 
 class ToolRegistry:
@@ -112,4 +141,12 @@ class ToolRegistry:
         return record
 
 
-__all__ = ["Identify", "ToolContext", "ToolRegistry", "caller_lookup"]
+__all__ = [
+    "Identify",
+    "Lane",
+    "ToolContext",
+    "ToolRegistry",
+    "WorkerLanes",
+    "caller_lookup",
+    "current_lane",
+]

@@ -29,7 +29,7 @@ from graphmem import logs, metrics
 from graphmem.actor import current_actor
 from graphmem.guard import RateLimitExceeded
 from graphmem.guard.ratelimit import Budget
-from graphmem.mcp.context import ToolContext
+from graphmem.mcp.context import Lane, ToolContext, current_lane
 
 log = logging.getLogger("graphmem.mcp")
 
@@ -84,6 +84,12 @@ def charges(tool: str, args: Mapping[str, Any]) -> list[tuple[Budget, float]]:
         turns = args.get("turns")
         return [(budget, float(max(1, len(turns)) if isinstance(turns, list) else 1))]
     return [(budget, 1.0)]
+
+
+def lane_of(cost: list[tuple[Budget, float]]) -> Lane:
+    """A call that spends from the write budget writes, so it waits in the write lane (see
+    graphmem.mcp.context.WorkerLanes); every other call reads."""
+    return "write" if any(budget == "write" for budget, _ in cost) else "read"
 
 
 def check_budgets(tools: Collection[str]) -> None:
@@ -179,6 +185,7 @@ class GuardMiddleware(Middleware):
         ok = limited = False
         cost = charges(name, args)
         actor_token = current_actor.set(actor)  # audit rows written by the tool name it
+        lane_token = current_lane.set(lane_of(cost))
         try:
             try:
                 self._charge(user, name, list(cost))
@@ -194,6 +201,7 @@ class GuardMiddleware(Middleware):
                 raise ToolError(pydantic_message(cause)) from None
             raise
         finally:
+            current_lane.reset(lane_token)
             current_actor.reset(actor_token)
             ms = (time.perf_counter() - start) * 1000
             metrics.observe_tool(name if name in self.tools else "(unknown tool)", ms / 1000, ok)
@@ -224,4 +232,5 @@ __all__ = [
     "GuardMiddleware",
     "charges",
     "check_budgets",
+    "lane_of",
 ]

@@ -33,7 +33,7 @@ from graphmem import __version__, localserver, metrics
 from graphmem.cli.common import announce_data_dir
 from graphmem.errors import InvalidInputError, StoreUnavailableError
 from graphmem.mcp import prompts, resources
-from graphmem.mcp.context import ToolContext, ToolRegistry, caller_lookup
+from graphmem.mcp.context import ToolContext, ToolRegistry, WorkerLanes, caller_lookup
 from graphmem.mcp.http import (
     HEALTH_PATH,
     healthz_endpoint,
@@ -89,7 +89,8 @@ def create_server(
         require_token=auth is not None,
         local_user=check_user(default_user or svc.settings.user_id),
     )
-    ctx = ToolContext(svc, wm, cfg, ToolStats(), identify)
+    lanes = WorkerLanes(read=cfg.read_workers, write=cfg.write_workers)
+    ctx = ToolContext(svc, wm, cfg, ToolStats(), identify, lanes)
     guard = GuardMiddleware(ctx)
     mcp = FastMCP(
         "graphmem",

@@ -50,6 +50,28 @@ class McpSettings(BaseSettings):
     max_request_bytes: int = Field(
         262_144, gt=0, description="larger HTTP bodies / tool arguments are refused unread"
     )
+    read_workers: int = Field(
+        16,
+        ge=1,
+        le=1024,
+        description="tool calls that read (searches, gets, lists) running at once, each in a"
+        " worker thread; more wait their turn",
+    )
+    write_workers: int = Field(
+        4,
+        ge=1,
+        le=1024,
+        description="tool calls that write running at once; writes take the service's write"
+        " lock in turn, so a few keep it busy, and reads never wait behind them",
+    )
+    switch_interval_ms: float = Field(
+        1.0,
+        gt=0,
+        le=100,
+        description="how long one thread of `graphmem serve` may run Python before another"
+        " waiting one gets its turn (Python's default: 5 ms); shorter lets the HTTP event loop"
+        " answer sooner while searches and writes compute",
+    )
     metrics: bool = Field(True, description="serve Prometheus metrics over HTTP (GET /metrics)")
     metrics_path: str = Field("/metrics", description="where the Prometheus endpoint is")
     metrics_token: SecretStr | None = Field(
