@@ -51,22 +51,9 @@ from _common import (  # noqa: E402
     machine_info,
     percentile,
 )
+from _mcp_load import PEOPLE, PLACES, THINGS  # noqa: E402
 
 USER = "bench"
-PEOPLE = ["Priya", "Mateo", "Aiko", "Lars", "Fatima", "Chen", "Olu", "Sofia", "Ravi", "Ines"]
-PLACES = ["Lisbon", "Osaka", "Nairobi", "Oslo", "Lima", "Porto", "Hanoi", "Denver", "Turin"]
-THINGS = [
-    "budget review",
-    "dentist visit",
-    "marathon training",
-    "Atlas launch",
-    "tax filing",
-    "piano lessons",
-    "kitchen remodel",
-    "quarterly report",
-    "visa renewal",
-    "book club",
-]
 PREFS = [
     "window seats",
     "green tea",
