@@ -12,6 +12,7 @@ import pymysql
 
 from graphmem.errors import StoreUnavailableError
 from graphmem.filters import Scalar
+from graphmem.stores.records.locks import MySQLLocks
 from graphmem.stores.records.migrate import mysql_add_columns
 from graphmem.stores.records.rows import RecordQuery
 from graphmem.stores.records.sql_store import SQLRecords
@@ -43,11 +44,13 @@ def _statements(sql: str) -> list[str]:
 class MySQLRecords(SQLRecords):
     backend = "mysql"
     ph = "%s"
+    _skip_locked = " FOR UPDATE SKIP LOCKED"
 
     def __init__(self, url: str) -> None:
         super().__init__()
         self._kwargs = parse_mysql_url(url)
         self._db: pymysql.connections.Connection | None = None
+        self.locks = MySQLLocks(self._kwargs)
         with self._tx() as cur:
             for stmt in _statements(schema_sql()):
                 cur.execute(stmt)
@@ -118,6 +121,7 @@ class MySQLRecords(SQLRecords):
         return [(r[0], r[1]) for r in rows]
 
     def close(self) -> None:
+        self.locks.close()
         with self._lock:
             if self._db is not None:
                 try:
