@@ -253,3 +253,11 @@ def test_a_write_waiting_too_long_for_another_replica_fails_cleanly(
     release.set()
     t.join(10)
     assert b.list("slowpoke", limit=10) == []
+
+
+def test_replicas_starting_together_on_a_new_database_all_open_it(mysql_url: str) -> None:
+    """The schema and its migrations are applied by one replica at a time."""
+    opened = at_once(*(lambda: MySQLRecords(mysql_url) for _ in range(4)))
+    for r in opened:
+        assert r.count() == 0  # type: ignore[attr-defined]
+        r.close()  # type: ignore[attr-defined]

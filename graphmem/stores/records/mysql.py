@@ -51,11 +51,13 @@ class MySQLRecords(SQLRecords):
         self._kwargs = parse_mysql_url(url)
         self._db: pymysql.connections.Connection | None = None
         self.locks = MySQLLocks(self._kwargs)
-        with self._tx() as cur:
-            for stmt in _statements(schema_sql()):
-                cur.execute(stmt)
-            mysql_add_columns(cur)
-        self._ensure_keyword_stats()
+        # Replicas starting together would race each other's ALTER TABLEs: one at a time.
+        with self.locks.hold("schema", 300):
+            with self._tx() as cur:
+                for stmt in _statements(schema_sql()):
+                    cur.execute(stmt)
+                mysql_add_columns(cur)
+            self._ensure_keyword_stats()
 
     def _meta_equals(self, column: str, key: str, value: Scalar) -> tuple[str, list[Any]]:
         # MySQL and MariaDB share JSON_TYPE/JSON_UNQUOTE; MariaDB has no JSON type to CAST to,
