@@ -36,7 +36,8 @@ def test_entries_are_per_user_and_invalidated_per_user(cache: ResultCache) -> No
     assert k == cache_key(query="where do i live", top_k=5)
     assert cache.set("alice", k, [["m1", 0.9, {"vector": 0.9}, []]], cache.get("alice", k).version)
     assert cache.set("bob", k, [["m2", 0.5, {"vector": 0.5}, []]], cache.get("bob", k).version)
-    assert cache.get("alice", k).value[0][0] == "m1" and cache.get("bob", k).value[0][0] == "m2"
+    assert cache.get("alice", k).value == [["m1", 0.9, {"vector": 0.9}, []]]
+    assert cache.get("bob", k).value == [["m2", 0.5, {"vector": 0.5}, []]]
     assert cache.count("alice") == 1
     assert cache.invalidate("alice") == 1
     assert cache.get("alice", k).value is None and cache.get("bob", k).value is not None
