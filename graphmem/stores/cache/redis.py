@@ -7,8 +7,10 @@ both keys, so it is atomic on a single server and allowed on a cluster (same slo
 
 Versions are the server's clock in microseconds when a version key is first made, and one more
 than the last (or the clock, if later) when a write invalidates. They never repeat: not when the
-version key expires, not after an erase deleted it, so a search that read a version before an
-invalidation can never find it current again. `set` stores only under the current version.
+version key expires or is evicted (an LRU-capped Redis), not after an erase deleted it, so a
+search that read a version before an invalidation can never find it current again. `set` stores
+only under the current version. (Repeating would take the master's clock to step back to the
+very microsecond of an earlier version, e.g. after a failover to a replica whose clock lags.)
 """
 
 from __future__ import annotations
