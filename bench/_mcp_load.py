@@ -302,8 +302,14 @@ class RawClient:
         return json.loads(data), answer
 
     async def call(self, tool: str, args: dict[str, Any]) -> bool:
+        return await self.result(tool, args) is not None
+
+    async def result(self, tool: str, args: dict[str, Any]) -> dict[str, Any] | None:
+        """The tool's structured result, or None for a tool error."""
         msg, _ = await self._post("tools/call", {"name": tool, "arguments": args}, tool)
-        return "result" in msg and not msg["result"].get("isError", False)
+        if "result" not in msg or msg["result"].get("isError", False):
+            return None
+        return dict(msg["result"].get("structuredContent") or {})
 
 
 class FastmcpClient:

@@ -8,11 +8,12 @@ lock, the projector and its breaker, cache invalidation, the access counts, sear
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import threading
 import time
 from collections import Counter
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -29,6 +30,7 @@ from graphmem.projection import Projector
 from graphmem.settings import Settings
 from graphmem.stores import GraphStore, RecordsStore, ResultCache, VectorStore
 from graphmem.stores.records import MemoryRecords
+from graphmem.stores.records.locks import user_lock
 from graphmem.summary import SummaryVectors
 from graphmem.usecases.versions import Temporal
 
@@ -104,9 +106,35 @@ class Context:
     search_stats: SearchStats = field(default_factory=SearchStats)
     next_drain: float = 0.0  # monotonic time before which a lagging outbox is not retried
 
+    def __post_init__(self) -> None:
+        self.projector.serialise = self.serialised
+        self.projector.lease_seconds = self.settings.outbox_lease_seconds
+
     @property
     def breaker(self) -> Breaker:
         return self.projector.breaker
+
+    def writing(self, user_id: str) -> contextlib.AbstractContextManager[None]:
+        """Hold the user's write lock: on every replica of the records store (MySQL), so two
+        writes of one user never plan against the same old state. Taken before `write_lock`,
+        never inside it: a thread waiting for another replica must not stall this process."""
+        return self.records.locks.hold(user_lock(user_id), self.settings.write_lock_timeout_seconds)
+
+    @contextlib.contextmanager
+    def serialised(self, user_id: str, wait: bool = True) -> Iterator[bool]:
+        """The user's lock, then the process's write lock: where a drain projects one user's
+        rows. Without `wait` it yields False at once when another thread or replica holds the
+        user's lock (a drain inside a write must not wait for a lock while holding one)."""
+        if wait:
+            with self.writing(user_id), self.write_lock:
+                yield True
+            return
+        with self.records.locks.try_hold(user_lock(user_id)) as mine:
+            if not mine:
+                yield False
+                return
+            with self.write_lock:
+                yield True
 
     def invalidate(self, user_id: str) -> None:
         """A user's write, update or forget makes every cached result of theirs stale."""
@@ -117,9 +145,9 @@ class Context:
             metrics.store_error("cache", "invalidate")
 
     def drain_outbox(self, *, force: bool = True) -> tuple[int, int]:
-        """Apply pending projections now, backoff or not; calls retry due ones on their own."""
-        with self.write_lock:
-            applied, failed = self.projector.drain(force=force)
+        """Apply pending projections now, backoff or not; calls retry due ones on their own.
+        Each user's rows are projected under that user's lock (Projector.serialise)."""
+        applied, failed = self.projector.drain(force=force)
         self.next_drain = time.monotonic() + (2.0 if failed else 0.0)
         return applied, failed
 

@@ -54,3 +54,21 @@ class StoreInUseError(StoreUnavailableError):
     def __init__(self, data_dir: object) -> None:
         super().__init__(f"the store in {data_dir} is in use by another graphmem process")
         self.data_dir = data_dir
+
+
+class BusyError(GraphmemError):
+    """Another write for the same user held its lock past the timeout; nothing was written.
+
+    Writes for one user are serialised (across server replicas too) so that two of them never
+    plan against the same old state; a caller that sees this can simply try again."""
+
+    def __init__(self, name: str, timeout: float) -> None:
+        if name.startswith("user:"):
+            text = (
+                f"another write for this user is still in progress after {timeout:g} s;"
+                " nothing was written, try again"
+            )
+        else:
+            text = f"another graphmem process is running the {name}; try again when it is done"
+        super().__init__(text)
+        self.timeout = timeout

@@ -9,8 +9,10 @@ when one store is down and the other up, the row is narrowed to the one that fai
 
 from __future__ import annotations
 
+import contextlib
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import AbstractContextManager
 from datetime import timedelta
 from typing import Any, Protocol
 
@@ -19,6 +21,7 @@ import numpy as np
 from graphmem import metrics
 from graphmem.breaker import Breaker
 from graphmem.embedder import Embedder
+from graphmem.errors import BusyError
 from graphmem.filters import meta_tokens
 from graphmem.model import Memory, utcnow
 from graphmem.stores.graph import GraphEdge, GraphNode, GraphStore
@@ -158,6 +161,11 @@ def projects_into(graph: GraphStore | None) -> bool:
     return graph is not None and graph.projected
 
 
+@contextlib.contextmanager
+def _unserialised(user_id: str, wait: bool) -> Iterator[bool]:
+    yield True
+
+
 def _targets(item: OutboxItem) -> list[str]:
     return [t for t in item.target.split(",") if t]
 
@@ -176,25 +184,56 @@ class Projector:
         self.graph = graph
         self.breaker = Breaker()
         self.last_error: str | None = None
+        # Set by the service: the user's write lock around projecting that user's rows, so a
+        # drain never projects a state older than what a concurrent write (on this replica or
+        # another) has projected. With `wait` false it yields False instead of waiting.
+        self.serialise: Callable[[str, bool], AbstractContextManager[bool]] = _unserialised
+        self.lease_seconds = 60.0
 
-    def drain(self, limit: int = 1000, *, force: bool = False) -> tuple[int, int]:
+    def drain(
+        self, limit: int = 1000, *, force: bool = False, wait: bool = True
+    ) -> tuple[int, int]:
         """Apply every due outbox row (every row with `force`); returns (applied, failed).
 
-        Never raises for store errors: they are recorded on the rows and retried later.
+        Rows are claimed for `lease_seconds` first, so replicas draining at once share the
+        work instead of doubling it; a user whose lock is taken (by a write that projects its
+        own rows) is left to that write when `wait` is false. Never raises for store errors:
+        they are recorded on the rows and retried later.
         """
         applied = failed = 0
         if force:
             self.breaker.reset()
         while True:
             due_by = utcnow() + timedelta(seconds=MAX_BACKOFF_SECONDS * 2) if force else utcnow()
-            items = self.records.outbox_due(limit, due_by)
+            items = self.records.outbox_claim(limit, due_by, self.lease_seconds)
             if not items:
                 return applied, failed
-            ok, bad = self._project(items, {})
+            ok, bad = self._project_claimed(items, wait)
             applied += ok
             failed += bad
             if bad or len(items) < limit:
                 return applied, failed
+
+    def _project_claimed(self, items: list[OutboxItem], wait: bool) -> tuple[int, int]:
+        """Project claimed rows one user at a time, under that user's lock, skipping rows that
+        the write holding the lock before us has already applied and deleted."""
+        by_user: dict[str, list[OutboxItem]] = {}
+        for it in items:
+            by_user.setdefault(it.user_id, []).append(it)
+        applied = failed = 0
+        for user_id, rows in by_user.items():
+            try:
+                with self.serialise(user_id, wait) as mine:
+                    if not mine:
+                        continue  # its writer projects these; the lease brings back the rest
+                    live = self.records.outbox_pending([it.id for it in rows])
+                    ok, bad = self._project([it for it in rows if it.id in live], {})
+            except BusyError as e:
+                log.warning("outbox rows of a busy user left for later: %s", e)
+                continue
+            applied += ok
+            failed += bad
+        return applied, failed
 
     def apply(
         self, items: list[OutboxItem], known: dict[str, np.ndarray] | None = None
@@ -210,7 +249,7 @@ class Projector:
         ok, bad = self._project(items, known or {})
         if bad:
             return ok, bad
-        more, failed = self.drain()
+        more, failed = self.drain(wait=False)  # the caller holds a write lock: never wait here
         return ok + more, failed
 
     def _project(self, items: list[OutboxItem], known: dict[str, np.ndarray]) -> tuple[int, int]:

@@ -1,10 +1,15 @@
-"""The vector port, the same tests on Qdrant Edge and on qdrant-client (local mode)."""
+"""The vector port, the same tests on Qdrant Edge and on qdrant-client (local mode), and on a
+real Qdrant server or cluster when GRAPHMEM_TEST_QDRANT_URL names one (scripts/qdrant.sh
+starts one from a Qdrant binary): auto-sharded, and with users hashed into shard groups."""
 
 from __future__ import annotations
 
+import os
 import time
+import uuid
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -13,17 +18,40 @@ from graphmem.errors import StoreUnavailableError
 from graphmem.model import new_id
 from graphmem.stores.vectors import VectorFilter, VectorPoint, VectorStore
 from graphmem.stores.vectors.edge import EdgeVectors
-from graphmem.stores.vectors.qdrant import QdrantServerVectors
+from graphmem.stores.vectors.qdrant import QdrantLayout, QdrantServerVectors
 
 DIM = 8
 
 
-@pytest.fixture(params=["edge", "qdrant-client"])
+def qdrant_server() -> str:
+    url = os.environ.get("GRAPHMEM_TEST_QDRANT_URL")
+    if not url:
+        pytest.skip("no Qdrant server: scripts/qdrant.sh start, then GRAPHMEM_TEST_QDRANT_URL")
+    return url
+
+
+def server_layout(groups: int) -> QdrantLayout:
+    """Shard groups and, on a cluster (GRAPHMEM_TEST_QDRANT_REPLICAS), that many replicas."""
+    replicas = int(os.environ.get("GRAPHMEM_TEST_QDRANT_REPLICAS", "1"))
+    return QdrantLayout(
+        shard_groups=groups, shards=2, replication_factor=replicas, write_consistency=replicas
+    )
+
+
+@pytest.fixture(params=["edge", "qdrant-client", "qdrant-server", "qdrant-server-groups"])
 def vectors(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[VectorStore]:
     if request.param == "edge":
         store: VectorStore = EdgeVectors(tmp_path / "edge", DIM)
-    else:
+    elif request.param == "qdrant-client":
         store = QdrantServerVectors(":memory:", None, "test", DIM)
+    else:
+        url, name = qdrant_server(), f"graphmem_test_{uuid.uuid4().hex[:10]}"
+        layout = server_layout(4 if request.param.endswith("groups") else 0)
+        server = QdrantServerVectors(url, None, name, DIM, layout)
+        yield server
+        server.client.delete_collection(name)
+        server.close()
+        return
     yield store
     store.close()
 
@@ -108,3 +136,50 @@ def test_edge_shard_persists_and_builds_its_index(tmp_path: Path) -> None:
     assert reopened.count("u") == 120
     assert reopened.search(unit(7), VectorFilter("u"), 1)[0].memory_id == ps[7].memory_id
     reopened.close()
+
+
+def test_a_users_points_live_in_their_shard_group_only() -> None:
+    url, name = qdrant_server(), f"graphmem_test_{uuid.uuid4().hex[:10]}"
+    store = QdrantServerVectors(url, None, name, DIM, server_layout(4))
+    try:
+        users = [f"user{i}" for i in range(12)]
+        store.upsert([point(u, i * 10 + k) for i, u in enumerate(users) for k in range(3)])
+        for u in users:
+            home = store.layout.group(u)
+            for g in (f"g{i}" for i in range(4)):
+                n = store.client.count(
+                    name, count_filter=_user(u), exact=True, shard_key_selector=g
+                ).count
+                assert n == (3 if g == home else 0), (u, g, n)
+        assert len({store.layout.group(u) for u in users}) > 1  # users spread over groups
+        # An unsharded search (no shard key) finds exactly what the grouped one does.
+        hits = store.search(unit(0), VectorFilter("user0"), 3)
+        assert len(hits) == 3 and hits[0].score == pytest.approx(1, abs=1e-4)
+    finally:
+        store.client.delete_collection(name)
+        store.close()
+
+
+def test_reopening_with_another_number_of_groups_is_refused_by_name() -> None:
+    url, name = qdrant_server(), f"graphmem_test_{uuid.uuid4().hex[:10]}"
+    store = QdrantServerVectors(url, None, name, DIM, server_layout(3))
+    try:
+        with pytest.raises(ValueError, match="has 3 shard groups but qdrant_shard_groups is 5"):
+            QdrantServerVectors(url, None, name, DIM, server_layout(5))
+        QdrantServerVectors(url, None, name, DIM, server_layout(3)).close()
+    finally:
+        store.client.delete_collection(name)
+        store.close()
+
+
+def test_shard_groups_need_a_server() -> None:
+    with pytest.raises(ValueError, match="needs a Qdrant server"):
+        QdrantServerVectors(":memory:", None, "test", DIM, QdrantLayout(shard_groups=2))
+
+
+def _user(user_id: str) -> Any:
+    from qdrant_client import models
+
+    return models.Filter(
+        must=[models.FieldCondition(key="user_id", match=models.MatchValue(value=user_id))]
+    )

@@ -129,6 +129,25 @@ class Settings(BaseSettings):
     qdrant_url: str = Field("http://127.0.0.1:6333", description="for vector_backend qdrant")
     qdrant_api_key: str | None = Field(None, description="for vector_backend qdrant")
     qdrant_collection: str = Field("graphmem_memories", description="for vector_backend qdrant")
+    qdrant_shard_groups: int = Field(
+        0,
+        ge=0,
+        description="for vector_backend qdrant, when the collection is created: 0 lets Qdrant"
+        " shard by point id; N creates N custom shard keys, each user's points in one (a"
+        " search then asks one shard group, not every shard)",
+    )
+    qdrant_shards: int = Field(
+        1, ge=1, description="for vector_backend qdrant: shards per shard group (or in all)"
+    )
+    qdrant_replication_factor: int = Field(
+        1, ge=1, description="for vector_backend qdrant: copies of every shard across the cluster"
+    )
+    qdrant_write_consistency: int = Field(
+        1,
+        ge=1,
+        description="for vector_backend qdrant: replicas that must confirm a write before it is"
+        " acknowledged (at most the replication factor)",
+    )
     edge_vectors_memory: Literal["cached", "cold"] = Field(
         "cached",
         description="vector_backend edge: cached (default) maps the vectors and reads them into"
@@ -357,6 +376,18 @@ class Settings(BaseSettings):
         ge=0,
         description="the server projects pending outbox rows every this many seconds, so an idle"
         " server catches up after a store outage (0: only on the next call or restart)",
+    )
+    outbox_lease_seconds: float = Field(
+        60.0,
+        gt=0,
+        description="a drain claims outbox rows for this long: other replicas skip them, and"
+        " rows of a replica killed mid-drain are projected by another one after it",
+    )
+    write_lock_timeout_seconds: float = Field(
+        30.0,
+        ge=0,
+        description="a write waits this long for another write of the same user (on any"
+        " replica) to finish, then fails with a try-again error and writes nothing",
     )
     preload_memories: int = Field(
         5, ge=0, description="recent and most-used memories preloaded into a new session, each"

@@ -105,13 +105,19 @@ def open_graph(settings: Settings, records: RecordsStore) -> GraphStore:
 def open_vectors(settings: Settings, dim: int) -> VectorStore:
     if settings.vector_backend == "qdrant":
         require_extra("qdrant_client", "qdrant", "the Qdrant server vector store")
-        from graphmem.stores.vectors.qdrant import QdrantServerVectors
+        from graphmem.stores.vectors.qdrant import QdrantLayout, QdrantServerVectors
 
         return QdrantServerVectors(
             url=settings.qdrant_url,
             api_key=settings.qdrant_api_key,
             collection=settings.qdrant_collection,
             dim=dim,
+            layout=QdrantLayout(
+                shard_groups=settings.qdrant_shard_groups,
+                shards=settings.qdrant_shards,
+                replication_factor=settings.qdrant_replication_factor,
+                write_consistency=settings.qdrant_write_consistency,
+            ),
         )
     from graphmem.stores.vectors.edge import EdgeFootprint, EdgeVectors
 

@@ -117,18 +117,18 @@ def backfill_relations(
         by_user: dict[str, list[int]] = {}
         for i, m in enumerate(memories):
             by_user.setdefault(m.user_id, []).append(i)
-        with ctx.write_lock:
-            for uid, idx in by_user.items():
+        for uid, idx in by_user.items():
+            with ctx.writing(uid), ctx.write_lock:
                 ms = [memories[i] for i in idx]
                 rows = ctx.linker.link(uid, ms, [extractions[i] for i in idx])
                 rep.relations += len(rows.relations)
                 rep.entities += sum(len(v) for v in rows.entities.values())
                 if not dry_run:
                     ctx.records.save_graph(rows)
-            if not dry_run:
-                ctx.drain_outbox()
-                ckpt.parent.mkdir(parents=True, exist_ok=True)
-                ckpt.write_text(json.dumps({"user_id": user_id, "last_doc_id": cursor}), "utf-8")
+        if not dry_run:
+            ctx.drain_outbox()
+            ckpt.parent.mkdir(parents=True, exist_ok=True)
+            ckpt.write_text(json.dumps({"user_id": user_id, "last_doc_id": cursor}), "utf-8")
         rep.memories += len(page)
         rep.batches += 1
         rep.last_doc_id = cursor

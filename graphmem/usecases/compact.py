@@ -35,6 +35,7 @@ from typing import Any
 
 from graphmem import lifecycle, workers
 from graphmem.context import Context
+from graphmem.errors import BusyError
 from graphmem.model import Memory, Status, utcnow
 from graphmem.summary import MAX_SUMMARY, summarize
 from graphmem.usecases.merge import duplicates_of, merge
@@ -72,6 +73,9 @@ class CompactionReport:
         return dict(self.__dict__)
 
 
+COMPACTOR_LOCK = "compactor"  # one name for every replica
+
+
 def compact(
     ctx: Context,
     *,
@@ -84,7 +88,33 @@ def compact(
 ) -> CompactionReport:
     """Merge, archive, expire and recompute decay over one user's memories or everyone's;
     merge candidates only around what changed since the last run over everyone, unless
-    `full` (module docstring)."""
+    `full` (module docstring).
+
+    One compaction at a time across every replica of the records store: two would merge the
+    same duplicates twice and move the watermark under each other. A second one started
+    meanwhile fails at once with BusyError (the periodic one skips its turn)."""
+    with ctx.records.locks.hold(COMPACTOR_LOCK, 0):
+        return _compact(
+            ctx,
+            user_id=user_id,
+            now=now,
+            dry_run=dry_run,
+            progress=progress,
+            batch=batch,
+            full=full,
+        )
+
+
+def _compact(
+    ctx: Context,
+    *,
+    user_id: str | None,
+    now: datetime | None,
+    dry_run: bool,
+    progress: Callable[[int], None] | None,
+    batch: int,
+    full: bool,
+) -> CompactionReport:
     start = time.perf_counter()
     started = utcnow()
     now = now or started
@@ -248,7 +278,11 @@ class PeriodicCompactor(workers.Periodic):
         self.last: CompactionReport | None = None
 
     def _compact(self) -> None:
-        self.last = compact(self.ctx)
+        try:
+            self.last = compact(self.ctx)
+        except BusyError:
+            log.info("compaction skipped: another replica is compacting")
+            return
         log.info("compaction: %s", {k: v for k, v in self.last.to_dict().items() if k != "changes"})
 
 

@@ -46,7 +46,35 @@ def update(
     New content the firewall quarantines changes nothing yet: it is stored as a separate
     quarantined version (its metadata's `update_of` names this memory) and returned, while
     this memory stays current until a review approves the new version (which then
-    supersedes it) or rejects it (which deletes only the new version)."""
+    supersedes it) or rejects it (which deletes only the new version).
+
+    The memory is read, changed and written under the user's write lock: two updates of one
+    memory (on one replica or two) each apply to what the other wrote, never to the same old
+    copy, so neither change is lost."""
+    with ctx.writing(check_user(user_id)):
+        return _update(
+            ctx,
+            user_id,
+            memory_id,
+            content,
+            memory_type=memory_type,
+            metadata=metadata,
+            confidence=confidence,
+            tool=tool,
+        )
+
+
+def _update(
+    ctx: Context,
+    user_id: str,
+    memory_id: str,
+    content: str | None,
+    *,
+    memory_type: str | None,
+    metadata: Mapping[str, Any] | None,
+    confidence: float | None,
+    tool: str | None,
+) -> Memory:
     mem = get(ctx, user_id, memory_id)
     before = copy.copy(mem)
     if content is None and memory_type is None and metadata is None and confidence is None:
@@ -110,7 +138,7 @@ def forget(
     `reason` is the audit action (forget, or expire when a TTL ran out)."""
     user_id = check_user(user_id)
     ids = [str(i) for i in memory_ids]
-    with ctx.write_lock:
+    with ctx.writing(user_id), ctx.write_lock:
         versions = ctx.temporal.version_copies(user_id, ids)  # earlier contents go too
         deleted = ctx.records.delete(user_id, ids + versions)
         if deleted:
@@ -124,7 +152,7 @@ def set_status(
     ctx: Context, user_id: str, ids: list[str], status: Status, only_from: Status
 ) -> list[str]:
     """Archive or restore: one records transaction, then the projections follow."""
-    with ctx.write_lock:
+    with ctx.writing(user_id), ctx.write_lock:
         done = ctx.records.set_status(user_id, ids, status.value, only_from=only_from.value)
         if done:
             ctx.invalidate(user_id)

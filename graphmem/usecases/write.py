@@ -137,7 +137,7 @@ def write_many(
         extractions = ctx.extractor.extract_many(texts)
     finally:
         vecs = pending.result()
-    with ctx.write_lock:
+    with ctx.writing(user_id), ctx.write_lock:
         plan = ctx.temporal.plan(user_id, memories, vecs)
         graph = ctx.linker.link(user_id, memories, extractions)
         graph.relations.extend(plan.relations)
@@ -193,7 +193,7 @@ def hold_update(
     pending.decay_score = lifecycle.decay_score(pending, pending.created_at, s)
     vec = ctx.embedder.encode([pending.content])
     extractions = ctx.extractor.extract_many([pending.content])
-    with ctx.write_lock:
+    with ctx.writing(pending.user_id), ctx.write_lock:
         graph = ctx.linker.link(pending.user_id, [pending], extractions)
         ctx.records.insert([pending], [search_text(pending.content)], graph)
         ctx.invalidate(pending.user_id)

@@ -19,6 +19,7 @@ from typing import Any
 from graphmem.filters import Scalar
 from graphmem.model import Memory, MemoryType, Source, Status, utcnow
 from graphmem.stores.id_hash import IdHasher
+from graphmem.stores.records.locks import NamedLocks, ProcessLocks
 from graphmem.stores.records.rows import RecordQuery
 
 MEMORY_COLUMNS = (
@@ -49,6 +50,9 @@ class SQLBase:
 
     def __init__(self, id_hasher: IdHasher | None = None) -> None:
         self._lock = threading.RLock()
+        # One process owns an embedded store; server adapters replace these with locks every
+        # replica sees (graphmem.stores.records.locks).
+        self.locks: NamedLocks = ProcessLocks()
         # Names an erased user in the audit log. Without a key file to keep, a key that lives
         # as long as the process: the row still never holds the raw id.
         self.id_hasher = id_hasher or IdHasher(os.urandom(32))

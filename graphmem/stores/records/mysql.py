@@ -12,6 +12,7 @@ import pymysql
 
 from graphmem.errors import StoreUnavailableError
 from graphmem.filters import Scalar
+from graphmem.stores.records.locks import MySQLLocks
 from graphmem.stores.records.migrate import mysql_add_columns
 from graphmem.stores.records.rows import RecordQuery
 from graphmem.stores.records.sql_store import SQLRecords
@@ -43,16 +44,20 @@ def _statements(sql: str) -> list[str]:
 class MySQLRecords(SQLRecords):
     backend = "mysql"
     ph = "%s"
+    _skip_locked = " FOR UPDATE SKIP LOCKED"
 
     def __init__(self, url: str) -> None:
         super().__init__()
         self._kwargs = parse_mysql_url(url)
         self._db: pymysql.connections.Connection | None = None
-        with self._tx() as cur:
-            for stmt in _statements(schema_sql()):
-                cur.execute(stmt)
-            mysql_add_columns(cur)
-        self._ensure_keyword_stats()
+        self.locks = MySQLLocks(self._kwargs)
+        # Replicas starting together would race each other's ALTER TABLEs: one at a time.
+        with self.locks.hold("schema", 300):
+            with self._tx() as cur:
+                for stmt in _statements(schema_sql()):
+                    cur.execute(stmt)
+                mysql_add_columns(cur)
+            self._ensure_keyword_stats()
 
     def _meta_equals(self, column: str, key: str, value: Scalar) -> tuple[str, list[Any]]:
         # MySQL and MariaDB share JSON_TYPE/JSON_UNQUOTE; MariaDB has no JSON type to CAST to,
@@ -118,6 +123,7 @@ class MySQLRecords(SQLRecords):
         return [(r[0], r[1]) for r in rows]
 
     def close(self) -> None:
+        self.locks.close()
         with self._lock:
             if self._db is not None:
                 try:

@@ -17,6 +17,7 @@ from datetime import datetime
 from typing import Any, Protocol
 
 from graphmem.model import Memory
+from graphmem.stores.records.locks import NamedLocks
 from graphmem.stores.records.rows import (
     EntityRef,
     GraphRows,
@@ -153,6 +154,12 @@ class Outbox(StoreHandle, Protocol):
 
     def outbox_due(self, limit: int, now: datetime) -> list[OutboxItem]: ...
 
+    def outbox_claim(self, limit: int, due_by: datetime, lease_seconds: float) -> list[OutboxItem]:
+        """Take due rows for this drain only, until the lease runs out."""
+        ...
+
+    def outbox_pending(self, ids: list[int]) -> set[int]: ...
+
     def outbox_for(self, memory_ids: list[str]) -> list[OutboxItem]: ...
 
     def outbox_done(self, ids: list[int]) -> None: ...
@@ -232,3 +239,5 @@ class RecordsStore(
     Protocol,
 ):
     """The whole records store: what the SQLite and MySQL adapters implement."""
+
+    locks: NamedLocks  # serialise a user's writes: in the process, or on the server for replicas

@@ -18,16 +18,16 @@ from graphmem.stores.records.keyword import KeywordIndex
 from graphmem.stores.records.lifecycle import SQLLifecycle
 from graphmem.stores.records.listing import SQLListing
 from graphmem.stores.records.meta import StoreMeta
+from graphmem.stores.records.outbox import SQLOutbox
 from graphmem.stores.records.rows import (
     ERASE_MARK,
     GraphRows,
-    OutboxItem,
     RecordQuery,
     Supersession,
 )
 
 
-class SQLRecords(SQLLifecycle, SQLListing, KeywordIndex, StoreMeta):
+class SQLRecords(SQLLifecycle, SQLListing, SQLOutbox, KeywordIndex, StoreMeta):
     """The records store in SQL: memory rows, outbox, audit and erasure, over the mixins."""
 
     # ------------------------------------------------------------------ writes
@@ -405,56 +405,6 @@ class SQLRecords(SQLLifecycle, SQLListing, KeywordIndex, StoreMeta):
         if user_id is None:
             return {r[0] for r in self._fetch("SELECT id FROM memories")}
         return {r[0] for r in self._fetch("SELECT id FROM memories WHERE user_id = ?", (user_id,))}
-
-    # ------------------------------------------------------------------ outbox
-    def outbox_due(self, limit: int, now: datetime) -> list[OutboxItem]:
-        rows = self._fetch(
-            "SELECT id, user_id, memory_id, op, attempts, target FROM outbox"
-            f" WHERE next_attempt_at <= ? ORDER BY id LIMIT {int(limit)}",
-            (self._dt_in(now),),
-        )
-        return [OutboxItem(int(r[0]), r[1], r[2], r[3], int(r[4]), r[5]) for r in rows]
-
-    def outbox_for(self, memory_ids: list[str]) -> list[OutboxItem]:
-        out: list[OutboxItem] = []
-        for i in range(0, len(memory_ids), 500):
-            chunk = memory_ids[i : i + 500]
-            rows = self._fetch(
-                "SELECT id, user_id, memory_id, op, attempts, target FROM outbox"
-                f" WHERE memory_id IN ({self._marks(len(chunk))}) ORDER BY id",
-                chunk,
-            )
-            out.extend(OutboxItem(int(r[0]), r[1], r[2], r[3], int(r[4]), r[5]) for r in rows)
-        return out
-
-    def outbox_done(self, ids: list[int]) -> None:
-        if not ids:
-            return
-        with self._tx() as cur:
-            for i in range(0, len(ids), 500):
-                chunk = ids[i : i + 500]
-                cur.execute(
-                    self._q(f"DELETE FROM outbox WHERE id IN ({self._marks(len(chunk))})"), chunk
-                )
-
-    def outbox_retry_later(
-        self, item_id: int, error: str, next_attempt_at: datetime, target: str | None = None
-    ) -> None:
-        with self._tx() as cur:
-            cur.execute(
-                self._q(
-                    "UPDATE outbox SET attempts = attempts + 1, last_error = ?,"
-                    " next_attempt_at = ?, target = COALESCE(?, target) WHERE id = ?"
-                ),
-                (error[:500], self._dt_in(next_attempt_at), target, item_id),
-            )
-
-    def outbox_count(self) -> int:
-        return int(self._fetch("SELECT COUNT(*) FROM outbox")[0][0])
-
-    def outbox_oldest(self) -> datetime | None:
-        """When the oldest unprojected row was queued: how far projection lags behind."""
-        return self._dt_out(self._fetch("SELECT MIN(created_at) FROM outbox")[0][0])
 
     # last in the class: below it, `list` in an annotation would name this method
     def list(self, q: RecordQuery, limit: int | None = None, offset: int = 0) -> list[Memory]:

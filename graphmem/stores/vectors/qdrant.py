@@ -1,14 +1,24 @@
 """Qdrant server adapter (qdrant-client), for production deployments.
 
 `url=":memory:"` or a filesystem path selects qdrant-client's local mode, which speaks the same
-client API; tests use it because no Qdrant server runs in CI. Local mode is far too slow to be
-the embedded default (see docs/benchmarks.md); that is what Qdrant Edge is for.
+client API (the tests of every other part use it); the adapter's own contract tests also run
+against a real server or cluster when GRAPHMEM_TEST_QDRANT_URL names one. Local mode is far too
+slow to be the embedded default (see docs/benchmarks.md); that is what Qdrant Edge is for.
+
+On a cluster, the collection is created with the layout the settings give (QdrantLayout): a
+replication factor and write consistency, and optionally custom sharding by shard group. With
+shard groups every user hashes to one group (one shard key), so all of a user's points live
+on that group's shards and a search asks only them; without, Qdrant spreads points by id and
+every search fans out to every shard.
 """
 
 from __future__ import annotations
 
+import hashlib
 import threading
 import warnings
+from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 from qdrant_client import QdrantClient, models
@@ -29,17 +39,46 @@ _INDEXES = {
 }
 
 
+@dataclass(frozen=True)
+class QdrantLayout:
+    """How a new collection is laid out on a Qdrant server or cluster."""
+
+    shard_groups: int = 0  # 0: Qdrant shards by point id; N: users hashed into N shard keys
+    shards: int = 1  # per shard group, or in all without groups
+    replication_factor: int = 1
+    write_consistency: int = 1
+
+    def group(self, user_id: str) -> str | None:
+        """The user's shard key (None without shard groups). A stable hash, so every replica
+        and every restart sends a user to the same group."""
+        if not self.shard_groups:
+            return None
+        h = int.from_bytes(hashlib.sha256(user_id.encode("utf-8")).digest()[:8], "big")
+        return f"g{h % self.shard_groups}"
+
+
 class QdrantServerVectors:
     backend = "qdrant"
 
-    def __init__(self, url: str, api_key: str | None, collection: str, dim: int) -> None:
+    def __init__(
+        self,
+        url: str,
+        api_key: str | None,
+        collection: str,
+        dim: int,
+        layout: QdrantLayout | None = None,
+    ) -> None:
         self.url = url
         self.collection = collection
         self.dim = dim
+        self.layout = layout or QdrantLayout()
         self._lock = threading.Lock()
+        self.local = "://" not in url
+        if self.local and self.layout.shard_groups:
+            raise ValueError("qdrant_shard_groups needs a Qdrant server (qdrant_url http://...)")
         if url == ":memory:":
             self.client = QdrantClient(location=":memory:")
-        elif "://" in url:
+        elif not self.local:
             self.client = QdrantClient(url=url, api_key=api_key or None, timeout=10)
         else:
             self.client = QdrantClient(path=url)
@@ -48,25 +87,77 @@ class QdrantServerVectors:
     def _ensure_collection(self) -> None:
         try:
             if not self.client.collection_exists(self.collection):
-                self.client.create_collection(
-                    self.collection,
-                    vectors_config=models.VectorParams(
-                        size=self.dim, distance=models.Distance.COSINE
-                    ),
-                )
-                with warnings.catch_warnings():
-                    # Local mode accepts payload indexes but warns that it ignores them.
-                    warnings.simplefilter("ignore")
-                    for name, schema in _INDEXES.items():
-                        self.client.create_payload_index(self.collection, name, schema)
+                self._create()
+            elif not self.local:
+                self._check_layout()
+        except ValueError:
+            raise
         except Exception as e:  # noqa: BLE001 - any transport error means unreachable
             raise StoreUnavailableError(f"vector store (Qdrant) unreachable: {e}") from e
 
+    def _create(self) -> None:
+        lay = self.layout
+        cluster: dict[str, Any] = {}
+        if not self.local:
+            cluster = {
+                "shard_number": lay.shards,
+                "replication_factor": lay.replication_factor,
+                "write_consistency_factor": min(lay.write_consistency, lay.replication_factor),
+            }
+            if lay.shard_groups:
+                cluster["sharding_method"] = models.ShardingMethod.CUSTOM
+        self.client.create_collection(
+            self.collection,
+            vectors_config=models.VectorParams(size=self.dim, distance=models.Distance.COSINE),
+            **cluster,
+        )
+        for g in range(lay.shard_groups):
+            self.client.create_shard_key(
+                self.collection,
+                f"g{g}",
+                shards_number=lay.shards,
+                replication_factor=lay.replication_factor,
+            )
+        with warnings.catch_warnings():
+            # Local mode accepts payload indexes but warns that it ignores them.
+            warnings.simplefilter("ignore")
+            for name, schema in _INDEXES.items():
+                field: Any = schema
+                if name == "user_id" and not self.local:
+                    # Qdrant keeps each tenant's points together on disk and in its index.
+                    field = models.KeywordIndexParams(
+                        type=models.KeywordIndexType.KEYWORD, is_tenant=True
+                    )
+                self.client.create_payload_index(self.collection, name, field)
+
+    def _check_layout(self) -> None:
+        """An existing collection must be sharded the way the settings say: hashing users into
+        a different number of groups would look for their points in the wrong shards."""
+        params = self.client.get_collection(self.collection).config.params
+        custom = params.sharding_method == models.ShardingMethod.CUSTOM
+        keys = self.client.list_shard_keys(self.collection).shard_keys if custom else None
+        groups = len(keys or [])
+        if groups != self.layout.shard_groups:
+            raise ValueError(
+                f"Qdrant collection {self.collection!r} has {groups} shard groups but"
+                f" qdrant_shard_groups is {self.layout.shard_groups}: set it to {groups}, or"
+                " use a new collection and `graphmem backfill vectors`"
+            )
+
+    def _key(self, user_id: str) -> str | None:
+        return self.layout.group(user_id)
+
     def upsert(self, points: list[VectorPoint]) -> None:
-        if not points:
-            return
+        by_key: dict[str | None, list[VectorPoint]] = {}
+        for p in points:
+            by_key.setdefault(self._key(p.user_id), []).append(p)
+        for key, group in by_key.items():
+            self._upsert(group, key)
+
+    def _upsert(self, points: list[VectorPoint], key: str | None) -> None:
         self.client.upsert(
             self.collection,
+            shard_key_selector=key,
             points=[
                 models.PointStruct(
                     id=p.memory_id,
@@ -96,7 +187,9 @@ class QdrantServerVectors:
 
     def delete_user(self, user_id: str) -> None:
         self.client.delete(
-            self.collection, points_selector=models.FilterSelector(filter=_user_filter(user_id))
+            self.collection,
+            points_selector=models.FilterSelector(filter=_user_filter(user_id)),
+            shard_key_selector=self._key(user_id),
         )
 
     def set_status(self, memory_ids: list[str], status: str) -> None:
@@ -110,6 +203,7 @@ class QdrantServerVectors:
             query_filter=_filter(flt),
             limit=limit,
             with_payload=False,
+            shard_key_selector=self._key(flt.user_id),
         )
         return [VectorHit(str(p.id), float(p.score)) for p in res.points]
 
@@ -128,12 +222,16 @@ class QdrantServerVectors:
             query_filter=_user_filter(user_id, models.HasIdCondition(has_id=list(memory_ids))),
             limit=len(memory_ids),
             with_payload=False,
+            shard_key_selector=self._key(user_id),
         )
         return {str(p.id): float(p.score) for p in res.points}
 
     def count(self, user_id: str | None = None) -> int:
         flt = _user_filter(user_id) if user_id else None
-        return self.client.count(self.collection, count_filter=flt, exact=True).count
+        key = self._key(user_id) if user_id else None
+        return self.client.count(
+            self.collection, count_filter=flt, exact=True, shard_key_selector=key
+        ).count
 
     def ids(self, user_id: str | None = None) -> set[str]:
         out: set[str] = set()
@@ -141,7 +239,12 @@ class QdrantServerVectors:
         flt = _user_filter(user_id) if user_id else None
         while True:
             recs, offset = self.client.scroll(
-                self.collection, scroll_filter=flt, limit=1000, offset=offset, with_payload=False
+                self.collection,
+                scroll_filter=flt,
+                limit=1000,
+                offset=offset,
+                with_payload=False,
+                shard_key_selector=self._key(user_id) if user_id else None,
             )
             out.update(str(r.id) for r in recs)
             if offset is None:
@@ -161,6 +264,9 @@ class QdrantServerVectors:
                 "ok": True,
                 "url": self.url,
                 "points": info.points_count,
+                "shards": info.config.params.shard_number,
+                "shard_groups": self.layout.shard_groups,
+                "replication_factor": info.config.params.replication_factor,
             }
         except Exception as e:  # noqa: BLE001 - health reports, never raises
             return {"backend": self.backend, "ok": False, "error": str(e)}
