@@ -2,6 +2,7 @@
 # Start/stop a local 3-master Redis Cluster (no replicas, no persistence) from the
 # distribution's redis-server, bound to 127.0.0.1, for graphmem's Redis Cluster tests:
 #   masters  127.0.0.1:37001 37002 37003   (GRAPHMEM_REDIS_CLUSTER_PORTS="p1 p2 p3")
+#   and their cluster bus on each port + 10000 (47001-47003)
 #
 # Usage: scripts/redis-cluster.sh start|stop|status
 #   start   starts whichever nodes are not running, joins them into one cluster with
@@ -59,6 +60,8 @@ check_ports() {
     ((${#PORTS[@]} >= 3)) || fail "a cluster needs at least 3 masters; got ports: ${PORTS[*]}"
     for p in "${PORTS[@]}"; do
         [[ $p =~ ^[0-9]+$ ]] || fail "not a port number: $p"
+        # each node also listens on its cluster bus, port + 10000
+        ((p > 0 && p + 10000 <= 65535)) || fail "port $p: its cluster bus port $((p + 10000)) is out of range"
     done
     command -v redis-server >/dev/null && command -v redis-cli >/dev/null ||
         fail "redis-server and redis-cli are needed (Debian/Ubuntu: apt-get install redis-server)"
@@ -119,6 +122,7 @@ cmd_start() {
             continue
         fi
         port_open "$p" && fail "port $p is in use by another process"
+        port_open $((p + 10000)) && fail "port $((p + 10000)) (node $p's cluster bus) is in use"
         mkdir -p "$CD/$p"
         rm -f "$CD/$p/redis.pid"
         # With no node left running there is no cluster to rejoin: start from scratch.

@@ -7,7 +7,12 @@ from __future__ import annotations
 
 import json
 import os
+import random
+import signal
+import socket
+import subprocess
 import threading
+import time
 import uuid
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -18,6 +23,7 @@ import pytest
 import graphmem.usecases.search as search_usecase
 from graphmem import MemoryService, Settings
 from graphmem.embedder import Embedder
+from graphmem.errors import StoreUnavailableError
 from graphmem.guard import Guard, GuardSettings, RateLimitExceeded
 from graphmem.guard.ratelimit import bucket_key
 from graphmem.stores.cache import RedisCache
@@ -414,3 +420,80 @@ def test_two_services_on_the_cluster_share_the_cache_without_the_race(
         assert written[0] in [h.memory.id for h in b.search("u{1}", "where do I live?", 5).hits]
     finally:
         a.close()
+
+
+# ------------------------------------------------------------------ a master lost
+
+
+def _free(port: int) -> bool:
+    with socket.socket() as s:
+        try:
+            s.bind(("127.0.0.1", port))
+        except OSError:
+            return False
+        return True
+
+
+def _free_ports(n: int) -> list[int]:
+    """Ports free with their cluster bus ports (+10000), away from the shared cluster's."""
+    for base in range(random.randrange(38000, 45000, 10), 48000, 10):
+        ports = list(range(base, base + n))
+        if all(_free(p) and _free(p + 10000) for p in ports):
+            return ports
+    raise AssertionError("no free ports for a throwaway cluster")
+
+
+@pytest.fixture
+def own_cluster(tmp_path: Path) -> Iterator[tuple[str, Path, list[int]]]:
+    """A throwaway cluster from scripts/redis-cluster.sh, one of whose masters a test may kill
+    without disturbing the shared one."""
+    ports = _free_ports(3)
+    env = {
+        **os.environ,
+        "GRAPHMEM_SERVICES_DIR": str(tmp_path),
+        "GRAPHMEM_REDIS_CLUSTER_PORTS": " ".join(map(str, ports)),
+    }
+    script = Path(__file__).resolve().parents[1] / "scripts" / "redis-cluster.sh"
+    subprocess.run([script, "start"], env=env, check=True, capture_output=True, timeout=120)
+    try:
+        url = (tmp_path / "redis-cluster" / "env").read_text().strip().split("=", 1)[1]
+        yield url, tmp_path / "redis-cluster", ports
+    finally:
+        subprocess.run([script, "stop"], env=env, check=True, capture_output=True, timeout=120)
+
+
+def test_a_lost_master_makes_the_stores_unavailable_not_broken(
+    own_cluster: tuple[str, Path, list[int]],
+) -> None:
+    """Keys on the dead master fail at once; once the survivors declare the cluster down (every
+    slot must be served) keys on them fail too, with Redis Cluster's own error. Both must reach
+    callers as the store being unavailable, and health must say so."""
+    url, state, ports = own_cluster
+    wm = RedisWorkingMemory(url, prefix="graphmem-test:")
+    cache = RedisCache(url, 60, prefix="graphmem-test:")
+    by_port: dict[int, str] = {}
+    for i in range(200):
+        user = f"user-{i}"
+        by_port.setdefault(wm._redis.get_node_from_key(wm.key(user, "s")).port, user)
+    assert len(by_port) == 3
+    dead, alive = by_port[ports[2]], by_port[ports[0]]
+    wm.update(alive, "s", lambda w: w or WorkingMemory("s"))
+    os.kill(int((state / str(ports[2]) / "redis.pid").read_text()), signal.SIGKILL)
+
+    with pytest.raises(StoreUnavailableError):
+        wm.get(dead, "s")
+    assert cache.health()["ok"] is False
+    for _ in range(120):  # the node timeout is 5 s
+        info = subprocess.run(
+            ["redis-cli", "-p", str(ports[0]), "cluster", "info"], capture_output=True, text=True
+        ).stdout
+        if "cluster_state:fail" in info:
+            break
+        time.sleep(0.25)
+    else:
+        pytest.fail("the surviving masters never declared the cluster down")
+    with pytest.raises(StoreUnavailableError, match="CLUSTERDOWN|cluster is down"):
+        wm.get(alive, "s")
+    assert wm.health()["ok"] is False
+    wm.close()
+    cache.close()

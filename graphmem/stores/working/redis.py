@@ -39,14 +39,13 @@ class RedisWorkingMemory:
             url, timeout_s=5, decode_responses=True, what="Redis working memory"
         )
         import redis
-        from redis.exceptions import ClusterError, SlotNotCoveredError
+        from redis.exceptions import ClusterError
 
-        # a cluster that lost a master or a slot's owner is as unavailable as a dead server
+        # a cluster that lost a master and declared itself down is as unavailable as a dead server
         self._errors: tuple[type[Exception], ...] = (
             redis.ConnectionError,
             redis.TimeoutError,
             ClusterError,
-            SlotNotCoveredError,
         )
 
     def key(self, user_id: str, session_id: str) -> str:
