@@ -46,11 +46,11 @@ def search(ctx: Context, user_id: str, request: SearchRequest) -> SearchResult:
         # PII in a query is masked before it reaches the embedder, caches and logs.
         request = replace(request, query=ctx.guard.before_search_text(request.query))
     key = request.cache_key()
-    result = _cached(ctx, user_id, key)
+    result, version = _cached(ctx, user_id, key)
     if result is None:
         result = retrieve(ctx, user_id, request.validated(ctx.settings))
-        if not result.degraded:
-            _cache_put(ctx, user_id, key, result)
+        if not result.degraded and version is not None:
+            _cache_put(ctx, user_id, key, version, result)
     if request.track_access and result.hits:
         ctx.access.add(user_id, [h.memory.id for h in result.hits])
     result.took_ms = (time.perf_counter() - start) * 1000
@@ -58,36 +58,39 @@ def search(ctx: Context, user_id: str, request: SearchRequest) -> SearchResult:
     return result
 
 
-def _cached(ctx: Context, user_id: str, key: str) -> SearchResult | None:
+def _cached(ctx: Context, user_id: str, key: str) -> tuple[SearchResult | None, str | None]:
+    """A cached result, and the user's cache version read before anything is computed: a
+    result is stored under it, so one computed before another replica's write is never served
+    after that write's invalidation (graphmem.stores.cache.port)."""
     stats = ctx.search_stats
     try:
-        entry = ctx.cache.get(user_id, key)
+        entry, version = ctx.cache.get(user_id, key)
     except Exception as e:  # noqa: BLE001 - a cache that is down only costs speed
         log.warning("search cache unavailable: %s", e)
         metrics.store_error("cache", "get")
-        return None
+        return None, None
     if entry is None:
         stats.cache_misses += 1
-        return None
+        return None, version
     rows = only_visible(ctx.records.get(user_id, [e[0] for e in entry]))
     if len(rows) != len(entry):  # changed behind the cache's back (another process)
         stats.cache_misses += 1
-        return None
+        return None, version
     stats.cache_hits += 1
     hits: list[Hit] = [
         TracedHit(rows[mid], score, scores, [Step(**s) for s in path])
         for mid, score, scores, path in entry
     ]
-    return SearchResult(hits=hits, took_ms=0.0)
+    return SearchResult(hits=hits, took_ms=0.0), version
 
 
-def _cache_put(ctx: Context, user_id: str, key: str, result: SearchResult) -> None:
+def _cache_put(ctx: Context, user_id: str, key: str, version: str, result: SearchResult) -> None:
     entry = [
         [h.memory.id, h.score, h.scores, [vars(s) for s in getattr(h, "path", [])]]
         for h in result.hits
     ]
     try:
-        ctx.cache.set(user_id, key, entry)
+        ctx.cache.set(user_id, key, entry, version)
     except Exception as e:  # noqa: BLE001
         log.warning("search cache unavailable: %s", e)
         metrics.store_error("cache", "set")
@@ -125,9 +128,9 @@ def retrieve(ctx: Context, user_id: str, req: ValidSearch) -> SearchResult:
     if w["vector"] > 0 or w["keyword"] == 0:
         with metrics.channel("query_embedding"):
             qvec = ctx.embedder.encode_query(query, user_id)
-        flt = VectorFilter(
-            user_id, mt, statuses, since.timestamp() if since else None
-        ).narrowed(narrow)
+        flt = VectorFilter(user_id, mt, statuses, since.timestamp() if since else None).narrowed(
+            narrow
+        )
         breaker = ctx.breaker
         try:
             if not breaker.allow("vectors"):

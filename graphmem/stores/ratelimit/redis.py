@@ -1,4 +1,11 @@
-"""Token buckets in Redis, shared by every process that talks to the same server."""
+"""Token buckets in Redis (one server or a Redis Cluster), shared by every process that talks
+to it.
+
+A bucket key is ``<budget>:<user id>`` (graphmem.guard.ratelimit.bucket_key); its Redis key is
+``<prefix>{<tag>}:<user>:<budget>`` (graphmem.stores.redis_client), in the slot of the user's
+other keys, so a user's buckets are found and erased with them. A key without a user part (no
+':') is stored as ``<prefix><key>``: one key, hashed whole by a cluster, needs no tag.
+"""
 
 from __future__ import annotations
 
@@ -6,8 +13,14 @@ import logging
 import math
 from typing import Any
 
-from graphmem.extras import require_extra
 from graphmem.stores.ratelimit.port import RateDecision, refuse_oversized
+from graphmem.stores.redis_client import (
+    check_prefix,
+    open_redis,
+    scan_keys,
+    user_key,
+    user_pattern,
+)
 
 # the guard's logger: a refused or unprotected call is a guard event, wherever the bucket lives
 log = logging.getLogger("graphmem.guard.ratelimit")
@@ -55,7 +68,7 @@ class RedisRateLimiter:
 
     def __init__(self, client: Any, prefix: str = "graphmem:rl:", *, fail_open: bool = True):
         self.client = client
-        self.prefix = prefix
+        self.prefix = check_prefix(prefix)
         self.fail_open = fail_open
         self._script = client.register_script(_LUA)
 
@@ -68,13 +81,12 @@ class RedisRateLimiter:
         fail_open: bool = True,
         timeout_s: float = 0.5,
     ) -> RedisRateLimiter:
-        require_extra("redis", "redis", "the Redis rate limiter")
-        import redis
-
-        client = redis.Redis.from_url(
-            url, socket_timeout=timeout_s, socket_connect_timeout=timeout_s
-        )
+        client = open_redis(url, timeout_s=timeout_s, what="the Redis rate limiter")
         return cls(client, prefix, fail_open=fail_open)
+
+    def redis_key(self, key: str) -> str:
+        budget, sep, user_id = key.partition(":")
+        return user_key(self.prefix, user_id, budget) if sep else self.prefix + key
 
     def acquire(self, key: str, limit_per_minute: float, cost: float = 1) -> RateDecision:
         if limit_per_minute <= 0:
@@ -84,7 +96,7 @@ class RedisRateLimiter:
             return oversized
         try:
             allowed, tokens, retry = self._script(
-                keys=[self.prefix + key], args=[limit_per_minute, limit_per_minute / 60.0, cost]
+                keys=[self.redis_key(key)], args=[limit_per_minute, limit_per_minute / 60.0, cost]
             )
         except Exception as e:  # noqa: BLE001 - any Redis failure is handled the same way
             log.warning(
@@ -98,4 +110,12 @@ class RedisRateLimiter:
         return RateDecision(bool(int(allowed)), float(tokens), float(retry), limit_per_minute)
 
     def reset(self, key: str) -> None:
-        self.client.delete(self.prefix + key)
+        self.client.delete(self.redis_key(key))
+
+    def delete_user(self, user_id: str) -> int:
+        """Every bucket of a user (erasure); returns how many there were."""
+        keys = scan_keys(self.client, user_pattern(self.prefix, user_id))
+        return int(self.client.delete(*keys)) if keys else 0
+
+    def count_user(self, user_id: str) -> int:
+        return len(scan_keys(self.client, user_pattern(self.prefix, user_id)))

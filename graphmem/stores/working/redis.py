@@ -1,4 +1,6 @@
-"""The shared working memory: one expiring Redis key per session, for several processes."""
+"""The shared working memory: one expiring Redis key per session, for several processes, on one
+Redis server or a Redis Cluster. A session's key is ``<prefix>{<tag>}:<user>:<session>``
+(graphmem.stores.redis_client): all of a user's sessions share the user's slot."""
 
 from __future__ import annotations
 
@@ -8,7 +10,13 @@ from typing import Any, cast
 from urllib.parse import quote
 
 from graphmem.errors import StoreUnavailableError
-from graphmem.extras import require_extra
+from graphmem.stores.redis_client import (
+    check_prefix,
+    open_redis,
+    scan_keys,
+    user_key,
+    user_pattern,
+)
 from graphmem.stores.redis_health import redis_health
 from graphmem.stores.working.port import WorkingMemory
 
@@ -23,21 +31,26 @@ class RedisWorkingMemory:
     backend = "redis"
 
     def __init__(self, url: str, ttl_seconds: float = 86_400, prefix: str = "graphmem:wm:") -> None:
-        require_extra("redis", "redis", "Redis working memory")
-        import redis
-
         if ttl_seconds <= 0:
             raise ValueError("ttl_seconds must be positive")
         self.ttl_seconds = ttl_seconds
-        self.prefix = prefix
-        self._redis = redis.Redis.from_url(
-            url, decode_responses=True, socket_timeout=5, socket_connect_timeout=5
+        self.prefix = check_prefix(prefix)
+        self._redis = open_redis(
+            url, timeout_s=5, decode_responses=True, what="Redis working memory"
         )
-        self._errors: tuple[type[Exception], ...] = (redis.ConnectionError, redis.TimeoutError)
+        import redis
+        from redis.exceptions import ClusterError
+
+        # a cluster that lost a master and declared itself down is as unavailable as a dead server
+        self._errors: tuple[type[Exception], ...] = (
+            redis.ConnectionError,
+            redis.TimeoutError,
+            ClusterError,
+        )
 
     def key(self, user_id: str, session_id: str) -> str:
         # Percent-encoding keeps ':' inside an id from colliding with the separator.
-        return f"{self.prefix}{quote(user_id, safe='')}:{quote(session_id, safe='')}"
+        return user_key(self.prefix, user_id, quote(session_id, safe=""))
 
     def get(self, user_id: str, session_id: str) -> WorkingMemory | None:
         try:
@@ -63,8 +76,8 @@ class RedisWorkingMemory:
             return new
 
         try:
-            # redis-py types the callable as returning None; with value_from_callable it is ours
-            out = self._redis.transaction(txn, key, value_from_callable=True)  # type: ignore[arg-type]
+            # value_from_callable: the transaction returns what txn returned
+            out = self._redis.transaction(txn, key, value_from_callable=True)
             return cast(WorkingMemory, out)
         except self._errors as e:
             raise StoreUnavailableError(f"working memory (redis): {e}") from e
@@ -76,8 +89,7 @@ class RedisWorkingMemory:
             raise StoreUnavailableError(f"working memory (redis): {e}") from e
 
     def _user_keys(self, user_id: str) -> list[str]:
-        pattern = f"{self.prefix}{quote(user_id, safe='')}:*"
-        return list(self._redis.scan_iter(match=pattern, count=500))
+        return scan_keys(self._redis, user_pattern(self.prefix, user_id))
 
     def delete_user(self, user_id: str) -> int:
         """Every session of a user (erasure); returns how many there were."""
