@@ -26,6 +26,10 @@ Where the bytes come from:
   on the database host) their `.ibd` files are summed, as are every table's, which is also
   the size on disk with InnoDB's extent preallocation.
 
+- Redis (a `redis://` URL): `MEMORY USAGE` of every key under `--redis-prefix` (default
+  `graphmem:`), grouped by kind: the search cache (`sc`), working memory (`wm`), rate-limit
+  buckets (`rl`). Run it on a live deployment to get bytes per active user.
+
 `--copy-from STORE` first copies an embedded store's first N memories (`--copy-memories`, by
 write order) with the relations among them, their entity links and entities into the given,
 empty MySQL database (the records adapter creates the schema; keyword statistics are
@@ -36,6 +40,7 @@ Usage:
   python bench/store_bytes.py mysql://USER:PASSWORD@HOST:3306/DB --analyze [--datadir DATADIR]
   python bench/store_bytes.py mysql://USER:PASSWORD@HOST:3306/DB --copy-from STORE \\
       --copy-memories 20000 --analyze
+  python bench/store_bytes.py redis://HOST:6379/0 [--redis-prefix graphmem:]
   add --json FILE to keep the figures
 """
 
@@ -52,7 +57,7 @@ from pathlib import Path
 from typing import Any
 
 DB = "graphmem.sqlite3"
-PARTS = ("records", "relations", "entities", "keyword", "vectors", "other")
+PARTS = ("records", "relations", "entities", "keyword", "vectors", "redis", "other")
 TABLE_PART = {
     "memories": "records",
     "memory_relations": "relations",
@@ -340,21 +345,55 @@ def copy_to_mysql(store: Path, url: str, limit: int | None, batch: int = 1000) -
     return copied
 
 
+# ---------------------------------------------------------------- Redis
+
+
+REDIS_KINDS = {"sc": "search cache", "wm": "working memory", "rl": "rate limits"}
+
+
+def measure_redis(url: str, prefix: str = "graphmem:") -> Report:
+    """Every key under `prefix`, by kind (the next segment: sc, wm, rl), with MEMORY USAGE."""
+    import redis
+
+    client = redis.Redis.from_url(url)
+    sizes: dict[str, list[int]] = {}
+    try:
+        for key in client.scan_iter(match=f"{prefix}*", count=1000):
+            rest = key.decode("utf-8", "replace")[len(prefix) :]
+            kind = rest.split(":", 1)[0] if ":" in rest else "other"
+            usage = client.memory_usage(key, samples=0) or 0
+            acc = sizes.setdefault(kind, [0, 0])
+            acc[0] += int(usage)
+            acc[1] += 1
+    finally:
+        client.close()
+    items = [
+        Item("redis", f"{prefix}{kind}:*", REDIS_KINDS.get(kind, kind), nbytes, keys)
+        for kind, (nbytes, keys) in sorted(sizes.items())
+    ]
+    notes = ["Redis: MEMORY USAGE of each key (value, key and overhead; SAMPLES 0 = exact)"]
+    return Report(url.split("@")[-1], "redis", 0, 0, items, notes)
+
+
 # ---------------------------------------------------------------- output
 
 
-def _mib(n: int) -> str:
-    return f"{n / 2**20:,.1f}"
-
-
 def render(report: Report) -> str:
-    mem = report.memories or 1
-    lines = [
-        f"{report.engine}: {report.source}",
-        f"{report.memories:,} memories, {report.relations:,} relations"
-        + (f" ({report.relations / report.memories:.1f} per memory)" if report.memories else ""),
+    """A Markdown table; bytes per memory only where the store holds memories (not Redis)."""
+    mem = report.memories
+
+    def per_memory(n: int) -> str:
+        return f"{n / mem:,.0f}" if mem else "–"
+
+    lines = [f"{report.engine}: {report.source}"]
+    if report.engine != "redis":
+        lines.append(
+            f"{report.memories:,} memories, {report.relations:,} relations"
+            + (f" ({report.relations / mem:.1f} per memory)" if mem else "")
+        )
+    lines += [
         "",
-        "| part | object | kind | rows | MiB | bytes per memory | bytes per row |",
+        "| part | object | kind | rows / keys | bytes | bytes per memory | bytes per row / key |",
         "|---|---|---|---|---|---|---|",
     ]
     for part in PARTS:
@@ -365,13 +404,13 @@ def render(report: Report) -> str:
             per_row = f"{i.bytes / i.rows:,.0f}" if i.rows else ""
             rows = f"{i.rows:,}" if i.rows is not None else ""
             lines.append(
-                f"| {part} | {i.name} | {i.kind} | {rows} | {_mib(i.bytes)}"
-                f" | {i.bytes / mem:,.0f} | {per_row} |"
+                f"| {part} | {i.name} | {i.kind} | {rows} | {i.bytes:,}"
+                f" | {per_memory(i.bytes)} | {per_row} |"
             )
         total = sum(i.bytes for i in items)
-        lines.append(f"| **{part}** | | total | | {_mib(total)} | **{total / mem:,.0f}** | |")
+        lines.append(f"| **{part}** | | total | | {total:,} | **{per_memory(total)}** | |")
     total = sum(i.bytes for i in report.items)
-    lines.append(f"| **all** | | total | | {_mib(total)} | **{total / mem:,.0f}** | |")
+    lines.append(f"| **all** | | total | | {total:,} | **{per_memory(total)}** | |")
     lines.append("")
     lines += report.notes
     return "\n".join(lines)
@@ -379,7 +418,10 @@ def render(report: Report) -> str:
 
 def main(argv: Iterable[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    p.add_argument("target", help="an embedded store directory, or mysql://USER:PW@HOST:PORT/DB")
+    p.add_argument(
+        "target",
+        help="an embedded store directory, mysql://USER:PW@HOST:PORT/DB or redis://HOST:PORT/N",
+    )
     p.add_argument("--analyze", action="store_true", help="MySQL: ANALYZE TABLE first")
     p.add_argument("--datadir", type=Path, help="MySQL: the server's data directory (.ibd files)")
     p.add_argument(
@@ -389,9 +431,12 @@ def main(argv: Iterable[str] | None = None) -> int:
     )
     p.add_argument("--copy-from", type=Path, metavar="STORE", help="MySQL: copy this store in")
     p.add_argument("--copy-memories", type=int, default=None, metavar="N")
+    p.add_argument("--redis-prefix", default="graphmem:", help="Redis: the keys' common prefix")
     p.add_argument("--json", type=Path, default=None, metavar="FILE")
     args = p.parse_args(list(argv) if argv is not None else None)
-    if args.target.startswith(("mysql://", "mysql+pymysql://")):
+    if args.target.startswith(("redis://", "rediss://")):
+        report = measure_redis(args.target, args.redis_prefix)
+    elif args.target.startswith(("mysql://", "mysql+pymysql://")):
         if args.copy_from is not None:
             copied = copy_to_mysql(args.copy_from, args.target, args.copy_memories)
             print("copied: " + ", ".join(f"{t} {n:,}" for t, n in copied.items()), flush=True)

@@ -98,3 +98,31 @@ def test_copy_into_mysql_keeps_rows_and_measures_them(store: Path) -> None:
         mem = [i for i in report.items if i.name == "memories"]
         assert {i.kind for i in mem} == {"rows (clustered index)", "secondary indexes"}
         assert all(i.bytes > 0 for i in mem)
+
+
+@pytest.mark.services
+def test_redis_keys_by_kind() -> None:
+    import uuid
+
+    import redis
+
+    from tests.conftest import service_url
+
+    url = service_url("GRAPHMEM_TEST_REDIS_URL")
+    prefix = f"graphmem-test:{uuid.uuid4().hex[:8]}:"
+    client = redis.Redis.from_url(url)
+    try:
+        client.hset(f"{prefix}sc:u1", mapping={"q1": "x" * 1000, "q2": "y" * 1000})
+        client.set(f"{prefix}wm:u1:s1", "z" * 300)
+        client.set(f"{prefix}wm:u2:s1", "z" * 300)
+        report = store_bytes.measure_redis(url, prefix)
+    finally:
+        for key in client.scan_iter(match=f"{prefix}*"):
+            client.delete(key)
+        client.close()
+    by_kind = {i.kind: i for i in report.items}
+    assert set(by_kind) == {"search cache", "working memory"}
+    assert by_kind["working memory"].rows == 2
+    assert by_kind["search cache"].rows == 1
+    assert by_kind["search cache"].bytes > 2000
+    assert "| redis |" in store_bytes.render(report)
