@@ -108,6 +108,7 @@ class Context:
 
     def __post_init__(self) -> None:
         self.projector.serialise = self.serialised
+        self.projector.on_projected = self.invalidate
         self.projector.lease_seconds = self.settings.outbox_lease_seconds
 
     @property

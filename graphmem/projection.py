@@ -188,6 +188,9 @@ class Projector:
         # drain never projects a state older than what a concurrent write (on this replica or
         # another) has projected. With `wait` false it yields False instead of waiting.
         self.serialise: Callable[[str, bool], AbstractContextManager[bool]] = _unserialised
+        # Set by the service: a drain that projected a user's rows makes that user's cached
+        # search results stale, like the write that queued them.
+        self.on_projected: Callable[[str], None] = lambda user_id: None
         self.lease_seconds = 60.0
 
     def drain(
@@ -228,6 +231,8 @@ class Projector:
                         continue  # its writer projects these; the lease brings back the rest
                     live = self.records.outbox_pending([it.id for it in rows])
                     ok, bad = self._project([it for it in rows if it.id in live], {})
+                    if ok:
+                        self.on_projected(user_id)
             except BusyError as e:
                 log.warning("outbox rows of a busy user left for later: %s", e)
                 continue

@@ -93,8 +93,19 @@ def build_context(
         temporal=Temporal(records, vectors, guard, projector, s),
         # Stores outside the records/vectors/graph trio (working memory, result caches)
         # register (purge, count) callables here so erasing a user reaches them too.
-        purgers={"search_cache": (cache.invalidate, cache.count)},
+        purgers=_purgers(cache, guard),
     )
+
+
+def _purgers(cache: ResultCache, guard: Guard) -> dict[str, Purger]:
+    """What erasure must also empty: the user's cached results (entries and the version key,
+    which names the user) and, when shared in Redis, their rate-limit buckets."""
+    out: dict[str, Purger] = {"search_cache": (cache.purge, cache.count)}
+    limiter = guard.limiter
+    delete, count = getattr(limiter, "delete_user", None), getattr(limiter, "count_user", None)
+    if delete is not None and count is not None:  # the in-process buckets hold no user id
+        out["rate_limits"] = (delete, count)
+    return out
 
 
 class MemoryService:

@@ -13,6 +13,7 @@ import sys
 import textwrap
 import threading
 import time
+import uuid
 from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -261,3 +262,73 @@ def test_replicas_starting_together_on_a_new_database_all_open_it(mysql_url: str
     for r in opened:
         assert r.count() == 0  # type: ignore[attr-defined]
         r.close()  # type: ignore[attr-defined]
+
+
+@pytest.fixture
+def shared_cache_replicas(
+    mysql_url: str, embedder: Embedder, tmp_path: Path
+) -> Iterator[list[MemoryService]]:
+    """Two services on one database, one vector index, one Redis (cache and rate limits)."""
+    from graphmem.guard.settings import GuardSettings
+    from graphmem.stores.cache import RedisCache
+    from tests.conftest import service_url
+
+    redis_url = service_url("GRAPHMEM_TEST_REDIS_URL")
+    prefix = f"graphmem-test:{uuid.uuid4().hex[:8]}:"
+    vectors = QdrantServerVectors(":memory:", None, "replicas", embedder.dim)
+    out = [
+        MemoryService(
+            Settings(
+                data_dir=tmp_path / f"r{i}",
+                redis_url=redis_url,
+                guard=GuardSettings(rate_limit_backend="redis", rate_limit_prefix=f"{prefix}rl:"),
+            ),
+            embedder=embedder,
+            records=MySQLRecords(mysql_url),
+            vectors=vectors,
+            cache=RedisCache(redis_url, 60, prefix=f"{prefix}sc:"),
+        )
+        for i in range(2)
+    ]
+    yield out
+    for s in out:
+        s.close()
+
+
+def test_a_search_between_anothers_commit_and_projection_is_never_served(
+    shared_cache_replicas: list[MemoryService],
+) -> None:
+    """Replica A searches after B committed a write but before B projected it (so A's result
+    lacks the new memory's vector); B's next search must not be served A's result."""
+    a, b = shared_cache_replicas
+    b.write("reader", "I keep my bicycle in the garden shed")
+    query = "where are my travel documents"  # no word in common: only the vectors find it
+    assert all("passport" not in h.memory.content for h in b.search("reader", query, 5).hits)
+    real_project = b.context.project
+
+    def project_after_a_searched(memories: list[Memory], vecs: object) -> None:
+        a.search("reader", query, 5)  # A caches what it sees now, between commit and projection
+        real_project(memories, vecs)  # type: ignore[arg-type]
+
+    b.context.project = project_after_a_searched  # type: ignore[method-assign]
+    passport = b.write("reader", "My passport is in the top drawer of the desk")
+    b.context.project = real_project  # type: ignore[method-assign]
+    hits = b.search("reader", query, 5).hits
+    assert passport.id in [h.memory.id for h in hits], "a result cached before the write was served"
+
+
+def test_erasing_a_user_empties_their_shared_cache_and_rate_limit_keys(
+    shared_cache_replicas: list[MemoryService],
+) -> None:
+    a, b = shared_cache_replicas
+    a.write("leaving", "I take the 8:15 train to work")
+    b.search("leaving", "which train do I take", 5)
+    assert b.context.cache.count("leaving") >= 1
+    a.context.guard.check_rate("leaving", "memory_write")  # what the MCP tools charge
+    b.context.guard.check_rate("leaving", "memory_search", kind="search")
+    limiter = a.context.guard.limiter
+    assert limiter is not None and limiter.count_user("leaving") >= 1  # type: ignore[attr-defined]
+    receipt = a.forget_user("leaving")
+    assert limiter.count_user("leaving") == 0  # type: ignore[attr-defined]
+    assert b.context.cache.count("leaving") == 0
+    assert receipt.to_dict()["residue"].get("rate_limits", 0) == 0

@@ -47,8 +47,8 @@ def relate(
     rel = Relation(user_id, str(source_id), str(target_id), rtype, w)
     with ctx.writing(user_id), ctx.write_lock:
         ctx.records.save_graph(GraphRows(user_id, {}, [rel]), set_strength=True)
-        ctx.invalidate(user_id)
         ctx.projector.apply(ctx.records.outbox_for([rel.source_id, rel.target_id]))
+        ctx.invalidate(user_id)  # last: a search cached before it was made is unreachable
         ctx.records.audit(
             user_id,
             "relate",

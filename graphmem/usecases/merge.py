@@ -26,10 +26,10 @@ def merge(ctx: Context, user_id: str, members: Sequence[Memory]) -> Memory:
     with ctx.writing(user_id), ctx.write_lock:
         done = ctx.records.merge(user_id, survivor, ids)
         if done:
-            ctx.invalidate(user_id)
             touched = [survivor.id, *done]
             known = ctx.stored_vectors(touched)
             ctx.projector.apply(ctx.records.outbox_for(touched), known)
+            ctx.invalidate(user_id)  # last: a search cached before it was made is unreachable
             ctx.records.audit(
                 user_id, "merge", touched, {"survivor": survivor.id, "merged": len(done)}
             )

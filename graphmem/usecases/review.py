@@ -49,8 +49,8 @@ def review(
             )
             ended = ctx.temporal.on_approved(user_id, list(ctx.records.get(user_id, done).values()))
             done_and_ended = [*done, *(x.old_id for x in ended)]
-            ctx.invalidate(user_id)
             ctx.projector.apply(ctx.records.outbox_for(done_and_ended))
+            ctx.invalidate(user_id)  # last: a search cached before it was made is unreachable
     else:
         done = forget(ctx, user_id, ids)
     metrics.quarantine_review(approve, len(done))

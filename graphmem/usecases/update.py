@@ -112,11 +112,11 @@ def _update(
         if content is not None and before.content != mem.content:
             ctx.temporal.keep_version(before, mem)  # a new version, not an overwrite
         ctx.records.update_content(mem, search_text(mem.content))
-        ctx.invalidate(mem.user_id)
         if vec is not None:
             ctx.project([mem], vec)
         else:
             ctx.projector.apply(ctx.records.outbox_for([mem.id]))
+        ctx.invalidate(mem.user_id)  # last: a search cached before it was made is unreachable
         ctx.records.audit(
             mem.user_id,
             "update",
@@ -142,8 +142,8 @@ def forget(
         versions = ctx.temporal.version_copies(user_id, ids)  # earlier contents go too
         deleted = ctx.records.delete(user_id, ids + versions)
         if deleted:
-            ctx.invalidate(user_id)
             ctx.projector.apply(ctx.records.outbox_for(deleted))
+            ctx.invalidate(user_id)  # last: a search cached before it was made is unreachable
             ctx.records.audit(user_id, reason, deleted, {"count": len(deleted)})
     return [i for i in deleted if i not in versions]
 
@@ -155,8 +155,8 @@ def set_status(
     with ctx.writing(user_id), ctx.write_lock:
         done = ctx.records.set_status(user_id, ids, status.value, only_from=only_from.value)
         if done:
-            ctx.invalidate(user_id)
             ctx.projector.apply(ctx.records.outbox_for(done), ctx.stored_vectors(done))
+            ctx.invalidate(user_id)  # last: a search cached before it was made is unreachable
             ctx.records.audit(
                 user_id,
                 "archive" if status == Status.ARCHIVED else "restore",

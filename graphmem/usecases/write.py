@@ -144,10 +144,12 @@ def write_many(
         ctx.records.insert(
             memories, [search_text(m.content) for m in memories], graph, plan.supersede
         )
-        ctx.invalidate(user_id)
         ctx.project(memories, vecs)
         if plan.supersede:
             ctx.projector.apply(ctx.records.outbox_for([x.old_id for x in plan.supersede]))
+        # Last: a search on any replica that ran between the commit and the projection
+        # cached its result under the version this moves past, so nobody is served it.
+        ctx.invalidate(user_id)
     audit_writes(ctx, user_id, memories, decisions, tool, plan.outcomes)
     return merge_on_write(ctx, user_id, memories, vecs)
 
@@ -196,8 +198,8 @@ def hold_update(
     with ctx.writing(pending.user_id), ctx.write_lock:
         graph = ctx.linker.link(pending.user_id, [pending], extractions)
         ctx.records.insert([pending], [search_text(pending.content)], graph)
-        ctx.invalidate(pending.user_id)
         ctx.project([pending], vec)
+        ctx.invalidate(pending.user_id)  # last: a search cached before it was made is unreachable
         ctx.records.audit(
             pending.user_id,
             "update",
