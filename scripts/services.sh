@@ -4,6 +4,7 @@
 #   MariaDB  127.0.0.1:33306   db graphmem_test, user graphmem / graphmem
 #                              (may also create/drop databases named graphmem_*)
 #   Redis    127.0.0.1:36379   no persistence
+#   Redis Cluster 127.0.0.1:37001-37003 three masters (bus ports +10000), scripts/redis-cluster.sh
 #   Neo4j 5  127.0.0.1:37687   Bolt, user neo4j / password (in-process harness,
 #            127.0.0.1:37474   HTTP; data is thrown away when it stops)
 #
@@ -289,6 +290,7 @@ cmd_start() {
     start_redis
     start_neo4j
     write_env
+    "$REPO/scripts/redis-cluster.sh" start
     say "all services up in $((SECONDS - t0)) s; env: $DIR/env"
 }
 
@@ -297,6 +299,7 @@ cmd_stop() {
     stop_pid neo4j "$N4_PID" graphmem.Main 60 &
     stop_pid redis "$RD_PID" redis-server 20 &
     stop_pid mariadb "$MY_PID" mariadbd 60 &
+    "$REPO/scripts/redis-cluster.sh" stop &
     wait
     rm -rf "$N4/work"
     rm -f "$DIR/env"
@@ -314,6 +317,7 @@ cmd_status() {
             ok=1
         fi
     done
+    "$REPO/scripts/redis-cluster.sh" status || ok=1
     return $ok
 }
 

@@ -30,17 +30,17 @@ from graphmem.stores.cache import RedisCache
 from graphmem.stores.ratelimit import RedisRateLimiter
 from graphmem.stores.redis_client import is_cluster, is_cluster_url, open_redis, user_key
 from graphmem.stores.working import RedisWorkingMemory, WorkingMemory
+from tests.conftest import service_url
 
 CLUSTER_URL = os.environ.get("GRAPHMEM_TEST_REDIS_CLUSTER_URL", "")
 
-pytestmark = [
-    pytest.mark.services,
-    pytest.mark.skipif(
-        not CLUSTER_URL,
-        reason="GRAPHMEM_TEST_REDIS_CLUSTER_URL is not set: start a local Redis Cluster with"
-        " `scripts/redis-cluster.sh start` and `source .services/redis-cluster/env`",
-    ),
-]
+pytestmark = pytest.mark.services
+
+
+@pytest.fixture(autouse=True)
+def _cluster_is_up() -> None:
+    """scripts/services.sh starts the cluster with the other services: fail, never skip."""
+    service_url("GRAPHMEM_TEST_REDIS_CLUSTER_URL")
 
 
 @pytest.fixture(scope="module")

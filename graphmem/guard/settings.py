@@ -63,7 +63,9 @@ class GuardSettings(BaseSettings):
         " every process; redis_url, else redis://127.0.0.1:6379/0), auto (redis when redis_url"
         " is set, else memory) or off",
     )
-    rate_limit_prefix: str = Field("graphmem:rl:", description="Redis key prefix of the buckets")
+    rate_limit_prefix: str = Field(
+        "graphmem:rl:", description="Redis key prefix of the buckets (no `{` or `}`)"
+    )
     rate_limits: dict[str, float] = Field(
         default_factory=lambda: dict(DEFAULT_RATE_LIMITS),
         description="calls per minute per user, by budget (each shared by the tools that spend it)",

@@ -235,7 +235,8 @@ class Settings(BaseSettings):
         None,
         validation_alias=AliasChoices("GRAPHMEM_REDIS_URL", "GRAPHMEM_GUARD_REDIS_URL"),
         description="Redis for the search cache, working memory and rate limits (each `auto`"
-        " backend uses it when set); unset means in-process structures (one server process)",
+        " backend uses it when set); unset means in-process structures (one server process);"
+        " `redis+cluster://host:port` for a Redis Cluster (any one node)",
     )
     cache_backend: Literal["auto", "memory", "redis"] = Field(
         "auto", description="search cache: auto is redis when redis_url is set, else memory"
