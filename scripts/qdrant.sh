@@ -101,7 +101,8 @@ start() {
     say "$("$BIN" --version 2>/dev/null || echo "version unknown")"
     if [[ $mode == single ]]; then
         echo 1 >"$DIR/nodes"
-        node 1 single
+        # A one-peer cluster: custom shard keys (qdrant_shard_groups) need distributed mode.
+        node 1 first
         write_env 1
     elif [[ $mode == cluster ]]; then
         echo 3 >"$DIR/nodes"

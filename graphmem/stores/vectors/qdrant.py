@@ -106,18 +106,27 @@ class QdrantServerVectors:
             }
             if lay.shard_groups:
                 cluster["sharding_method"] = models.ShardingMethod.CUSTOM
-        self.client.create_collection(
-            self.collection,
-            vectors_config=models.VectorParams(size=self.dim, distance=models.Distance.COSINE),
-            **cluster,
-        )
-        for g in range(lay.shard_groups):
-            self.client.create_shard_key(
+        try:
+            self.client.create_collection(
                 self.collection,
-                f"g{g}",
-                shards_number=lay.shards,
-                replication_factor=lay.replication_factor,
+                vectors_config=models.VectorParams(size=self.dim, distance=models.Distance.COSINE),
+                **cluster,
             )
+            for g in range(lay.shard_groups):
+                self.client.create_shard_key(
+                    self.collection,
+                    f"g{g}",
+                    shards_number=lay.shards,
+                    replication_factor=lay.replication_factor,
+                )
+        except Exception as e:  # noqa: BLE001 - one cause is the user's to fix, named below
+            if "distributed mode disabled" in str(e).lower():
+                self.client.delete_collection(self.collection)  # not half-made
+                raise ValueError(
+                    "qdrant_shard_groups needs Qdrant in distributed mode (start it with"
+                    " QDRANT__CLUSTER__ENABLED=true, even as a single node), or set it to 0"
+                ) from None
+            raise
         with warnings.catch_warnings():
             # Local mode accepts payload indexes but warns that it ignores them.
             warnings.simplefilter("ignore")
@@ -146,6 +155,12 @@ class QdrantServerVectors:
 
     def _key(self, user_id: str) -> str | None:
         return self.layout.group(user_id)
+
+    def _every_key(self) -> list[int | str] | None:
+        """Every shard group, for a write that names points but not their user (Qdrant needs
+        a shard key for writes to a custom-sharded collection)."""
+        n = self.layout.shard_groups
+        return [f"g{g}" for g in range(n)] if n else None
 
     def upsert(self, points: list[VectorPoint]) -> None:
         by_key: dict[str | None, list[VectorPoint]] = {}
@@ -182,7 +197,9 @@ class QdrantServerVectors:
     def delete(self, memory_ids: list[str]) -> None:
         if memory_ids:
             self.client.delete(
-                self.collection, points_selector=models.PointIdsList(points=list(memory_ids))
+                self.collection,
+                points_selector=models.PointIdsList(points=list(memory_ids)),
+                shard_key_selector=self._every_key(),
             )
 
     def delete_user(self, user_id: str) -> None:
@@ -194,7 +211,13 @@ class QdrantServerVectors:
 
     def set_status(self, memory_ids: list[str], status: str) -> None:
         if memory_ids:
-            self.client.set_payload(self.collection, {"status": status}, points=list(memory_ids))
+            self.client.set_payload(
+                self.collection,
+                {"status": status},
+                # By filter: a point list fails on every shard group that lacks the points.
+                points=models.Filter(must=[models.HasIdCondition(has_id=list(memory_ids))]),
+                shard_key_selector=self._every_key(),
+            )
 
     def search(self, vector: np.ndarray, flt: VectorFilter, limit: int) -> list[VectorHit]:
         res = self.client.query_points(
