@@ -300,17 +300,18 @@ def run(args: argparse.Namespace, replicas: int, kill: bool) -> dict[str, Any]:
         res["replica_cpu_s"] = [
             round(proc_cpu_s(p.pid) - cpu0[i], 1) for i, p in enumerate(procs) if alive[i]
         ]
+        # Checked with the killed Qdrant node still down: replication must serve every shard.
+        res["unreadable_acked_writes"] = asyncio.run(
+            readable_everywhere(urls, alive, tokens, acked)
+        )
+        res["projection"] = projection_check(envs[0], acked)
+        res["doctor"] = doctor(envs[0], tmp / "doctor")
         if killed:
             res["killed"] = killed
             subprocess.run(
                 [str(REPO / "scripts/qdrant.sh"), "restart-node", str(killed["qdrant_node"])],
                 check=True,
             )
-        res["unreadable_acked_writes"] = asyncio.run(
-            readable_everywhere(urls, alive, tokens, acked)
-        )
-        res["projection"] = projection_check(envs[0], acked)
-        res["doctor"] = doctor(envs[0], tmp / "doctor")
         print(json.dumps(res), flush=True)
         return res
     finally:
@@ -325,6 +326,13 @@ def run(args: argparse.Namespace, replicas: int, kill: bool) -> dict[str, Any]:
             print(f"could not drop collection {collection}: {e}", file=sys.stderr)
         drop_database(mysql_url)
         shutil.rmtree(tmp, ignore_errors=True)
+
+
+def killed_text(run: dict[str, Any]) -> str:
+    k = run.get("killed")
+    if not k:
+        return ""
+    return f"replica {k['replica']} + Qdrant node {k['qdrant_node']} at {k['at_s']:g} s"
 
 
 def main() -> None:
@@ -363,7 +371,7 @@ def main() -> None:
         print(
             f"| {x['replicas']} | {x['ops_per_s']} | {fmt(w['p50_ms'], 0)} / {fmt(w['p95_ms'], 0)}"
             f" | {fmt(q['p50_ms'], 0)} / {fmt(q['p95_ms'], 0)} | {x['errors']}"
-            f" | {x.get('killed', '')} | {sum(x['unreadable_acked_writes'].values())}"
+            f" | {killed_text(x)} | {sum(x['unreadable_acked_writes'].values())}"
             f" | {pr['memories_without_point']} / {pr['points_without_memory']}"
             f" | exit {x['doctor']['exit']} |"
         )
