@@ -14,14 +14,9 @@ from graphmem.embedder import Embedder
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "bench"))
 import store_bytes  # noqa: E402
 
-TEXTS = [
-    "Alice moved to Lisbon in March and works at the old harbour museum",
-    "Alice's sister Carmen visits her in Lisbon every summer",
-    "Bob bought a red bicycle at the farmers market in Osaka",
-    "Bob rides the red bicycle to the climbing gym on Fridays",
-    "Carmen adopted a rescue dog named Pepper from the animal shelter",
-    "Alice prefers green tea over coffee since she moved to Lisbon",
-]
+from tests.test_bench_build_store import TEXTS as SAMPLE_TEXTS  # noqa: E402
+
+TEXTS = SAMPLE_TEXTS[:6]  # the same real-sounding memories the build_store test writes
 
 
 @pytest.fixture

@@ -98,17 +98,25 @@ def svc_pair(
     else:
         shared = InProcessCache(60)
         caches = [shared, shared]
-    a = MemoryService(settings, embedder=embedder, cache=caches[0])
+    a, b = services_sharing_stores(settings, embedder, caches[0], caches[1])
+    yield a, b
+    a.close()
+
+
+def services_sharing_stores(
+    settings: Settings, embedder: Embedder, cache_a: ResultCache, cache_b: ResultCache
+) -> tuple[MemoryService, MemoryService]:
+    """Two services on the same records, vectors and graph, each with its own cache object."""
+    a = MemoryService(settings, embedder=embedder, cache=cache_a)
     b = MemoryService(
         settings,
         embedder=embedder,
         records=a.records,
         vectors=a.vectors,
         graph=a.graph_store,
-        cache=caches[1],
+        cache=cache_b,
     )
-    yield a, b
-    a.close()
+    return a, b
 
 
 def test_search_is_served_from_cache_until_the_user_writes(svc_pair) -> None:

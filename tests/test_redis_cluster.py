@@ -21,7 +21,7 @@ from typing import Any
 import pytest
 
 import graphmem.usecases.search as search_usecase
-from graphmem import MemoryService, Settings
+from graphmem import Settings
 from graphmem.embedder import Embedder
 from graphmem.errors import StoreUnavailableError
 from graphmem.guard import Guard, GuardSettings, RateLimitExceeded
@@ -31,6 +31,7 @@ from graphmem.stores.ratelimit import RedisRateLimiter
 from graphmem.stores.redis_client import is_cluster, is_cluster_url, open_redis, user_key
 from graphmem.stores.working import RedisWorkingMemory, WorkingMemory
 from tests.conftest import service_url
+from tests.test_cache import services_sharing_stores
 
 CLUSTER_URL = os.environ.get("GRAPHMEM_TEST_REDIS_CLUSTER_URL", "")
 
@@ -391,14 +392,8 @@ def test_two_services_on_the_cluster_share_the_cache_without_the_race(
     tmp_path: Path, embedder: Embedder, prefix: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     settings = Settings(data_dir=tmp_path / "d")
-    a = MemoryService(settings, embedder=embedder, cache=RedisCache(CLUSTER_URL, 60, prefix))
-    b = MemoryService(
-        settings,
-        embedder=embedder,
-        records=a.records,
-        vectors=a.vectors,
-        graph=a.graph_store,
-        cache=RedisCache(CLUSTER_URL, 60, prefix),
+    a, b = services_sharing_stores(
+        settings, embedder, RedisCache(CLUSTER_URL, 60, prefix), RedisCache(CLUSTER_URL, 60, prefix)
     )
     try:
         a.write("u{1}", "I live in Austin")
