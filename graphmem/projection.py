@@ -227,14 +227,16 @@ class Projector:
         for user_id, rows in by_user.items():
             try:
                 with self.serialise(user_id, wait) as mine:
-                    if not mine:
-                        continue  # its writer projects these; the lease brings back the rest
+                    if not mine:  # a write of this user is on; the next drain takes the rest
+                        self.records.outbox_release([it.id for it in rows])
+                        continue
                     live = self.records.outbox_pending([it.id for it in rows])
                     ok, bad = self._project([it for it in rows if it.id in live], {})
                     if ok:
                         self.on_projected(user_id)
             except BusyError as e:
                 log.warning("outbox rows of a busy user left for later: %s", e)
+                self.records.outbox_release([it.id for it in rows])
                 continue
             applied += ok
             failed += bad

@@ -332,3 +332,25 @@ def test_erasing_a_user_empties_their_shared_cache_and_rate_limit_keys(
     assert limiter.count_user("leaving") == 0  # type: ignore[attr-defined]
     assert b.context.cache.count("leaving") == 0
     assert receipt.to_dict()["residue"].get("rate_limits", 0) == 0
+
+
+def test_a_drain_that_finds_a_user_busy_hands_their_rows_back_at_once(
+    replicas: list[MemoryService],
+) -> None:
+    a, b = replicas
+    with b.records._tx() as cur:  # type: ignore[attr-defined]
+        b.records._outbox_rows(cur, [("busy", f"m{i}", "upsert") for i in range(3)])  # type: ignore[attr-defined]
+    taken, release = threading.Event(), threading.Event()
+
+    def holder() -> None:
+        with a.context.writing("busy"):
+            taken.set()
+            release.wait(10)
+
+    t = in_thread(holder)
+    assert taken.wait(10)
+    assert b.context.projector.drain(wait=False) == (0, 0)  # the user's write is on elsewhere
+    back = b.records.outbox_claim(10, utcnow(), 60)  # due now, not after a 60 s lease
+    release.set()
+    t.join(10)
+    assert sorted(it.memory_id for it in back) == ["m0", "m1", "m2"]

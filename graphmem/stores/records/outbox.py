@@ -53,6 +53,18 @@ class SQLOutbox(SQLBase):
                 )
         return [OutboxItem(int(r[0]), r[1], r[2], r[3], int(r[4]), r[5]) for r in rows]
 
+    def outbox_release(self, ids: list[int]) -> None:
+        """Hand claimed rows back, due now: a drain that could not take their user's lock
+        must not hold them for a whole lease."""
+        now = self._dt_in(utcnow())
+        with self._tx() as cur:
+            for chunk in chunks(ids, 500):
+                marks = self._marks(len(chunk))
+                cur.execute(
+                    self._q(f"UPDATE outbox SET next_attempt_at = ? WHERE id IN ({marks})"),
+                    (now, *chunk),
+                )
+
     def outbox_pending(self, ids: list[int]) -> set[int]:
         """Which of these rows are still queued (not applied and deleted by someone else)."""
         out: set[int] = set()

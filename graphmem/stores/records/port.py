@@ -160,6 +160,9 @@ class Outbox(StoreHandle, Protocol):
 
     def outbox_pending(self, ids: list[int]) -> set[int]: ...
 
+    def outbox_release(self, ids: list[int]) -> None:
+        """Give claimed rows back, due now."""
+
     def outbox_for(self, memory_ids: list[str]) -> list[OutboxItem]: ...
 
     def outbox_done(self, ids: list[int]) -> None: ...
