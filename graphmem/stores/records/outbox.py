@@ -9,6 +9,7 @@ apply the same row at once, and rows of a replica that dies mid-drain fall due a
 from __future__ import annotations
 
 from datetime import datetime, timedelta
+from typing import Any
 
 from graphmem.model import utcnow
 from graphmem.stores.records.base import SQLBase, chunks
@@ -43,27 +44,24 @@ class SQLOutbox(SQLBase):
                 (self._dt_in(due_by),),
             )
             rows = cur.fetchall()
-            ids = [int(r[0]) for r in rows]
-            until = self._dt_in(utcnow() + timedelta(seconds=lease_seconds))
-            for chunk in chunks(ids, 500):
-                marks = self._marks(len(chunk))
-                cur.execute(
-                    self._q(f"UPDATE outbox SET next_attempt_at = ? WHERE id IN ({marks})"),
-                    (until, *chunk),
-                )
+            until = utcnow() + timedelta(seconds=lease_seconds)
+            self._due_at(cur, [int(r[0]) for r in rows], until)
         return [OutboxItem(int(r[0]), r[1], r[2], r[3], int(r[4]), r[5]) for r in rows]
 
     def outbox_release(self, ids: list[int]) -> None:
         """Hand claimed rows back, due now: a drain that could not take their user's lock
         must not hold them for a whole lease."""
-        now = self._dt_in(utcnow())
         with self._tx() as cur:
-            for chunk in chunks(ids, 500):
-                marks = self._marks(len(chunk))
-                cur.execute(
-                    self._q(f"UPDATE outbox SET next_attempt_at = ? WHERE id IN ({marks})"),
-                    (now, *chunk),
-                )
+            self._due_at(cur, ids, utcnow())
+
+    def _due_at(self, cur: Any, ids: list[int], when: datetime) -> None:
+        at = self._dt_in(when)
+        for chunk in chunks(ids, 500):
+            marks = self._marks(len(chunk))
+            cur.execute(
+                self._q(f"UPDATE outbox SET next_attempt_at = ? WHERE id IN ({marks})"),
+                (at, *chunk),
+            )
 
     def outbox_pending(self, ids: list[int]) -> set[int]:
         """Which of these rows are still queued (not applied and deleted by someone else)."""
