@@ -38,12 +38,10 @@ http_port() { echo $((36330 + $1)); }
 grpc_port() { echo $((36340 + $1)); }
 p2p_port() { echo $((36350 + $1)); }
 
-alive() {
-    local pid
-    [[ -s $DIR/node$1.pid ]] || return 1
-    pid=$(<"$DIR/node$1.pid")
-    kill -0 "$pid" 2>/dev/null
-}
+# shellcheck source=lib/procs.sh
+source "$REPO/scripts/lib/procs.sh"
+
+alive() { pid_alive "$DIR/node$1.pid" qdrant; }
 
 ready() { curl -fsS "http://127.0.0.1:$(http_port "$1")/readyz" >/dev/null 2>&1; }
 

@@ -28,29 +28,15 @@ ENV_LINE="export GRAPHMEM_TEST_REDIS_CLUSTER_URL=$URL"
 
 say() { echo "redis-cluster: $*"; }
 
+# shellcheck source=lib/procs.sh
+source "$REPO/scripts/lib/procs.sh"
+
 # fail MESSAGE [LOGFILE]: print the message (and the log's tail), exit 1.
 fail() {
     say "FAILED: $1" >&2
-    if [[ -n ${2:-} && -f $2 ]]; then
-        echo "---- last lines of $2 ----" >&2
-        tail -n 30 "$2" >&2
-        echo "----" >&2
-    fi
+    log_tail "${2:-}" 30
     exit 1
 }
-
-# pid_alive PIDFILE: true if the pid file names a live redis-server (guards against
-# stale files and reused pids).
-pid_alive() {
-    local pid
-    [[ -s $1 ]] || return 1
-    pid=$(<"$1")
-    [[ $pid =~ ^[0-9]+$ ]] || return 1
-    kill -0 "$pid" 2>/dev/null || return 1
-    tr '\0' ' ' <"/proc/$pid/cmdline" 2>/dev/null | grep -q -- redis-server
-}
-
-port_open() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
 cli() { redis-cli -h 127.0.0.1 -p "$1" "${@:2}" 2>/dev/null; }
 # field PORT NAME: one field of CLUSTER INFO on that node (empty if it does not answer).
 field() { cli "$1" cluster info | tr -d '\r' | sed -n "s/^$2://p"; }
@@ -114,10 +100,10 @@ cmd_start() {
     check_ports
     mkdir -p "$CD"
     for p in "${PORTS[@]}"; do
-        pid_alive "$CD/$p/redis.pid" && any=1
+        pid_alive "$CD/$p/redis.pid" redis-server && any=1
     done
     for p in "${PORTS[@]}"; do
-        if pid_alive "$CD/$p/redis.pid"; then
+        if pid_alive "$CD/$p/redis.pid" redis-server; then
             say "node $p: already running (pid $(<"$CD/$p/redis.pid"))"
             continue
         fi
@@ -152,7 +138,7 @@ cmd_start() {
 cmd_stop() {
     local p pid i
     for p in "${PORTS[@]}"; do
-        if ! pid_alive "$CD/$p/redis.pid"; then
+        if ! pid_alive "$CD/$p/redis.pid" redis-server; then
             say "node $p: not running"
         else
             pid=$(<"$CD/$p/redis.pid")
@@ -175,7 +161,7 @@ cmd_stop() {
 cmd_status() {
     local ok=0 p
     for p in "${PORTS[@]}"; do
-        if pid_alive "$CD/$p/redis.pid"; then
+        if pid_alive "$CD/$p/redis.pid" redis-server; then
             say "node $p: running (pid $(<"$CD/$p/redis.pid"), 127.0.0.1:$p," \
                 "cluster_state $(field "$p" cluster_state))"
         else

@@ -34,29 +34,15 @@ NEO4J_TIMEOUT=${GRAPHMEM_NEO4J_TIMEOUT:-180}
 
 say() { echo "services: $*"; }
 
+# shellcheck source=lib/procs.sh
+source "$REPO/scripts/lib/procs.sh"
+
 # fail SERVICE LOGFILE MESSAGE: print the message and the log's tail, exit 1.
 fail() {
     say "$1: FAILED: $3" >&2
-    if [[ -n $2 && -f $2 ]]; then
-        echo "---- last lines of $2 ----" >&2
-        tail -n 40 "$2" >&2
-        echo "----" >&2
-    fi
+    log_tail "$2" 40
     exit 1
 }
-
-# pid_alive PIDFILE PATTERN: true if the pid file names a live process whose
-# command line contains PATTERN (guards against stale files and reused pids).
-pid_alive() {
-    local pid
-    [[ -s $1 ]] || return 1
-    pid=$(<"$1")
-    [[ $pid =~ ^[0-9]+$ ]] || return 1
-    kill -0 "$pid" 2>/dev/null || return 1
-    tr '\0' ' ' <"/proc/$pid/cmdline" 2>/dev/null | grep -q -- "$2"
-}
-
-port_open() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
 
 # spawn PIDFILE LOGFILE CMD...: run CMD in the background in its own session
 # (so a terminal's Ctrl-C or hangup does not reach it); PIDFILE gets its pid.
