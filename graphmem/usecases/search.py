@@ -183,6 +183,10 @@ def retrieve(ctx: Context, user_id: str, req: ValidSearch) -> SearchResult:
             channels["confidence"] = mem.confidence
             final *= 0.5 + 0.5 * mem.confidence
         final = window.rescore(mem, final, channels)
+        kind_w = req.kind_weights.get(mem.kind.value, 1.0)
+        if kind_w != 1.0:
+            channels["kind_weight"] = kind_w
+            final *= kind_w
         return TracedHit(mem, final, channels)
 
     hits = [
