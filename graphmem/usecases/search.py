@@ -21,7 +21,7 @@ from graphmem.associative import Step, TracedHit
 from graphmem.context import Context
 from graphmem.errors import StoreUnavailableError
 from graphmem.lifecycle import is_expired
-from graphmem.model import Hit, Memory, Status, check_user, utcnow
+from graphmem.model import Hit, Kind, Memory, Status, check_user, utcnow
 from graphmem.requests import SearchRequest, SearchResult, ValidSearch
 from graphmem.stores.records import RecordQuery
 from graphmem.stores.vectors import VectorFilter
@@ -293,6 +293,7 @@ def similar(ctx: Context, user_id: str, query: str, threshold: float, limit: int
         user_id,
         None,
         readable_statuses((Status.ACTIVE.value, Status.ARCHIVED.value, Status.SUPERSEDED.value)),
+        kind=Kind.MEMORY.value,  # forgetting what was said never deletes a document's chunks
     )
     hits = [h for h in ctx.vectors.search(qvec, flt, limit) if h.score >= threshold]
     rows = only_visible(ctx.records.get(user_id, [h.memory_id for h in hits]))
