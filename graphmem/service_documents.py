@@ -11,10 +11,11 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from graphmem.context import Context
+from graphmem.documents import Document
 from graphmem.errors import DocumentNotFoundError
 from graphmem.model import check_user
 from graphmem.usecases import documents, libraries
-from graphmem.usecases.documents import IngestReport, Progress
+from graphmem.usecases.documents import DocumentSource, IngestReport, Progress
 from graphmem.usecases.erase import ErasureReceipt
 
 
@@ -27,7 +28,7 @@ class DocumentsAPI:
     def ingest(
         self,
         user_id: str,
-        sources: Iterable[str | Path] | str | Path,
+        sources: Iterable[DocumentSource] | DocumentSource,
         *,
         library: str | None = None,
         dry_run: bool = False,
@@ -41,7 +42,7 @@ class DocumentsAPI:
         as documents of `user_id` (private), or of the shared `library`. Idempotent: an
         unchanged document is skipped by its content hash, a changed one replaces its chunks
         (the old ones kept as history). See graphmem.usecases.documents."""
-        if isinstance(sources, (str, Path)):
+        if isinstance(sources, (str, Path, Document)):
             sources = [sources]
         return documents.ingest(
             self.context,

@@ -113,12 +113,20 @@ def is_url(source: str) -> bool:
     return source.startswith(("http://", "https://"))
 
 
-def expand(sources: Iterable[str | Path]) -> list[str]:
+DocumentSource = str | Path | Document
+"""A path (file or folder), an http(s) URL, or a document already read (e.g. text an MCP
+client sent inline: graphmem.documents.load_bytes)."""
+
+
+def expand(sources: Iterable[DocumentSource]) -> list[str | Document]:
     """Every document a list of sources names: URLs as given, files as absolute paths,
     folders as the supported files under them; each once, in order. A source that is
     neither raises DocumentError before anything is ingested."""
-    out: list[str] = []
+    out: list[str | Document] = []
     for src in sources:
+        if isinstance(src, Document):
+            out.append(src)
+            continue
         text = str(src).strip()
         if not text:
             raise DocumentError("source", "an empty source was given")
@@ -134,10 +142,19 @@ def expand(sources: Iterable[str | Path]) -> list[str]:
             raise DocumentError("source", f"{text[:200]}: only http and https URLs are read")
         else:
             raise DocumentError("source", f"{text[:200]}: no such file or folder")
-    return list(dict.fromkeys(out))
+    seen: set[str] = set()
+    unique: list[str | Document] = []
+    for item in out:
+        key = item.uri if isinstance(item, Document) else item
+        if key not in seen:
+            seen.add(key)
+            unique.append(item)
+    return unique
 
 
-def load(source: str) -> Document:
+def load(source: str | Document) -> Document:
+    if isinstance(source, Document):
+        return source
     return load_url(source) if is_url(source) else load_path(source)
 
 
@@ -177,7 +194,7 @@ def chunks_of(
 def ingest(
     ctx: Context,
     owner: str,
-    sources: Iterable[str | Path],
+    sources: Iterable[DocumentSource],
     *,
     dry_run: bool = False,
     progress: Progress | None = None,
@@ -196,11 +213,12 @@ def ingest(
     items = expand(sources)
     report = IngestReport(owner, dry_run)
     done = _read_checkpoint(checkpoint, owner, items) if checkpoint and not dry_run else set()
-    for i, source in enumerate(items, 1):
+    for i, item in enumerate(items, 1):
+        source = item.uri if isinstance(item, Document) else item
         if _mark(source) in done:
             outcome = DocumentOutcome(source, "checkpointed")
         else:
-            outcome = _ingest_one(ctx, owner, source, dry_run, target_chars, max_chars, tool)
+            outcome = _ingest_one(ctx, owner, item, dry_run, target_chars, max_chars, tool)
             if checkpoint and not dry_run and outcome.action != "failed":
                 done.add(_mark(source))
                 _write_checkpoint(checkpoint, owner, items, done)
@@ -216,7 +234,7 @@ def ingest(
 def _ingest_one(
     ctx: Context,
     owner: str,
-    source: str,
+    source: str | Document,
     dry_run: bool,
     target_chars: int | None,
     max_chars: int | None,
@@ -226,7 +244,8 @@ def _ingest_one(
         doc = load(source)
         pieces = _chunks(ctx, doc, target_chars, max_chars)
     except InvalidInputError as e:
-        return DocumentOutcome(source, "failed", error=e.message)
+        uri = source.uri if isinstance(source, Document) else source
+        return DocumentOutcome(uri, "failed", error=e.message)
     outcome = DocumentOutcome(doc.uri, "added", title=doc.title, chunks=len(pieces))
     current = chunks_of(ctx, owner, uri=doc.uri)
     if current and all(m.metadata.get("doc_hash") == doc.content_hash for m in current):
@@ -413,11 +432,12 @@ def _mark(source: str) -> str:
     return hashlib.sha256(source.encode("utf-8", "surrogatepass")).hexdigest()
 
 
-def _batch_key(owner: str, items: list[str]) -> str:
-    return hashlib.sha256(json.dumps([owner, items], ensure_ascii=False).encode()).hexdigest()
+def _batch_key(owner: str, items: list[str | Document]) -> str:
+    keys = [i.uri if isinstance(i, Document) else i for i in items]
+    return hashlib.sha256(json.dumps([owner, keys], ensure_ascii=False).encode()).hexdigest()
 
 
-def _read_checkpoint(path: Path, owner: str, items: list[str]) -> set[str]:
+def _read_checkpoint(path: Path, owner: str, items: list[str | Document]) -> set[str]:
     try:
         data = json.loads(path.read_text("utf-8"))
     except (OSError, ValueError):
@@ -427,7 +447,7 @@ def _read_checkpoint(path: Path, owner: str, items: list[str]) -> set[str]:
     return {d for d in data.get("done", []) if isinstance(d, str)}
 
 
-def _write_checkpoint(path: Path, owner: str, items: list[str], done: set[str]) -> None:
+def _write_checkpoint(path: Path, owner: str, items: list[str | Document], done: set[str]) -> None:
     """Written whole to a temporary file and renamed, so a crash leaves the old or the new."""
     path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
     tmp = path.with_suffix(".tmp")
