@@ -201,10 +201,10 @@ def test_pdf_text_layer_pages_and_title(tmp_path: Path) -> None:
 
 def test_pdf_without_text_or_broken_is_a_document_error(tmp_path: Path) -> None:
     (tmp_path / "scan.pdf").write_bytes(_pdf([[], []]))
-    with pytest.raises(DocumentError, match=r"scan\.pdf has no text layer \(scanned\?\); OCR"):
+    with pytest.raises(DocumentError, match=r"scan\.pdf: has no text layer \(scanned\?\); OCR"):
         load_path(tmp_path / "scan.pdf")
     (tmp_path / "junk.pdf").write_bytes(b"%PDF-1.4 not really")
-    with pytest.raises(DocumentError, match=r"junk\.pdf is not a readable PDF"):
+    with pytest.raises(DocumentError, match=r"junk\.pdf: is not a readable PDF"):
         load_path(tmp_path / "junk.pdf")
 
 
@@ -221,7 +221,7 @@ def test_load_bytes_format_from_fmt_content_type_or_suffix() -> None:
     assert load_bytes(md, "notes.MD").format == "markdown"
     latin = "caf\xe9".encode("latin-1")
     assert load_bytes(latin, "u", content_type="text/plain; charset=ISO-8859-1").text == "café"
-    with pytest.raises(DocumentError, match=r"https://e.example/blob has an unsupported type"):
+    with pytest.raises(DocumentError, match=r"https://e.example/blob: has an unsupported type"):
         load_bytes(md, "https://e.example/blob", content_type="application/octet-stream")
     with pytest.raises(DocumentError, match="unknown format 'docx'"):
         load_bytes(md, "a.md", fmt="docx")
@@ -236,7 +236,7 @@ def test_bad_paths_raise_document_errors_naming_the_file(tmp_path: Path) -> None
     (tmp_path / "deck.pptx").write_bytes(b"PK")
     (tmp_path / "big.txt").write_text("x" * 100, "utf-8")
     cases = {
-        tmp_path / "missing.md": "does not exist",
+        tmp_path / "missing.md": "no such file",
         tmp_path: "is a folder, not a file",
         tmp_path / "junk.txt": "is not UTF-8 text",
         tmp_path / "zeros.md": "is not UTF-8 text",
@@ -245,9 +245,9 @@ def test_bad_paths_raise_document_errors_naming_the_file(tmp_path: Path) -> None
     for path, problem in cases.items():
         with pytest.raises(DocumentError) as info:
             load_path(path)
-        assert str(info.value).startswith(f"source: {path.resolve()} {problem}")
+        assert str(info.value).startswith(f"source: {path.resolve()}: {problem}")
         assert isinstance(info.value, InvalidInputError) and info.value.field == "source"
-    with pytest.raises(DocumentError, match=r"big\.txt is larger than the limit of 10 bytes"):
+    with pytest.raises(DocumentError, match=r"big\.txt: is larger than the limit of 10 bytes"):
         load_path(tmp_path / "big.txt", max_bytes=10)
 
 
@@ -351,9 +351,9 @@ def test_discover_skips_hidden_unsupported_and_links_out(tmp_path: Path) -> None
     found = [p.relative_to(root).as_posix() for p in discover(root)]
     assert found == ["a.md", "b/c.TXT", "b/d/e.html", "f.pdf", "link-in.md"]
     assert set(SUPPORTED_SUFFIXES) >= {Path(p).suffix.lower() for p in found}
-    with pytest.raises(DocumentError, match=r"a\.md is not a folder"):
+    with pytest.raises(DocumentError, match=r"a\.md: is not a folder"):
         discover(root / "a.md")
-    with pytest.raises(DocumentError, match="nope does not exist"):
+    with pytest.raises(DocumentError, match="nope: no such folder"):
         discover(tmp_path / "nope")
 
 
@@ -416,11 +416,11 @@ def test_load_url_from_a_local_server(server: str) -> None:
     assert set(_Handler.agents) == {"graphmem"}
     notes = load_url(f"{server}/notes.md")
     assert notes.format == "markdown" and notes.sections[0].heading_path == ("Notes",)
-    with pytest.raises(DocumentError, match=rf"{server}/missing returned HTTP 404 Not Found"):
+    with pytest.raises(DocumentError, match=rf"{server}/missing: returned HTTP 404 Not Found"):
         load_url(f"{server}/missing")
-    with pytest.raises(DocumentError, match=r"big\.txt is larger than the limit of 1,000 bytes"):
+    with pytest.raises(DocumentError, match=r"big\.txt: is larger than the limit of 1,000 bytes"):
         load_url(f"{server}/big.txt", max_bytes=1000)
-    with pytest.raises(DocumentError, match=r"/slow did not answer within 0\.3 s"):
+    with pytest.raises(DocumentError, match=r"/slow: did not answer within 0\.3 s"):
         load_url(f"{server}/slow", timeout=0.3)
 
 

@@ -46,14 +46,12 @@ _TITLE_CHARS = 200
 
 
 class DocumentError(InvalidInputError):
-    """A document could not be read; the message names the file or URL and what is wrong.
+    """A document could not be read: raised as DocumentError("source", "<file or URL>: <what is
+    wrong>"), so a CLI prints one line and the user knows which file to fix."""
 
-    `message` reads as a predicate ("has no text layer ..."); given a `uri`, it is prefixed with
-    it, so a CLI can print the one line and the user knows which file to fix."""
 
-    def __init__(self, message: str, uri: str | None = None) -> None:
-        super().__init__("source", f"{uri} {message}" if uri else message)
-        self.uri = uri
+def _error(uri: str, problem: str) -> DocumentError:
+    return DocumentError("source", f"{uri}: {problem}")
 
 
 @dataclass(frozen=True)
@@ -335,16 +333,16 @@ def _parse_pdf(data: bytes, uri: str) -> tuple[str, str, tuple[Section, ...]]:
     try:
         reader = pypdf.PdfReader(io.BytesIO(data))
         if reader.is_encrypted and not reader.decrypt(""):
-            raise DocumentError("is an encrypted PDF; decrypt it first", uri)
+            raise _error(uri, "is an encrypted PDF; decrypt it first")
         pages = [page.extract_text() or "" for page in reader.pages]
         meta_title = (reader.metadata.title if reader.metadata else None) or ""
     except Exception as exc:  # a malformed file can break pypdf anywhere: still one line
         if isinstance(exc, DocumentError):
             raise
-        raise DocumentError(f"is not a readable PDF ({exc})", uri) from exc
+        raise _error(uri, f"is not a readable PDF ({exc})") from exc
     text, sections = _Builder("\n\n".join(normalise(p) for p in pages if p.strip())).build()
     if not text.strip():
-        raise DocumentError("has no text layer (scanned?); OCR it first", uri)
+        raise _error(uri, "has no text layer (scanned?); OCR it first")
     return _one_line(str(meta_title)) or _first_line(text), text, sections
 
 
@@ -378,7 +376,7 @@ def _decode(data: bytes, uri: str, fmt: str, charset: str | None) -> str:
         text = "\x00"
     if "\x00" in text:
         name = "UTF-8" if encoding == "utf-8-sig" else encoding
-        raise DocumentError(f"is not {name} text (a binary file, or another encoding?)", uri)
+        raise _error(uri, f"is not {name} text (a binary file, or another encoding?)")
     return text
 
 
@@ -404,14 +402,14 @@ def load_bytes(
     charset = found.group(1) if found else None
     by_suffix = SUPPORTED_SUFFIXES.get(_suffix(uri))
     if fmt is not None and fmt not in FORMATS:
-        raise DocumentError(f"has an unknown format {fmt!r} (one of {sorted(FORMATS)})", uri)
+        raise _error(uri, f"has an unknown format {fmt!r} (one of {sorted(FORMATS)})")
     fmt = fmt or _CONTENT_TYPES.get(media)
     if fmt == "text" and by_suffix == "markdown":
         fmt = "markdown"
     fmt = fmt or by_suffix
     if fmt is None:
         what = f"type {media!r}" if media else f"suffix {_suffix(uri) or '(none)'!r}"
-        raise DocumentError(f"has an unsupported {what} (supported: {_SUPPORTED})", uri)
+        raise _error(uri, f"has an unsupported {what} (supported: {_SUPPORTED})")
     if fmt == "pdf":
         title, text, sections = _parse_pdf(data, uri)
     else:
@@ -427,19 +425,19 @@ def load_path(path: str | Path, *, max_bytes: int = 50_000_000) -> Document:
     file = Path(path).expanduser().resolve()
     uri = str(file)
     if not file.exists():
-        raise DocumentError("does not exist", uri)
+        raise _error(uri, "no such file")
     if file.is_dir():
-        raise DocumentError("is a folder, not a file (ingest the folder instead)", uri)
+        raise _error(uri, "is a folder, not a file (ingest the folder instead)")
     fmt = SUPPORTED_SUFFIXES.get(file.suffix.lower())
     if fmt is None:
         suffix = file.suffix or "(none)"
-        raise DocumentError(f"has an unsupported suffix {suffix!r} (supported: {_SUPPORTED})", uri)
+        raise _error(uri, f"has an unsupported suffix {suffix!r} (supported: {_SUPPORTED})")
     try:
         if file.stat().st_size > max_bytes:
-            raise DocumentError(f"is larger than the limit of {max_bytes:,} bytes", uri)
+            raise _error(uri, f"is larger than the limit of {max_bytes:,} bytes")
         data = file.read_bytes()
     except OSError as exc:
-        raise DocumentError(f"cannot be read: {exc.strerror or exc}", uri) from exc
+        raise _error(uri, f"cannot be read: {exc.strerror or exc}") from exc
     return load_bytes(data, uri, fmt=fmt)
 
 
@@ -448,7 +446,7 @@ def load_url(url: str, *, timeout: float = 20.0, max_bytes: int = 50_000_000) ->
     Content-Type, else the URL's suffix. At most `max_bytes` are read."""
     scheme = urlsplit(url).scheme.lower()
     if scheme not in ("http", "https"):
-        raise DocumentError(f"is not an http or https URL (scheme {scheme or 'none'!r})", url)
+        raise _error(url, f"is not an http or https URL (scheme {scheme or 'none'!r})")
     request = urllib.request.Request(url, headers={"User-Agent": "graphmem"})
     try:
         with urllib.request.urlopen(request, timeout=timeout) as response:
@@ -456,14 +454,14 @@ def load_url(url: str, *, timeout: float = 20.0, max_bytes: int = 50_000_000) ->
             content_type = response.headers.get("Content-Type")
             final = response.geturl()
     except urllib.error.HTTPError as exc:
-        raise DocumentError(f"returned HTTP {exc.code} {exc.reason}", url) from exc
+        raise _error(url, f"returned HTTP {exc.code} {exc.reason}") from exc
     except (OSError, ValueError, http.client.HTTPException) as exc:
         reason = getattr(exc, "reason", exc)  # a URLError wraps the socket's error
         if isinstance(reason, TimeoutError):
-            raise DocumentError(f"did not answer within {timeout:g} s", url) from exc
-        raise DocumentError(f"could not be fetched: {reason}", url) from exc
+            raise _error(url, f"did not answer within {timeout:g} s") from exc
+        raise _error(url, f"could not be fetched: {reason}") from exc
     if len(data) > max_bytes:
-        raise DocumentError(f"is larger than the limit of {max_bytes:,} bytes", url)
+        raise _error(url, f"is larger than the limit of {max_bytes:,} bytes")
     # no usable Content-Type: the suffix of the URL redirected to, else (in load_bytes) the URL's
     media = (content_type or "").split(";")[0].strip().lower()
     fmt = None if media in _CONTENT_TYPES else SUPPORTED_SUFFIXES.get(_suffix(final))
@@ -476,8 +474,8 @@ def discover(folder: str | Path) -> list[Path]:
     ingesting a folder never reads files the user did not put in it."""
     root = Path(folder).expanduser()
     if not root.is_dir():
-        what = "does not exist" if not root.exists() else "is not a folder"
-        raise DocumentError(what, str(root.resolve()))
+        what = "no such folder" if not root.exists() else "is not a folder"
+        raise _error(str(root.resolve()), what)
     real_root = root.resolve()
     found: list[Path] = []
     seen: set[Path] = set()
