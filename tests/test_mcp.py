@@ -71,6 +71,9 @@ TOOLS = {
     "memory_quarantine_review",
     "memory_history",
     "memory_observe",
+    "document_ingest",
+    "document_list",
+    "document_delete",
 }
 
 
@@ -132,7 +135,9 @@ def test_tools_are_listed_with_schemas_descriptions_and_truthful_annotations(
     assert set(tools) == TOOLS  # the server's own list of tools is what it registered
     for t in tools.values():
         assert len(t.description or "") > 80, t.name  # written for the model, not a stub
-        assert t.annotations is not None and t.annotations.open_world_hint is False
+        assert t.annotations is not None
+        # only document_ingest reaches outside graphmem's stores (it fetches URLs)
+        assert t.annotations.open_world_hint is (t.name == "document_ingest"), t.name
     read_only = {n for n, t in tools.items() if t.annotations.read_only_hint}
     assert read_only == {
         "memory_search",
@@ -144,6 +149,7 @@ def test_tools_are_listed_with_schemas_descriptions_and_truthful_annotations(
         "memory_graph",
         "memory_quarantine_list",
         "memory_history",
+        "document_list",
     }
     destructive = {n for n, t in tools.items() if t.annotations.destructive_hint}
     assert destructive == {
@@ -153,6 +159,7 @@ def test_tools_are_listed_with_schemas_descriptions_and_truthful_annotations(
         "memory_forget_user",
         "memory_quarantine_review",
         "memory_observe",
+        "document_delete",
     }
     assert tools["memory_write"].annotations.idempotent_hint is False  # a repeat writes twice
     assert tools["memory_forget"].annotations.idempotent_hint is True

@@ -202,6 +202,15 @@ async def exercise(c: Client, *, operator: bool) -> Called:
         },
     )
     await call("memory_observe", {"turns": ["I prefer window seats"], "dry_run": True})
+    wiki = "# Orion\n\n## Status\n\nThe Orion migration finished in June; Priya led it.\n"
+    await call("document_ingest", {"content": wiki, "name": "wiki/orion", "dry_run": True})
+    await call("document_ingest", {"content": wiki, "name": "wiki/orion"})
+    hits = await call("memory_search", {"query": "Orion migration status", "kinds": "document"})
+    assert hits["hits"] and hits["hits"][0]["kind"] == "document", hits
+    assert hits["hits"][0]["document"]["source"] == "wiki/orion", hits
+    await call("memory_search", {"query": "Orion", "kind_weights": {"document": 0.5}})
+    await call("document_list", {})
+    await call("document_delete", {"source": "wiki/orion"})
     await call("working_memory_get", {"session_id": "s-2"})
     await call(
         "working_memory_set",

@@ -57,6 +57,9 @@ TOOL_BUDGETS: dict[str, Budget | None] = {
     "memory_quarantine_list": "search",
     "working_memory_get": "search",
     "memory_health": None,
+    "document_ingest": "write",
+    "document_delete": "write",
+    "document_list": "search",
 }
 # Reading a resource (memory://{id}, working://{session}) returns content like a search.
 RESOURCE_BUDGET: Budget = "search"
@@ -80,6 +83,10 @@ def charges(tool: str, args: Mapping[str, Any]) -> list[tuple[Budget, float]]:
     budget = TOOL_BUDGETS.get(tool)
     if budget is None:
         return []
+    if tool == "document_ingest":  # each document is a write (a batch of chunk writes)
+        sources = args.get("sources")
+        n = (len(sources) if isinstance(sources, list) else 0) + (args.get("content") is not None)
+        return [(budget, float(max(1, n)))]
     if tool == "memory_observe":
         turns = args.get("turns")
         return [(budget, float(max(1, len(turns)) if isinstance(turns, list) else 1))]

@@ -98,6 +98,16 @@ class PathStep(Result):
     strength: float = Field(description="The relation's weight, 0-1.")
 
 
+class DocumentSource(Result):
+    """Where a document chunk comes from."""
+
+    source: str = Field(description="The file, URL or name the document was ingested from.")
+    title: str = Field(description="The document's title.")
+    headings: list[str] = Field(description="The headings the chunk sits under.")
+    start: int = Field(description="Character offset of the chunk in the document's text.")
+    end: int = Field(description="Character offset of its end.")
+
+
 class SearchHit(Result):
     """A recalled memory, why it ranked there, when it held and where it came from."""
 
@@ -105,6 +115,16 @@ class SearchHit(Result):
     content: str = Field(description="The memory's text.")
     summary: str = Field(description="A short summary of the content.")
     memory_type: MemoryTypeName = Field(description="fact, preference, event or task.")
+    kind: Literal["memory", "document"] = Field(
+        description="memory (what was said or written as a memory) or document (a chunk of an"
+        " ingested document or wiki page)."
+    )
+    document: Sometimes[DocumentSource] = Field(
+        None, description="For a document chunk: its source, title, headings and offsets."
+    )
+    library: Sometimes[str] = Field(
+        None, description="For a chunk of a shared library's document: the library."
+    )
     score: float = Field(description="The final score, 0-1, best first.")
     scores: dict[str, float] = Field(
         description="Why it ranked there: the channels vector (embedding similarity),"

@@ -385,8 +385,10 @@ def delete_document(ctx: Context, owner: str, uri: str) -> list[str]:
     from graphmem.usecases.update import forget
 
     owner = check_user(owner)
-    key = uri if is_url(uri) else str(Path(uri).expanduser().resolve())
-    ids = [m.id for m in chunks_of(ctx, owner, uri=key, statuses=_EVERY)]
+    ids = [m.id for m in chunks_of(ctx, owner, uri=uri, statuses=_EVERY)]
+    if not ids and not is_url(uri):  # a path as typed: ./a.md was stored as /home/u/a.md
+        key = str(Path(uri).expanduser().resolve())
+        ids = [m.id for m in chunks_of(ctx, owner, uri=key, statuses=_EVERY)]
     return forget(ctx, owner, ids, reason="delete_document") if ids else []
 
 

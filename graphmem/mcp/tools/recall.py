@@ -6,7 +6,7 @@ firewall holds for review: a quarantined memory is never a hit, and asked for by
 listed under `quarantined`, without its content.
 """
 
-from typing import TYPE_CHECKING, Annotated, cast
+from typing import TYPE_CHECKING, Annotated, Any, Literal, cast
 
 from pydantic import Field
 
@@ -38,7 +38,7 @@ from graphmem.temporal import validity
 from graphmem.visibility import Viewer
 
 if TYPE_CHECKING:
-    from graphmem.model import Hit
+    from graphmem.model import Hit, Memory
 
 MAX_CURSOR = 1024
 
@@ -119,6 +119,20 @@ def register(mcp: ToolRegistry, ctx: ToolContext) -> None:
         metadata: MetadataFilter = None,
         agent_id: AgentId = None,
         run_id: RunId = None,
+        kinds: Annotated[
+            Literal["memory", "document", "both"],
+            Field(
+                description="memory: what was said; document: chunks of ingested documents and"
+                " of shared libraries the user may read; both (default): ranked together."
+            ),
+        ] = "both",
+        kind_weights: Annotated[
+            dict[Literal["memory", "document"], Annotated[float, Field(gt=0, le=10)]] | None,
+            Field(
+                description='A score factor per kind, e.g. {"document": 0.8} to rank documents'
+                " a little below memories of equal match."
+            ),
+        ] = None,
     ) -> SearchResult:
         user = ctx.caller()
         with tool_errors():
@@ -137,6 +151,8 @@ def register(mcp: ToolRegistry, ctx: ToolContext) -> None:
                 metadata=metadata,
                 agent_id=agent_id,
                 run_id=run_id,
+                kinds=kinds,
+                kind_weights=cast("dict[str, float] | None", kind_weights),
             )
             res = await ctx.run(svc.search_request, user, request)
         return SearchResult(
@@ -249,6 +265,25 @@ def register(mcp: ToolRegistry, ctx: ToolContext) -> None:
         )
 
 
+def document_fields(m: "Memory") -> dict[str, Any]:
+    """A chunk's source and, for a shared library's chunk, the library; nothing for a memory."""
+    if m.kind.value != "document":
+        return {}
+    md = m.metadata
+    out: dict[str, Any] = {
+        "document": {
+            "source": str(md.get("doc_uri", "")),
+            "title": str(md.get("doc_title", "")),
+            "headings": [str(h) for h in md.get("doc_headings") or []],
+            "start": int(md.get("doc_start", 0)),
+            "end": int(md.get("doc_end", 0)),
+        }
+    }
+    if m.user_id.startswith("library:"):
+        out["library"] = m.user_id.removeprefix("library:")
+    return out
+
+
 def _compact_hit(h: "Hit") -> SearchHit:
     """What a model needs from a hit: the text, its kind and age, why it ranked there and
     where it came from; the scopes, metadata and path only when there are any."""
@@ -260,6 +295,8 @@ def _compact_hit(h: "Hit") -> SearchHit:
             "content": m.content,
             "summary": m.summary,
             "memory_type": m.memory_type.value,
+            "kind": m.kind.value,
+            **document_fields(m),
             "score": round(h.score, 4),
             "scores": {k: round(v, 4) for k, v in h.scores.items()},
             "created_at": m.created_at.isoformat(),
