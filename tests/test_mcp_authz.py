@@ -407,3 +407,32 @@ def test_observe_is_charged_per_turn_it_screens_dry_run_or_not(
     _limited(rest[-1], "write")
     over = run(_calls(srv, [("memory_observe", {"turns": ["hello"] * 61, "dry_run": True})]))[0]
     assert over.is_error and "split it into batches of at most 60" in over.content[0].text
+
+
+def test_documents_agents_send_text_or_public_urls_operators_also_paths_and_libraries(
+    served: HttpServer, tmp_path: Path
+) -> None:
+    page = tmp_path / "orion.md"
+    page.write_text("# Orion\n\n## Status\n\nOrion shipped in June; Priya led it.\n", "utf-8")
+    for args, field in (
+        ({"sources": [str(page)]}, "sources:"),
+        ({"sources": ["http://127.0.0.1:9/wiki"]}, "sources:"),
+        ({"sources": ["http://localhost/admin"]}, "sources:"),
+        ({"content": "# Lib\n\nShared text.", "name": "lib", "library": "team"}, "library:"),
+    ):
+        msg = refused(served, "alice", "document_ingest", args)
+        assert msg.startswith(field) and "operator" in msg, msg
+    assert call(served, "alice", "document_list")["count"] == 0  # nothing was stored
+    mine = call(served, "alice", "document_ingest",
+                {"content": "# Kestrel\n\nThe Kestrel audit is due in May.", "name": "kestrel"})
+    assert mine["documents"] == 1
+    ops = call(served, OPS, "document_ingest", {"sources": [str(page)]})
+    assert ops["documents"] == 1 and ops["outcomes"][0]["source"] == str(page.resolve())
+    hits = call(served, "alice", "memory_search", {"query": "When did Orion ship?",
+                                                   "kinds": "document"})["hits"]
+    assert hits and hits[0]["kind"] == "document" and "June" in hits[0]["content"]
+    # bob sees none of alice's documents, by search or by list, and cannot delete them
+    assert not call(served, "bob", "memory_search", {"query": "Orion Kestrel audit"})["hits"]
+    assert call(served, "bob", "document_list")["count"] == 0
+    assert refused(served, "bob", "document_delete", {"source": "kestrel"}).startswith("source:")
+    assert call(served, "alice", "document_delete", {"source": "kestrel"})["count"] >= 1
