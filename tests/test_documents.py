@@ -9,13 +9,16 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from graphmem import MemoryService
-from graphmem.documents import DocumentError
+from graphmem.documents import Document, DocumentError, load_bytes
 from graphmem.embedder import Embedder
 from graphmem.errors import InvalidInputError, NotFoundError
 from graphmem.model import Kind, Status
 from tests.conftest import service_on
+from tests.test_documents_parse import _pdf, server  # noqa: F401 - server is a fixture
 
 RATINGS = """# Huadong Hospital Group
 
@@ -227,3 +230,69 @@ def test_shared_library_is_read_only_through_a_grant(svc: MemoryService,
     svc.grant_library(lib, reader)
     svc.delete_library(lib)
     assert svc.libraries(reader) == [] and svc.documents("ops", library=lib) == []
+
+
+WORDS = ["Huadong", "rating", "bonds", "Lisbon", "contract", "风险", "医疗", "Xinhe", "beds",
+         "outlook", "Priya", "audit"]
+texts = st.lists(st.sampled_from(WORDS), min_size=2, max_size=6).map(" ".join)
+
+
+@settings(max_examples=6, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+@given(mine=st.lists(texts, min_size=1, max_size=3), theirs=st.lists(texts, min_size=1,
+       max_size=3), query=texts, kinds=st.sampled_from(["both", "document", "memory"]))
+def test_private_documents_never_cross_users(svc: MemoryService, mine: list[str],
+                                             theirs: list[str], query: str,
+                                             kinds: str) -> None:
+    """Whatever the pages and the query, another user's private chunks never come back: not
+    by search (any kinds, graph expansion on, cached or not), listing, graph or deletion."""
+    tag = uuid.uuid4().hex[:8]
+    me, other = f"me-{tag}", f"other-{tag}"
+
+    def pages(user: str, bodies: list[str]) -> list[Document]:
+        return [load_bytes(f"# {b}\n\n{b}.\n".encode(), f"{user}/p{i}", fmt="markdown")
+                for i, b in enumerate(bodies)]
+
+    svc.write(me, f"I track {mine[0]}.")
+    svc.ingest(me, pages(me, mine))
+    svc.ingest(other, pages(other, theirs))
+    foreign = svc.records.all_ids(other)
+    for _ in range(2):  # the second round is served from the search cache
+        res = svc.search(me, query, 20, kinds=kinds, expand_hops=2)
+        assert all(h.memory.user_id == me for h in res.hits)
+        for h in res.hits:
+            for step in getattr(h, "path", []):
+                assert step.source not in foreign and step.target not in foreign
+    assert all(d["source"].startswith(f"{me}/") for d in svc.documents(me))
+    assert svc.graph_store.node_ids(me).isdisjoint(foreign)
+    with pytest.raises(NotFoundError):
+        svc.delete_document(me, f"{other}/p0")
+    assert svc.records.all_ids(other) == foreign
+
+
+def test_every_format_and_a_url_ingest_into_one_recall(
+    svc: MemoryService, tmp_path: Path, server: str
+) -> None:
+    user = _user()
+    (tmp_path / "a.md").write_text("# Alpha\n\n## Notes\n\nAlpha ships quarterly.\n", "utf-8")
+    (tmp_path / "b.txt").write_text("Bravo\n\nBravo audits run every March.\n", "utf-8")
+    (tmp_path / "c.html").write_text(
+        "<html><head><title>Charlie</title><script>evil()</script></head><body><nav>menu"
+        "</nav><h1>Charlie</h1><p>Charlie is based in Porto &amp; Braga.</p></body></html>",
+        "utf-8",
+    )
+    (tmp_path / "d.pdf").write_bytes(_pdf([["Delta handbook", "Delta pays on Fridays."]]))
+    report = svc.ingest(user, [tmp_path, f"{server}/page"])
+    assert report.failed == 0, report.to_dict()
+    assert sorted(d["title"] for d in svc.documents(user)) == [
+        "Alpha", "Bravo", "Charlie", "Delta handbook", "Served"]
+    for query, expect in (("When does Alpha ship?", "quarterly"),
+                          ("When are Bravo audits?", "March"),
+                          ("Where is Charlie based?", "Porto"),
+                          ("When does Delta pay?", "Fridays")):
+        hits = svc.search(user, query, 3, kinds="document", track_access=False).hits
+        assert hits and expect in hits[0].memory.content, (query, hits[:1])
+    fmt = {d.memory.metadata["doc_format"] for d in
+           svc.search(user, "Alpha Bravo Charlie Delta", 20, kinds="document").hits}
+    assert {"markdown", "text", "html", "pdf"} <= fmt
+    assert not any("evil" in m.content or "menu" in m.content for m in svc.list(user))
