@@ -18,7 +18,7 @@ from graphmem.embedder import Embedder
 from graphmem.errors import InvalidInputError, NotFoundError
 from graphmem.model import Kind, Status
 from tests.conftest import service_on
-from tests.test_documents_parse import _pdf, server  # noqa: F401 - server is a fixture
+from tests.test_documents_parse import _pdf, server  # noqa: F401 - a fixture: a local HTTP server
 
 RATINGS = """# Huadong Hospital Group
 
@@ -271,7 +271,7 @@ def test_private_documents_never_cross_users(svc: MemoryService, mine: list[str]
 
 
 def test_every_format_and_a_url_ingest_into_one_recall(
-    svc: MemoryService, tmp_path: Path, server: str
+    svc: MemoryService, tmp_path: Path, server: str  # noqa: F811 - the fixture
 ) -> None:
     user = _user()
     (tmp_path / "a.md").write_text("# Alpha\n\n## Notes\n\nAlpha ships quarterly.\n", "utf-8")
