@@ -296,3 +296,24 @@ def test_every_format_and_a_url_ingest_into_one_recall(
            svc.search(user, "Alpha Bravo Charlie Delta", 20, kinds="document").hits}
     assert {"markdown", "text", "html", "pdf"} <= fmt
     assert not any("evil" in m.content or "menu" in m.content for m in svc.list(user))
+
+
+def test_a_library_chunk_is_reached_from_the_readers_memory_by_entity(
+    svc: MemoryService, tmp_path: Path
+) -> None:
+    lib = f"wiki-{uuid.uuid4().hex[:6]}"
+    reader = _user()
+    mem = svc.write(reader, "My fund holds bonds of Xinhe Holdings.")
+    svc.ingest("ops", [_page(tmp_path, "huadong.md", RATINGS)], library=lib)
+    svc.grant_library(lib, reader)
+    res = svc.search(reader, "what do I hold bonds of?", 10, track_access=False)
+    bridged = [h for h in res.hits if h.memory.kind == Kind.DOCUMENT
+               and [(s.source, s.relation_type) for s in getattr(h, "path", [])]
+               == [(mem.id, "mentions")]]
+    assert bridged, [(h.memory.content[:40], h.scores) for h in res.hits]
+    step = bridged[0].path[0]
+    assert (step.source, step.relation_type) == (mem.id, "mentions")
+    assert "Xinhe Holdings" in bridged[0].memory.content and "graph" in bridged[0].scores
+    flat = svc.search(reader, "what do I hold bonds of?", 10, expand_hops=0,
+                      track_access=False)
+    assert not any(getattr(h, "path", None) for h in flat.hits)

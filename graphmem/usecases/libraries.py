@@ -11,8 +11,9 @@ and revoking are an operator's acts (the CLI, or an operator token over MCP).
 from __future__ import annotations
 
 import re
-from dataclasses import replace
+from dataclasses import dataclass, replace
 
+from graphmem.associative import Step, seed_relevance
 from graphmem.context import Context
 from graphmem.errors import InvalidInputError
 from graphmem.model import Hit, Kind
@@ -84,3 +85,51 @@ def merged(results: list[SearchResult], top_k: int) -> SearchResult:
     hits.sort(key=lambda h: (-h.score, h.memory.id))
     degraded = sorted({d for r in results for d in r.degraded})
     return SearchResult(hits=hits[:top_k], took_ms=0.0, degraded=degraded)
+
+
+@dataclass(frozen=True)
+class Bridged:
+    """A library chunk reached from one of the reader's own hits through an entity both
+    mention: the one-step path and its graph score."""
+
+    step: Step
+    score: float
+
+
+def bridges(
+    ctx: Context, user_id: str, seeds: list[Hit], shared: list[str]
+) -> dict[str, dict[str, Bridged]]:
+    """Per library, the chunks that mention an entity the reader's best hits mention.
+
+    A library's graph is its own tenant's, so no edge joins it to a reader's memories; the
+    join is made here, per search, on entity names: "I am analysing Huadong Hospital Group"
+    reaches the library page that names the group, with the path saying so. Named entities
+    only (people, organisations, places, things), not topics. Scored as one
+    `mentions` hop from the seed (its relevance times the relation's weight)."""
+    s = ctx.settings
+    if not seeds or not shared:
+        return {}
+    relevance = seed_relevance({h.memory.id: h.score for h in seeds}, s.graph_seed_sharpness)
+    weight = s.relation_weights.get("mentions", 1.0)
+    by_key: dict[str, tuple[str, float]] = {}  # entity key -> (best seed, its relevance)
+    for mid, refs in ctx.records.entities_for(user_id, list(relevance)).items():
+        for ref in refs:
+            if ref.entity_type == "topic":
+                continue  # a common noun ("bonds") would join half a library to any reader
+            if ref.key not in by_key or relevance[mid] > by_key[ref.key][1]:
+                by_key[ref.key] = (mid, relevance[mid])
+    if not by_key:
+        return {}
+    out: dict[str, dict[str, Bridged]] = {}
+    for lib in shared:
+        found: dict[str, Bridged] = {}
+        for key, chunk_ids in ctx.records.mentions_of(lib, list(by_key), s.graph_fanout).items():
+            seed, rel = by_key[key]
+            for cid in chunk_ids:
+                score = rel * weight
+                if cid not in found or score > found[cid].score:
+                    found[cid] = Bridged(Step(seed, "mentions", cid, weight), score)
+        best = sorted(found.items(), key=lambda kv: (-kv[1].score, kv[0]))
+        if best:
+            out[lib] = dict(best[: s.graph_candidates])
+    return out

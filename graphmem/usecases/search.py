@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import logging
 import time
+from collections.abc import Mapping
 from concurrent.futures import Future
 from dataclasses import replace
 
@@ -49,9 +50,8 @@ def search(ctx: Context, user_id: str, request: SearchRequest) -> SearchResult:
     result = _recall(ctx, user_id, request)
     shared = libraries.readable(ctx, user_id, request)
     if shared:
-        lib_request = libraries.library_request(request)
         result = libraries.merged(
-            [result, *(_recall(ctx, lib, lib_request) for lib in shared)], request.top_k
+            [result, *_library_results(ctx, user_id, request, result, shared)], request.top_k
         )
     own = [h.memory.id for h in result.hits if h.memory.user_id == user_id]
     if request.track_access and own:
@@ -59,6 +59,28 @@ def search(ctx: Context, user_id: str, request: SearchRequest) -> SearchResult:
     result.took_ms = (time.perf_counter() - start) * 1000
     ctx.search_stats.latencies_ms.add(result.took_ms)
     return result
+
+
+def _library_results(
+    ctx: Context, user_id: str, request: SearchRequest, own: SearchResult, shared: list[str]
+) -> list[SearchResult]:
+    """Each readable library's answer to the search: its documents, plus (when the search
+    expands over the graph) the chunks that name what the reader's best hits name. Those
+    depend on the reader, so such a library result is computed, not cached."""
+    lib_request = libraries.library_request(request)
+    valid = lib_request.validated(ctx.settings)
+    reached: dict[str, dict[str, libraries.Bridged]] = {}
+    if valid.hops > 0 and valid.graph_weight > 0:
+        try:
+            reached = libraries.bridges(ctx, user_id, own.hits[: ctx.settings.graph_seeds], shared)
+        except Exception as e:  # noqa: BLE001 - without the bridge, plain library recall
+            log.warning("library bridge unavailable: %s", e)
+    return [
+        retrieve(ctx, lib, valid, bridged=reached[lib])
+        if lib in reached
+        else _recall(ctx, lib, lib_request)
+        for lib in shared
+    ]
 
 
 def _recall(ctx: Context, tenant: str, request: SearchRequest) -> SearchResult:
@@ -110,8 +132,16 @@ def _cache_put(ctx: Context, user_id: str, key: str, version: str, result: Searc
         metrics.store_error("cache", "set")
 
 
-def retrieve(ctx: Context, user_id: str, req: ValidSearch) -> SearchResult:
-    """The retrieval pipeline for one validated search (no cache)."""
+def retrieve(
+    ctx: Context,
+    user_id: str,
+    req: ValidSearch,
+    *,
+    bridged: Mapping[str, libraries.Bridged] | None = None,
+) -> SearchResult:
+    """The retrieval pipeline for one validated search (no cache). `bridged`: candidates
+    reached from outside this tenant's own channels (graphmem.usecases.libraries.bridges),
+    scored like the rest, with their path and graph score."""
     s = ctx.settings
     user_id = check_user(user_id)
     query, top_k, mt, narrow = req.query, req.top_k, req.memory_type, req.filter
@@ -162,7 +192,7 @@ def retrieve(ctx: Context, user_id: str, req: ValidSearch) -> SearchResult:
         keyword = _keyword(ctx, rq, query, pool)  # the fallback when vectors gave nothing
     kw_scores = keyword.result() if keyword is not None else {}
 
-    ids = list(dict.fromkeys([*vec_scores, *kw_scores]))
+    ids = list(dict.fromkeys([*vec_scores, *kw_scores, *(bridged or {})]))
     # Re-read from the records, the source of truth: a projection that lags behind a status
     # change must not bring back content an agent may not read.
     rows = only_visible(ctx.records.get(user_id, ids))
@@ -211,6 +241,7 @@ def retrieve(ctx: Context, user_id: str, req: ValidSearch) -> SearchResult:
         and narrow.admits(m)
         and not is_expired(m, now)
     ]
+    base = {h.memory.id: h.score for h in hits} if bridged else {}
     hits.sort(key=lambda h: (-h.score, h.memory.id))
     if hops > 0 and graph_w > 0 and hits and ctx.graph is not None:
         cfg = associative.ExpansionConfig(
@@ -285,8 +316,27 @@ def retrieve(ctx: Context, user_id: str, req: ValidSearch) -> SearchResult:
                 h.score = associative.combine_graph(h.score, r.score, graph_w)
                 h.path = r.path
         hits.sort(key=lambda h: (-h.score, h.memory.id))
+    if bridged:
+        _bridge(hits, bridged, base, graph_w)
     top: list[Hit] = list(hits[:top_k])
     return SearchResult(hits=top, took_ms=0.0, degraded=degraded)
+
+
+def _bridge(
+    hits: list[TracedHit],
+    bridged: Mapping[str, libraries.Bridged],
+    base: Mapping[str, float],
+    graph_w: float,
+) -> None:
+    """Give hits reached from another tenant's memory (a library chunk a reader's memory
+    names) that path and graph score, where it beats the path this tenant's own graph found."""
+    for h in hits:
+        b = bridged.get(h.memory.id)
+        if b is not None and b.score > h.scores.get("graph", 0.0):
+            h.scores["graph"] = b.score
+            h.score = associative.combine_graph(base.get(h.memory.id, h.score), b.score, graph_w)
+            h.path = [b.step]
+    hits.sort(key=lambda h: (-h.score, h.memory.id))
 
 
 def _keyword(ctx: Context, rq: RecordQuery, query: str, pool: int) -> Future[dict[str, float]]:
