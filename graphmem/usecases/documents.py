@@ -28,6 +28,8 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
 from graphmem import lifecycle, workers
 from graphmem.actor import audit_by
 from graphmem.context import Context
@@ -46,7 +48,7 @@ log = logging.getLogger("graphmem.documents")
 _CURRENT = (Status.ACTIVE.value, Status.QUARANTINED.value)
 _EVERY = (*_CURRENT, Status.ARCHIVED.value, Status.SUPERSEDED.value)
 EMBED_BATCH = 64
-"""Chunks embedded and written per transaction: a 500-page PDF is not one giant write."""
+"""Chunks embedded per model call: a 500-page PDF is embedded in steps, then written at once."""
 
 
 @dataclass
@@ -287,41 +289,44 @@ def _store(
     outcome: DocumentOutcome,
     tool: str | None,
 ) -> None:
-    """Screen, embed, extract, link and commit the chunks in batches; the first batch also
-    supersedes the document's old chunks, so recall never sees old and new together."""
+    """Screen every chunk, embed and extract them in batches, then commit the document in one
+    records transaction that also supersedes its old chunks: recall never sees old and new
+    together, and a crash never leaves half a document that a re-run would take for whole."""
     now = utcnow()
-    ids: list[str] = []
-    for start in range(0, len(pieces), EMBED_BATCH):
-        batch = pieces[start : start + EMBED_BATCH]
-        memories: list[Memory] = []
-        for piece in batch:
-            m = _screened(ctx, owner, doc, piece, now)
-            if m is None:
-                outcome.rejected += 1
-                continue
-            outcome.quarantined += m.status == Status.QUARANTINED
-            memories.append(m)
-        if not memories:
+    memories: list[Memory] = []
+    for piece in pieces:
+        m = _screened(ctx, owner, doc, piece, now)
+        if m is None:
+            outcome.rejected += 1
             continue
-        texts = [m.content for m in memories]
-        pending = workers.pool("embed").submit(ctx.embedder.encode, texts)
+        outcome.quarantined += m.status == Status.QUARANTINED
+        memories.append(m)
+    if not memories:
+        outcome.action, outcome.superseded = "failed", 0
+        outcome.error = "the memory firewall refused every chunk; nothing was stored"
+        return
+    texts = [m.content for m in memories]
+    vecs_parts, extractions = [], []
+    for start in range(0, len(texts), EMBED_BATCH):
+        batch = texts[start : start + EMBED_BATCH]
+        pending = workers.pool("embed").submit(ctx.embedder.encode, batch)
         try:
-            extractions = ctx.extractor.extract_many(texts)
+            extractions.extend(ctx.extractor.extract_many(batch))
         finally:
-            vecs = pending.result()
-        old = current if start == 0 else []
-        supersede = [
-            Supersession(m.id, memories[min(i, len(memories) - 1)].id, now)
-            for i, m in enumerate(old)
-        ]
-        with ctx.writing(owner), ctx.write_lock:
-            graph = ctx.linker.link(owner, memories, extractions)
-            ctx.records.insert(memories, [search_text(t) for t in texts], graph, supersede)
-            ctx.project(memories, vecs)
-            if supersede:
-                ctx.projector.apply(ctx.records.outbox_for([x.old_id for x in supersede]))
-            ctx.invalidate(owner)
-        ids.extend(m.id for m in memories)
+            vecs_parts.append(pending.result())
+    vecs = np.concatenate(vecs_parts)
+    supersede = [
+        Supersession(m.id, memories[min(i, len(memories) - 1)].id, now)
+        for i, m in enumerate(current)
+    ]
+    with ctx.writing(owner), ctx.write_lock:
+        graph = ctx.linker.link(owner, memories, extractions)
+        ctx.records.insert(memories, [search_text(t) for t in texts], graph, supersede)
+        ctx.project(memories, vecs)
+        if supersede:
+            ctx.projector.apply(ctx.records.outbox_for([x.old_id for x in supersede]))
+        ctx.invalidate(owner)
+    ids = [m.id for m in memories]
     outcome.chunks = len(ids)
     # Content-free, like every audit row: counts and ids, never the text or the source.
     ctx.records.audit(
