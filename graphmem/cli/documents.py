@@ -48,7 +48,7 @@ def kind_weights(spec: str | None) -> dict[str, Any] | None:
     return out
 
 
-def cmd_ingest(args: argparse.Namespace) -> None:
+def cmd_ingest(args: argparse.Namespace) -> int:
     from tqdm import tqdm
 
     from graphmem.usecases.documents import checkpoint_path, expand
@@ -87,7 +87,7 @@ def cmd_ingest(args: argparse.Namespace) -> None:
         + (f", {o.quarantined} quarantined" if o.quarantined else "")
         + (f", {o.rejected} refused by the firewall" if o.rejected else "")
         + (f" = {o.duplicate_of}" if o.duplicate_of else "")
-        + (f": {o.error}" if o.error else "")
+        + (f": {o.error.removeprefix(o.source + ': ')}" if o.error else "")
         for o in report.outcomes
     ]
     verb = "would store" if report.dry_run else "stored"
@@ -97,8 +97,7 @@ def cmd_ingest(args: argparse.Namespace) -> None:
         f" ({report.chunks} chunks), {report.skipped} skipped, {report.failed} failed"
     )
     emit(args, report.to_dict(), "\n".join(lines))
-    if report.failed:
-        sys.exit(1)
+    return 1 if report.failed else 0  # the others are stored; the output says which failed
 
 
 def cmd_documents(args: argparse.Namespace) -> None:
