@@ -40,6 +40,16 @@ class NotFoundError(GraphmemError):
         self.memory_id = memory_id
 
 
+class DocumentNotFoundError(NotFoundError):
+    """No document was ingested from that source for this user (or library)."""
+
+    def __init__(self, source: str) -> None:
+        GraphmemError.__init__(self, f"source: no document ingested from {source[:200]!r}")
+        self.field = "source"
+        self.memory_id = ""
+        self.source = source
+
+
 class StoreUnavailableError(GraphmemError):
     """A store could not be reached. Records failures abort the call; projection failures don't."""
 

@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from graphmem.errors import InvalidInputError
-from graphmem.model import Memory, check_label, check_number, parse_source
+from graphmem.model import Kind, Memory, check_label, check_number, parse_source
 
 Scalar = str | int | float | bool
 
@@ -60,6 +60,8 @@ class MemoryFilter:
     agent_id: str | None = None
     run_id: str | None = None
     metadata: tuple[MetaCondition, ...] = ()
+    # Record kinds (graphmem.model.Kind) to return; None is every kind.
+    kinds: tuple[str, ...] | None = None
 
     @classmethod
     def parse(
@@ -71,6 +73,7 @@ class MemoryFilter:
         agent_id: Any = None,
         run_id: Any = None,
         metadata: Any = None,
+        kinds: Any = None,
     ) -> MemoryFilter:
         """Every field checked; the first wrong one raises InvalidInputError naming it."""
         return cls(
@@ -84,6 +87,7 @@ class MemoryFilter:
             agent_id=check_label(agent_id, "agent_id") if agent_id else None,
             run_id=check_label(run_id, "run_id") if run_id else None,
             metadata=parse_metadata_filter(metadata),
+            kinds=parse_kinds(kinds),
         )
 
     @property
@@ -99,6 +103,7 @@ class MemoryFilter:
             and (self.agent_id is None or m.agent_id == self.agent_id)
             and (self.run_id is None or m.run_id == self.run_id)
             and all(c.matches(m.metadata) for c in self.metadata)
+            and (self.kinds is None or m.kind.value in self.kinds)
         )
 
     def key(self) -> dict[str, Any]:
@@ -115,6 +120,8 @@ class MemoryFilter:
             out["run_id"] = self.run_id
         if self.metadata:
             out["metadata"] = [[c.key, [_typed(v) for v in c.values]] for c in self.metadata]
+        if self.kinds is not None:
+            out["kinds"] = list(self.kinds)
         return out
 
 
@@ -176,6 +183,29 @@ def parse_metadata_filter(value: Any) -> tuple[MetaCondition, ...]:
             values = (_check_value(cond, f"metadata.{key}"),)
         out.append(MetaCondition(key, tuple(dict.fromkeys(values))))
     return tuple(out)
+
+
+def parse_kinds(value: Any) -> tuple[str, ...] | None:
+    """`kinds`: "memory", "document", "both" (or "all", or None: every kind), or a list of
+    kinds; the result is None when every kind is allowed, so an unfiltered search keeps its
+    cache key and pushes nothing down."""
+    if value is None or value in ("both", "all", []):
+        return None
+    items: Iterable[Any] = [value] if isinstance(value, str) else value
+    if not isinstance(items, (list, tuple)):
+        raise InvalidInputError("kinds", 'must be "memory", "document" or "both"')
+    allowed = {k.value for k in Kind}
+    out = set()
+    for v in items:
+        name = str(v).strip().lower()
+        if name in ("both", "all"):
+            return None
+        if name not in allowed:
+            raise InvalidInputError(
+                "kinds", f"{str(v)[:40]!r} is not one of memory, document, both"
+            )
+        out.add(name)
+    return None if out == allowed else tuple(sorted(out))
 
 
 def _sources(value: Any) -> tuple[str, ...] | None:

@@ -46,7 +46,7 @@ from datetime import datetime, timedelta
 
 from graphmem import ranking
 from graphmem.meaning import same_meaning
-from graphmem.model import Memory, Status
+from graphmem.model import Kind, Memory, Status
 from graphmem.settings import Settings
 
 MERGE_META_KEYS = ("merged_from", "merged_into")
@@ -80,6 +80,7 @@ def is_expired(m: Memory, now: datetime) -> bool:
 def should_archive(m: Memory, decay: float, now: datetime, s: Settings) -> bool:
     return (
         m.status == Status.ACTIVE
+        and m.kind == Kind.MEMORY  # a document stays until it is deleted or replaced
         and now - last_seen(m) > timedelta(days=s.archive_after_days)
         and decay < s.archive_below_decay
     )
@@ -95,6 +96,7 @@ def mergeable(a: Memory, b: Memory, now: datetime) -> bool:
     Thursday."""
     return (
         a.user_id == b.user_id
+        and a.kind == b.kind == Kind.MEMORY  # chunks are deduplicated by hash, never merged
         and a.memory_type == b.memory_type
         and a.source == b.source
         and a.agent_id == b.agent_id

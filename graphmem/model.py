@@ -33,6 +33,14 @@ class Source(StrEnum):
     SYSTEM = "system"
 
 
+class Kind(StrEnum):
+    """What a record is: something a user or agent said (a memory), or a chunk of a document
+    or wiki page (graphmem.documents). Both live in one store and one recall."""
+
+    MEMORY = "memory"
+    DOCUMENT = "document"
+
+
 class Status(StrEnum):
     ACTIVE = "active"
     ARCHIVED = "archived"
@@ -81,6 +89,7 @@ class Memory:
     # and runs of one user these are filters a caller may apply or leave off.
     agent_id: str | None = None
     run_id: str | None = None
+    kind: Kind = Kind.MEMORY
     # Not stored: set on what a write returns when the write was merged into this existing
     # memory (its id), so the caller learns that nothing new was stored.
     merged_into: str | None = None
@@ -125,6 +134,7 @@ class Memory:
             "slot": self.slot,
             "agent_id": self.agent_id,
             "run_id": self.run_id,
+            "kind": self.kind.value,
             **({"merged_into": self.merged_into} if self.merged_into else {}),
         }
 

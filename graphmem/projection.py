@@ -52,6 +52,7 @@ def vector_point(m: Memory, vec: np.ndarray) -> VectorPoint:
         run_id=m.run_id,
         source=m.source.value,
         meta=tuple(meta_tokens(m.metadata)),
+        kind=m.kind.value,
     )
 
 

@@ -23,6 +23,7 @@ from graphmem.errors import InvalidInputError
 from graphmem.filters import MemoryFilter
 from graphmem.model import (
     Hit,
+    Kind,
     Memory,
     MemoryType,
     Source,
@@ -31,6 +32,7 @@ from graphmem.model import (
     check_content,
     check_label,
     check_metadata,
+    check_number,
     check_session_id,
     check_top_k,
     parse_datetime,
@@ -53,7 +55,27 @@ def filter_of(request: SearchRequest | ListRequest) -> MemoryFilter:
         agent_id=request.agent_id,
         run_id=request.run_id,
         metadata=request.metadata,
+        kinds=request.kinds,
     )
+
+
+def parse_kind_weights(value: Any) -> dict[str, float]:
+    """`kind_weights`: a factor per record kind, e.g. {"document": 0.8}; kinds left out keep
+    1.0. A factor scales a hit's final score, so 0.5 halves how much documents count against
+    memories of equal match (0 would drop a kind: use `kinds` for that)."""
+    if value is None:
+        return {}
+    if not isinstance(value, Mapping):
+        raise InvalidInputError("kind_weights", 'must be an object like {"document": 0.8}')
+    out: dict[str, float] = {}
+    for key, w in value.items():
+        name = str(key).strip().lower()
+        if name not in {k.value for k in Kind}:
+            raise InvalidInputError(
+                "kind_weights", f"{str(key)[:40]!r} is not a kind (memory or document)"
+            )
+        out[name] = check_number(w, f"kind_weights.{name}", 0.0, 10.0, low_open=True)
+    return {k: v for k, v in sorted(out.items()) if v != 1.0}
 
 
 @dataclass(frozen=True)
@@ -94,6 +116,9 @@ class SearchRequest:
     metadata: Mapping[str, Any] | None = None
     agent_id: str | None = None
     run_id: str | None = None
+    # Record kinds (memory, document, both: the default) and a score factor per kind.
+    kinds: str | list[str] | None = None
+    kind_weights: Mapping[str, Any] | None = None
 
     def memory_filter(self) -> MemoryFilter:
         return filter_of(self)
@@ -119,6 +144,9 @@ class SearchRequest:
         narrowed = self.memory_filter().key()
         if narrowed:  # absent otherwise: keys unchanged
             filters["filter"] = narrowed
+        kind_weights = parse_kind_weights(self.kind_weights)
+        if kind_weights:
+            filters["kind_weights"] = kind_weights
         return cache_key(query=self.query, top_k=self.top_k, **filters)
 
     def validated(self, settings: Settings) -> ValidSearch:
@@ -154,6 +182,7 @@ class SearchRequest:
             as_of=as_of,
             include_history=self.include_history,
             filter=self.memory_filter(),
+            kind_weights=parse_kind_weights(self.kind_weights),
         )
 
 
@@ -173,6 +202,7 @@ class ValidSearch:
     as_of: datetime | None
     include_history: bool
     filter: MemoryFilter = field(default_factory=MemoryFilter)
+    kind_weights: Mapping[str, float] = field(default_factory=dict)
 
 
 @dataclass
@@ -215,6 +245,7 @@ class ListRequest:
     run_id: str | None = None
     min_confidence: float | None = None
     metadata: Mapping[str, Any] | None = None
+    kinds: str | list[str] | None = None
     created_after: str | datetime | None = None
     created_before: str | datetime | None = None
     valid_at: str | datetime | None = None

@@ -26,6 +26,7 @@ from graphmem.metrics import LatencyRecorder
 from graphmem.model import Memory
 from graphmem.projection import Projector, rebuild_graph
 from graphmem.requests import ListRequest, MemoryPage, SearchRequest, SearchResult, WriteItem
+from graphmem.service_documents import DocumentsAPI
 from graphmem.settings import Settings
 from graphmem.stores import (
     GraphStore,
@@ -108,7 +109,7 @@ def _purgers(cache: ResultCache, guard: Guard) -> dict[str, Purger]:
     return out
 
 
-class MemoryService:
+class MemoryService(DocumentsAPI):
     def __init__(
         self,
         settings: Settings | None = None,
@@ -357,6 +358,8 @@ class MemoryService:
         metadata: Mapping[str, Any] | None = None,
         agent_id: str | None = None,
         run_id: str | None = None,
+        kinds: str | builtins.list[str] | None = None,
+        kind_weights: Mapping[str, Any] | None = None,
     ) -> SearchResult:
         """Hybrid recall, expanded `expand_hops` (default 2, 0 disables) over the memory graph,
         optionally only over `relation_types`; every hit carries the path that brought it.
@@ -385,6 +388,8 @@ class MemoryService:
             metadata=metadata,
             agent_id=agent_id,
             run_id=run_id,
+            kinds=kinds,
+            kind_weights=kind_weights,
         )
         return searching.search(self.context, user_id, request)
 

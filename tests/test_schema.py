@@ -94,6 +94,7 @@ def test_sqlite_schema_is_equivalent_to_init_sql(tmp_path: Path) -> None:
             "outbox",
             "keyword_df",
             "store_meta",
+            "library_readers",
         }
     )
     for table in mysql:

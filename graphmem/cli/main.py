@@ -11,14 +11,25 @@ import argparse
 import sys
 from typing import TYPE_CHECKING, Any
 
-from graphmem.cli import audit, config, doctor, graph, lifecycle, memory, remote, serve, userdata
+from graphmem.cli import (
+    audit,
+    config,
+    doctor,
+    documents,
+    graph,
+    lifecycle,
+    memory,
+    remote,
+    serve,
+    userdata,
+)
 from graphmem.cli.common import JSON_HELP, USER_HELP, Command, fail, run
 from graphmem.cli.failures import Parser, UsageError, failure_of, wants_json
 
 if TYPE_CHECKING:
     from graphmem.service import MemoryService
 
-FAMILIES = (memory, audit, doctor, userdata, graph, lifecycle, config, serve)
+FAMILIES = (memory, documents, audit, doctor, userdata, graph, lifecycle, config, serve)
 
 NO_STORE = frozenset({"config", "version", "serve"})
 """Commands that do not open the store on their own (serve checks for a running server

@@ -9,6 +9,7 @@ from typing import Any
 
 from graphmem.cli import listing
 from graphmem.cli.common import AddCommand, emit, memory_line, open_service, to_int, user_of
+from graphmem.cli.documents import document_line, kind_weights
 from graphmem.cli.filters import add_filter_flags, metadata_filter, sources
 from graphmem.errors import InvalidInputError, NotFoundError
 from graphmem.model import Memory, MemoryType, check_metadata
@@ -62,11 +63,13 @@ def cmd_search(args: argparse.Namespace) -> None:
             metadata=metadata_filter(args),
             agent_id=args.agent,
             run_id=args.run,
+            kinds=args.kinds,
+            kind_weights=kind_weights(args.kind_weights),
         )
         res = svc.search_request(user_of(args), request)
     lines = [
         f"{i}. {h.score:.3f}  {h.memory.id}  [{h.memory.memory_type.value}]  {h.memory.content}"
-        f"{validity(h.memory)}\n"
+        f"{validity(h.memory)}{document_line(h.memory)}\n"
         "      "
         + "  ".join(f"{k}={v:.3f}" for k, v in h.scores.items())
         + "".join(
@@ -209,6 +212,12 @@ def register(add: AddCommand) -> None:
     sp.add_argument("--as-of", help="what was true then (ISO-8601 date or time), history included")
     sp.add_argument(
         "--include-history", action="store_true", help="superseded memories too (default: current)"
+    )
+    sp.add_argument(
+        "--kinds", help="memory, document or both (default both: memories and document chunks)"
+    )
+    sp.add_argument(
+        "--kind-weights", help="a score factor per kind, e.g. document=0.8 or a JSON object"
     )
     add_filter_flags(sp)
 

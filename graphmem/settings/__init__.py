@@ -215,6 +215,19 @@ class Settings(BaseSettings):
 
     max_content_chars: int = Field(8000, description="longer memories are refused")
     max_batch: int = Field(10_000, description="items per batch write, at most")
+    document_chunk_chars: int = Field(
+        700,
+        ge=50,
+        le=8000,
+        description="ingested documents are cut into chunks of about this many characters,"
+        " whole paragraphs inside one heading (docs/documents.md, chunk size)",
+    )
+    document_chunk_max_chars: int = Field(
+        1400,
+        ge=50,
+        le=8000,
+        description="no chunk is longer: a longer paragraph is cut at sentence ends",
+    )
     recency_half_life_days: float = Field(
         30.0, description="the recency channel halves every this many days"
     )

@@ -13,7 +13,7 @@ import numpy as np
 
 from graphmem.context import Context
 from graphmem.lifecycle import mergeable, united
-from graphmem.model import Memory, Status, utcnow
+from graphmem.model import Kind, Memory, Status, utcnow
 from graphmem.stores.vectors import VectorFilter
 
 log = logging.getLogger("graphmem.lifecycle")
@@ -41,7 +41,8 @@ def duplicates_of(
 ) -> list[tuple[str, float]]:
     """Active memories of the user at least `merge_similarity` similar: an index query."""
     s = ctx.settings
-    flt = VectorFilter(user_id, None, (Status.ACTIVE.value,))
+    # Memories only: a memory never folds into a document chunk (chunks dedupe by hash).
+    flt = VectorFilter(user_id, None, (Status.ACTIVE.value,), kind=Kind.MEMORY.value)
     hits = ctx.vectors.search(vec, flt, s.merge_neighbours + 1)
     return [
         (h.memory_id, h.score)

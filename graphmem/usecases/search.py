@@ -21,11 +21,12 @@ from graphmem.associative import Step, TracedHit
 from graphmem.context import Context
 from graphmem.errors import StoreUnavailableError
 from graphmem.lifecycle import is_expired
-from graphmem.model import Hit, Memory, Status, check_user, utcnow
+from graphmem.model import Hit, Kind, Memory, Status, check_user, utcnow
 from graphmem.requests import SearchRequest, SearchResult, ValidSearch
 from graphmem.stores.records import RecordQuery
 from graphmem.stores.vectors import VectorFilter
 from graphmem.text import query_terms
+from graphmem.usecases import libraries
 from graphmem.visibility import only_visible, readable_statuses
 
 log = logging.getLogger("graphmem.retrieval")
@@ -45,16 +46,29 @@ def search(ctx: Context, user_id: str, request: SearchRequest) -> SearchResult:
     if isinstance(request.query, str) and request.query.strip():
         # PII in a query is masked before it reaches the embedder, caches and logs.
         request = replace(request, query=ctx.guard.before_search_text(request.query))
-    key = request.cache_key()
-    result, version = _cached(ctx, user_id, key)
-    if result is None:
-        result = retrieve(ctx, user_id, request.validated(ctx.settings))
-        if not result.degraded and version is not None:
-            _cache_put(ctx, user_id, key, version, result)
-    if request.track_access and result.hits:
-        ctx.access.add(user_id, [h.memory.id for h in result.hits])
+    result = _recall(ctx, user_id, request)
+    shared = libraries.readable(ctx, user_id, request)
+    if shared:
+        lib_request = libraries.library_request(request)
+        result = libraries.merged(
+            [result, *(_recall(ctx, lib, lib_request) for lib in shared)], request.top_k
+        )
+    own = [h.memory.id for h in result.hits if h.memory.user_id == user_id]
+    if request.track_access and own:
+        ctx.access.add(user_id, own)
     result.took_ms = (time.perf_counter() - start) * 1000
     ctx.search_stats.latencies_ms.add(result.took_ms)
+    return result
+
+
+def _recall(ctx: Context, tenant: str, request: SearchRequest) -> SearchResult:
+    """One tenant's (a user's or a library's) result: cached, or retrieved and cached."""
+    key = request.cache_key()
+    result, version = _cached(ctx, tenant, key)
+    if result is None:
+        result = retrieve(ctx, tenant, request.validated(ctx.settings))
+        if not result.degraded and version is not None:
+            _cache_put(ctx, tenant, key, version, result)
     return result
 
 
@@ -183,6 +197,10 @@ def retrieve(ctx: Context, user_id: str, req: ValidSearch) -> SearchResult:
             channels["confidence"] = mem.confidence
             final *= 0.5 + 0.5 * mem.confidence
         final = window.rescore(mem, final, channels)
+        kind_w = req.kind_weights.get(mem.kind.value, 1.0)
+        if kind_w != 1.0:
+            channels["kind_weight"] = kind_w
+            final *= kind_w
         return TracedHit(mem, final, channels)
 
     hits = [
@@ -289,6 +307,7 @@ def similar(ctx: Context, user_id: str, query: str, threshold: float, limit: int
         user_id,
         None,
         readable_statuses((Status.ACTIVE.value, Status.ARCHIVED.value, Status.SUPERSEDED.value)),
+        kind=Kind.MEMORY.value,  # forgetting what was said never deletes a document's chunks
     )
     hits = [h for h in ctx.vectors.search(qvec, flt, limit) if h.score >= threshold]
     rows = only_visible(ctx.records.get(user_id, [h.memory_id for h in hits]))

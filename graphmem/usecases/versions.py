@@ -16,7 +16,7 @@ from graphmem.extractors.normalize import Normalizer
 from graphmem.extractors.slots import Slot, SlotRule, compile_rules, ends, find_slots, is_correction
 from graphmem.guard.consensus import extract_claim
 from graphmem.meaning import compare
-from graphmem.model import Memory, Status, new_id
+from graphmem.model import Kind, Memory, Status, new_id
 from graphmem.stores.records import GraphRows, Placed, Relation, Supersession
 from graphmem.stores.vectors import VectorFilter
 from graphmem.temporal import (
@@ -212,7 +212,9 @@ class Temporal:
         if consensus:
             k = max(k, gs.consensus_candidates)
         try:
-            hits = self.vectors.search(vec, VectorFilter(user_id, None, (Status.ACTIVE.value,)), k)
+            # Memories only: a document chunk is no version of a memory, nor evidence against one.
+            flt = VectorFilter(user_id, None, (Status.ACTIVE.value,), kind=Kind.MEMORY.value)
+            hits = self.vectors.search(vec, flt, k)
         except Exception as e:  # noqa: BLE001 - no evidence when the index is down, no refusal
             log.warning("update check without neighbours (vector store: %s)", e)
             return [], []

@@ -17,7 +17,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from graphmem.filters import Scalar
-from graphmem.model import Memory, MemoryType, Source, Status, utcnow
+from graphmem.model import Kind, Memory, MemoryType, Source, Status, utcnow
 from graphmem.stores.id_hash import IdHasher
 from graphmem.stores.records.locks import NamedLocks, ProcessLocks
 from graphmem.stores.records.rows import RecordQuery
@@ -25,7 +25,7 @@ from graphmem.stores.records.rows import RecordQuery
 MEMORY_COLUMNS = (
     "id, user_id, session_id, content, summary, memory_type, source, confidence, metadata, "
     "access_count, last_access_at, decay_score, status, expires_at, created_at, updated_at, "
-    "valid_from, valid_to, slot, doc_id, agent_id, run_id"
+    "valid_from, valid_to, slot, doc_id, agent_id, run_id, kind"
 )
 CHUNK = 400
 
@@ -148,6 +148,7 @@ class SQLBase:
             seq=int(r[19]),
             agent_id=r[20],
             run_id=r[21],
+            kind=Kind(r[22]),
         )
 
     def _where(self, q: RecordQuery, alias: str = "") -> tuple[str, list[Any]]:
@@ -183,6 +184,9 @@ class SQLBase:
             if value is not None:
                 clauses.append(f"{a}{column} {op} ?")
                 params.append(value)
+        if f.kinds is not None:
+            clauses.append(f"{a}kind IN ({self._marks(len(f.kinds))})")
+            params.extend(f.kinds)
         if f.sources is not None:
             clauses.append(f"{a}source IN ({self._marks(len(f.sources))})")
             params.extend(f.sources)

@@ -19,6 +19,7 @@ ADDED_COLUMNS: dict[str, list[tuple[str, str, str]]] = {
         ("slot", "VARCHAR(191) NULL", "TEXT NULL"),
         ("agent_id", "VARCHAR(128) NULL", "TEXT NULL"),
         ("run_id", "VARCHAR(128) NULL", "TEXT NULL"),
+        ("kind", "VARCHAR(16) NOT NULL DEFAULT 'memory'", "TEXT NOT NULL DEFAULT 'memory'"),
     ],
     "memory_relations": [
         ("valid_from", "DATETIME(6) NULL", "TEXT NULL"),

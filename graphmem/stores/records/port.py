@@ -231,8 +231,21 @@ class ErasableRecords(StoreHandle, Protocol):
     def user_residue(self, user_id: str) -> dict[str, int]: ...
 
 
+class LibraryGrants(Protocol):
+    """Read grants of shared document libraries (graphmem.stores.records.libraries)."""
+
+    def grant_library(self, library: str, user_id: str) -> bool: ...
+
+    def revoke_library(self, library: str, user_id: str) -> bool: ...
+
+    def libraries_of(self, user_id: str) -> list[str]: ...
+
+    def library_readers(self, library: str) -> list[str]: ...
+
+
 class RecordsStore(
     MemoryRecords,
+    LibraryGrants,
     GraphTables,
     Outbox,
     LifecycleRecords,

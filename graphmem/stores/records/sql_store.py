@@ -15,6 +15,7 @@ from typing import Any
 from graphmem.model import Memory, utcnow
 from graphmem.stores.records.base import MEMORY_COLUMNS, chunks, iso
 from graphmem.stores.records.keyword import KeywordIndex
+from graphmem.stores.records.libraries import LibraryReaders
 from graphmem.stores.records.lifecycle import SQLLifecycle
 from graphmem.stores.records.listing import SQLListing
 from graphmem.stores.records.meta import StoreMeta
@@ -27,7 +28,7 @@ from graphmem.stores.records.rows import (
 )
 
 
-class SQLRecords(SQLLifecycle, SQLListing, SQLOutbox, KeywordIndex, StoreMeta):
+class SQLRecords(SQLLifecycle, SQLListing, SQLOutbox, KeywordIndex, StoreMeta, LibraryReaders):
     """The records store in SQL: memory rows, outbox, audit and erasure, over the mixins."""
 
     # ------------------------------------------------------------------ writes
@@ -63,6 +64,7 @@ class SQLRecords(SQLLifecycle, SQLListing, SQLOutbox, KeywordIndex, StoreMeta):
                 m.slot,
                 m.agent_id,
                 m.run_id,
+                m.kind.value,
             )
             for m, st in zip(memories, search_texts, strict=True)
         ]
@@ -72,8 +74,8 @@ class SQLRecords(SQLLifecycle, SQLListing, SQLOutbox, KeywordIndex, StoreMeta):
                     "INSERT INTO memories (id, user_id, session_id, content, summary, search_text,"
                     " memory_type, source, confidence, embedding_id, metadata, access_count,"
                     " last_access_at, decay_score, status, expires_at, created_at, updated_at,"
-                    " valid_from, valid_to, slot, agent_id, run_id)"
-                    f" VALUES ({self._marks(23)})"
+                    " valid_from, valid_to, slot, agent_id, run_id, kind)"
+                    f" VALUES ({self._marks(24)})"
                 ),
                 rows,
             )
@@ -182,6 +184,7 @@ class SQLRecords(SQLLifecycle, SQLListing, SQLOutbox, KeywordIndex, StoreMeta):
         "memory_entities",
         "outbox",
         "keyword_df",
+        "library_readers",
     )
 
     def erase_user(self, user_id: str, requested_by: str) -> dict[str, int]:
@@ -198,6 +201,9 @@ class SQLRecords(SQLLifecycle, SQLListing, SQLOutbox, KeywordIndex, StoreMeta):
             for table in self.USER_TABLES:
                 cur.execute(self._q(f"DELETE FROM {table} WHERE user_id = ?"), (user_id,))
                 counts[table] = max(0, cur.rowcount)
+            # A library being erased: its readers' grants go with it.
+            cur.execute(self._q("DELETE FROM library_readers WHERE library = ?"), (user_id,))
+            counts["library_readers"] += max(0, cur.rowcount)
             self._outbox_rows(cur, [(user_id, ERASE_MARK, "erase_user")])
             cur.execute(
                 self._q("UPDATE audit_log SET user_id = ? WHERE user_id = ?"), (ref, user_id)
@@ -256,6 +262,9 @@ class SQLRecords(SQLLifecycle, SQLListing, SQLOutbox, KeywordIndex, StoreMeta):
                     0
                 ][0]
             )
+        out["library_readers"] += int(
+            self._fetch("SELECT COUNT(*) FROM library_readers WHERE library = ?", (user_id,))[0][0]
+        )
         return out
 
     def set_status(

@@ -72,6 +72,7 @@ _INDEXES = {
     "run_id": PayloadSchemaType.Keyword,
     "source": PayloadSchemaType.Keyword,
     "meta": PayloadSchemaType.Keyword,
+    "kind": PayloadSchemaType.Keyword,
 }
 # Marks a shard whose ids are stored hashed; a shard without it is rewritten on open.
 FORMAT_FILE = "graphmem-format.json"
@@ -308,6 +309,7 @@ class EdgeVectors:
                         "run_id": p.run_id or "",
                         "source": p.source or "",
                         "meta": list(p.meta),
+                        "kind": p.kind,
                     }
                 ),
             )
@@ -373,6 +375,11 @@ class EdgeVectors:
             must.append(
                 FieldCondition(key="meta", match=MatchAny([self._hash(t) for t in tokens]))
             )
+        document = FieldCondition(key="kind", match=MatchValue("document"))
+        if flt.kind == "document":
+            must.append(document)
+        elif flt.kind is not None:
+            return Filter(must=must, must_not=[document])
         return Filter(must=must)
 
     # -- reads

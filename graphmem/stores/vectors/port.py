@@ -27,6 +27,9 @@ class VectorFilter:
     run_id: str | None = None
     sources: tuple[str, ...] | None = None
     meta: tuple[tuple[str, ...], ...] = ()
+    # One record kind to keep (graphmem.model.Kind), None for all. Points written before kinds
+    # existed carry no kind and are memories, so "memory" is matched as "not a document".
+    kind: str | None = None
 
     def narrowed(self, f: MemoryFilter) -> VectorFilter:
         """This filter with a caller's filter pushed down (confidence is not in the payload:
@@ -38,6 +41,7 @@ class VectorFilter:
             run_id=f.run_id,
             sources=f.sources,
             meta=tuple(tuple(meta_token(c.key, v) for v in c.values) for c in f.metadata),
+            kind=f.kinds[0] if f.kinds is not None and len(f.kinds) == 1 else None,
         )
 
 
@@ -60,6 +64,7 @@ class VectorPoint:
     run_id: str | None = None
     source: str | None = None
     meta: tuple[str, ...] = ()  # graphmem.filters.meta_tokens of its metadata
+    kind: str = "memory"
 
 
 class VectorStore(Protocol):

@@ -36,6 +36,7 @@ _INDEXES = {
     "run_id": models.PayloadSchemaType.KEYWORD,
     "source": models.PayloadSchemaType.KEYWORD,
     "meta": models.PayloadSchemaType.KEYWORD,
+    "kind": models.PayloadSchemaType.KEYWORD,
 }
 
 
@@ -187,6 +188,7 @@ class QdrantServerVectors:
                         "run_id": p.run_id or "",
                         "source": p.source or "",
                         "meta": list(p.meta),
+                        "kind": p.kind,
                     },
                 )
                 for p in points
@@ -329,4 +331,9 @@ def _filter(flt: VectorFilter) -> models.Filter:
         )
     for tokens in flt.meta:
         must.append(models.FieldCondition(key="meta", match=models.MatchAny(any=list(tokens))))
+    document = models.FieldCondition(key="kind", match=models.MatchValue(value="document"))
+    if flt.kind == "document":
+        must.append(document)
+    elif flt.kind is not None:
+        return models.Filter(must=must, must_not=[document])
     return models.Filter(must=must)

@@ -29,6 +29,7 @@ CREATE TABLE IF NOT EXISTS memories (
   slot            VARCHAR(191) NULL,
   agent_id        VARCHAR(128) NULL,
   run_id          VARCHAR(128) NULL,
+  kind            VARCHAR(16)  NOT NULL DEFAULT 'memory',
   PRIMARY KEY (doc_id),
   UNIQUE KEY uq_memories_id (id),
   KEY ix_memories_user_status_created (user_id, status, created_at),
@@ -78,6 +79,16 @@ CREATE TABLE IF NOT EXISTS memory_entities (
 ) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_unicode_ci;
 
 -- Audit rows hold ids, counts and decisions, never the content of a deleted memory.
+-- Who may read a shared document library (graphmem.usecases.libraries): `library` is the
+-- library's tenant id, whose records hold its documents.
+CREATE TABLE IF NOT EXISTS library_readers (
+  library     VARCHAR(128) NOT NULL,
+  user_id     VARCHAR(128) NOT NULL,
+  created_at  DATETIME(6)  NOT NULL,
+  PRIMARY KEY (library, user_id),
+  KEY ix_library_readers_user (user_id)
+) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_unicode_ci;
+
 CREATE TABLE IF NOT EXISTS audit_log (
   id          BIGINT       NOT NULL AUTO_INCREMENT,
   user_id     VARCHAR(128) NOT NULL,

@@ -30,7 +30,8 @@ CREATE TABLE IF NOT EXISTS memories (
   valid_to        TEXT    NULL,
   slot            TEXT    NULL,
   agent_id        TEXT    NULL,
-  run_id          TEXT    NULL
+  run_id          TEXT    NULL,
+  kind            TEXT    NOT NULL DEFAULT 'memory'
 );
 CREATE INDEX IF NOT EXISTS ix_memories_user_status_created ON memories (user_id, status, created_at);
 CREATE INDEX IF NOT EXISTS ix_memories_user_type ON memories (user_id, memory_type);
@@ -116,6 +117,16 @@ CREATE TABLE IF NOT EXISTS memory_entities (
 );
 CREATE INDEX IF NOT EXISTS ix_memory_entities_entity ON memory_entities (entity_id);
 CREATE INDEX IF NOT EXISTS ix_memory_entities_user ON memory_entities (user_id);
+
+-- Who may read a shared document library (graphmem.usecases.libraries): `library` is the
+-- library's tenant id, whose records hold its documents.
+CREATE TABLE IF NOT EXISTS library_readers (
+  library     TEXT    NOT NULL,
+  user_id     TEXT    NOT NULL,
+  created_at  TEXT    NOT NULL,
+  PRIMARY KEY (library, user_id)
+);
+CREATE INDEX IF NOT EXISTS ix_library_readers_user ON library_readers (user_id);
 
 CREATE TABLE IF NOT EXISTS audit_log (
   id          INTEGER PRIMARY KEY,

@@ -1,0 +1,455 @@
+"""Documents in the memory: ingest files, folders and URLs as records of kind=document.
+
+A chunk of a document is a record like a memory: the same records row, keyword postings,
+embedding model, vector index and entity graph, so one search recalls both and a chunk that
+names "Huadong hospital group" links to the user's memories that name it. What differs:
+
+* a chunk is screened by the firewall as `source=document` (web pages and wiki edits are
+  untrusted), and a quarantined chunk never surfaces, like a quarantined memory;
+* chunks are never merged, superseded by a memory or archived by decay; a document changes
+  only when it is ingested again: the same text (content hash) is skipped, a changed text
+  supersedes every old chunk (kept as history, out of recall) with the new ones;
+* the same text under another source is stored once: the later source is reported as a
+  duplicate of the first.
+
+Owner: a user (private documents) or a shared library (graphmem.usecases.libraries), whose
+tenant id the caller passes as `owner`.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+import os
+import time
+from collections.abc import Callable, Iterable
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+from graphmem import lifecycle, workers
+from graphmem.actor import audit_by
+from graphmem.context import Context
+from graphmem.documents import Chunk, Document, DocumentError, chunk, discover, load_path, load_url
+from graphmem.errors import InvalidInputError
+from graphmem.filters import MemoryFilter, MetaCondition
+from graphmem.model import Kind, Memory, MemoryType, Source, Status, check_user, new_id, utcnow
+from graphmem.stores.records import RecordQuery
+from graphmem.summary import summarize
+from graphmem.temporal import Supersession
+from graphmem.text import search_text
+
+log = logging.getLogger("graphmem.documents")
+
+# The states a document's current chunks can be in: what "already ingested" means.
+_CURRENT = (Status.ACTIVE.value, Status.QUARANTINED.value)
+_EVERY = (*_CURRENT, Status.ARCHIVED.value, Status.SUPERSEDED.value)
+EMBED_BATCH = 64
+"""Chunks embedded and written per transaction: a 500-page PDF is not one giant write."""
+
+
+@dataclass
+class DocumentOutcome:
+    """What ingesting one source did. `action`: added, replaced, unchanged, duplicate,
+    failed, checkpointed (done by an earlier run of the same batch), or in a dry run
+    would_add / would_replace."""
+
+    source: str
+    action: str
+    title: str = ""
+    chunks: int = 0
+    quarantined: int = 0
+    rejected: int = 0
+    superseded: int = 0
+    duplicate_of: str | None = None
+    error: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {k: v for k, v in asdict(self).items() if v not in (None, "")}
+
+
+@dataclass
+class IngestReport:
+    owner: str
+    dry_run: bool = False
+    outcomes: list[DocumentOutcome] = field(default_factory=list)
+    seconds: float = 0.0
+
+    @property
+    def documents(self) -> int:
+        """Documents stored by this run (added or replaced)."""
+        return sum(o.action in ("added", "replaced") for o in self.outcomes)
+
+    @property
+    def chunks(self) -> int:
+        """Chunks written by this run (or, in a dry run, that would be)."""
+        return sum(o.chunks for o in self.outcomes if o.action not in ("unchanged", "duplicate"))
+
+    @property
+    def skipped(self) -> int:
+        return sum(o.action in ("unchanged", "duplicate", "checkpointed") for o in self.outcomes)
+
+    @property
+    def failed(self) -> int:
+        return sum(o.action == "failed" for o in self.outcomes)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "dry_run": self.dry_run,
+            "documents": self.documents,
+            "chunks": self.chunks,
+            "skipped": self.skipped,
+            "failed": self.failed,
+            "seconds": round(self.seconds, 3),
+            "outcomes": [o.to_dict() for o in self.outcomes],
+        }
+
+
+Progress = Callable[[int, int, DocumentOutcome], None]
+
+
+def is_url(source: str) -> bool:
+    return source.startswith(("http://", "https://"))
+
+
+DocumentSource = str | Path | Document
+"""A path (file or folder), an http(s) URL, or a document already read (e.g. text an MCP
+client sent inline: graphmem.documents.load_bytes)."""
+
+
+def expand(sources: Iterable[DocumentSource]) -> list[str | Document]:
+    """Every document a list of sources names: URLs as given, files as absolute paths,
+    folders as the supported files under them; each once, in order. A source that is
+    neither raises DocumentError before anything is ingested."""
+    out: list[str | Document] = []
+    for src in sources:
+        if isinstance(src, Document):
+            out.append(src)
+            continue
+        text = str(src).strip()
+        if not text:
+            raise DocumentError("source", "an empty source was given")
+        if is_url(text):
+            out.append(text)
+            continue
+        path = Path(text).expanduser()
+        if path.is_dir():
+            out.extend(str(p.resolve()) for p in discover(path))
+        elif path.exists():
+            out.append(str(path.resolve()))
+        elif "://" in text:
+            raise DocumentError("source", f"{text[:200]}: only http and https URLs are read")
+        else:
+            raise DocumentError("source", f"{text[:200]}: no such file or folder")
+    seen: set[str] = set()
+    unique: list[str | Document] = []
+    for item in out:
+        key = item.uri if isinstance(item, Document) else item
+        if key not in seen:
+            seen.add(key)
+            unique.append(item)
+    return unique
+
+
+def load(source: str | Document) -> Document:
+    if isinstance(source, Document):
+        return source
+    return load_url(source) if is_url(source) else load_path(source)
+
+
+def chunk_content(doc: Document, piece: Chunk) -> str:
+    """A chunk as stored: its title and heading path on the first line, then its text. The
+    heading line is what lets a chunk that says only "Founded in 1998." be found by the name
+    of what was founded, by keyword and by meaning."""
+    trail = [doc.title] if doc.title else []
+    trail += [h for h in piece.heading_path if h and h != doc.title]
+    return f"{' › '.join(trail)}\n{piece.text}" if trail else piece.text
+
+
+def document_filter(uri: str | None = None, content_hash: str | None = None) -> MemoryFilter:
+    conds = []
+    if uri is not None:
+        conds.append(MetaCondition("doc_uri", (uri,)))
+    if content_hash is not None:
+        conds.append(MetaCondition("doc_hash", (content_hash,)))
+    return MemoryFilter(kinds=(Kind.DOCUMENT.value,), metadata=tuple(conds))
+
+
+def chunks_of(
+    ctx: Context,
+    owner: str,
+    *,
+    uri: str | None = None,
+    content_hash: str | None = None,
+    statuses: tuple[str, ...] = _CURRENT,
+) -> list[Memory]:
+    """The owner's chunks of one document (by source or by content hash), in chunk order."""
+    rows = ctx.records.list(
+        RecordQuery(owner, None, statuses, None, filter=document_filter(uri, content_hash))
+    )
+    return sorted(rows, key=lambda m: (m.metadata.get("chunk_index", 0), m.created_at))
+
+
+def ingest(
+    ctx: Context,
+    owner: str,
+    sources: Iterable[DocumentSource],
+    *,
+    dry_run: bool = False,
+    progress: Progress | None = None,
+    checkpoint: Path | None = None,
+    target_chars: int | None = None,
+    max_chars: int | None = None,
+    tool: str | None = None,
+) -> IngestReport:
+    """Ingest every source for `owner`. One document failing (unreadable, empty, refused by
+    the firewall) is reported and the batch goes on; each document is committed on its own,
+    so a batch stopped half-way keeps what it finished. With `checkpoint`, documents finished
+    by an earlier run of the same batch are skipped without being read again, and the file
+    is removed when the batch completes."""
+    owner = check_user(owner)
+    started = time.perf_counter()
+    items = expand(sources)
+    report = IngestReport(owner, dry_run)
+    done = _read_checkpoint(checkpoint, owner, items) if checkpoint and not dry_run else set()
+    for i, item in enumerate(items, 1):
+        source = item.uri if isinstance(item, Document) else item
+        if _mark(source) in done:
+            outcome = DocumentOutcome(source, "checkpointed")
+        else:
+            outcome = _ingest_one(ctx, owner, item, dry_run, target_chars, max_chars, tool)
+            if checkpoint and not dry_run and outcome.action != "failed":
+                done.add(_mark(source))
+                _write_checkpoint(checkpoint, owner, items, done)
+        report.outcomes.append(outcome)
+        if progress is not None:
+            progress(i, len(items), outcome)
+    if checkpoint and not dry_run and report.failed == 0:
+        checkpoint.unlink(missing_ok=True)
+    report.seconds = time.perf_counter() - started
+    return report
+
+
+def _ingest_one(
+    ctx: Context,
+    owner: str,
+    source: str | Document,
+    dry_run: bool,
+    target_chars: int | None,
+    max_chars: int | None,
+    tool: str | None,
+) -> DocumentOutcome:
+    try:
+        doc = load(source)
+        pieces = _chunks(ctx, doc, target_chars, max_chars)
+    except InvalidInputError as e:
+        uri = source.uri if isinstance(source, Document) else source
+        return DocumentOutcome(uri, "failed", error=e.message)
+    outcome = DocumentOutcome(doc.uri, "added", title=doc.title, chunks=len(pieces))
+    current = chunks_of(ctx, owner, uri=doc.uri)
+    if current and all(m.metadata.get("doc_hash") == doc.content_hash for m in current):
+        outcome.action, outcome.chunks = "unchanged", 0
+        return outcome
+    mine = {m.id for m in current}
+    same = [m for m in chunks_of(ctx, owner, content_hash=doc.content_hash) if m.id not in mine]
+    if same:
+        outcome.action, outcome.chunks = "duplicate", 0
+        outcome.duplicate_of = str(same[0].metadata.get("doc_uri"))
+        return outcome
+    if current:
+        outcome.action, outcome.superseded = "replaced", len(current)
+    if dry_run:
+        outcome.action = "would_replace" if current else "would_add"
+        return outcome
+    _store(ctx, owner, doc, pieces, current, outcome, tool)
+    return outcome
+
+
+def _chunks(ctx: Context, doc: Document, target: int | None, most: int | None) -> list[Chunk]:
+    s = ctx.settings
+    pieces = chunk(
+        doc,
+        target_chars=target or s.document_chunk_chars,
+        max_chars=most or s.document_chunk_max_chars,
+    )
+    if not pieces:
+        raise DocumentError("source", f"{doc.uri[:200]}: has no text to store")
+    return pieces
+
+
+def _store(
+    ctx: Context,
+    owner: str,
+    doc: Document,
+    pieces: list[Chunk],
+    current: list[Memory],
+    outcome: DocumentOutcome,
+    tool: str | None,
+) -> None:
+    """Screen, embed, extract, link and commit the chunks in batches; the first batch also
+    supersedes the document's old chunks, so recall never sees old and new together."""
+    now = utcnow()
+    ids: list[str] = []
+    for start in range(0, len(pieces), EMBED_BATCH):
+        batch = pieces[start : start + EMBED_BATCH]
+        memories: list[Memory] = []
+        for piece in batch:
+            m = _screened(ctx, owner, doc, piece, now)
+            if m is None:
+                outcome.rejected += 1
+                continue
+            outcome.quarantined += m.status == Status.QUARANTINED
+            memories.append(m)
+        if not memories:
+            continue
+        texts = [m.content for m in memories]
+        pending = workers.pool("embed").submit(ctx.embedder.encode, texts)
+        try:
+            extractions = ctx.extractor.extract_many(texts)
+        finally:
+            vecs = pending.result()
+        old = current if start == 0 else []
+        supersede = [
+            Supersession(m.id, memories[min(i, len(memories) - 1)].id, now)
+            for i, m in enumerate(old)
+        ]
+        with ctx.writing(owner), ctx.write_lock:
+            graph = ctx.linker.link(owner, memories, extractions)
+            ctx.records.insert(memories, [search_text(t) for t in texts], graph, supersede)
+            ctx.project(memories, vecs)
+            if supersede:
+                ctx.projector.apply(ctx.records.outbox_for([x.old_id for x in supersede]))
+            ctx.invalidate(owner)
+        ids.extend(m.id for m in memories)
+    outcome.chunks = len(ids)
+    # Content-free, like every audit row: counts and ids, never the text or the source.
+    ctx.records.audit(
+        owner,
+        "ingest",
+        ids,
+        {
+            "count": len(ids),
+            "tool": tool,
+            "action": outcome.action,
+            "quarantined": outcome.quarantined,
+            "rejected": outcome.rejected,
+            "superseded": outcome.superseded,
+            **audit_by(),
+        },
+    )
+
+
+def _screened(ctx: Context, owner: str, doc: Document, piece: Chunk, now: Any) -> Memory | None:
+    """The chunk as a record, screened like any `source=document` write; None if refused."""
+    # The text a page author wrote is screened (content, title, headings); the fields graphmem
+    # computed (hashes, offsets, the source) are not: a hex digest is no instruction, and the
+    # classifier was not trained on them.
+    written: dict[str, Any] = {"doc_title": doc.title, "doc_headings": list(piece.heading_path)}
+    content = chunk_content(doc, piece)
+    decision = ctx.guard.screen_write(content, Source.DOCUMENT.value, written)
+    if decision.status is None:
+        return None
+    metadata: dict[str, Any] = {
+        "doc_uri": doc.uri,
+        **(decision.metadata_after_masking or written),
+        "doc_format": doc.format,
+        "doc_hash": doc.content_hash,
+        "doc_start": piece.start,
+        "doc_end": piece.end,
+        "chunk_index": piece.index,
+        "chunk_hash": piece.content_hash,
+    }
+    m = Memory(
+        id=new_id(),
+        user_id=owner,
+        content=decision.content_after_masking,
+        memory_type=MemoryType.FACT,
+        summary=summarize(piece.text),
+        source=Source.DOCUMENT,
+        metadata=metadata,
+        status=Status(decision.status),
+        created_at=now,
+        updated_at=now,
+        valid_from=now,
+        kind=Kind.DOCUMENT,
+    )
+    m.decay_score = lifecycle.decay_score(m, now, ctx.settings)
+    return m
+
+
+def delete_document(ctx: Context, owner: str, uri: str) -> list[str]:
+    """Delete one document (by the source it was ingested from) from every store: its
+    chunks, their history, vectors, graph nodes and edges, entity links and keyword postings.
+    Returns the chunk ids deleted; NotFound is the caller's to raise on an empty list."""
+    from graphmem.usecases.update import forget
+
+    owner = check_user(owner)
+    key = uri if is_url(uri) else str(Path(uri).expanduser().resolve())
+    ids = [m.id for m in chunks_of(ctx, owner, uri=key, statuses=_EVERY)]
+    return forget(ctx, owner, ids, reason="delete_document") if ids else []
+
+
+def list_documents(ctx: Context, owner: str) -> list[dict[str, Any]]:
+    """The owner's current documents: source, title, chunks, quarantined chunks, hash."""
+    docs: dict[str, dict[str, Any]] = {}
+    rows = ctx.records.list(
+        RecordQuery(owner, None, _CURRENT, None, filter=MemoryFilter(kinds=(Kind.DOCUMENT.value,)))
+    )
+    for m in rows:
+        uri = str(m.metadata.get("doc_uri", ""))
+        d = docs.setdefault(
+            uri,
+            {
+                "source": uri,
+                "title": m.metadata.get("doc_title", ""),
+                "chunks": 0,
+                "quarantined": 0,
+                "content_hash": m.metadata.get("doc_hash", ""),
+                "ingested_at": m.created_at.isoformat(),
+            },
+        )
+        d["chunks"] += 1
+        d["quarantined"] += m.status == Status.QUARANTINED
+    return sorted(docs.values(), key=lambda d: d["source"])
+
+
+# ------------------------------------------------------------------ checkpoints
+
+
+def checkpoint_path(data_dir: Path, owner: str, sources: Iterable[str | Path]) -> Path:
+    """Where a batch keeps its checkpoint: one file per (owner, sources) under the data
+    directory, so rerunning the same command resumes it."""
+    key = hashlib.sha256(
+        json.dumps([owner, [str(s) for s in sources]], ensure_ascii=False).encode()
+    ).hexdigest()[:24]
+    return data_dir / "ingest" / f"{key}.json"
+
+
+def _mark(source: str) -> str:
+    """A source as a checkpoint holds it: hashed, so no file name or URL of a user's documents
+    is left on disk by a batch that stopped (an erasure looks for such text)."""
+    return hashlib.sha256(source.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+def _batch_key(owner: str, items: list[str | Document]) -> str:
+    keys = [i.uri if isinstance(i, Document) else i for i in items]
+    return hashlib.sha256(json.dumps([owner, keys], ensure_ascii=False).encode()).hexdigest()
+
+
+def _read_checkpoint(path: Path, owner: str, items: list[str | Document]) -> set[str]:
+    try:
+        data = json.loads(path.read_text("utf-8"))
+    except (OSError, ValueError):
+        return set()
+    if not isinstance(data, dict) or data.get("batch") != _batch_key(owner, items):
+        return set()  # another batch's, or the folder changed: start over (hashes dedupe)
+    return {d for d in data.get("done", []) if isinstance(d, str)}
+
+
+def _write_checkpoint(path: Path, owner: str, items: list[str | Document], done: set[str]) -> None:
+    """Written whole to a temporary file and renamed, so a crash leaves the old or the new."""
+    path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+    tmp = path.with_suffix(".tmp")
+    tmp.write_text(json.dumps({"batch": _batch_key(owner, items), "done": sorted(done)}), "utf-8")
+    os.replace(tmp, path)

@@ -1,0 +1,86 @@
+"""Shared document libraries: documents many users read, owned by none of them.
+
+A library is a tenant of its own, `library:<name>`: its documents are records under that id,
+isolated from every user exactly as users are from each other (the same per-tenant filters
+in every store). A user reads a library only through a grant (`library_readers`), and only
+its documents: a search of a user with grants runs once for the user and once per library,
+each inside its own tenant, and the hits are ranked together. Writing to a library, granting
+and revoking are an operator's acts (the CLI, or an operator token over MCP).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import replace
+
+from graphmem.context import Context
+from graphmem.errors import InvalidInputError
+from graphmem.model import Hit, Kind
+from graphmem.requests import SearchRequest, SearchResult
+
+PREFIX = "library:"
+_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
+
+
+def tenant(name: str) -> str:
+    """The tenant id of library `name`, checked: 1-64 letters, digits, '.', '_' or '-'."""
+    if not isinstance(name, str) or not _NAME.match(name.strip()):
+        raise InvalidInputError(
+            "library",
+            f"{str(name)[:70]!r} is not a library name: 1-64 letters, digits, '.', '_' or '-',"
+            " starting with a letter or digit",
+        )
+    return PREFIX + name.strip()
+
+
+def name_of(tenant_id: str) -> str | None:
+    """The library name of a tenant id, or None for a user."""
+    return tenant_id[len(PREFIX) :] if tenant_id.startswith(PREFIX) else None
+
+
+def check_reader(user_id: str) -> str:
+    """A user who may be granted a library: not itself a library."""
+    if user_id.startswith(PREFIX):
+        raise InvalidInputError("user_id", "a library cannot be given read access to a library")
+    return user_id
+
+
+def grant(ctx: Context, name: str, user_id: str) -> bool:
+    lib = tenant(name)
+    added = ctx.records.grant_library(lib, check_reader(user_id))
+    ctx.invalidate(user_id)  # the reader's cached searches did not include the library
+    ctx.records.audit(user_id, "library_grant", [], {"library": name_of(lib)})
+    return added
+
+
+def revoke(ctx: Context, name: str, user_id: str) -> bool:
+    lib = tenant(name)
+    removed = ctx.records.revoke_library(lib, user_id)
+    ctx.invalidate(user_id)
+    ctx.records.audit(user_id, "library_revoke", [], {"library": name_of(lib)})
+    return removed
+
+
+def readable(ctx: Context, user_id: str, request: SearchRequest) -> list[str]:
+    """The library tenants a search of `user_id` also reads: those granted, unless the
+    search asked for memories only."""
+    kinds = request.memory_filter().kinds
+    if kinds is not None and Kind.DOCUMENT.value not in kinds:
+        return []
+    if user_id.startswith(PREFIX):
+        return []
+    return ctx.records.libraries_of(user_id)
+
+
+def library_request(request: SearchRequest) -> SearchRequest:
+    """The part of a user's search a library answers: its documents, no access counting
+    (a reader's searches must not change what other readers see ranked by frequency)."""
+    return replace(request, kinds=Kind.DOCUMENT.value, track_access=False)
+
+
+def merged(results: list[SearchResult], top_k: int) -> SearchResult:
+    """Hits of the user's and the libraries' searches ranked together by final score."""
+    hits: list[Hit] = [h for r in results for h in r.hits]
+    hits.sort(key=lambda h: (-h.score, h.memory.id))
+    degraded = sorted({d for r in results for d in r.degraded})
+    return SearchResult(hits=hits[:top_k], took_ms=0.0, degraded=degraded)
