@@ -18,7 +18,10 @@ and its text contains the quote (whitespace-normalised). Search runs with track_
 the result cache off.
 
 Usage: python bench/docs.py --data PATH/locomo10.json [--conversations conv-26,...]
-       [--out results.json] [--chunk-target N]
+       [--out results.json] [--chunk-target N] [--questions-per-type N]
+
+--chunk-target N ingests the pages with target_chars=N and max_chars=2N (default: graphmem's
+document_chunk_chars / document_chunk_max_chars settings).
 """
 
 from __future__ import annotations
@@ -194,7 +197,14 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         "--chunk-target",
         type=int,
         default=None,
-        help="document chunk target size, passed to the graphmem setting that holds it",
+        help="document chunk target in characters (ingest target_chars=N, max_chars=2N);"
+        " default: graphmem's document_chunk_chars setting",
+    )
+    p.add_argument(
+        "--questions-per-type",
+        type=int,
+        default=None,
+        help="only the first N questions of each type per conversation (a quick smoke run)",
     )
     p.add_argument("--no-progress", action="store_true", help="no progress bars")
     return p.parse_args(argv)
@@ -205,19 +215,12 @@ def view(h: Any) -> Hit:
     mem = h.memory
     meta = dict(getattr(mem, "metadata", None) or {})
     return Hit(
-        kind=str(getattr(mem, "kind", "memory") or "memory"),
+        kind=getattr(mem.kind, "value", str(mem.kind)),
         dia_id=str(meta["dia_id"]) if meta.get("dia_id") is not None else None,
         doc_uri=str(meta["doc_uri"]) if meta.get("doc_uri") else None,
         content=str(getattr(mem, "content", "")),
         score=float(getattr(h, "score", 0.0) or 0.0),
     )
-
-
-def chunk_setting(settings_cls: Any) -> str | None:
-    """The Settings field that holds the document chunk target, if this graphmem has one."""
-    fields = getattr(settings_cls, "model_fields", {})
-    names = [f for f in fields if "chunk" in f and "target" in f]
-    return names[0] if len(names) == 1 else None
 
 
 def run_mode(svc: Any, user: str, query: str, mode: str) -> tuple[list[Hit], float]:
@@ -237,7 +240,6 @@ def run_mode(svc: Any, user: str, query: str, mode: str) -> tuple[list[Hit], flo
 def run(args: argparse.Namespace) -> dict[str, Any]:
     from tqdm import tqdm
 
-    from graphmem import Settings
     from graphmem.service import MemoryService
 
     if not args.data.exists():
@@ -251,38 +253,45 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
             raise SystemExit(f"no docbench questions for: {', '.join(unknown)}")
         convs = wanted
     questions = [q for q in questions if q["sample_id"] in convs]
+    if args.questions_per_type is not None:
+        if args.questions_per_type < 1:
+            raise SystemExit("--questions-per-type must be at least 1")
+        taken: dict[tuple[str, str], int] = {}
+        kept = []
+        for q in questions:
+            key = (q["sample_id"], q["type"])
+            taken[key] = taken.get(key, 0) + 1
+            if taken[key] <= args.questions_per_type:
+                kept.append(q)
+        questions = kept
+    if args.chunk_target is not None and args.chunk_target < 50:
+        raise SystemExit("--chunk-target must be at least 50 characters")
+    chunking: dict[str, int] = (
+        {"target_chars": args.chunk_target, "max_chars": 2 * args.chunk_target}
+        if args.chunk_target is not None
+        else {}
+    )
     turns_by_conv, _, _ = load_locomo(args.data, convs, captions=False)
-    if not hasattr(MemoryService, "ingest"):
-        raise SystemExit("this graphmem has no MemoryService.ingest (documents); update graphmem")
-
     tmp = tempfile.TemporaryDirectory(prefix="graphmem-docbench-")
-    overrides: dict[str, Any] = {"data_dir": Path(tmp.name), "search_cache_ttl_seconds": 0}
-    chunk_field = chunk_setting(Settings)
-    if args.chunk_target is not None:
-        if chunk_field is None:
-            print("warning: no chunk-target setting in this graphmem; ignored", file=sys.stderr)
-        else:
-            overrides[chunk_field] = args.chunk_target
-    settings = make_settings(**overrides)
+    settings = make_settings(data_dir=Path(tmp.name), search_cache_ttl_seconds=0)
     progress = not args.no_progress
     svc = MemoryService(settings)
     try:
         t0 = time.perf_counter()
         ingest_turns(svc, turns_by_conv, progress, single=False)
         turns_s = time.perf_counter() - t0
-        pages = docs = chunks = skipped = 0
+        pages = docs = chunks = skipped = failed = 0
         t0 = time.perf_counter()
         for cid in tqdm(
             convs, desc="ingest pages", unit="conv", file=sys.stderr, disable=not progress
         ):
             folder = DOCBENCH / "pages" / cid
             pages += len(list(folder.glob("*.md")))
-            rep = svc.ingest(user_of(cid), [str(folder)])  # type: ignore[attr-defined,unused-ignore]
-            docs += int(rep.documents)
-            chunks += int(rep.chunks)
-            skipped += (
-                len(rep.skipped) if isinstance(rep.skipped, list | tuple) else int(rep.skipped)
-            )
+            rep = svc.ingest(user_of(cid), [str(folder)], **chunking)
+            docs += rep.documents
+            chunks += rep.chunks
+            skipped += rep.skipped
+            failed += rep.failed
         pages_s = time.perf_counter() - t0
 
         rows: list[dict[str, Any]] = []
@@ -305,7 +314,14 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         "machine": machine_info(),
         "conversations": convs,
         "questions": {t: sum(q["type"] == t for q in questions) for t in TYPES},
-        "settings": {"chunk_target_setting": chunk_field, "chunk_target": args.chunk_target},
+        "settings": {
+            "chunk_target_chars": settings.document_chunk_chars
+            if args.chunk_target is None
+            else args.chunk_target,
+            "chunk_max_chars": settings.document_chunk_max_chars
+            if args.chunk_target is None
+            else 2 * args.chunk_target,
+        },
         "ingest": {
             "turns": sum(len(t) for t in turns_by_conv.values()),
             "turns_s": round(turns_s, 2),
@@ -313,6 +329,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
             "documents": docs,
             "chunks": chunks,
             "skipped": skipped,
+            "failed": failed,
             "pages_s": round(pages_s, 2),
             "pages_per_s": round(pages / pages_s, 2) if pages_s else None,
             "chunks_per_s": round(chunks / pages_s, 2) if pages_s else None,
@@ -322,7 +339,13 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
             for m, v in latencies.items()
         },
         "summary": summarise(rows, list(MODES)),
-        "fused_vs_merged_recall10": paired_bootstrap(rows, "fused", "merged", "recall@10"),
+        "fused_vs_merged": {
+            f"{m} {group}": paired_bootstrap(
+                [r for r in rows if group in ("overall", r["type"])], "fused", "merged", m
+            )
+            for m in ("recall@5", "recall@10")
+            for group in ("overall", *TYPES)
+        },
         "per_question": rows,
     }
 
@@ -337,20 +360,26 @@ def markdown(result: dict[str, Any]) -> str:
         for mode, by in result["summary"].items():
             s = by[group]
             vals = (
-                " | ".join(f"{s[c]:.3f}" for c in cols) if s["n"] else " | ".join("-" * len(cols))
+                " | ".join(f"{s[c]:.3f}" for c in cols) if s["n"] else " | ".join(["-"] * len(cols))
             )
             out.append(f"| {mode} | {s['n']} | {vals} |")
     out += ["\n### search latency (ms)\n", "| mode | p50 | p95 |", "|---|---|---|"]
     for mode, lat in result["latency_ms"].items():
         out.append(f"| {mode} | {lat['p50'] or 0:.1f} | {lat['p95'] or 0:.1f} |")
-    pair = result["fused_vs_merged_recall10"]
     ing = result["ingest"]
+    out += [
+        "\n### fused - merged, paired per question (95% bootstrap CI)\n",
+        "| metric, questions | n | delta | 95% CI | fused better | fused worse |",
+        "|---|---|---|---|---|---|",
+    ]
+    for label, pair in result["fused_vs_merged"].items():
+        lo, hi = pair["ci95"]
+        out.append(
+            f"| {label} | {pair['n']} | {pair['delta']:+.3f} | {lo:+.3f} .. {hi:+.3f} |"
+            f" {pair['better']} | {pair['worse']} |"
+        )
     out.append(
-        f"\nfused - merged recall@10: {pair['delta']:+.3f} (95% CI {pair['ci95'][0]:+.3f} .."
-        f" {pair['ci95'][1]:+.3f}; better {pair['better']}, worse {pair['worse']})"
-    )
-    out.append(
-        f"ingest: {ing['pages']} pages, {ing['chunks']} chunks in {ing['pages_s']} s"
+        f"\ningest: {ing['pages']} pages, {ing['chunks']} chunks in {ing['pages_s']} s"
         f" ({ing['pages_per_s']} pages/s, {ing['chunks_per_s']} chunks/s);"
         f" {ing['turns']} turns in {ing['turns_s']} s"
     )
