@@ -13,9 +13,9 @@ documents. Every question in bench/docbench/questions.json is searched once per 
 
 and scored on its evidence items (turn dia_ids and page quotes): recall@k, hit@k, all@k per
 mode, overall and per question type (doc / mixed / turn), plus a paired bootstrap of fused vs
-merged recall@10. A page evidence counts as retrieved when a document hit comes from that page
-and its text contains the quote (whitespace-normalised). Search runs with track_access=False and
-the result cache off.
+merged recall@5 and recall@10, overall and per type. A page evidence counts as retrieved when a
+document hit comes from that page and its text contains the quote (whitespace-normalised).
+Search runs with track_access=False and the result cache off.
 
 Usage: python bench/docs.py --data PATH/locomo10.json [--conversations conv-26,...]
        [--out results.json] [--chunk-target N] [--questions-per-type N]
