@@ -64,3 +64,19 @@ def test_library_grant_lets_a_user_read_it(cli, tmp_path: Path) -> None:
     receipt = json.loads(cli("library", "delete", "handbook", "--json")[1])
     assert receipt["user_id"] == "library:handbook"
     assert cli("documents", "--library", "handbook")[1].strip() == "no documents"
+
+
+def test_a_url_list_file_and_export_leaves_chunks_out(cli, tmp_path: Path) -> None:
+    (tmp_path / "a.md").write_text(PAGE, "utf-8")
+    (tmp_path / "b.txt").write_text("Bravo\n\nBravo audits run every March.\n", "utf-8")
+    listing = tmp_path / "sources.txt"
+    listing.write_text(f"# my pages\n{tmp_path / 'a.md'}\n\n{tmp_path / 'b.txt'}\n", "utf-8")
+    report = json.loads(cli("ingest", "--from-file", str(listing), "--json")[1])
+    assert report["documents"] == 2
+    assert cli("ingest")[0] == 2  # no source at all
+    cli("add", "I prefer window seats")
+    out = tmp_path / "export.jsonl"
+    code, text, _ = cli("export", str(out))
+    assert code == 0 and "2 document chunks left out" in text
+    rows = [json.loads(line) for line in out.read_text("utf-8").splitlines()]
+    assert [r["kind"] for r in rows] == ["memory"]

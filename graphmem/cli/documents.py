@@ -7,7 +7,15 @@ import json
 import sys
 from typing import TYPE_CHECKING, Any
 
-from graphmem.cli.common import AddCommand, data_dir_of, emit, open_service, to_int, user_of
+from graphmem.cli.common import (
+    AddCommand,
+    data_dir_of,
+    emit,
+    open_file,
+    open_service,
+    to_int,
+    user_of,
+)
 from graphmem.errors import InvalidInputError
 
 if TYPE_CHECKING:
@@ -53,7 +61,10 @@ def cmd_ingest(args: argparse.Namespace) -> int:
 
     from graphmem.usecases.documents import checkpoint_path, expand
 
-    items = expand(args.source)  # a wrong source fails here, before the store opens
+    sources = [*args.source, *_listed(args.from_file)]
+    if not sources:
+        raise InvalidInputError("source", "name files, folders or URLs, or --from-file LIST")
+    items = expand(sources)  # a wrong source fails here, before the store opens
     bar = tqdm(
         total=len(items),
         unit="doc",
@@ -66,12 +77,12 @@ def cmd_ingest(args: argparse.Namespace) -> int:
         ckpt = (
             None
             if args.dry_run or args.no_resume
-            else checkpoint_path(data_dir_of(args), owner, args.source)
+            else checkpoint_path(data_dir_of(args), owner, sources)
         )
         try:
             report = svc.ingest(
                 user_of(args),
-                args.source,
+                sources,
                 library=args.library,
                 dry_run=args.dry_run,
                 progress=lambda _i, _n, _o: bar.update(1),
@@ -98,6 +109,18 @@ def cmd_ingest(args: argparse.Namespace) -> int:
     )
     emit(args, report.to_dict(), "\n".join(lines))
     return 1 if report.failed else 0  # the others are stored; the output says which failed
+
+
+def _listed(path: str | None) -> list[str]:
+    """--from-file: one source (path or URL) per line; blank lines and # comments skipped."""
+    if path is None:
+        return []
+    if path == "-":
+        text = sys.stdin.read()
+    else:
+        with open_file(path, "r", encoding="utf-8") as f:
+            text = f.read()
+    return [s for s in (ln.strip() for ln in text.splitlines()) if s and not s.startswith("#")]
 
 
 def cmd_documents(args: argparse.Namespace) -> None:
@@ -154,7 +177,12 @@ def register(add: AddCommand) -> None:
         " user's memory or a shared library; unchanged documents are skipped, changed ones"
         " replace their chunks, an interrupted batch resumes when run again",
     )
-    sp.add_argument("source", nargs="+", help="files, folders and URLs")
+    sp.add_argument("source", nargs="*", help="files, folders and URLs")
+    sp.add_argument(
+        "--from-file",
+        metavar="LIST",
+        help="also every source listed in LIST, one per line ('-': stdin)",
+    )
     sp.add_argument("--library", help=LIBRARY_HELP)
     sp.add_argument("--dry-run", action="store_true", help="read and chunk, store nothing")
     sp.add_argument(

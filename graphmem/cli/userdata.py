@@ -139,14 +139,24 @@ def cmd_import(args: argparse.Namespace) -> None:
 
 def cmd_export(args: argparse.Namespace) -> None:
     out = stdout() if args.file == "-" else open_file(args.file, "w", encoding="utf-8")
-    n = 0
+    n = chunks = 0
     with open_service(args) as svc:
         for m in svc.list(user_of(args), include_archived=True, viewer=Viewer.OPERATOR):
+            if m.kind.value == "document":
+                # A chunk imported back would become a memory; documents come back by
+                # ingesting their sources again (`graphmem documents` lists them).
+                chunks += 1
+                continue
             out.write(json.dumps(m.to_dict(), ensure_ascii=False) + "\n")
             n += 1
     if args.file != "-":
         out.close()
-        emit(args, {"exported": n, "file": args.file}, f"exported {n} memories to {args.file}")
+        skipped = f" ({chunks} document chunks left out: re-ingest their sources)" if chunks else ""
+        emit(
+            args,
+            {"exported": n, "file": args.file, "document_chunks_left_out": chunks},
+            f"exported {n} memories to {args.file}{skipped}",
+        )
 
 
 def register(add: AddCommand) -> None:
