@@ -156,7 +156,7 @@ def test_bad_document_arguments_raise_input_errors(
         ("text", lambda: m.ingest_text(" ", name="n")),
         ("name", lambda: m.ingest_text("text", name="")),
         ("format", lambda: m.ingest_text("text", name="n", format="pdf")),
-        ("dry_run", lambda: m.ingest_text("text", name="n", dry_run="yes")),
+        ("dry_run", lambda: m.ingest_text("text", name="n", dry_run="yes")),  # type: ignore[arg-type]
         ("source", lambda: m.delete_document("")),
     ]
     for field, attempt in bad:
