@@ -20,9 +20,9 @@ import asyncio
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from graphmem import client_docs as docs
 from graphmem import client_ops as ops
 from graphmem.client_backends import EmbeddedBackend, LoopThread, RemoteBackend
-from graphmem.client_docs import AsyncDocumentMethods, DocumentMethods
 from graphmem.errors import InvalidInputError
 
 if TYPE_CHECKING:
@@ -97,7 +97,7 @@ def open_async(
     return AsyncMemoryClient(settings=_settings(data_dir, settings))
 
 
-class MemoryClient(DocumentMethods):
+class MemoryClient(docs.DocumentMethods):
     """The synchronous client; see docs/python.md for every method and result."""
 
     def __init__(self, backend: EmbeddedBackend) -> None:
@@ -192,7 +192,7 @@ class MemoryClient(DocumentMethods):
         for top_k); `kinds` ("memory", "document", "both": the default) picks which, and
         `kind_weights` (e.g. {"document": 0.8}) scales a kind's scores."""
         return self._run(
-            ops.search(
+            docs.search(
                 query,
                 user_id=user_id,
                 agent_id=agent_id,
@@ -261,7 +261,7 @@ def _top_k(top_k: int, limit: int | None) -> int:
     return limit
 
 
-class AsyncMemoryClient(AsyncDocumentMethods):
+class AsyncMemoryClient(docs.AsyncDocumentMethods):
     """The asynchronous client: MemoryClient's methods as coroutines."""
 
     def __init__(
@@ -361,7 +361,7 @@ class AsyncMemoryClient(AsyncDocumentMethods):
         kind_weights: dict[str, float] | None = None,
     ) -> dict[str, Any]:
         return await self._run(
-            ops.search(
+            docs.search(
                 query,
                 user_id=user_id,
                 agent_id=agent_id,

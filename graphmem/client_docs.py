@@ -1,9 +1,10 @@
-"""Documents in the Python client: ingest, list and delete them, and the kinds a search reads.
+"""Documents in the Python client: ingest, list and delete them, and search, which reads
+memories and documents alike.
 
 graphmem stores documents (files, web pages, inline text, cut into chunks) in the same memory as
 memories, so `m.search(...)` can return both. This module adds to graphmem.client_ops what
 documents need, written the same way (generators yielding backend `Call`s, so the embedded
-and the remote client check the same arguments and return the same shapes), and the client
+and the remote client check the same arguments and return the same shapes), and the document
 methods themselves, as mixins of graphmem.client's two classes.
 """
 
@@ -13,7 +14,18 @@ import os
 from collections.abc import Mapping
 from typing import Any
 
-from graphmem.client_ops import Call, Op, R, resolve_user
+from graphmem.client_ops import (
+    MAX_TOP_K,
+    SEARCH_FILTERS,
+    Call,
+    Op,
+    R,
+    check_int,
+    check_text,
+    item,
+    merged_filters,
+    resolve_user,
+)
 from graphmem.errors import InvalidInputError
 
 # Restated, not imported, like client_ops' limits: a remote client must not load the server's
@@ -193,6 +205,31 @@ def merged_reports(reports: list[dict[str, Any]]) -> dict[str, Any]:
 
 
 # ------------------------------------------------------------------ operations
+
+
+def search(
+    query: Any,
+    *,
+    user_id: str | None,
+    agent_id: str | None,
+    run_id: str | None,
+    filters: Any,
+    top_k: Any,
+    kinds: Any = None,
+    kind_weights: Any = None,
+) -> Op[dict[str, Any]]:
+    """The best hits, memories and document chunks: items with `kind`, `document` and
+    `library` (hit_fields) on top of client_ops.item's keys."""
+    ident = yield Call("identity")
+    user = resolve_user(user_id, ident)
+    query = check_text(query, "query")
+    top_k = check_int(top_k, "top_k", 1, MAX_TOP_K)
+    where = {
+        **merged_filters(filters, SEARCH_FILTERS, agent_id, run_id),
+        **search_kinds(kinds, kind_weights),
+    }
+    hits = yield Call("search", {"user_id": user, "query": query, "top_k": top_k, "filters": where})
+    return {"results": [{**item(h, user), **hit_fields(h)} for h in hits]}
 
 
 def ingest(sources: Any, *, user_id: str | None, library: Any, dry_run: Any) -> Op[dict[str, Any]]:
@@ -380,5 +417,6 @@ __all__ = [
     "ingest_text",
     "merged_reports",
     "report",
+    "search",
     "search_kinds",
 ]

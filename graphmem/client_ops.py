@@ -9,6 +9,7 @@ backend raises is thrown back into the generator, so a step can handle it.
 
 Backends return memories as plain dicts in `Memory.to_dict()` form (the MCP tools' `memory_id`
 is accepted for `id`); `item` turns one into the mem0-like shape the client returns.
+`search`, which reads memories and documents alike, is in graphmem.client_docs.
 """
 
 from __future__ import annotations
@@ -228,8 +229,7 @@ ITEM_KEYS = (
 
 def item(rec: Mapping[str, Any], user_id: str) -> dict[str, Any]:
     """One memory, mem0-like: `memory` is its text. Search hits add `score` (0..1), `scores`
-    (per channel), `kind`, `document` and `library` (graphmem.client_docs.hit_fields) and,
-    when the graph brought them, `path`. A key the backend did not report
+    (per channel) and, when the graph brought them, `path`. A key the backend did not report
     is None, so every item has the same keys."""
     out: dict[str, Any] = {k: rec.get(k) for k in ITEM_KEYS}
     out["id"] = rec.get("id") or rec.get("memory_id")
@@ -237,11 +237,8 @@ def item(rec: Mapping[str, Any], user_id: str) -> dict[str, Any]:
     out["metadata"] = dict(rec.get("metadata") or {})
     out["user_id"] = rec.get("user_id") or user_id
     if "score" in rec:
-        from graphmem.client_docs import hit_fields
-
         out["score"] = rec["score"]
         out["scores"] = dict(rec.get("scores") or {})
-        out.update(hit_fields(rec))
     if rec.get("path"):
         out["path"] = rec["path"]
     return out
@@ -326,31 +323,6 @@ def add(
                 {"id": mid, "memory": None, "event": "DELETE"} for mid in d.get("memory_ids") or []
             )
     return {"results": results, "decisions": decisions}
-
-
-def search(
-    query: Any,
-    *,
-    user_id: str | None,
-    agent_id: str | None,
-    run_id: str | None,
-    filters: Any,
-    top_k: Any,
-    kinds: Any = None,
-    kind_weights: Any = None,
-) -> Op[dict[str, Any]]:
-    from graphmem.client_docs import search_kinds
-
-    ident = yield Call("identity")
-    user = resolve_user(user_id, ident)
-    query = check_text(query, "query")
-    top_k = check_int(top_k, "top_k", 1, MAX_TOP_K)
-    where = {
-        **merged_filters(filters, SEARCH_FILTERS, agent_id, run_id),
-        **search_kinds(kinds, kind_weights),
-    }
-    hits = yield Call("search", {"user_id": user, "query": query, "top_k": top_k, "filters": where})
-    return {"results": [item(h, user) for h in hits]}
 
 
 def get(memory_id: Any, *, user_id: str | None) -> Op[dict[str, Any]]:
@@ -472,6 +444,5 @@ __all__ = [
     "item",
     "run_async",
     "run_sync",
-    "search",
     "update",
 ]

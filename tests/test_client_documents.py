@@ -238,3 +238,22 @@ def test_async_client_has_the_document_methods(server: HttpServer) -> None:
                 await m.ingest("/etc/hostname")
 
     asyncio.run(go())
+
+
+def test_a_shared_library_chunk_names_its_library(embedded: MemoryClient) -> None:
+    word = tag()
+    library = f"team-{word}"
+    name = f"https://wiki.example.org/{word}"
+    report = embedded.ingest_text(page(word), name=name, library=library)
+    assert report["documents"] == 1
+    assert embedded.documents() == [d for d in embedded.documents() if d["source"] != name]
+    assert [d["source"] for d in embedded.documents(library=library)] == [name]
+    service = embedded.service
+    assert service is not None
+    service.grant_library(library, "reader")
+    hit = embedded.search(f"{word} lighthouse built", user_id="reader", kinds="document")
+    first = hit["results"][0]
+    assert first["library"] == library and first["user_id"] == f"library:{library}"
+    assert first["document"]["source"] == name
+    assert embedded.delete_document(name, library=library)["count"] >= 1
+    assert embedded.documents(library=library) == []
