@@ -9,7 +9,8 @@
 `graphmem.open(url="http://127.0.0.1:8765/mcp", token=...)` reaches a running `graphmem serve`
 instead, through its MCP tools; the same methods return the same shapes (docs/python.md). The
 client classes here only bridge: argument checks and result shapes are in
-graphmem.client_ops, the calls in graphmem.client_backends. The names avoid `Memory`, which
+graphmem.client_ops (graphmem.client_docs for documents), the calls in
+graphmem.client_backends. The names avoid `Memory`, which
 is graphmem's record class (graphmem.model.Memory).
 """
 
@@ -19,6 +20,7 @@ import asyncio
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from graphmem import client_docs as docs
 from graphmem import client_ops as ops
 from graphmem.client_backends import EmbeddedBackend, LoopThread, RemoteBackend
 from graphmem.errors import InvalidInputError
@@ -95,7 +97,7 @@ def open_async(
     return AsyncMemoryClient(settings=_settings(data_dir, settings))
 
 
-class MemoryClient:
+class MemoryClient(docs.DocumentMethods):
     """The synchronous client; see docs/python.md for every method and result."""
 
     def __init__(self, backend: EmbeddedBackend) -> None:
@@ -183,16 +185,22 @@ class MemoryClient:
         filters: dict[str, Any] | None = None,
         top_k: int = 5,
         limit: int | None = None,
+        kinds: str | list[str] | None = None,
+        kind_weights: dict[str, float] | None = None,
     ) -> dict[str, Any]:
-        """The best `top_k` memories for `query` (`limit` is mem0's name for top_k)."""
+        """The best `top_k` memories and document chunks for `query` (`limit` is mem0's name
+        for top_k); `kinds` ("memory", "document", "both": the default) picks which, and
+        `kind_weights` (e.g. {"document": 0.8}) scales a kind's scores."""
         return self._run(
-            ops.search(
+            docs.search(
                 query,
                 user_id=user_id,
                 agent_id=agent_id,
                 run_id=run_id,
                 filters=filters,
                 top_k=_top_k(top_k, limit),
+                kinds=kinds,
+                kind_weights=kind_weights,
             )
         )
 
@@ -253,7 +261,7 @@ def _top_k(top_k: int, limit: int | None) -> int:
     return limit
 
 
-class AsyncMemoryClient:
+class AsyncMemoryClient(docs.AsyncDocumentMethods):
     """The asynchronous client: MemoryClient's methods as coroutines."""
 
     def __init__(
@@ -349,15 +357,19 @@ class AsyncMemoryClient:
         filters: dict[str, Any] | None = None,
         top_k: int = 5,
         limit: int | None = None,
+        kinds: str | list[str] | None = None,
+        kind_weights: dict[str, float] | None = None,
     ) -> dict[str, Any]:
         return await self._run(
-            ops.search(
+            docs.search(
                 query,
                 user_id=user_id,
                 agent_id=agent_id,
                 run_id=run_id,
                 filters=filters,
                 top_k=_top_k(top_k, limit),
+                kinds=kinds,
+                kind_weights=kind_weights,
             )
         )
 

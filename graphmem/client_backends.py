@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from graphmem.client_ops import Call, Identity
 from graphmem.errors import (
+    DocumentNotFoundError,
     FirewallRejected,
     GraphmemError,
     InvalidInputError,
@@ -104,6 +105,34 @@ class EmbeddedBackend:
 
     def history(self, user_id: str, memory_id: str) -> list[dict[str, Any]]:
         return [m.to_dict() for m in self.service.history(user_id, memory_id)]
+
+    def ingest(
+        self, user_id: str, sources: list[str], library: str | None, dry_run: bool
+    ) -> dict[str, Any]:
+        report = self.service.ingest(user_id, sources, library=library, dry_run=dry_run, tool=TOOL)
+        return report.to_dict()
+
+    def ingest_text(
+        self,
+        user_id: str,
+        text: str,
+        name: str,
+        format: str,  # noqa: A002 - the MCP tool's name for it
+        library: str | None,
+        dry_run: bool,
+    ) -> dict[str, Any]:
+        """The text read as the MCP tool reads inline content, then ingested like a file."""
+        from graphmem.documents import load_bytes
+
+        doc = load_bytes(text.encode("utf-8"), name, fmt=format)
+        report = self.service.ingest(user_id, [doc], library=library, dry_run=dry_run, tool=TOOL)
+        return report.to_dict()
+
+    def documents(self, user_id: str, library: str | None) -> list[dict[str, Any]]:
+        return self.service.documents(user_id, library=library)
+
+    def delete_document(self, user_id: str, source: str, library: str | None) -> list[str]:
+        return self.service.delete_document(user_id, source, library=library)
 
 
 # ------------------------------------------------------------------ remote
@@ -260,6 +289,49 @@ class RemoteBackend:
     async def history(self, user_id: str, memory_id: str) -> list[dict[str, Any]]:
         res = await self.tool("memory_history", {"memory_id": memory_id}, memory_id)
         return list(res.get("versions") or [])
+
+    async def ingest(
+        self, user_id: str, sources: list[str], library: str | None, dry_run: bool
+    ) -> dict[str, Any]:
+        """document_ingest in batches of the most sources one call takes, as one report."""
+        from graphmem.client_docs import MAX_SOURCES, merged_reports
+
+        extra = {"library": library} if library else {}
+        reports = []
+        for start in range(0, len(sources), MAX_SOURCES):
+            batch = sources[start : start + MAX_SOURCES]
+            args = {"sources": batch, "dry_run": dry_run, **extra}
+            reports.append(await self.tool("document_ingest", args))
+        return merged_reports(reports)
+
+    async def ingest_text(
+        self,
+        user_id: str,
+        text: str,
+        name: str,
+        format: str,  # noqa: A002
+        library: str | None,
+        dry_run: bool,
+    ) -> dict[str, Any]:
+        args = {"content": text, "name": name, "format": format, "dry_run": dry_run}
+        return await self.tool(
+            "document_ingest", {**args, **({"library": library} if library else {})}
+        )
+
+    async def documents(self, user_id: str, library: str | None) -> list[dict[str, Any]]:
+        res = await self.tool("document_list", {"library": library} if library else {})
+        return list(res.get("documents") or [])
+
+    async def delete_document(self, user_id: str, source: str, library: str | None) -> list[str]:
+        """The error the embedded service raises for a source with no document."""
+        args = {"source": source, **({"library": library} if library else {})}
+        try:
+            res = await self.tool("document_delete", args)
+        except InvalidInputError as e:
+            if e.field == "source" and e.message.startswith("no document"):
+                raise DocumentNotFoundError(source) from None
+            raise
+        return [str(i) for i in res.get("deleted") or []]
 
 
 def _status_of(url: str, token: str) -> int | None:

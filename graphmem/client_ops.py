@@ -9,6 +9,7 @@ backend raises is thrown back into the generator, so a step can handle it.
 
 Backends return memories as plain dicts in `Memory.to_dict()` form (the MCP tools' `memory_id`
 is accepted for `id`); `item` turns one into the mem0-like shape the client returns.
+`search`, which reads memories and documents alike, is in graphmem.client_docs.
 """
 
 from __future__ import annotations
@@ -324,24 +325,6 @@ def add(
     return {"results": results, "decisions": decisions}
 
 
-def search(
-    query: Any,
-    *,
-    user_id: str | None,
-    agent_id: str | None,
-    run_id: str | None,
-    filters: Any,
-    top_k: Any,
-) -> Op[dict[str, Any]]:
-    ident = yield Call("identity")
-    user = resolve_user(user_id, ident)
-    query = check_text(query, "query")
-    top_k = check_int(top_k, "top_k", 1, MAX_TOP_K)
-    where = merged_filters(filters, SEARCH_FILTERS, agent_id, run_id)
-    hits = yield Call("search", {"user_id": user, "query": query, "top_k": top_k, "filters": where})
-    return {"results": [item(h, user) for h in hits]}
-
-
 def get(memory_id: Any, *, user_id: str | None) -> Op[dict[str, Any]]:
     ident = yield Call("identity")
     user = resolve_user(user_id, ident)
@@ -461,6 +444,5 @@ __all__ = [
     "item",
     "run_async",
     "run_sync",
-    "search",
     "update",
 ]
