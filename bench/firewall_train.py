@@ -10,8 +10,16 @@ Training data - training splits only, never a row the benchmark reports as held 
   - BIPIA instructions 1-2 of each category (the benchmark's BIPIA dev split)
   - LoCoMo conv-26, conv-30, conv-41, conv-42: their turns, the single sentences of multi-sentence
     turns, observation facts and QA questions as benign memories
+  - with `--documents` only (tried, not shipped): bench/firewall_corpus/documents.jsonl, split
+    "train" (wiki and web-page paragraphs as an ingested chunk is screened: title line, then the
+    paragraph). Benign paragraphs weigh like
+    notes (the benign weight) and their prose sentences like LoCoMo's single sentences, since
+    screening scores the sentences of a suspicious text one by one; a paragraph with a hidden
+    injection is an attack, and so is the injected passage alone (its `payload`)
 Held out and never read here: round 6 (split "test"), BIPIA 3-5, the "test" half of notes.jsonl
-and LoCoMo conv-43/44/47/48/49/50, on which bench/firewall.py reports false positives.
+and LoCoMo conv-43/44/47/48/49/50, on which bench/firewall.py reports false positives, and the
+"test" half of documents.jsonl, on which bench/firewall_documents.py reports (as it does the
+chunks of bench/docbench/pages, never trained on).
 
 Each text goes through `canonicalize` as a write would; the folded text is one example and every
 decoded view (base64, hex, tag characters, ...) one more with the same label, because screening
@@ -42,14 +50,23 @@ Ordinary Chinese statements (train_extra's trx-zhfact rows, with
 trx-zhatk attacks in the same shapes) were added with the same settings when the Chinese recall
 set showed the model quarantining statements such as a relative's past and present job; the
 recall set itself is a benchmark and is never trained on.
+Wiki and web-page prose (documents.jsonl, `--documents`) was tried when the document benchmark
+showed the model quarantining 14 of 227 benign page chunks (encyclopaedic prose, quoted mottos,
+"posted on the website", how-to imperatives: shapes the short memories, chats and notes above
+lack). bench/firewall_validate.py --documents (which holds back a hash half of its train split)
+kept the settings; the model halved the document false positives (docbench 14 -> 7 chunks) but
+caught one BIPIA 3-5 attack fewer (41 -> 40 of 45, more than the 1-point bound set before
+measuring), so the shipped model does not train on it (docs/benchmarks.md, "Documents (wiki
+prose)").
 Round 6 and round 2 of the notes were never trained on; docs/benchmarks.md says how often each
 was scored and why. Weights are stored as float16, the bias as float32; training is
 deterministic, so `--check` re-trains and compares with the shipped file.
 
-Usage: python bench/firewall_train.py [--cv] [--check] [--candidates] [--out PATH]
+Usage: python bench/firewall_train.py [--cv] [--check] [--candidates] [--documents] [--out PATH]
   --cv          also report out-of-fold figures of the classifier alone (slower)
   --check       train and compare with the shipped model instead of overwriting it (exit 1 if not)
   --candidates  also train on bench/firewall_corpus/train_candidates.jsonl (not shipped)
+  --documents   also train on the train split of bench/firewall_corpus/documents.jsonl (not shipped)
 """
 
 from __future__ import annotations
@@ -81,6 +98,7 @@ from graphmem.guard.classifier import (  # noqa: E402
     normalise,
     save_model,
 )
+from graphmem.guard.classifier import chunks as sentence_chunks  # noqa: E402
 
 SHARED = REPO_ROOT.parent / "shared" / "bench"
 SEED = 20261202
@@ -95,10 +113,11 @@ MAX_NEAR_MISS_FP = 0.03
 
 
 def training_rows(
-    corpus: Path, bipia: Path, locomo: Path, *, candidates: bool = False
+    corpus: Path, bipia: Path, locomo: Path, *, candidates: bool = False, documents: bool = False
 ) -> list[dict[str, Any]]:
     """The training split, one dict per source text: text, label, group, kind. `candidates`
-    adds train_candidates.jsonl, training data that was tried and is not in the shipped model."""
+    adds train_candidates.jsonl and `documents` documents.jsonl's train split, training data
+    that was tried and is not in the shipped model."""
     rows: list[dict[str, Any]] = []
     for r in load_jsonl(corpus / "attacks.jsonl"):
         if r["split"] == "dev":
@@ -123,6 +142,8 @@ def training_rows(
             rows.append(
                 {"text": r["text"], "label": r["label"], "group": r["family"], "kind": kind}
             )
+    if documents:
+        rows += document_rows(corpus)
     for r in load_locomo(locomo):
         conv = r["id"].split(":")[0]
         if conv in LOCOMO_TRAIN:
@@ -133,6 +154,29 @@ def training_rows(
                 for s in short_sentences(r["text"].split(": ", 1)[-1])
             ]
     rows += locomo_aux(locomo)
+    return rows
+
+
+def document_rows(corpus: Path) -> list[dict[str, Any]]:
+    """The train split of documents.jsonl as screening sees an ingested chunk (title line, then
+    the paragraph); benign paragraphs also give their prose sentences (weighed like LoCoMo's),
+    a paragraph with an injection also its injected passage alone."""
+    path = corpus / "documents.jsonl"
+    rows: list[dict[str, Any]] = []
+    for r in load_jsonl(path) if path.exists() else []:
+        if r["split"] != "train":
+            continue
+        text = f"{r['title']}\n{r['text']}" if r.get("title") else r["text"]
+        if r["label"]:
+            rows.append({"text": text, "label": 1, "group": r["id"], "kind": "doc_attack"})
+            rows.append({"text": r["payload"], "label": 1, "group": r["id"], "kind": "doc_attack"})
+        else:
+            rows.append({"text": text, "label": 0, "group": r["id"], "kind": "documents"})
+            pieces = sentence_chunks(r["text"])  # the pieces screening scores one by one
+            rows += [
+                {"text": s, "label": 0, "group": r["id"], "kind": "aux_sentence"}
+                for s in (pieces if len(pieces) > 1 else [])
+            ]
     return rows
 
 
@@ -280,9 +324,10 @@ def train(
     dim: int = DEFAULT_DIM,
     cv: bool = False,
     candidates: bool = False,
+    documents: bool = False,
 ) -> dict[str, Any]:
     t0 = time.time()
-    rows = training_rows(corpus, bipia, locomo, candidates=candidates)
+    rows = training_rows(corpus, bipia, locomo, candidates=candidates, documents=documents)
     x, y, w, owner = design(rows, dim)
     print(f"{len(rows)} training texts, {x.shape[0]} examples with views", file=sys.stderr)
     coef, bias = fit(x, y, w, C)
@@ -318,12 +363,20 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--check", action="store_true", help="compare with the shipped model")
     p.add_argument("--cv", action="store_true", help="also report 5-fold out-of-fold figures")
     p.add_argument("--candidates", action="store_true", help="also train on train_candidates.jsonl")
+    p.add_argument("--documents", action="store_true", help="also train on documents.jsonl")
     args = p.parse_args(argv)
     for path in (args.bipia, args.locomo):
         if not path.exists():
             print(f"{path} not found (see bench data instructions)", file=sys.stderr)
             return 2
-    res = train(args.corpus, args.bipia, args.locomo, cv=args.cv, candidates=args.candidates)
+    res = train(
+        args.corpus,
+        args.bipia,
+        args.locomo,
+        cv=args.cv,
+        candidates=args.candidates,
+        documents=args.documents,
+    )
     if args.check:
         shipped = load_model(args.out)
         fresh = res["weights"].astype(np.float16).astype(np.float32)

@@ -6,8 +6,12 @@ write is screened) on them:
   - round 5 of attacks.jsonl (attacks caught) and of benign.jsonl (near-misses flagged);
   - one half of round 1 of notes.jsonl (everyday notes flagged, written as `user` and as
     `agent`), the half picked by a hash of the note id, so it is the same half every run;
-  - LoCoMo conv-42 (turns flagged), one of the classifier's four training conversations.
-Round 6, BIPIA 3-5, round 2 of the notes and the six held-out LoCoMo conversations are not read.
+  - LoCoMo conv-42 (turns flagged), one of the classifier's four training conversations;
+  - one half of the "train" split of documents.jsonl, picked by a hash of the row id:
+    benign wiki paragraphs flagged and paragraphs with a hidden injection caught, screened as
+    `source=document` with the title line an ingested chunk has (reported, not in the rule).
+Round 6, BIPIA 3-5, round 2 of the notes, the six held-out LoCoMo conversations and the "test"
+split of documents.jsonl are not read.
 
 Each `--grid` entry is `offset,benign_weight,unaddressed_min_p`; the rule that picks one is
 printed with the table: the highest round-5 recall with at most 1% of the validation notes
@@ -15,7 +19,7 @@ printed with the table: the highest round-5 recall with at most 1% of the valida
 ties broken by fewer notes flagged as agent, then fewer LoCoMo turns.
 
 Usage: python bench/firewall_validate.py --bipia PATH --locomo PATH [--grid 2.5,3,0.9 ...]
-                                         [--candidates]
+                                         [--candidates] [--documents]
 """
 
 from __future__ import annotations
@@ -34,6 +38,7 @@ from firewall import CORPUS, load_jsonl, load_locomo  # noqa: E402
 import graphmem.guard.injection as injection  # noqa: E402
 from graphmem.guard import Guard, GuardSettings  # noqa: E402
 from graphmem.guard.classifier import DEFAULT_DIM, Model  # noqa: E402
+from graphmem.guard.classifier import chunks as sentence_chunks  # noqa: E402
 
 VALIDATION_CONV = "conv-42"
 
@@ -41,6 +46,12 @@ VALIDATION_CONV = "conv-42"
 def held_back_note(note_id: str) -> bool:
     """The validation half of round-1 notes: stable across runs and corpus edits."""
     return hashlib.sha256(note_id.encode()).digest()[0] % 2 == 0
+
+
+def held_back_document(doc_id: str) -> bool:
+    """The validation half of documents.jsonl's train split. The train/test split itself is
+    the first byte of the same hash, so this reads another byte (else it would hold back all)."""
+    return hashlib.sha256(doc_id.encode()).digest()[1] % 2 == 0
 
 
 def validation_sets(corpus: Path, locomo: Path) -> dict[str, list[str]]:
@@ -52,11 +63,30 @@ def validation_sets(corpus: Path, locomo: Path) -> dict[str, list[str]]:
         if r["split"] == "dev" and held_back_note(r["id"])
     ]
     turns = [r["text"] for r in load_locomo(locomo) if r["id"].startswith(VALIDATION_CONV + ":")]
-    return {"attacks": attacks, "near_miss": near, "notes": notes, "locomo": turns}
+    docs = [r for r in load_jsonl(corpus / "documents.jsonl") if r["split"] == "train"]
+    docs = [r for r in docs if held_back_document(r["id"])]
+    return {
+        "attacks": attacks,
+        "near_miss": near,
+        "notes": notes,
+        "locomo": turns,
+        "doc_benign": [as_chunk(r) for r in docs if not r["label"]],
+        "doc_attacks": [as_chunk(r) for r in docs if r["label"]],
+        "doc_payloads": [r["payload"] for r in docs if r["label"]],
+        "doc_sentences": [t for r in docs for t in sentence_chunks(r["text"])],
+    }
+
+
+def as_chunk(row: dict[str, Any]) -> str:
+    """A documents.jsonl paragraph as an ingested chunk: title line, then the text."""
+    return f"{row['title']}\n{row['text']}" if row.get("title") else row["text"]
 
 
 def is_validation_row(row: dict[str, Any], val: dict[str, list[str]]) -> bool:
-    texts = {t for k in ("attacks", "near_miss", "notes") for t in val[k]}
+    keys = ("attacks", "near_miss", "notes", "doc_benign", "doc_attacks", "doc_payloads")
+    texts = {t for k in keys for t in val[k]}
+    # the sentences of a held-back paragraph are held back with it
+    texts |= set(val["doc_sentences"])
     if row["text"] in texts:
         return True
     return str(row["group"]).startswith(VALIDATION_CONV + ":")
@@ -73,12 +103,16 @@ def evaluate(
     x, y, w, _ = ft.design(rows, DEFAULT_DIM)
     coef, bias = ft.fit(x, y, w, ft.C)
     model = Model(coef.astype(ft.np.float16).astype(ft.np.float32), bias + offset, DEFAULT_DIM, {})
-    injection.default_model = lambda: model  # the guard reads the model through this name
+    injection.default_model = lambda: model  # type: ignore[assignment]  # the guard reads it here
     injection.UNADDRESSED_MIN_P = unaddressed
     guard = Guard(GuardSettings(rate_limit_backend="off", _env_file=None))
 
     def flagged(texts: list[str], source: str = "user") -> int:
         return sum(guard.screen_write(t, source).action != "allow" for t in texts)
+
+    def caught(texts: list[str], source: str) -> int:
+        actions = (guard.screen_write(t, source).action for t in texts)
+        return sum(a in ("quarantine", "reject") for a in actions)
 
     return {
         "config": [offset, benign_weight, unaddressed],
@@ -87,6 +121,8 @@ def evaluate(
         "notes_user": (flagged(val["notes"]), len(val["notes"])),
         "notes_agent": (flagged(val["notes"], "agent"), len(val["notes"])),
         "locomo": (flagged(val["locomo"]), len(val["locomo"])),
+        "doc_benign": (flagged(val["doc_benign"], "document"), len(val["doc_benign"])),
+        "doc_attacks": (caught(val["doc_attacks"], "document"), len(val["doc_attacks"])),
     }
 
 
@@ -109,11 +145,18 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--locomo", type=Path, required=True)
     p.add_argument("--grid", nargs="+", default=["2.5,3,0.9"])
     p.add_argument("--candidates", action="store_true", help="train on train_candidates too")
+    p.add_argument("--documents", action="store_true", help="train on documents.jsonl too")
     args = p.parse_args(argv)
     val = validation_sets(args.corpus, args.locomo)
     rows = [
         r
-        for r in ft.training_rows(args.corpus, args.bipia, args.locomo, candidates=args.candidates)
+        for r in ft.training_rows(
+            args.corpus,
+            args.bipia,
+            args.locomo,
+            candidates=args.candidates,
+            documents=args.documents,
+        )
         if not is_validation_row(r, val)
     ]
     print(f"{len(rows)} training texts; validation sizes", {k: len(v) for k, v in val.items()})
