@@ -432,7 +432,10 @@ def test_documents_agents_send_text_or_public_urls_operators_also_paths_and_libr
                                                    "kinds": "document"})["hits"]
     assert hits and hits[0]["kind"] == "document" and "June" in hits[0]["content"]
     # bob sees none of alice's documents, by search or by list, and cannot delete them
-    assert not call(served, "bob", "memory_search", {"query": "Orion Kestrel audit"})["hits"]
+    assert not call(served, "bob", "memory_search",
+                    {"query": "Orion Kestrel audit", "kinds": "document"})["hits"]
+    bobs = call(served, "bob", "memory_search", {"query": "Orion Kestrel audit"})["hits"]
+    assert all(h["kind"] == "memory" and "Orion" not in h["content"] for h in bobs)
     assert call(served, "bob", "document_list")["count"] == 0
     assert refused(served, "bob", "document_delete", {"source": "kestrel"}).startswith("source:")
     assert call(served, "alice", "document_delete", {"source": "kestrel"})["count"] >= 1
