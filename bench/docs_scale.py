@@ -332,7 +332,7 @@ def run(args: argparse.Namespace, embedder: Any = None) -> dict[str, Any]:
     gen = Generator(seed=args.seed)
     result: dict[str, Any] = {
         "benchmark": "docs_scale",
-        "command": command_line(),
+        "command": args.command,
         "machine": machine_info(),
         "loadavg_start": round(os.getloadavg()[0], 2),
         "users": len(users),
@@ -409,14 +409,18 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
     p.add_argument("--queries", type=int, default=200, help="fresh queries per mode")
     p.add_argument("--perturb", type=float, default=0.02, help="bulk path: noise per dimension")
     p.add_argument("--seed", type=int, default=7)
-    p.add_argument("--quick", action="store_true", help="2k memories + 2k chunks, 20 pages")
+    p.add_argument("--quick", action="store_true", help="2k memories + 2k chunks, at most 20 pages")
     p.add_argument("--data-dir", type=Path, default=None, help="keep the store here")
     p.add_argument("--out", type=Path, default=None, help="JSON here, Markdown beside it")
     p.add_argument("--set", action="append", default=[], metavar="KEY=VALUE")
     p.add_argument("--note", action="append", default=[], help="a note recorded with the results")
     args = p.parse_args(argv)
+    # as typed: sys.argv when run as a script, the arguments given when called in-process
+    args.command = (
+        command_line() if argv is None else " ".join(["python bench/docs_scale.py", *argv])
+    )
     if args.quick:
-        args.pages, args.memories, args.chunks = 20, 2000, 2000
+        args.pages, args.memories, args.chunks = min(args.pages, 20), 2000, 2000
         args.real_memories, args.queries = min(args.real_memories, 300), min(args.queries, 30)
     for name in ("pages", "memories", "chunks", "queries"):
         if getattr(args, name) < (1 if name in ("pages", "queries") else 0):
