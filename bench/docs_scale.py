@@ -55,7 +55,7 @@ from _common import (  # noqa: E402
     parse_sets,
     settings_snapshot,
 )
-from scale import TOP_K, Stages, lat_summary, perturbed, write_bulk, write_real  # noqa: E402
+from scale import TOP_K, Stages, lat_summary, write_bulk, write_real  # noqa: E402
 from synth import CITIES, TOPICS, Generator  # noqa: E402
 
 # label -> search() keyword arguments, timed in this order on fresh queries.
@@ -167,82 +167,45 @@ def chunk_vectors(svc: Any, user: str) -> Any:
     return _vectors_of(svc, [m.id for m in chunks_of(svc.context, user)])
 
 
-def write_chunks_bulk(
-    svc: Any,
-    gen: Generator,
-    users: list[str],
-    start: int,
-    end: int,
-    base: Any,
-    sigma: float,
-    chunk: int = 10_000,
-) -> dict[str, Any]:
-    """Chunks [start, end) the way scale.write_bulk writes memories (record rows + perturbed
-    vectors, no model, no graph), but as kind=document records shaped like ingested chunks:
-    a title line, then three to six sentences, eight chunks per document."""
-    import numpy as np
-
+def chunk_rows(gen: Generator, seed: int) -> Any:
+    """Records for scale.write_bulk shaped like ingested chunks (kind=document): a title
+    line, then three to six sentences, eight chunks per document."""
     from graphmem.model import Kind, Memory, MemoryType, Source, new_id
-    from graphmem.projection import vector_point
     from graphmem.summary import summarize
-    from graphmem.text import search_text
 
-    rng = np.random.default_rng(start + 1)
-    pick = random.Random(start)
+    pick = random.Random(seed)
     now = datetime.now(UTC)
-    st = Stages()
-    st.wrap(svc.vectors, "optimize", "hnsw_build")
-    t0 = time.perf_counter()
-    try:
-        i = start
-        while i < end:
-            n = min(chunk, end - i)
-            user = users[(i // chunk) % len(users)]
-            mems = []
-            for j in range(i, i + n):
-                doc = j // CHUNKS_PER_BULK_DOC
-                title = f"{TOPICS[doc % len(TOPICS)].capitalize()} in {CITIES[doc % len(CITIES)]}"
-                body = " ".join(gen.memories(pick.randint(3, 6)))
-                content = f"{title} (bulk {doc}) › {pick.choice(HEADINGS)}\n{body}"
-                created = now - timedelta(minutes=pick.randint(0, 525_600))
-                mems.append(
-                    Memory(
-                        id=new_id(),
-                        user_id=user,
-                        content=content,
-                        summary=summarize(body)[:255],
-                        memory_type=MemoryType.FACT,
-                        source=Source.DOCUMENT,
-                        kind=Kind.DOCUMENT,
-                        metadata={
-                            "doc_uri": f"bulk://docs/{doc}.md",
-                            "doc_title": title,
-                            "chunk_index": j % CHUNKS_PER_BULK_DOC,
-                            "bulk": True,
-                        },
-                        created_at=created,
-                        updated_at=created,
-                        valid_from=created,
-                    )
+
+    def rows(user: str, first: int, n: int) -> list[Any]:
+        out = []
+        for j in range(first, first + n):
+            doc = j // CHUNKS_PER_BULK_DOC
+            title = f"{TOPICS[doc % len(TOPICS)].capitalize()} in {CITIES[doc % len(CITIES)]}"
+            body = " ".join(gen.memories(pick.randint(3, 6)))
+            created = now - timedelta(minutes=pick.randint(0, 525_600))
+            out.append(
+                Memory(
+                    id=new_id(),
+                    user_id=user,
+                    content=f"{title} (bulk {doc}) › {pick.choice(HEADINGS)}\n{body}",
+                    summary=summarize(body)[:255],
+                    memory_type=MemoryType.FACT,
+                    source=Source.DOCUMENT,
+                    kind=Kind.DOCUMENT,
+                    metadata={
+                        "doc_uri": f"bulk://docs/{doc}.md",
+                        "doc_title": title,
+                        "chunk_index": j % CHUNKS_PER_BULK_DOC,
+                        "bulk": True,
+                    },
+                    created_at=created,
+                    updated_at=created,
+                    valid_from=created,
                 )
-            vecs = perturbed(base, rng, n, sigma)
-            svc.records.insert(mems, [search_text(m.content) for m in mems])
-            svc.vectors.upsert([vector_point(m, v) for m, v in zip(mems, vecs, strict=True)])
-            done = svc.records.outbox_for([m.id for m in mems])
-            svc.records.outbox_done([o.id for o in done])
-            i += n
-            print(f"  chunks {i:,}/{end:,}", file=sys.stderr, flush=True)
-    finally:
-        st.undo()
-    total = time.perf_counter() - t0
-    return {
-        "path": "bulk chunks (kind=document rows + perturbed vectors, no embedding)",
-        "chunks": end - start,
-        "wall_s": round(total, 2),
-        "per_s": round((end - start) / total, 1) if total else None,
-        "hnsw_build_s": round(st.seconds.get("hnsw_build", 0.0), 2),
-        "perturb_sigma": sigma,
-    }
+            )
+        return out
+
+    return rows
 
 
 class _Quiet:
@@ -372,11 +335,21 @@ def run(args: argparse.Namespace, embedder: Any = None) -> dict[str, Any]:
             if args.chunks > ingested:
                 print("bulk chunks ...", file=sys.stderr, flush=True)
                 base_doc = chunk_vectors(svc, users[0])
-                fill.append(
-                    write_chunks_bulk(
-                        svc, gen, users, ingested, args.chunks, base_doc, args.perturb
-                    )
+                bar = _Quiet("chunks", args.chunks - ingested)
+                c = write_bulk(
+                    svc,
+                    gen,
+                    users,
+                    ingested,
+                    args.chunks,
+                    base_doc,
+                    args.perturb,
+                    bar,
+                    rows=chunk_rows(gen, ingested),
                 )
+                c.pop("ids", None)
+                c["path"] = "bulk chunks (kind=document rows + perturbed vectors, no embedding)"
+                fill.append(c)
             result["fill"] = fill
             result["store"] = {
                 "memories": max(real, args.memories),

@@ -283,8 +283,11 @@ def write_bulk(
     sigma: float,
     bar: Any,
     chunk: int = 10_000,
+    rows: Callable[[str, int, int], list[Any]] | None = None,
 ) -> dict[str, Any]:
-    """Fill [start, end) without the embedding model: record rows + perturbed real vectors."""
+    """Fill [start, end) without the embedding model: record rows + perturbed real vectors.
+    `rows(user, first, n)` makes the records (default: synthetic memories from `gen`);
+    bench/docs_scale.py passes one that makes document chunks."""
     import numpy as np
 
     from graphmem.model import Memory, MemoryType, new_id
@@ -294,6 +297,23 @@ def write_bulk(
 
     rng = np.random.default_rng(start)
     now = datetime.now(UTC)
+
+    def memories(user: str, first: int, n: int) -> list[Any]:
+        return [
+            Memory(
+                id=new_id(),
+                user_id=user,
+                content=t,
+                summary=summarize(t)[:255],
+                memory_type=MemoryType.FACT,
+                metadata={"i": first + j, "bulk": True},
+                created_at=now - timedelta(minutes=int(rng.integers(0, 525_600))),
+                updated_at=now,
+            )
+            for j, t in enumerate(gen.memories(n))
+        ]
+
+    make = rows or memories
     t_start = time.perf_counter()
     st = Stages()
     st.wrap(svc.vectors, "optimize", "hnsw_build")
@@ -302,19 +322,7 @@ def write_bulk(
         while i < end:
             n = min(chunk, end - i)
             user = users[(i // chunk) % len(users)]
-            mems = [
-                Memory(
-                    id=new_id(),
-                    user_id=user,
-                    content=t,
-                    summary=summarize(t)[:255],
-                    memory_type=MemoryType.FACT,
-                    metadata={"i": i + j, "bulk": True},
-                    created_at=now - timedelta(minutes=int(rng.integers(0, 525_600))),
-                    updated_at=now,
-                )
-                for j, t in enumerate(gen.memories(n))
-            ]
+            mems = make(user, i, n)
             vecs = perturbed(base, rng, n, sigma)
             svc.records.insert(mems, [search_text(m.content) for m in mems])
             svc.vectors.upsert([vector_point(m, v) for m, v in zip(mems, vecs, strict=True)])
