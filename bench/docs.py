@@ -10,6 +10,8 @@ documents. Every question in bench/docbench/questions.json is searched once per 
   merged         kinds="memory" top-k + kinds="document" top-k, merged by score, top k
   fused          kinds="both"                       one ranked recall over both
   fused-nograph  kinds="both", expand_hops=0        fused without graph expansion
+  fused-even     kinds="both", kind_weights={"document": 1/t} where t is the default
+                 source_trust of source=document (0.85): documents and memories at par
 
 and scored on its evidence items (turn dia_ids and page quotes): recall@k, hit@k, all@k per
 mode, overall and per question type (doc / mixed / turn), plus a paired bootstrap of fused vs
@@ -52,6 +54,9 @@ MODES: dict[str, tuple[str, dict[str, Any]]] = {
     "merged": ("memory+document", {}),
     "fused": ("both", {}),
     "fused-nograph": ("both", {"expand_hops": 0}),
+    # Chunks are source=document, which the default source_trust ranks at 0.85 of what the
+    # user said; this mode cancels that for documents, to see what the discount costs.
+    "fused-even": ("both", {"kind_weights": {"document": round(1 / 0.85, 4)}}),
 }
 METRICS = [f"{m}@{k}" for m in ("recall", "hit", "all") for k in KS]
 
