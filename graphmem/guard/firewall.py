@@ -22,6 +22,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from graphmem.guard import injection
 from graphmem.guard.canonical import canonicalize
 from graphmem.guard.consensus import Candidate, ConsensusDecision, check_consensus
 from graphmem.guard.injection import CLASSIFIER_RULE, InjectionResult, screen
@@ -103,6 +104,16 @@ def make_limiter(settings: GuardSettings, redis_url: str | None = None) -> RateL
     return InProcessRateLimiter()
 
 
+def _alone_min_p(source: str) -> float:
+    """How sure the classifier must be, with no rule fired, to count for text from `source`.
+
+    Only document text (an ingested page) asks more: encyclopaedic prose is outside the
+    classifier's training domain, and an instruction hidden in a page usually trips a rule too
+    (see injection.DOCUMENT_ALONE_MIN_P). Read at call time so a benchmark can vary it.
+    """
+    return injection.DOCUMENT_ALONE_MIN_P if str(source) == "document" else 0.0
+
+
 def _learned_only(result: InjectionResult) -> bool:
     """True when the classifier is the only evidence. A model's opinion alone sends a memory to
     review (quarantine) but never refuses it: refusal needs a rule a person can read."""
@@ -170,7 +181,10 @@ class Guard:
         findings = find_pii(canon)
         masked, rejected = apply_policy(canon.sanitized, findings, s.pii_policy, self._hash_key)
         result = screen(
-            canon, source_weight=s.source_risk.get(str(source), 0.0), use_classifier=s.classifier
+            canon,
+            source_weight=s.source_risk.get(str(source), 0.0),
+            use_classifier=s.classifier,
+            alone_min_p=_alone_min_p(source),
         )
         meta_out: dict[str, Any] | None = dict(metadata) if metadata else None
         culprit: Literal["content", "metadata"] = "content"

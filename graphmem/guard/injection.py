@@ -181,9 +181,18 @@ def _dampen(h: RuleHit) -> RuleHit:
 # concepts.addresses_anyone) needs UNADDRESSED_MIN_P from the classifier alone: addresses,
 # product names, code and meeting minutes share n-grams with attacks but cannot steer an agent
 # in their own words. Chosen on validation (round 5 recall, half of round-1 everyday notes).
+# Text from a document (an ingested page's chunk, headed by its title) is encyclopaedic
+# prose, outside the model's training domain (memories, chat turns, notes): on benign wiki
+# paragraphs it fires alone with p 0.7-0.97. A hidden instruction in a page usually also trips
+# a rule or a concept combination (35 of the 42 validation injections), so there the classifier
+# alone must reach DOCUMENT_ALONE_MIN_P (Guard.screen_write passes it as `alone_min_p` for
+# source=document content), else it is capped like the above. Chosen on validation
+# (documents.jsonl train split, bench/firewall_documents.py --validate: 36/131 -> 3/131 benign
+# paragraphs flagged, 42/42 -> 40/42 injections caught).
 SHORT_TEXT_MIN_P = 0.8
 SHORT_TEXT_CAP = 0.45
 UNADDRESSED_MIN_P = 0.9
+DOCUMENT_ALONE_MIN_P = 0.99
 CLASSIFIER_RULE = "classifier"
 CLASSIFIER_CATEGORY = "learned"
 REASON_FLOOR = 0.25
@@ -223,12 +232,15 @@ def screen(
     *,
     source_weight: float = 0.0,
     use_classifier: bool = True,
+    alone_min_p: float = 0.0,
 ) -> InjectionResult:
     """Score `text` for instructions aimed at the agent; see the module docstring.
 
     `source_weight` is extra risk for less trusted sources (a document or another agent): it only
     counts when some evidence fired, so a plain document is never flagged for its origin.
     `use_classifier=False` gives the rules-only score (the benchmark's baseline).
+    `alone_min_p` is the probability the classifier needs when no rule fired (below it, its
+    weight is capped below EVIDENCE_FLOOR): DOCUMENT_ALONE_MIN_P for document text, else 0.
     """
     c = text if isinstance(text, Canonical) else canonicalize(text)
     views = {"text": c.folded, **c.views}
@@ -268,6 +280,8 @@ def screen(
                 alone = " (short text, alone)"
             elif not best and p < UNADDRESSED_MIN_P and not addresses_anyone(body):
                 alone = " (addresses no one, alone)"
+            elif not best and p < alone_min_p:
+                alone = " (document, alone)"
             if alone:
                 hit = RuleHit(
                     hit.rule,
@@ -292,6 +306,7 @@ def screen(
 __all__ = [
     "CLASSIFIER_CATEGORY",
     "CLASSIFIER_RULE",
+    "DOCUMENT_ALONE_MIN_P",
     "OBFUSCATION_WEIGHTS",
     "RULES_COMPACT",
     "RULES_EN",
