@@ -9,6 +9,7 @@ from __future__ import annotations
 import builtins
 from collections.abc import Iterable
 from pathlib import Path
+from urllib.request import OpenerDirector
 
 from graphmem.context import Context
 from graphmem.documents import Document
@@ -37,6 +38,7 @@ class DocumentsAPI:
         target_chars: int | None = None,
         max_chars: int | None = None,
         tool: str | None = None,
+        opener: OpenerDirector | None = None,
     ) -> IngestReport:
         """Ingest files, folders (every .md, .txt, .html, .pdf under them) and http(s) URLs
         as documents of `user_id` (private), or of the shared `library`. Idempotent: an
@@ -54,6 +56,7 @@ class DocumentsAPI:
             target_chars=target_chars,
             max_chars=max_chars,
             tool=tool,
+            opener=opener,
         )
 
     def documents(self, user_id: str, *, library: str | None = None) -> builtins.list[dict]:

@@ -14,15 +14,14 @@ from graphmem.documents.chunking import (
     Chunk,
     chunk,
 )
+from graphmem.documents.fetch import discover, load_url
 from graphmem.documents.sources import (
     SUPPORTED_SUFFIXES,
     Document,
     DocumentError,
     Section,
-    discover,
     load_bytes,
     load_path,
-    load_url,
 )
 
 __all__ = [

@@ -27,6 +27,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
+from urllib.request import OpenerDirector
 
 import numpy as np
 
@@ -154,10 +155,10 @@ def expand(sources: Iterable[DocumentSource]) -> list[str | Document]:
     return unique
 
 
-def load(source: str | Document) -> Document:
+def load(source: str | Document, opener: OpenerDirector | None = None) -> Document:
     if isinstance(source, Document):
         return source
-    return load_url(source) if is_url(source) else load_path(source)
+    return load_url(source, opener=opener) if is_url(source) else load_path(source)
 
 
 def chunk_content(doc: Document, piece: Chunk) -> str:
@@ -204,12 +205,13 @@ def ingest(
     target_chars: int | None = None,
     max_chars: int | None = None,
     tool: str | None = None,
+    opener: OpenerDirector | None = None,
 ) -> IngestReport:
     """Ingest every source for `owner`. One document failing (unreadable, empty, refused by
     the firewall) is reported and the batch goes on; each document is committed on its own,
     so a batch stopped half-way keeps what it finished. With `checkpoint`, documents finished
     by an earlier run of the same batch are skipped without being read again, and the file
-    is removed when the batch completes."""
+    is removed when the batch completes. `opener` fetches the URLs (graphmem.documents.fetch)."""
     owner = check_user(owner)
     started = time.perf_counter()
     items = expand(sources)
@@ -220,7 +222,9 @@ def ingest(
         if _mark(source) in done:
             outcome = DocumentOutcome(source, "checkpointed")
         else:
-            outcome = _ingest_one(ctx, owner, item, dry_run, target_chars, max_chars, tool)
+            outcome = _ingest_one(
+                ctx, owner, item, dry_run, (target_chars, max_chars), tool, opener
+            )
             if checkpoint and not dry_run and outcome.action != "failed":
                 done.add(_mark(source))
                 _write_checkpoint(checkpoint, owner, items, done)
@@ -238,13 +242,13 @@ def _ingest_one(
     owner: str,
     source: str | Document,
     dry_run: bool,
-    target_chars: int | None,
-    max_chars: int | None,
+    sizes: tuple[int | None, int | None],
     tool: str | None,
+    opener: OpenerDirector | None,
 ) -> DocumentOutcome:
     try:
-        doc = load(source)
-        pieces = _chunks(ctx, doc, target_chars, max_chars)
+        doc = load(source, opener)
+        pieces = _chunks(ctx, doc, *sizes)
     except InvalidInputError as e:
         uri = source.uri if isinstance(source, Document) else source
         return DocumentOutcome(uri, "failed", error=e.message)

@@ -8,7 +8,10 @@ into what every reader of a library sees, would turn the memory into a way aroun
 
 import ipaddress
 import socket
-from typing import Annotated, Any, Literal
+import urllib.error
+import urllib.request
+from http.client import HTTPMessage
+from typing import IO, Annotated, Any, Literal
 from urllib.parse import urlsplit
 
 from fastmcp.exceptions import ToolError
@@ -46,6 +49,29 @@ def _internal(url: str) -> bool:
         if not addr.is_global:
             return True
     return False
+
+
+class _PublicRedirects(urllib.request.HTTPRedirectHandler):
+    """Follows a redirect only to a public address: a public URL that redirects to
+    http://127.0.0.1/... must not reach inside the server's network for an agent."""
+
+    def redirect_request(
+        self,
+        req: urllib.request.Request,
+        fp: IO[bytes],
+        code: int,
+        msg: str,
+        headers: HTTPMessage,
+        newurl: str,
+    ) -> urllib.request.Request | None:
+        if _internal(newurl):
+            raise urllib.error.URLError("redirected to an address inside the server's network")
+        return super().redirect_request(req, fp, code, msg, headers, newurl)
+
+
+def _opener(actor: Actor) -> urllib.request.OpenerDirector | None:
+    """What an agent's URLs are fetched with; an operator's go through urllib as they are."""
+    return None if actor.is_operator else urllib.request.build_opener(_PublicRedirects)
 
 
 def _check_sources(sources: list[str], actor: Actor) -> None:
@@ -134,6 +160,7 @@ def register(mcp: ToolRegistry, ctx: ToolContext) -> None:
                 library=library,
                 dry_run=dry_run,
                 tool="mcp:document_ingest",
+                opener=_opener(actor),
             )
         return IngestResult.model_validate(report.to_dict())
 
