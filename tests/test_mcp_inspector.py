@@ -252,6 +252,11 @@ def test_inspector_lists_typed_output_schemas_and_accepts_every_result(
     call("memory_forget", memory_id=a["memory_id"])
     call("memory_quarantine_list")
     call("memory_quarantine_review", memory_ids=["no-such-id"], approve=False)
+    wiki = "# Heron\n\n## Audit\n\nThe Heron audit closes in August."
+    call("document_ingest", content=wiki, name="wiki/heron")
+    call("memory_search", query="When does the Heron audit close?", kinds="document")
+    call("document_list")
+    call("document_delete", source="wiki/heron")
     call("memory_health")
     call("memory_forget_user", confirm="ERASE")
     assert {tool for tool, _ in results} == TOOLS
