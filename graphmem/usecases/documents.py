@@ -21,7 +21,6 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
-import os
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import asdict, dataclass, field
@@ -216,7 +215,7 @@ def ingest(
     started = time.perf_counter()
     items = expand(sources)
     report = IngestReport(owner, dry_run)
-    done = _read_checkpoint(checkpoint, owner, items) if checkpoint and not dry_run else set()
+    done = _open_checkpoint(checkpoint, owner, items) if checkpoint and not dry_run else set()
     for i, item in enumerate(items, 1):
         source = item.uri if isinstance(item, Document) else item
         if _mark(source) in done:
@@ -226,8 +225,7 @@ def ingest(
                 ctx, owner, item, dry_run, (target_chars, max_chars), tool, opener
             )
             if checkpoint and not dry_run and outcome.action != "failed":
-                done.add(_mark(source))
-                _write_checkpoint(checkpoint, owner, items, done)
+                _check_off(checkpoint, _mark(source))
         report.outcomes.append(outcome)
         if progress is not None:
             progress(i, len(items), outcome)
@@ -448,19 +446,23 @@ def _batch_key(owner: str, items: list[str | Document]) -> str:
     return hashlib.sha256(json.dumps([owner, keys], ensure_ascii=False).encode()).hexdigest()
 
 
-def _read_checkpoint(path: Path, owner: str, items: list[str | Document]) -> set[str]:
+def _open_checkpoint(path: Path, owner: str, items: list[str | Document]) -> set[str]:
+    """The sources an earlier run of this batch finished; a checkpoint of another batch (or
+    of this folder before it changed) is started afresh (content hashes still skip what is
+    stored). One line per finished document is appended, so a batch of n documents writes
+    n lines, not n rewrites of a growing file."""
+    batch = _batch_key(owner, items)
     try:
-        data = json.loads(path.read_text("utf-8"))
-    except (OSError, ValueError):
-        return set()
-    if not isinstance(data, dict) or data.get("batch") != _batch_key(owner, items):
-        return set()  # another batch's, or the folder changed: start over (hashes dedupe)
-    return {d for d in data.get("done", []) if isinstance(d, str)}
-
-
-def _write_checkpoint(path: Path, owner: str, items: list[str | Document], done: set[str]) -> None:
-    """Written whole to a temporary file and renamed, so a crash leaves the old or the new."""
+        lines = path.read_text("utf-8").splitlines()
+    except (OSError, UnicodeDecodeError):
+        lines = []
+    if lines and lines[0] == batch:
+        return {ln for ln in lines[1:] if len(ln) == 64}  # a torn last line is ignored
     path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
-    tmp = path.with_suffix(".tmp")
-    tmp.write_text(json.dumps({"batch": _batch_key(owner, items), "done": sorted(done)}), "utf-8")
-    os.replace(tmp, path)
+    path.write_text(batch + "\n", "utf-8")
+    return set()
+
+
+def _check_off(path: Path, mark: str) -> None:
+    with path.open("a", encoding="utf-8") as f:
+        f.write(mark + "\n")
