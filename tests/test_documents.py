@@ -158,9 +158,13 @@ def test_erasing_a_user_erases_their_documents(svc: MemoryService, tmp_path: Pat
     user = _user()
     svc.write(user, "I read the Huadong notes.")
     svc.ingest(user, [_page(tmp_path, "huadong.md", RATINGS)])
+    lib = f"wiki-{uuid.uuid4().hex[:6]}"
+    svc.ingest("ops", [_page(tmp_path, "notes.md", "# Notes\n\nShared notes.\n")], library=lib)
+    svc.grant_library(lib, user)
     receipt = svc.forget_user(user)
     assert receipt.verified
     assert svc.records.all_ids(user) == set() and svc.documents(user) == []
+    assert svc.library_readers(lib) == [] and svc.documents("ops", library=lib)  # lib stays
 
 
 def test_injected_instructions_in_a_page_are_quarantined(svc: MemoryService,
