@@ -144,9 +144,9 @@ def hit_fields(rec: Mapping[str, Any]) -> dict[str, Any]:
         "end": int(given.get("end", md.get("doc_end", 0))),
     }
     owner = str(rec.get("user_id") or "")
-    library = rec.get("library") or (
-        owner.removeprefix("library:") if owner.startswith("library:") else None
-    )
+    from graphmem.usecases.libraries import name_of  # the client imports no store on open
+
+    library = rec.get("library") or name_of(owner)
     out: dict[str, Any] = {"kind": kind, "document": doc, "library": library}
     if library:
         out["user_id"] = f"library:{library}"  # the owner of the chunk, on both backends

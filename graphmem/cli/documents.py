@@ -29,7 +29,9 @@ def document_line(m: Memory) -> str:
     if m.kind.value != "document":
         return ""
     trail = " › ".join(m.metadata.get("doc_headings") or [])
-    lib = m.user_id.removeprefix("library:") if m.user_id.startswith("library:") else None
+    from graphmem.usecases.libraries import name_of  # not at import: --help loads no numpy
+
+    lib = name_of(m.user_id)
     return (
         f"\n      from {m.metadata.get('doc_uri', '?')}"
         + (f" § {trail}" if trail else "")
@@ -60,6 +62,7 @@ def cmd_ingest(args: argparse.Namespace) -> int:
     from tqdm import tqdm
 
     from graphmem.usecases.documents import checkpoint_path, expand
+    from graphmem.usecases.libraries import tenant
 
     sources = [*args.source, *_listed(args.from_file)]
     if not sources:
@@ -73,7 +76,7 @@ def cmd_ingest(args: argparse.Namespace) -> int:
         disable=args.quiet or not sys.stderr.isatty(),
     )
     with open_service(args) as svc:
-        owner = f"library:{args.library}" if args.library else user_of(args)
+        owner = tenant(args.library) if args.library else user_of(args)
         ckpt = (
             None
             if args.dry_run or args.no_resume

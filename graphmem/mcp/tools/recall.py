@@ -35,6 +35,7 @@ from graphmem.mcp.tools.filters import (
 )
 from graphmem.requests import MAX_LIST_LIMIT, ListRequest, SearchRequest
 from graphmem.temporal import validity
+from graphmem.usecases import libraries
 from graphmem.visibility import Viewer
 
 if TYPE_CHECKING:
@@ -279,8 +280,9 @@ def document_fields(m: "Memory") -> dict[str, Any]:
             "end": int(md.get("doc_end", 0)),
         }
     }
-    if m.user_id.startswith("library:"):
-        out["library"] = m.user_id.removeprefix("library:")
+    library = libraries.name_of(m.user_id)
+    if library:
+        out["library"] = library
     return out
 
 
