@@ -128,7 +128,7 @@ def test_settings_from_environment(monkeypatch: pytest.MonkeyPatch) -> None:
     assert s.pii_policy["email"] == "allow" and s.pii_policy["phone"] == "mask"
     assert s.rate_limits == {"write": 60.0, "search": 30.0}
     with pytest.raises(ValidationError, match="unknown PII types"):
-        GuardSettings(pii_policy={"ssn": "mask"}, _env_file=None)
+        GuardSettings(pii_policy={"shoe_size": "mask"}, _env_file=None)
     # budgets are per user, whichever tool spends them: a per-tool limit is refused, not ignored
     with pytest.raises(ValidationError, match=r"unknown rate-limit budgets \['memory_write'\]"):
         GuardSettings(rate_limits={"memory_write": 10}, _env_file=None)

@@ -29,14 +29,37 @@ from dataclasses import dataclass
 from typing import Literal
 
 from graphmem.guard.canonical import Canonical, canonicalize
+from graphmem.guard.pii_ids import (
+    bank_accounts,
+    cvvs,
+    driver_licenses,
+    login_passwords,
+    passports,
+    routing_numbers,
+    ssns,
+)
+from graphmem.guard.pii_personal import birthdays, health, person_names, postal_addresses
 
 # fmt: off
 PiiType = Literal[
-    "email", "phone", "cn_id", "bank_card", "iban", "api_key", "password", "ip_address"
+    # secrets
+    "api_key", "password", "passport", "ssn", "driver_license", "cn_id", "bank_card", "cvv",
+    "bank_account", "routing_number", "iban",
+    # contact details
+    "email", "phone", "postal_address", "ip_address",
+    # personal data
+    "person_name", "birthday", "health",
 ]
-PII_TYPES: tuple[PiiType, ...] = (
-    "email", "phone", "cn_id", "bank_card", "iban", "api_key", "password", "ip_address"
-)
+PiiKind = Literal["secret", "contact", "personal"]
+PII_KINDS: tuple[PiiKind, ...] = ("secret", "contact", "personal")
+KIND_OF: dict[PiiType, PiiKind] = {
+    "api_key": "secret", "password": "secret", "passport": "secret", "ssn": "secret",
+    "driver_license": "secret", "cn_id": "secret", "bank_card": "secret", "cvv": "secret",
+    "bank_account": "secret", "routing_number": "secret", "iban": "secret",
+    "email": "contact", "phone": "contact", "postal_address": "contact", "ip_address": "contact",
+    "person_name": "personal", "birthday": "personal", "health": "personal",
+}
+PII_TYPES: tuple[PiiType, ...] = tuple(KIND_OF)
 # fmt: on
 Policy = Literal["mask", "hash", "reject", "allow"]
 
@@ -346,24 +369,58 @@ _PW_STRICT = re.compile(  # "password: X", "pwd=X", "pass: X", "密码：X"
 )
 _PW_SOFT = re.compile(  # "my password is X", "密码是X", "PIN 1234": the value must look like one
     r"(?:\b(?:password|passwd|passcode|passphrase|pin(?: code| number)?)"
-    r"(?:\s+(?:for|of|to|on)\s+[^\s:=]+(?:\s+[^\s:=]+)?)?\s+(?:is|was|are)?\s*"
+    r"(?:\s+(?:for|of|to|on)\s+[^\s:=.!?,;]+(?:\s+[^\s:=.!?,;]+)?)?\s+(?:is|was|are)?\s*"
     r"|(?:密码|口令)(?:是|为)?\s*)" + _PW_VALUE,
     _A,
 )
 
 
+# Words that follow "my password is" without being the password ("... is expired").
+_NOT_PASSWORDS = frozenset(
+    "about also always another changed correct different easy expired forgotten hard here "
+    "incorrect invalid long missing needed required secure short simple somewhere still "
+    "strong there too unknown very weak written wrong".split()
+)
+
+
+def _plain_word_password(t: str, v: str, end: int) -> bool:
+    """An all-letter value after "password is" is a password only when it ends the clause and
+    reads like a chosen word, not a description: "the wifi password is bluehorse." yes, "my
+    password is complicated" or "my password is somewhere in my notes" no."""
+    if len(v) < 6 or v in _NOT_PASSWORDS or re.search(r"(?:ed|ing|ly|ble|ful|ous)$", v):
+        return False
+    return end == len(t) or t[end] in ".,;!，。；！"
+
+
+def _value_end(t: str, m: re.Match[str]) -> int:
+    """End of a password value without the full stop or comma that ends the sentence: "my
+    password is hunter2." stores "hunter2"."""
+    end = m.end(1)
+    if end - m.start(1) > 3 and t[end - 1] in ".,;:" and (end == len(t) or t[end].isspace()):
+        end -= 1
+    return end
+
+
 def _passwords(t: str) -> Iterator[tuple[int, int, str]]:
-    if not re.search(r"pass|pwd|pin|密码|口令", t):
+    if not re.search(r"pass|pwd|pin|log|cred|sign|密码|口令|登", t):
         return
     for m in _PW_STRICT.finditer(t):
-        yield m.start(1), m.end(1), "assigned"
+        yield m.start(1), _value_end(t, m), "assigned"
     for m in _PW_SOFT.finditer(t):
-        v = m.group(1)
-        if v[0] in ":=-":  # "密码：x" is the strict form; the soft one would swallow the colon
+        if t[m.start(1)] in ":=-":  # "密码：x" is the strict form; the soft one would swallow ":"
             continue
+        end = _value_end(t, m)
+        v = t[m.start(1) : end]
         quoted = m.start(1) > 0 and t[m.start(1) - 1] in "\"'“‘"
-        if quoted or re.search(r"[^a-z]", v):
-            yield m.start(1), m.end(1), "stated"
+        stated = re.search(r"\b(?:is|was|are)\s*$|[是为]\s*$", t[m.start() : m.start(1)])
+        # Without "is" the value must carry a digit: "PIN 4821" yes, "no PIN needed" no.
+        if (
+            quoted
+            or (re.search(r"[^a-z]", v) if stated else re.search(r"\d", v))
+            or (stated and _plain_word_password(t, v, end))
+        ):
+            yield m.start(1), end, "stated"
+    yield from login_passwords(t)
 
 
 RECOGNISERS: dict[PiiType, Finder] = {
@@ -372,13 +429,34 @@ RECOGNISERS: dict[PiiType, Finder] = {
     "iban": _ibans,
     "cn_id": _cn_ids,
     "bank_card": _cards,
+    "ssn": ssns,
+    "routing_number": routing_numbers,
+    "passport": passports,
+    "driver_license": driver_licenses,
+    "bank_account": bank_accounts,
+    "cvv": cvvs,
+    "password": _passwords,
     "ip_address": _ips,
     "phone": _phones,
-    "password": _passwords,
+    "birthday": birthdays,
+    "health": health,
 }
-# When two findings overlap, the earlier type in RECOGNISERS wins (a secret beats an email inside
-# it; an ID checksum beats a Luhn coincidence), then the longer span.
-_PRIORITY = {t: i for i, t in enumerate(RECOGNISERS)}
+# Names and street addresses need letter case, which the folded text has lost.
+CASED_RECOGNISERS: dict[PiiType, Callable[[Canonical], Iterator[tuple[int, int, str]]]] = {
+    "postal_address": postal_addresses,
+    "person_name": person_names,
+}
+# When two findings overlap, the earlier type here wins, then the longer span: a secret beats
+# anything inside or around it ("password: 13812345678" is a password, not a phone), an ID
+# checksum beats a Luhn coincidence, a contact detail beats a name or a date.
+# fmt: off
+_ORDER: tuple[PiiType, ...] = (
+    "api_key", "email", "iban", "cn_id", "bank_card", "ssn", "routing_number", "passport",
+    "driver_license", "bank_account", "cvv", "password", "ip_address", "phone", "postal_address",
+    "birthday", "person_name", "health",
+)
+# fmt: on
+_PRIORITY = {t: i for i, t in enumerate(_ORDER)}
 
 
 def find_pii(canon: Canonical | str, types: tuple[PiiType, ...] | None = None) -> list[PiiFinding]:
@@ -390,6 +468,11 @@ def find_pii(canon: Canonical | str, types: tuple[PiiType, ...] | None = None) -
         if types is not None and typ not in types:
             continue
         for s, e, detail in finder(t):
+            raw.append((_PRIORITY[typ], s - e, s, e, typ, detail))
+    for typ, cased in CASED_RECOGNISERS.items():
+        if types is not None and typ not in types:
+            continue
+        for s, e, detail in cased(c):
             raw.append((_PRIORITY[typ], s - e, s, e, typ, detail))
     raw.sort()
     taken: list[tuple[int, int]] = []
@@ -445,8 +528,11 @@ def apply_policy(
 
 __all__ = [
     "IBAN_LENGTHS",
+    "KIND_OF",
+    "PII_KINDS",
     "PII_TYPES",
     "PiiFinding",
+    "PiiKind",
     "PiiType",
     "Policy",
     "apply_policy",
