@@ -144,7 +144,9 @@ def locate(text: str, value: str) -> tuple[int, int] | None:
 
 
 def eval_pii(guard: Guard, rows: list[dict[str, Any]]) -> dict[str, Any]:
-    """Recall: a labelled value counts as found when a finding of its type covers its span."""
+    """Recall: a labelled value counts as found when a finding of its type covers its span.
+    Precision: a finding counts as right when it overlaps a labelled value of its own type; a
+    finding on a look-alike negative or on unlabelled text counts against its type."""
     from graphmem.guard.canonical import canonicalize
     from graphmem.guard.pii import find_pii
 
@@ -153,6 +155,9 @@ def eval_pii(guard: Guard, rows: list[dict[str, Any]]) -> dict[str, Any]:
     )
     neg = {s: {"n": 0, "flagged": 0} for s in SPLITS}
     extra = {s: 0 for s in SPLITS}
+    prec: dict[str, dict[str, dict[str, int]]] = defaultdict(
+        lambda: defaultdict(lambda: {"findings": 0, "right": 0})
+    )
     misses: list[dict[str, Any]] = []
     times: list[float] = []
     for r in rows:
@@ -185,6 +190,15 @@ def eval_pii(guard: Guard, rows: list[dict[str, Any]]) -> dict[str, Any]:
                         "got": [(f.type, f.value) for f in found],
                     }
                 )
+        for f in found:
+            right = any(
+                sp and e["type"].lower() == f.type and f.start < sp[1] and sp[0] < f.end
+                for sp, e in zip(spans, r["entities"], strict=True)
+            )
+            for s in (r["split"], "all"):
+                for k in (f.type, "overall"):
+                    prec[s][k]["findings"] += 1
+                    prec[s][k]["right"] += int(right)
         if not r["entities"]:
             for s in (r["split"], "all"):
                 neg[s]["n"] += 1
@@ -211,8 +225,16 @@ def eval_pii(guard: Guard, rows: list[dict[str, Any]]) -> dict[str, Any]:
         }
         for s in SPLITS
     }
+    precision = {
+        s: {
+            k: {**v, "precision": v["right"] / v["findings"] if v["findings"] else None}
+            for k, v in sorted(prec[s].items())
+        }
+        for s in SPLITS
+    }
     return {
         "recall": recall,
+        "precision": precision,
         "negatives": neg,
         "extra_findings_on_positives": extra,
         "misses": misses,
@@ -322,6 +344,28 @@ def markdown(res: dict[str, Any]) -> str:
             )
             + " |"
         )
+    prec = pii.get("precision")
+    if prec:
+        out += [
+            "",
+            "PII precision by type (all splits; findings that overlap a value labelled with "
+            "their type):",
+            "",
+            "| type | dev | test | all |",
+            "|---|---|---|---|",
+        ]
+        for t in sorted(prec["all"], key=lambda k: (k == "overall", k)):
+            out.append(
+                f"| {t} | "
+                + " | ".join(
+                    f"{pct(prec[s][t]['precision'])} ({prec[s][t]['right']}/"
+                    f"{prec[s][t]['findings']})"
+                    if t in prec[s]
+                    else "–"
+                    for s in SPLITS
+                )
+                + " |"
+            )
     pres = res.get("presidio")
     if pres and "error" not in pres:
         out += [
