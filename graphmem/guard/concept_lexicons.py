@@ -15,8 +15,8 @@ import re
 # fmt: off
 
 _EN: dict[str, str] = {
-    # "my assistant", "our agent": the user's own people (a PA, an estate agent), not the AI
-    "AGENT": r"(?<!\bmy )(?<!\bour )\b(?:language model|helper bot|helper|travel agent|"
+    # "my assistant", "our agent", "the landlord's agent": people (a PA, an estate agent), not AI
+    "AGENT": r"(?<!\bmy )(?<!\bour )(?<!'s )\b(?:language model|helper bot|helper|travel agent|"
              r"assistant|ai|agent|bot|chatbot|model|llm|gpt|copilot|support bot)s?\b",
     "FIRST": r"\b(?:i|i'm|i've|i'd|i'll|my|me|we|we're|we've|our|us)\b",
     "CONFIG_KV": r"(?:^|[\s_{,\"'])(?:role|mode|permissions?|access(?:_level)?|persona|policy|"

@@ -216,6 +216,30 @@ def addresses_anyone(text: str) -> bool:
     return any(t.has(c) for c in _ADDRESSED)
 
 
+# What makes a text speak to the AI itself rather than note a fact or give a to-do: "you", the
+# agent, its own rules or configuration, secrecy.
+_TO_AGENT = ("YOU", "AGENT", "SELF", "META", "SECRECY")
+
+
+def speaks_to_agent(text: str) -> bool:
+    """Whether the text addresses the AI itself ("you", "the assistant", its rules, secrecy) -
+    narrower than `addresses_anyone`, which also counts an order to anyone ("Add Kevin ...")."""
+    t = _Tagger(text, True)
+    return any(t.has(c) for c in _TO_AGENT)
+
+
+def speaks_of_others(text: str) -> bool:
+    """Whether the text speaks of "the user" or customers, of someone else's things, or of all
+    or every one of something - the scope an exfiltration or a standing order needs."""
+    t = _Tagger(text, True)
+    return any(t.has(c) for c in ("USERREF", "OWNER3", "ALL"))
+
+
+def has_code(text: str) -> bool:
+    """Whether the text holds a command or code (SQL, shell, `backticks`, a call)."""
+    return _Tagger(text, True).has("CODE")
+
+
 def combos(text: str) -> list[tuple[Combo, str]]:
     """Combinations that fire in a sentence or a pair of adjacent sentences of `text`.
 
@@ -254,7 +278,10 @@ __all__ = [
     "Combo",
     "addresses_anyone",
     "combos",
+    "has_code",
     "is_narrative",
     "sentences",
+    "speaks_of_others",
+    "speaks_to_agent",
     "tag",
 ]
