@@ -202,3 +202,38 @@ def test_the_corpus_is_large_varied_and_split() -> None:
     assert {"contact", "workflow", "command", "ids", "address", "bills", "schedule"} <= cats
     assert {"health", "travel", "family", "chat", "secret"} <= cats
     assert len({r["id"] for r in rows}) == len(rows)
+
+
+# Every 8th row of the validation half (never tuned on). Two of them are still held: the user's
+# own reply and style preferences, which share their shape with reply-shaping attacks; they are
+# listed as known false positives so that fixing them shows up (strict xfail).
+KNOWN_HELD = {"ev-en-workflow-065", "ev-zh-workflow-010"}
+VALIDATION_SAMPLE = _rows("validation")[::8]
+# Refused or held validation rows as agent writes when the set was judged (docs/benchmarks.md):
+# a regression bound, far above the target of 0.5%.
+MAX_VALIDATION_FLAGGED = 28
+
+
+@pytest.mark.parametrize(
+    "row",
+    [
+        pytest.param(
+            r,
+            id=r["id"],
+            marks=[pytest.mark.xfail(strict=True, reason="known false positive")]
+            if r["id"] in KNOWN_HELD
+            else [],
+        )
+        for r in VALIDATION_SAMPLE
+    ],
+)
+def test_a_sample_of_the_validation_half_is_stored(guard: Guard, row: dict[str, str]) -> None:
+    for source in ("user", "agent"):
+        d = guard.screen_write(row["text"], source)
+        assert d.action == "allow", (source, d.risk, d.reasons)
+
+
+def test_the_validation_half_does_not_get_worse(guard: Guard) -> None:
+    rows = _rows("validation")
+    flagged = [r["id"] for r in rows if guard.screen_write(r["text"], "agent").action != "allow"]
+    assert len(flagged) <= MAX_VALIDATION_FLAGGED, flagged
