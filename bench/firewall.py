@@ -6,6 +6,9 @@ Inputs, none of them copied into the repository except our own corpus:
   - bench/firewall_corpus/pii.jsonl      labelled PII positives and look-alike negatives
   - bench/firewall_corpus/notes.jsonl    everyday agent notes: to-dos, lists, code, shell,
                                          addresses, products, meetings, Chinese, random words
+  - bench/firewall_corpus/everyday.jsonl a personal assistant user's memories: contact details,
+                                         their own workflow instructions, commands, ids, bills,
+                                         Chinese daily chat (train / validation halves)
   - ../shared/bench/bipia_text_attack_train.json   BIPIA hidden instructions (15 x 5)
   - ../shared/bench/locomo10.json                  all 5,882 LoCoMo turns as benign memories
 
@@ -25,6 +28,11 @@ reported on the other six conversations (`test`), which nothing was trained or t
 `--show-misses dev` lists what dev still gets wrong. Everyday notes: round 1 (595, looked at and
 trained on: `dev`) and round 2 (230, written after the classifier and the rules were frozen and
 scored once: `test`); a note counts as a false positive when it is not allowed.
+
+Everyday memories: refused, held and altered (the stored text differs from the sanitised
+input) per half, source (user, agent) and PII setting (the default policy, and every PII type
+kept, which isolates the injection side), next to raw storage (everything kept as written) as
+the baseline of the same run. `--everyday-only` screens only that set (a quick check).
 
 Before and after, in the same run: every set is screened twice, by the rules alone
 (`classifier=False`) and by the rules plus the learned classifier (the default), and the
