@@ -6,6 +6,9 @@ Inputs, none of them copied into the repository except our own corpus:
   - bench/firewall_corpus/pii.jsonl      labelled PII positives and look-alike negatives
   - bench/firewall_corpus/notes.jsonl    everyday agent notes: to-dos, lists, code, shell,
                                          addresses, products, meetings, Chinese, random words
+  - bench/firewall_corpus/everyday.jsonl a personal assistant user's memories: contact details,
+                                         their own workflow instructions, commands, ids, bills,
+                                         Chinese daily chat (train / validation halves)
   - ../shared/bench/bipia_text_attack_train.json   BIPIA hidden instructions (15 x 5)
   - ../shared/bench/locomo10.json                  all 5,882 LoCoMo turns as benign memories
 
@@ -25,6 +28,11 @@ reported on the other six conversations (`test`), which nothing was trained or t
 `--show-misses dev` lists what dev still gets wrong. Everyday notes: round 1 (595, looked at and
 trained on: `dev`) and round 2 (230, written after the classifier and the rules were frozen and
 scored once: `test`); a note counts as a false positive when it is not allowed.
+
+Everyday memories: refused, held and altered (the stored text differs from the sanitised
+input) per half, source (user, agent) and PII setting (the default policy, and every PII type
+kept, which isolates the injection side), next to raw storage (everything kept as written) as
+the baseline of the same run. `--everyday-only` screens only that set (a quick check).
 
 Before and after, in the same run: every set is screened twice, by the rules alone
 (`classifier=False`) and by the rules plus the learned classifier (the default), and the
@@ -251,6 +259,143 @@ def run_presidio(python: str, pii_path: Path) -> dict[str, Any]:
     if proc.returncode != 0:
         return {"error": proc.stderr.strip().splitlines()[-1:] or ["failed"]}
     return json.loads(proc.stdout)
+
+
+# ------------------------------------------------------------------ everyday memories
+
+EVERYDAY_SPLITS = ("train", "validation")
+# An MCP write is `agent` by default, a CLI or Python write `user`: both are scored.
+EVERYDAY_SOURCES = ("user", "agent")
+
+
+def keep_everything_policy(settings: GuardSettings) -> dict[str, str]:
+    """A PII policy that stores every type as written, whatever the policy values are called:
+    the value that `apply_policy` leaves in place ("allow" today), so that "altered" under it
+    measures the injection side alone."""
+    from typing import get_args
+
+    from graphmem.guard.pii import Policy
+
+    values = get_args(Policy)
+    keep = next(v for v in ("keep", "allow") if v in values)
+    return {t: keep for t in settings.pii_policy}
+
+
+def screen_everyday(guard: Guard, rows: list[dict[str, Any]], source: str) -> list[dict[str, Any]]:
+    """One row per item: refused, held, or stored; and whether the stored text differs from the
+    sanitised input (a detail the user asked to keep replaced), read off the guard's decision."""
+    from graphmem.guard.canonical import canonicalize
+
+    depth = guard.settings.max_decode_depth
+    out = []
+    for r in rows:
+        d = guard.screen_write(r["text"], source)
+        out.append(
+            {
+                **r,
+                "action": d.action,
+                "risk": d.risk,
+                "reasons": d.reasons,
+                "refused": d.action == "reject",
+                "held": d.action == "quarantine",
+                "refused_or_held": d.action != "allow",
+                "altered": d.action == "allow"
+                and d.content_after_masking != canonicalize(r["text"], max_depth=depth).sanitized,
+            }
+        )
+    return out
+
+
+def everyday_summary(rows: list[dict[str, Any]]) -> dict[str, Any]:
+    def by_split(sel: list[dict[str, Any]], key: str) -> dict[str, dict[str, Any]]:
+        out = {}
+        for s in (*EVERYDAY_SPLITS, "all"):
+            part = [r for r in sel if s == "all" or r["split"] == s]
+            n = sum(1 for r in part if r[key])
+            out[s] = {"n": len(part), "count": n, "rate": n / len(part) if part else None}
+        return out
+
+    keys = ("refused", "held", "refused_or_held", "altered")
+    return {
+        **{k: by_split(rows, k) for k in keys},
+        "by_category": {
+            c: by_split([r for r in rows if r["category"] == c], "refused_or_held")
+            for c in sorted({r["category"] for r in rows})
+        },
+        "by_lang": {
+            lg: {k: by_split([r for r in rows if r["lang"] == lg], k) for k in keys}
+            for lg in sorted({r["lang"] for r in rows})
+        },
+        "flagged": [
+            {k: r[k] for k in ("id", "split", "action", "risk", "text", "reasons")}
+            for r in rows
+            if r["refused_or_held"]
+        ],
+    }
+
+
+def eval_everyday(settings: GuardSettings, rows: list[dict[str, Any]]) -> dict[str, Any]:
+    """Everyday memories through the default guard, the same guard with every PII type kept
+    (the injection side alone), and raw storage (everything kept as written: the baseline)."""
+    guards = {
+        "guard": Guard(settings),
+        "guard_pii_kept": Guard(
+            settings.model_copy(update={"pii_policy": keep_everything_policy(settings)})
+        ),
+    }
+    raw = [
+        {**r, "refused": False, "held": False, "refused_or_held": False, "altered": False}
+        for r in rows
+    ]
+    out: dict[str, Any] = {"raw": everyday_summary(raw)}
+    for source in EVERYDAY_SOURCES:
+        for name, g in guards.items():
+            out[f"{name}:{source}"] = everyday_summary(screen_everyday(g, rows, source))
+    return out
+
+
+def everyday_markdown(ev: dict[str, Any], base: dict[str, Any] | None = None) -> str:
+    """Refused, held and altered everyday memories per split, source and PII setting; with a
+    baseline tree, its figures first."""
+
+    def c(d: dict[str, Any]) -> str:
+        return f"{pct(d['rate'])} ({d['count']}/{d['n']})"
+
+    runs = [("raw storage (baseline)", ev["raw"])]
+    if base is not None:
+        runs += [(f"before: {k}", v) for k, v in base.items() if k != "raw"]
+    runs += [(("after: " if base is not None else "") + k, v) for k, v in ev.items() if k != "raw"]
+    lines = [
+        "Everyday memories (bench/firewall_corpus/everyday.jsonl), refused + held and altered:",
+        "",
+        "| screening | train refused+held | validation refused+held | validation refused |"
+        " validation held | train altered | validation altered |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    for name, d in runs:
+        lines.append(
+            f"| {name} | {c(d['refused_or_held']['train'])} |"
+            f" {c(d['refused_or_held']['validation'])} | {c(d['refused']['validation'])} |"
+            f" {c(d['held']['validation'])} | {c(d['altered']['train'])} |"
+            f" {c(d['altered']['validation'])} |"
+        )
+    main = ev.get("guard:agent")
+    if main:
+        lines += [
+            "",
+            "Refused + held by category and language (guard, source=agent as over MCP):",
+            "",
+            "| category | train | validation |",
+            "|---|---|---|",
+        ]
+        for cat, d in main["by_category"].items():
+            lines.append(f"| {cat} | {c(d['train'])} | {c(d['validation'])} |")
+        for lg, d in main["by_lang"].items():
+            lines.append(
+                f"| language {lg} | {c(d['refused_or_held']['train'])} |"
+                f" {c(d['refused_or_held']['validation'])} |"
+            )
+    return "\n".join(lines)
 
 
 # ------------------------------------------------------------------ report
@@ -680,6 +825,9 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
             "attack_p50": percentile([r["ms"] for r in attacks], 50),
         },
     }
+    everyday_path = args.corpus / "everyday.jsonl"
+    if everyday_path.exists():
+        result["everyday"] = eval_everyday(settings, load_jsonl(everyday_path))
     result["before_after"] = before_after(before, ours, bipia, benign, locomo, notes)
     result["before_after"]["notes_heldout_by_source"] = notes_by_source(guard, notes)
     result["latency_ms"]["paired"] = paired
@@ -728,6 +876,8 @@ def run_baseline(args: argparse.Namespace) -> dict[str, Any]:
         cmd = [sys.executable, str(Path(__file__).resolve()), "--corpus", str(args.corpus)]
         cmd += ["--bipia", str(args.bipia), "--locomo", str(args.locomo)]
         cmd += ["--threshold", str(args.threshold), "--out", str(out)]
+        if args.everyday_only:
+            cmd.append("--everyday-only")
         env = {**os.environ, "PYTHONPATH": str(tree)}
         proc = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=3600)
         if proc.returncode != 0:
@@ -788,11 +938,46 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument("--presidio-python", help="an interpreter with presidio-analyzer installed")
     p.add_argument("--out", type=Path, help="JSON result file (default: bench/results/...)")
     p.add_argument(
+        "--everyday-only",
+        action="store_true",
+        help="screen only everyday.jsonl (refused, held, altered), a quick check",
+    )
+    p.add_argument(
         "--baseline-tree",
         type=Path,
         help="a graphmem source tree to screen the same corpus with first (before/after)",
     )
     return p.parse_args(argv)
+
+
+def everyday_misses(ev: dict[str, Any], split: str) -> str:
+    """Everyday memories refused or held by the default guard, as an MCP (agent) write."""
+    out = ["\nEveryday memories refused or held (guard, source=agent):"]
+    for r in ev["guard:agent"]["flagged"]:
+        if split in ("all", r["split"]) or (split == "dev" and r["split"] == "train"):
+            out.append(f"  {r['action']:<10} {r['risk']:.2f}  {r['id']}  {r['text'][:100]!r}")
+            out.extend(f"      {x[:120]}" for x in r["reasons"][:4])
+    return "\n".join(out)
+
+
+def everyday_only(args: argparse.Namespace, base: dict[str, Any] | None, out: Path) -> int:
+    """The quick path: only the everyday set, with the baseline tree's figures if given."""
+    settings = GuardSettings(
+        rate_limit_backend="off", injection_threshold=args.threshold, _env_file=None
+    )
+    res = {
+        "command": command_line(),
+        "machine": machine_info(),
+        "threshold": args.threshold,
+        "everyday": eval_everyday(settings, load_jsonl(args.corpus / "everyday.jsonl")),
+        "before_after": {},
+    }
+    out.write_text(json.dumps(res, indent=1, ensure_ascii=False, default=str), "utf-8")
+    print(everyday_markdown(res["everyday"], base.get("everyday") if base else None))
+    if args.show_misses:
+        print(everyday_misses(res["everyday"], args.show_misses))
+    print(f"\n{command_line()}  ->  {out}")
+    return 0
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -802,11 +987,17 @@ def main(argv: list[str] | None = None) -> int:
             print(f"{path} not found (see bench data instructions)", file=sys.stderr)
             return 2
     base = run_baseline(args) if args.baseline_tree else None
-    res = run(args)
-    if base is not None:
-        res["baseline"] = {"tree": str(args.baseline_tree), "before_after": base["before_after"]}
     out = args.out or RESULTS_DIR / f"firewall-{datetime.now().strftime('%Y%m%d-%H%M%S')}.json"
     out.parent.mkdir(parents=True, exist_ok=True)
+    if args.everyday_only:
+        return everyday_only(args, base, out)
+    res = run(args)
+    if base is not None:
+        res["baseline"] = {
+            "tree": str(args.baseline_tree),
+            "before_after": base["before_after"],
+            "everyday": base.get("everyday"),
+        }
     out.write_text(json.dumps(res, indent=1, ensure_ascii=False, default=str), "utf-8")
     m = res["machine"]
     print(
@@ -817,10 +1008,14 @@ def main(argv: list[str] | None = None) -> int:
     if base is not None:
         print(compare_markdown(base, res, args.baseline_tree) + "\n")
     print(before_after_markdown(res))
+    if "everyday" in res:
+        print("\n" + everyday_markdown(res["everyday"], base.get("everyday") if base else None))
     print("\nRules + classifier, every split:\n")
     print(markdown(res))
     if args.show_misses:
         print(show_misses(res, args.show_misses))
+        if "everyday" in res:
+            print(everyday_misses(res["everyday"], args.show_misses))
     shown = out.relative_to(REPO_ROOT) if out.is_relative_to(REPO_ROOT) else out
     print(f"\n{command_line()}  ->  {shown}")
     return 0

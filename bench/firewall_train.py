@@ -10,6 +10,8 @@ Training data - training splits only, never a row the benchmark reports as held 
   - BIPIA instructions 1-2 of each category (the benchmark's BIPIA dev split)
   - LoCoMo conv-26, conv-30, conv-41, conv-42: their turns, the single sentences of multi-sentence
     turns, observation facts and QA questions as benign memories
+  - with `--everyday` only (tried, not shipped): bench/firewall_corpus/everyday.jsonl, split
+    "train" (its "validation" split is never read), as benign memories
   - with `--documents` only (tried, not shipped): bench/firewall_corpus/documents.jsonl, split
     "train" (wiki and web-page paragraphs as an ingested chunk is screened: title line, then the
     paragraph). Benign paragraphs weigh like
@@ -58,15 +60,24 @@ kept the settings; the model halved the document false positives (docbench 14 ->
 caught one BIPIA 3-5 attack fewer (41 -> 40 of 45, more than the 1-point bound set before
 measuring), so the shipped model does not train on it (docs/benchmarks.md, "Documents (wiki
 prose)").
+Everyday memories (everyday.jsonl's train half, `--everyday`) were tried when a user's contact
+details, workflow instructions, commands and ids were held or refused (11% of the set).
+bench/firewall_validate.py --everyday (which holds back a hash half of that train half) kept
+offset 2.5, benign weight 3 and UNADDRESSED_MIN_P 0.9 (round 5 106/111 either way; held-back
+everyday rows flagged as `agent` 21/189 -> 11/189), but on the held-out sets the model caught
+2 attacks fewer (235 -> 233 of 245), so it is not shipped; the everyday false positives were
+fixed in the rules and in when the classifier's opinion counts instead (injection.py).
 Round 6 and round 2 of the notes were never trained on; docs/benchmarks.md says how often each
 was scored and why. Weights are stored as float16, the bias as float32; training is
 deterministic, so `--check` re-trains and compares with the shipped file.
 
-Usage: python bench/firewall_train.py [--cv] [--check] [--candidates] [--documents] [--out PATH]
+Usage: python bench/firewall_train.py [--cv] [--check] [--candidates] [--documents] [--everyday]
+                                      [--out PATH]
   --cv          also report out-of-fold figures of the classifier alone (slower)
   --check       train and compare with the shipped model instead of overwriting it (exit 1 if not)
   --candidates  also train on bench/firewall_corpus/train_candidates.jsonl (not shipped)
   --documents   also train on the train split of bench/firewall_corpus/documents.jsonl (not shipped)
+  --everyday    also train on the train split of bench/firewall_corpus/everyday.jsonl (not shipped)
 """
 
 from __future__ import annotations
@@ -106,6 +117,7 @@ _SENTENCE_RE = re.compile(r"(?<=[.!?])\s+")
 C = 30.0  # chosen on validation round 5, see the module docstring
 BENIGN_WEIGHT = 3.0
 SENTENCE_WEIGHT = 1.0
+EVERYDAY_WEIGHT = 3.0  # everyday.jsonl's train half; chosen on validation (module docstring)
 BIAS_OFFSET = 2.5  # added to the fitted intercept; chosen on validation (module docstring)
 THRESHOLD = 0.7
 MAX_LOCOMO_FP = 0.005
@@ -113,7 +125,13 @@ MAX_NEAR_MISS_FP = 0.03
 
 
 def training_rows(
-    corpus: Path, bipia: Path, locomo: Path, *, candidates: bool = False, documents: bool = False
+    corpus: Path,
+    bipia: Path,
+    locomo: Path,
+    *,
+    candidates: bool = False,
+    documents: bool = False,
+    everyday: bool = False,
 ) -> list[dict[str, Any]]:
     """The training split, one dict per source text: text, label, group, kind. `candidates`
     adds train_candidates.jsonl and `documents` documents.jsonl's train split, training data
@@ -144,6 +162,8 @@ def training_rows(
             )
     if documents:
         rows += document_rows(corpus)
+    if everyday:
+        rows += everyday_rows(corpus)
     for r in load_locomo(locomo):
         conv = r["id"].split(":")[0]
         if conv in LOCOMO_TRAIN:
@@ -155,6 +175,17 @@ def training_rows(
             ]
     rows += locomo_aux(locomo)
     return rows
+
+
+def everyday_rows(corpus: Path) -> list[dict[str, Any]]:
+    """The `train` half of everyday.jsonl as benign memories (its `validation` half is never
+    read here): contact sharing, the user's own workflow instructions, commands, ids, bills."""
+    path = corpus / "everyday.jsonl"
+    return [
+        {"text": r["text"], "label": 0, "group": r["id"], "kind": "everyday"}
+        for r in (load_jsonl(path) if path.exists() else [])
+        if r["split"] == "train"
+    ]
 
 
 def document_rows(corpus: Path) -> list[dict[str, Any]]:
@@ -268,6 +299,7 @@ def design(rows: list[dict[str, Any]], dim: int) -> tuple[Any, np.ndarray, np.nd
     kinds = np.array([rows[i]["kind"] for i in owner])
     w = np.where(y == 0, BENIGN_WEIGHT, 1.0)
     w[kinds == "aux_sentence"] = SENTENCE_WEIGHT
+    w[kinds == "everyday"] = EVERYDAY_WEIGHT
     return x, y, w, np.array(owner)
 
 
@@ -325,9 +357,12 @@ def train(
     cv: bool = False,
     candidates: bool = False,
     documents: bool = False,
+    everyday: bool = False,
 ) -> dict[str, Any]:
     t0 = time.time()
-    rows = training_rows(corpus, bipia, locomo, candidates=candidates, documents=documents)
+    rows = training_rows(
+        corpus, bipia, locomo, candidates=candidates, documents=documents, everyday=everyday
+    )
     x, y, w, owner = design(rows, dim)
     print(f"{len(rows)} training texts, {x.shape[0]} examples with views", file=sys.stderr)
     coef, bias = fit(x, y, w, C)
@@ -364,6 +399,9 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--cv", action="store_true", help="also report 5-fold out-of-fold figures")
     p.add_argument("--candidates", action="store_true", help="also train on train_candidates.jsonl")
     p.add_argument("--documents", action="store_true", help="also train on documents.jsonl")
+    p.add_argument(
+        "--everyday", action="store_true", help="also train on everyday.jsonl's train half"
+    )
     args = p.parse_args(argv)
     for path in (args.bipia, args.locomo):
         if not path.exists():
@@ -376,6 +414,7 @@ def main(argv: list[str] | None = None) -> int:
         cv=args.cv,
         candidates=args.candidates,
         documents=args.documents,
+        everyday=args.everyday,
     )
     if args.check:
         shipped = load_model(args.out)

@@ -4,6 +4,8 @@ A model is trained exactly as bench/firewall_train.py trains the shipped one, bu
 validation rows, and then screened through `Guard.screen_write` (rules plus that model, as a
 write is screened) on them:
   - round 5 of attacks.jsonl (attacks caught) and of benign.jsonl (near-misses flagged);
+  - one half of the "train" split of everyday.jsonl (everyday memories flagged, as `user` and
+    as `agent`), picked by another byte of the id's hash; reported, not in the rule;
   - one half of round 1 of notes.jsonl (everyday notes flagged, written as `user` and as
     `agent`), the half picked by a hash of the note id, so it is the same half every run;
   - LoCoMo conv-42 (turns flagged), one of the classifier's four training conversations;
@@ -19,7 +21,8 @@ printed with the table: the highest round-5 recall with at most 1% of the valida
 ties broken by fewer notes flagged as agent, then fewer LoCoMo turns.
 
 Usage: python bench/firewall_validate.py --bipia PATH --locomo PATH [--grid 2.5,3,0.9 ...]
-                                         [--candidates] [--documents]
+                                         [--candidates] [--documents] [--everyday]
+                                         [--everyday-weight W]
 """
 
 from __future__ import annotations
@@ -41,6 +44,7 @@ from graphmem.guard.classifier import DEFAULT_DIM, Model  # noqa: E402
 from graphmem.guard.classifier import chunks as sentence_chunks  # noqa: E402
 
 VALIDATION_CONV = "conv-42"
+EVERYDAY_WEIGHT = ft.EVERYDAY_WEIGHT  # --everyday-weight
 
 
 def held_back_note(note_id: str) -> bool:
@@ -54,6 +58,12 @@ def held_back_document(doc_id: str) -> bool:
     return hashlib.sha256(doc_id.encode()).digest()[1] % 2 == 0
 
 
+def held_back_everyday(row_id: str) -> bool:
+    """The validation half of everyday.jsonl's train split (another byte of the hash than the
+    train/validation split; the `validation` split itself is never read here)."""
+    return hashlib.sha256(row_id.encode()).digest()[1] % 2 == 0
+
+
 def validation_sets(corpus: Path, locomo: Path) -> dict[str, list[str]]:
     attacks = [r["text"] for r in load_jsonl(corpus / "attacks.jsonl") if r["round"] == 5]
     near = [r["text"] for r in load_jsonl(corpus / "benign.jsonl") if r["round"] == 5]
@@ -65,7 +75,14 @@ def validation_sets(corpus: Path, locomo: Path) -> dict[str, list[str]]:
     turns = [r["text"] for r in load_locomo(locomo) if r["id"].startswith(VALIDATION_CONV + ":")]
     docs = [r for r in load_jsonl(corpus / "documents.jsonl") if r["split"] == "train"]
     docs = [r for r in docs if held_back_document(r["id"])]
+    ev_path = corpus / "everyday.jsonl"
+    everyday = [
+        r["text"]
+        for r in (load_jsonl(ev_path) if ev_path.exists() else [])
+        if r["split"] == "train" and held_back_everyday(r["id"])
+    ]
     return {
+        "everyday": everyday,
         "attacks": attacks,
         "near_miss": near,
         "notes": notes,
@@ -83,7 +100,15 @@ def as_chunk(row: dict[str, Any]) -> str:
 
 
 def is_validation_row(row: dict[str, Any], val: dict[str, list[str]]) -> bool:
-    keys = ("attacks", "near_miss", "notes", "doc_benign", "doc_attacks", "doc_payloads")
+    keys = (
+        "attacks",
+        "near_miss",
+        "notes",
+        "everyday",
+        "doc_benign",
+        "doc_attacks",
+        "doc_payloads",
+    )
     texts = {t for k in keys for t in val[k]}
     # the sentences of a held-back paragraph are held back with it
     texts |= set(val["doc_sentences"])
@@ -100,6 +125,7 @@ def evaluate(
     unaddressed: float,
 ) -> dict[str, Any]:
     ft.BENIGN_WEIGHT = benign_weight
+    ft.EVERYDAY_WEIGHT = EVERYDAY_WEIGHT
     x, y, w, _ = ft.design(rows, DEFAULT_DIM)
     coef, bias = ft.fit(x, y, w, ft.C)
     model = Model(coef.astype(ft.np.float16).astype(ft.np.float32), bias + offset, DEFAULT_DIM, {})
@@ -121,6 +147,8 @@ def evaluate(
         "notes_user": (flagged(val["notes"]), len(val["notes"])),
         "notes_agent": (flagged(val["notes"], "agent"), len(val["notes"])),
         "locomo": (flagged(val["locomo"]), len(val["locomo"])),
+        "everyday_user": (flagged(val["everyday"]), len(val["everyday"])),
+        "everyday_agent": (flagged(val["everyday"], "agent"), len(val["everyday"])),
         "doc_benign": (flagged(val["doc_benign"], "document"), len(val["doc_benign"])),
         "doc_attacks": (caught(val["doc_attacks"], "document"), len(val["doc_attacks"])),
     }
@@ -146,7 +174,11 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--grid", nargs="+", default=["2.5,3,0.9"])
     p.add_argument("--candidates", action="store_true", help="train on train_candidates too")
     p.add_argument("--documents", action="store_true", help="train on documents.jsonl too")
+    p.add_argument("--everyday", action="store_true", help="train on everyday.jsonl too")
+    p.add_argument("--everyday-weight", type=float, default=ft.EVERYDAY_WEIGHT)
     args = p.parse_args(argv)
+    global EVERYDAY_WEIGHT
+    EVERYDAY_WEIGHT = args.everyday_weight
     val = validation_sets(args.corpus, args.locomo)
     rows = [
         r
@@ -156,6 +188,7 @@ def main(argv: list[str] | None = None) -> int:
             args.locomo,
             candidates=args.candidates,
             documents=args.documents,
+            everyday=args.everyday,
         )
         if not is_validation_row(r, val)
     ]

@@ -15,7 +15,8 @@ import re
 # fmt: off
 
 _EN: dict[str, str] = {
-    "AGENT": r"\b(?:language model|helper bot|helper|travel agent|"
+    # "my assistant", "our agent", "the landlord's agent": people (a PA, an estate agent), not AI
+    "AGENT": r"(?<!\bmy )(?<!\bour )(?<!'s )\b(?:language model|helper bot|helper|travel agent|"
              r"assistant|ai|agent|bot|chatbot|model|llm|gpt|copilot|support bot)s?\b",
     "FIRST": r"\b(?:i|i'm|i've|i'd|i'll|my|me|we|we're|we've|our|us)\b",
     "CONFIG_KV": r"(?:^|[\s_{,\"'])(?:role|mode|permissions?|access(?:_level)?|persona|policy|"
@@ -108,10 +109,23 @@ _EN: dict[str, str] = {
             r"summar(?:y|ies)|chats?|conversations?)\b",
     "SEND": r"(?<!going )(?<!looking )(?<!look )(?<!moving )(?<!step )"
             r"\b(?:pass along|pass on|hand over|give out|respond with|reply with|answer with|"
-            r"zip|send|forward|e-?mail|text|sms|share|copy|mirror|sync|upload|post|export|dump|"
+            # "email" the noun ("Ravi's email is ...", "work email: ...") names a contact
+            r"zip|send|forward|(?<!'s )e-?mail(?!\s*(?:is\b|was\b|address|[:=]|是))|text|sms|"
+            r"share|copy|mirror|sync|upload|post|export|dump|"
             r"leak|reveal|disclose|tell|give|show|list|read out|return|attach|include|insert|put|"
             r"slip|append|embed|publish|expose|make \w+ (?:\w+ )?available|load|bcc|cc|collect|"
             r"gather|paste)\b",
+    # The user's own people and accounts as the recipient ("cc my assistant at ...", "to me"):
+    # the user arranging their own mail, which vetoes the exfiltration combinations unless the
+    # window is also secretive or speaks of "the user" or "you" (concepts.Combo.unless).
+    "OWN_PARTY": r"\b(?:(?:my|our) (?:\w+ )?(?:assistant|pa|secretary|wife|husband|partner|"
+                 r"accountant|lawyer|solicitor|manager|boss|team|colleague|advisor|adviser|tutor|"
+                 r"mum|mom|mother|dad|father|sister|brother|son|daughter|aunt|uncle|family|"
+                 r"office|inbox|(?:work|personal|own|private) (?:address|email|account))|"
+                 r"(?:cc|copy|send it to|forward it to) me|to me)\b",
+    # A step made conditional on the user's own check: "only after the smoke tests pass".
+    "GATED": r"\b(?:only (?:after|once|when|if)|(?:after|once|when) (?:the )?(?:\w+ )?(?:tests?|"
+             r"ci|checks?|build|review|pipeline) (?:pass(?:es|ed)?|(?:is|are) green|succeed))\b",
     "RECIPIENT": r"(?:\b(?:[a-z0-9-]+\.(?:sh|io|net|com|org|biz|xyz|me|co)|"
                  r"anyone|anybody|whoever|everyone|the caller|callers?|next caller|"
                  r"third[- ]part(?:y|ies)|partners?|external|outside|public|other users?|"
@@ -289,6 +303,10 @@ _ZH: dict[str, str] = {
     "SEND": r"(?:转给|交给|传给|回复|给他看|给她看|让他看|让她看|"
             r"发送|发到|发给|转发|抄送|共享|分享|上传|同步|导出|泄露|透露|告诉|念给|列出|附上|"
             r"塞进|放进|加到|发布|公开|开放给|复制|发一份|给他看|给她看|收集)",
+    "OWN_PARTY": r"(?:我的(?:助理|秘书|老婆|老公|爱人|妻子|丈夫|会计|律师|经理|领导|同事|导师|"
+                 r"父母|爸|妈|团队|工作邮箱|私人邮箱|个人邮箱)|(?:抄送|发|转发)(?:一份)?给我)",
+    "GATED": r"(?:(?:通过|成功|跑完|测过)(?:了)?(?:之后|以后|后)(?:再|才)|"
+             r"只有.{0,12}(?:之后|以后|后)才)",
     "RECIPIENT": r"(?:谁|任何人|所有人|别人|他人|来电者|外部|公开|第三方|合作方|保险联系人|网盘|"
                  r"服务器|备份桶|https?://|www\.|@|\d{7,}|下一个)",
     "OTHER": r"(?:的(?:新)?(?:男友|女友|男朋友|女朋友|丈夫|妻子|室友|同事|邻居|经理|上司)|"

@@ -40,10 +40,15 @@ class Combo:
     # False: does not fire on a first-person narrative ("I asked the bank to lift my card limit")
     # unless the window also addresses the agent or a third party.
     narrative_ok: bool = True
+    # Does not fire when the window has one of these (the user's own recipient, a step gated on
+    # the user's own check) and nothing that makes it hostile again (_STILL_HOSTILE).
+    unless: tuple[str, ...] = ()
 
 
 # A window that speaks to or about the agent, the user as a third party, or gives an order.
 _ADDRESSED = ("YOU", "AGENT", "USERREF", "IMP", "SELF", "TRIGGER", "FRAME")
+# What overrides an `unless` veto: secrecy, "the user" as a third party, or "you" (the agent).
+_STILL_HOSTILE = ("SECRECY", "USERREF", "YOU")
 
 
 # Rarest first, so a combination is usually rejected after one search.
@@ -84,10 +89,13 @@ _RARITY = (
 )
 
 
-def _c(id_: str, cat: str, w: float, all_: str, *any_: str, narrative_ok: bool = True) -> Combo:
+def _c(
+    id_: str, cat: str, w: float, all_: str, *any_: str, narrative_ok: bool = True, unless: str = ""
+) -> Combo:
     order = {c: i for i, c in enumerate(_RARITY)}
     needed = tuple(sorted(all_.split(), key=lambda c: order.get(c, len(order))))
-    return Combo(id_, cat, w, needed, tuple(tuple(a.split()) for a in any_), narrative_ok)
+    groups = tuple(tuple(a.split()) for a in any_)
+    return Combo(id_, cat, w, needed, groups, narrative_ok, tuple(unless.split()))
 
 
 # Each combination: all of `all`, and at least one concept of every `any` group.
@@ -103,7 +111,7 @@ COMBOS: tuple[Combo, ...] = (
     _c("c_policy_modal", "policy", 0.6, "OPS RELAX MODAL", narrative_ok=False),
     _c("c_legit_ops", "policy", 0.75, "OPS LEGIT", "MODAL IMP RELAX", narrative_ok=False),
     _c("c_exfil_out", "exfiltration", 0.8, "SEND DATA RECIPIENT", "IMP OWNER3 TRIGGER SECRECY "
-       "USERREF AGENT YOU", narrative_ok=False),
+       "USERREF AGENT YOU", narrative_ok=False, unless="OWN_PARTY"),
     _c("c_exfil_owner", "exfiltration", 0.75, "SEND DATA OWNER3",
        "TRIGGER SECRECY USERREF AGENT IMP", narrative_ok=False),
     _c("c_exfil_secret", "exfiltration", 0.7, "SEND DATA SECRECY", narrative_ok=False),
@@ -115,7 +123,7 @@ COMBOS: tuple[Combo, ...] = (
     _c("c_config", "impersonation", 0.8, "CONFIG_KV"),
     # code plus someone told to run it; a code note alone ("chmod +x deploy.sh", "set `X=1` in
     # the Dockerfile") is what developers keep, and a tool word or a to-do verb is not an order
-    _c("c_code", "tool", 0.8, "CODE", "RUN AGENT YOU", narrative_ok=False),
+    _c("c_code", "tool", 0.8, "CODE", "RUN AGENT YOU", narrative_ok=False, unless="GATED"),
     _c("c_tool", "tool", 0.7, "RUN TOOLWORD", "DATA OPS DESTRUCT RECIPIENT TRIGGER ALL URL ADMIN",
        "IMP AGENT YOU TRIGGER", narrative_ok=False),
     _c("c_destroy", "tool", 0.7, "DESTRUCT ALL DATA", "TRIGGER AGENT IMP YOU",
@@ -187,6 +195,8 @@ def _matches(combo: Combo, w: _Tagger | _Window) -> bool:
     ok = all(w.has(c) for c in combo.all) and all(
         any(w.has(c) for c in group) for group in combo.any
     )
+    if ok and any(w.has(c) for c in combo.unless):
+        ok = any(w.has(c) for c in _STILL_HOSTILE)
     if ok and not combo.narrative_ok and w.has("FIRST"):
         return any(w.has(c) for c in _ADDRESSED)
     return ok
@@ -204,6 +214,30 @@ def addresses_anyone(text: str) -> bool:
     112") cannot steer an agent in its own words, so the classifier alone must be surer."""
     t = _Tagger(text, True)
     return any(t.has(c) for c in _ADDRESSED)
+
+
+# What makes a text speak to the AI itself rather than note a fact or give a to-do: "you", the
+# agent, its own rules or configuration, secrecy.
+_TO_AGENT = ("YOU", "AGENT", "SELF", "META", "SECRECY")
+
+
+def speaks_to_agent(text: str) -> bool:
+    """Whether the text addresses the AI itself ("you", "the assistant", its rules, secrecy) -
+    narrower than `addresses_anyone`, which also counts an order to anyone ("Add Kevin ...")."""
+    t = _Tagger(text, True)
+    return any(t.has(c) for c in _TO_AGENT)
+
+
+def speaks_of_others(text: str) -> bool:
+    """Whether the text speaks of "the user" or customers, of someone else's things, or of all
+    or every one of something - the scope an exfiltration or a standing order needs."""
+    t = _Tagger(text, True)
+    return any(t.has(c) for c in ("USERREF", "OWNER3", "ALL"))
+
+
+def has_code(text: str) -> bool:
+    """Whether the text holds a command or code (SQL, shell, `backticks`, a call)."""
+    return _Tagger(text, True).has("CODE")
 
 
 def combos(text: str) -> list[tuple[Combo, str]]:
@@ -244,7 +278,10 @@ __all__ = [
     "Combo",
     "addresses_anyone",
     "combos",
+    "has_code",
     "is_narrative",
     "sentences",
+    "speaks_of_others",
+    "speaks_to_agent",
     "tag",
 ]

@@ -41,7 +41,15 @@ from dataclasses import dataclass, field
 from graphmem.guard import rules
 from graphmem.guard.canonical import Canonical, canonicalize
 from graphmem.guard.classifier import default_model, is_prose, is_short
-from graphmem.guard.concepts import addresses_anyone, combos, is_narrative
+from graphmem.guard.concepts import (
+    addresses_anyone,
+    combos,
+    has_code,
+    is_narrative,
+    speaks_of_others,
+    speaks_to_agent,
+)
+from graphmem.guard.pii import find_pii
 
 _CJK_RE = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff]")
 
@@ -189,6 +197,39 @@ def _dampen(h: RuleHit) -> RuleHit:
 # source=document content), else it is capped like the above. Chosen on validation
 # (documents.jsonl train split, bench/firewall_documents.py --validate: 36/131 -> 3/131 benign
 # paragraphs flagged, 42/42 -> 40/42 injections caught).
+# A memory anchored on a concrete detail - a contact detail or secret the PII recognisers find,
+# an identifier (JIRA-4412, order #112-..., a commit sha, a long number), a command or code - in
+# which no rule fired and that does not speak to the AI ("you", the assistant, its rules,
+# secrecy) is a fact or a step of the user's own work: "导师的邮箱是 ...", "Order #... arrives
+# Tuesday", "UPDATE users SET plan = 'pro' WHERE id = 4821". The classifier reads such details
+# as attack n-grams (digits, domains, SQL) at p 0.7-1.0, so alone it is capped there. Measured
+# on training data only (bench/firewall_corpus/everyday.jsonl's train half): 0 of the dev
+# attacks, train_extra's and train_candidates' attacks caught by the classifier alone have this
+# shape; 1 document payload does, and it speaks to the AI.
+_IDENTIFIER_RE = re.compile(
+    r"\b[a-z]{2,}-\d{2,}\b|#\d{3,}|\b(?=[0-9a-f]*\d)[0-9a-f]{7,40}\b|\b\d[\d -]{6,}\d\b",
+    re.IGNORECASE,
+)
+
+
+def is_anchored(c: Canonical) -> bool:
+    """A contact detail, secret, identifier, command or code in the text (see above)."""
+    return bool(_IDENTIFIER_RE.search(c.folded) or has_code(c.folded) or find_pii(c))
+
+
+# With a rule fired, the same shape still counts the classifier unless every rule is weak
+# (WEAK_RULE_MAX: "send ... to <address>", "go to <address>", a bare "以后...都") and the text
+# neither speaks to the AI nor of "the user", someone else's things or "all"/"every": then the
+# model's opinion is not counted, so "Send the invoice to accounts@... by Friday" stays the
+# weak rule it is. Measured on training data: 0 of the dev, train_extra and train_candidates
+# attacks and document payloads lose their catch (3 would without the "others" condition).
+WEAK_RULE_MAX = 0.55
+
+
+def _plain_detail(c: Canonical, body: str) -> bool:
+    return not speaks_to_agent(body) and is_anchored(c)
+
+
 SHORT_TEXT_MIN_P = 0.8
 SHORT_TEXT_CAP = 0.45
 UNADDRESSED_MIN_P = 0.9
@@ -282,6 +323,21 @@ def screen(
                 alone = " (addresses no one, alone)"
             elif not best and p < alone_min_p:
                 alone = " (document, alone)"
+            elif not best and _plain_detail(c, body):
+                alone = " (a detail or a command, alone)"
+            elif (
+                best
+                and max(h.weight for h in best.values()) <= WEAK_RULE_MAX
+                and not speaks_of_others(body)
+                and _plain_detail(c, body)
+            ):
+                hit = RuleHit(
+                    hit.rule,
+                    hit.category,
+                    0.0,
+                    view,
+                    hit.excerpt + " (a detail or a command, weak rules only: not counted)",
+                )
             if alone:
                 hit = RuleHit(
                     hit.rule,

@@ -39,7 +39,9 @@ _SEND = (r"(?<!looking )(?<!look )(?<!looks )(?<!moving )(?<!going )"
          r"(?:send|sends|forward|email|e-mail|mail|post|upload|transmit|exfiltrate|leak|share|"
          r"encode|"
          r"copy|bcc|cc|submit|export|dump|sync|push|disclose|reveal|tell|give|append|include|"
-         r"attach|paste|publish|expose|summari[sz]e)")
+         r"attach|paste|publish|expose|summari[sz]e)"
+         # "email" the noun: "Ravi's email is x@y.com", "work email: ..." names a contact detail
+         r"(?<!'s email)(?<!'s e-mail)(?!(?<=mail)\s*(?:is\b|was\b|address|[:=]|是))")
 _OWNED = (r"(?:the user'?s?'?|users'|user'?s|all(?: of)?(?: the)?|every|each|the customer'?s|"
           r"customers'|customer'?s|clients?'?s?|his|her|their|private|saved|stored|"
           r"other users'?|another user'?s)")
@@ -196,7 +198,9 @@ EN: list[tuple[str, str, float, str]] = [
      r"\b(?:call|invoke|execute|run|trigger|use|fire|launch)\b[^.\n]{0,40}\b(?:tool|function|api|"
      r"endpoint|webhook|command|script|snippet|shell|terminal|cron(?: job)?|plugin)\b"),
     ("shell", "tool", 0.85,
-     r"rm -rf|\bcurl\s+\S+\s*\|\s*(?:ba)?sh|\bwget\s+https?://|\bos\.system\b|\bsubprocess\.|"
+     # rm -rf on an absolute, home, variable or wildcard path; "rm -rf build/" is housekeeping
+     r"rm -rf\s+(?:/|~|\$|\*|\.{1,2}(?:/\s|/?$|\s))|"
+     r"\bcurl\s+\S+\s*\|\s*(?:ba)?sh|\bwget\s+https?://|\bos\.system\b|\bsubprocess\.|"
      r"\beval\(|\bexec\(|\bpowershell\b|/etc/passwd|\.ssh/|\bid_rsa\b|authorized_keys|"
      r"\bcron ?job\b"),
     ("function_syntax", "tool", 0.85,
@@ -205,8 +209,8 @@ EN: list[tuple[str, str, float, str]] = [
     ("call_identifier", "tool", 0.8,
      r"\b(?:call|invoke|run|execute|trigger)\s+(?:the\s+)?[a-z]+_[a-z_]+\b"),
     ("payment_action", "tool", 0.55,
-     r"(?:^|[.!?:;]\s+|\band\s+)(?:please\s+)?(?:pay|transfer|wire|send)\s+(?:\$?\d|invoice|the "
-     r"invoice|money|funds|the funds|\w+ (?:dollars|euros|yuan|pounds))"),
+     r"(?:^|[.!?:;]\s+|\band\s+)(?:please\s+)?(?:(?:pay|transfer|wire|send)\s+(?:\$?\d|money|"
+     r"funds|the funds|\w+ (?:dollars|euros|yuan|pounds))|pay\s+(?:the\s+)?invoice)"),
     ("enter_credentials", "tool", 0.6,
      r"\benter (?:the user'?s|their|his|her|the customer'?s) (?:credentials|password|login|pin|"
      r"card)"),

@@ -15,6 +15,11 @@ from graphmem.guard.concept_lexicons import ZH_AGENT
 _ZB = r"[^。!?\n]"  # any character within a sentence
 _ZTEMP = r"(?:从现在起|从现在开始|从今(?:天|日)?(?:开始|起|以后)|从此以后|即日起|自即日起)"
 _ZTEMP_WEAK = r"(?:今后|以后|往后|从此|此后|下次)"
+# What follows "以后" in a preference about how the user is spoken to: "以后跟我说话都用中文",
+# "以后都用中文回复我", "以后帮我写的邮件..." - the user's own language and style, not an order
+# that relaxes anything. Read right after the time word by the temporal rules.
+_ZSELF_PREF = (r"(?![,\s]*(?:(?:跟|和|对)我(?:说话|聊天|交流)|给我(?:回复|回信)|帮我写|"
+               r"都?用(?:中文|英文|汉语|普通话|简体|繁体)))")
 _ZCTRL = r"(?:二次确认|确认|审批|审核|核对|核验|验证|认证|授权|复核|评审|同意|签字|检查|实名)"
 _ZOPS = (r"(?:转账|付款|支付|退款|汇款|电汇|取款|提现|交易|发票|报销|账户|密码|删除|上线|部署|"
          r"开户|注销|提额|订单|采购)")
@@ -44,10 +49,10 @@ ZH: list[tuple[str, str, float, str]] = [
     ("zh_clear_context", "override", 0.7,
      r"(?:清空|忘掉|丢弃)(?:之前|以前|前面)?的?(?:上下文|对话|记忆)"),
     ("zh_temporal_directive", "policy", 0.6,
-     rf"{_ZTEMP}(?![,\s]*(?:我|咱|我们))[,\s]*{_ZB}{{0,30}}(?:一律|都|直接|全部|所有|任何|必须|"
+     rf"{_ZTEMP}(?![,\s]*(?:我|咱|我们)){_ZSELF_PREF}[,\s]*{_ZB}{{0,30}}(?:一律|都|直接|全部|所有|任何|必须|"
      rf"不要|不用|不需要|无需|别再|永远|你|自动|凡是)"),
     ("zh_temporal_weak", "policy", 0.45,
-     rf"{_ZTEMP_WEAK}(?![,\s]*(?:我|咱|我们))[,\s]*{_ZB}{{0,30}}(?:一律|都|直接|全部|所有|任何|必须|"
+     rf"{_ZTEMP_WEAK}(?![,\s]*(?:我|咱|我们)){_ZSELF_PREF}[,\s]*{_ZB}{{0,30}}(?:一律|都|直接|全部|所有|任何|必须|"
      rf"不要|不用|不需要|无需|别再|永远|你|自动|凡是)"),
     ("zh_no_control", "policy", 0.55,
      rf"(?:不再|无需|无须|不需要|不用|不必|免除?|跳过|省去|取消(?:了)?|绕过|别再){_ZB}{{0,10}}"
