@@ -7,8 +7,22 @@ user exactly what to fix without showing a stack trace.
 from __future__ import annotations
 
 
+def _redact(text: str) -> str:
+    from graphmem.redaction import redact  # lazy: the recognisers import more than errors may
+
+    return redact(text)
+
+
 class GraphmemError(Exception):
-    """Base class: anything graphmem raises on purpose."""
+    """Base class: anything graphmem raises on purpose.
+
+    Its text reaches users, logs and error trackers, and it often quotes the input it refuses
+    (a value, a query, a firewall excerpt); so every message is redacted here, once, for every
+    subclass: emails, phone numbers, names and secrets become their type (graphmem.redaction).
+    """
+
+    def __init__(self, *args: object) -> None:
+        super().__init__(*(_redact(a) if isinstance(a, str) else a for a in args))
 
 
 class InvalidInputError(GraphmemError):
@@ -18,15 +32,32 @@ class InvalidInputError(GraphmemError):
     for two unrelated errors made every `except` ambiguous."""
 
     def __init__(self, field: str, message: str) -> None:
+        message = _redact(message)
         super().__init__(f"{field}: {message}")
         self.field = field
         self.message = message
 
 
-class FirewallRejected(InvalidInputError):
-    """The memory firewall refused a write or an update: nothing was stored."""
+REASONS_SHOWN = 3
 
-    def __init__(self, field: str, reason: str) -> None:
+
+def explain(reasons: list[str] | tuple[str, ...] | str) -> str:
+    """The firewall's reasons as one line for the user: the rules that fired first (a rule's
+    reason names it and quotes the span it matched, which is what the user can change), then
+    the classifier's evidence and obfuscation signals, at most REASONS_SHOWN of them, redacted.
+    """
+    if isinstance(reasons, str):
+        return _redact(reasons)
+    ranked = sorted(reasons, key=lambda r: r.startswith(("learned:", "obfuscation:")))
+    return _redact("; ".join(ranked[:REASONS_SHOWN])) or "refused by the memory firewall"
+
+
+class FirewallRejected(InvalidInputError):
+    """The memory firewall refused a write or an update: nothing was stored. `reason` is the
+    decision's reasons (or one line already made of them)."""
+
+    def __init__(self, field: str, reason: list[str] | tuple[str, ...] | str) -> None:
+        reason = explain(reason)
         super().__init__(field, f"rejected by the memory firewall: {reason}")
         self.reason = reason
 

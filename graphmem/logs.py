@@ -60,6 +60,29 @@ class RequestIdFilter(logging.Filter):
         return True
 
 
+class RedactFilter(logging.Filter):
+    """The safety net under "no personal data in logs": every record that reaches graphmem's
+    handler leaves with its message, `extra=` strings and traceback redacted
+    (graphmem.redaction), whoever logged it - graphmem, a store driver quoting a row it
+    refused, or the MCP framework quoting a tool error. graphmem's own calls log ids and
+    counts, never content; this catches what a dependency or a future call gets wrong.
+    Library users who keep their own handlers can add it to them."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        from graphmem.redaction import redact
+
+        message = record.getMessage()
+        clean = redact(message)
+        if clean != message:
+            record.msg, record.args = clean, None
+        for key, value in list(vars(record).items()):
+            if key not in _STANDARD and not key.startswith("_") and isinstance(value, str):
+                setattr(record, key, redact(value))
+        if record.exc_info and not record.exc_text:
+            record.exc_text = redact(logging.Formatter().formatException(record.exc_info))
+        return True
+
+
 class JsonFormatter(logging.Formatter):
     """One JSON object per line: ts, level, logger, msg, request_id, then any `extra=` fields."""
 
@@ -77,7 +100,7 @@ class JsonFormatter(logging.Formatter):
             if key not in _STANDARD and not key.startswith("_"):
                 out[key] = value
         if record.exc_info:
-            out["exc"] = self.formatException(record.exc_info)
+            out["exc"] = record.exc_text or self.formatException(record.exc_info)
         return json.dumps(out, ensure_ascii=False, default=str)
 
 
@@ -90,7 +113,7 @@ class TextFormatter(logging.Formatter):
         if rid and rid != "-":
             text += f" [request {rid}]"
         if record.exc_info:
-            text += "\n" + self.formatException(record.exc_info)
+            text += "\n" + (record.exc_text or self.formatException(record.exc_info))
         return text
 
 
@@ -108,6 +131,7 @@ def configure(level: str | None = None, fmt: str | None = None) -> None:
         raise InvalidInputError("GRAPHMEM_LOG_LEVEL", f"{level!r} is not a logging level")
     handler = logging.StreamHandler(sys.stderr)
     handler.addFilter(RequestIdFilter())
+    handler.addFilter(RedactFilter())
     handler.setFormatter(JsonFormatter() if fmt == "json" else TextFormatter())
     root = logging.getLogger()
     for h in list(root.handlers):
@@ -139,6 +163,7 @@ def route_framework_logs() -> None:
 __all__ = [
     "REQUEST_ID_HEADER",
     "JsonFormatter",
+    "RedactFilter",
     "RequestIdFilter",
     "TextFormatter",
     "configure",

@@ -51,6 +51,7 @@ from graphmem.usecases import write as writing
 from graphmem.usecases.backfill import check_on_open
 from graphmem.usecases.compact import CompactionReport, PeriodicCompactor
 from graphmem.usecases.erase import ErasureReceipt
+from graphmem.usecases.review import HeldMemory
 from graphmem.usecases.versions import Temporal
 from graphmem.visibility import Viewer
 
@@ -301,6 +302,14 @@ class MemoryService(DocumentsAPI):
     def quarantined(self, user_id: str, limit: int = 100) -> builtins.list[Memory]:
         """Memories the firewall held back from recall, waiting for review."""
         return reviewing.quarantined(self.context, user_id, limit)
+
+    def held_for_review(self, user_id: str, limit: int = 100) -> builtins.list[HeldMemory]:
+        """The quarantined memories with why the firewall held each one."""
+        return reviewing.held_for_review(self.context, user_id, limit)
+
+    def hold_reasons(self, user_id: str, memory_ids: builtins.list[str]) -> dict[str, str]:
+        """Why the firewall held each of these memories (for a write's or update's result)."""
+        return reviewing.hold_reasons(self.context, user_id, memory_ids)
 
     def review(
         self,

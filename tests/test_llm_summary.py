@@ -17,7 +17,7 @@ import pytest
 from graphmem import MemoryService, Settings
 from graphmem.embedder import Embedder
 from graphmem.settings import LlmSettings
-from graphmem.summary import summarize
+from graphmem.summary import MAX_SUMMARY, summarize
 
 LONG = (
     "Last Tuesday after the quarterly review my manager Priya told me that the Apollo platform"
@@ -63,7 +63,7 @@ def llm_url() -> Iterator[str]:
     server.server_close()
 
 
-def test_summary_comes_from_the_llm_and_stays_within_50_chars(
+def test_summary_comes_from_the_llm_and_stays_within_the_limit(
     tmp_path: Path, embedder: Embedder, llm_url: str
 ) -> None:
     llm = LlmSettings(url=llm_url, model="tiny", write_summaries=True, _env_file=None)
@@ -71,7 +71,7 @@ def test_summary_comes_from_the_llm_and_stays_within_50_chars(
     with MemoryService(s, embedder=embedder) as svc:
         m = svc.write("u", LONG)
         short = svc.write("u", "I like tea.")  # short enough: no LLM call
-    assert m.summary.startswith("I lead Apollo's move") and len(m.summary) <= 50
+    assert m.summary.startswith("I lead Apollo's move") and len(m.summary) <= MAX_SUMMARY
     assert short.summary == "I like tea."
     req = _Completions.seen[-1]
     assert req["path"] == "/v1/chat/completions" and req["body"]["model"] == "tiny"

@@ -6,7 +6,7 @@ from graphmem import ranking
 from graphmem.errors import InvalidInputError
 from graphmem.model import check_content, check_top_k, parse_memory_type, parse_time_range
 from graphmem.settings import DEFAULT_PROFILES, DEFAULT_WEIGHTS
-from graphmem.summary import summarize
+from graphmem.summary import MAX_SUMMARY, summarize
 from graphmem.text import query_terms, tokens
 
 
@@ -85,4 +85,4 @@ def test_summary_is_short_and_extractive() -> None:
     s = summarize("I'm Zhang San. I do debt-risk analysis for the medical industry.")
     assert s == "I'm Zhang San."
     long = summarize("word " * 40)
-    assert len(long) <= 50 and long.endswith("…")
+    assert len(long) <= MAX_SUMMARY and long.endswith("…")

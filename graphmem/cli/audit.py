@@ -16,11 +16,14 @@ def cmd_quarantine(args: argparse.Namespace) -> None:
     user = user_of(args)
     with open_service(args) as svc:
         if args.action == "list":
-            items = svc.quarantined(user, args.limit)
+            items = svc.held_for_review(user, args.limit)
             emit(
                 args,
-                {"quarantined": [m.to_dict() for m in items], "count": len(items)},
-                "\n".join(memory_line(m) for m in items) or "nothing is quarantined",
+                {"quarantined": [h.to_dict() for h in items], "count": len(items)},
+                "\n".join(
+                    f"{memory_line(h.memory)}\n    held for review: {h.reason}" for h in items
+                )
+                or "nothing is quarantined",
             )
             return
         if not args.memory_id:

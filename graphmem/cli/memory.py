@@ -8,7 +8,15 @@ import sys
 from typing import Any
 
 from graphmem.cli import listing
-from graphmem.cli.common import AddCommand, emit, memory_line, open_service, to_int, user_of
+from graphmem.cli.common import (
+    AddCommand,
+    emit,
+    err,
+    memory_line,
+    open_service,
+    to_int,
+    user_of,
+)
 from graphmem.cli.documents import document_line, kind_weights
 from graphmem.cli.filters import add_filter_flags, metadata_filter, sources
 from graphmem.errors import InvalidInputError, NotFoundError
@@ -38,7 +46,16 @@ def cmd_add(args: argparse.Namespace) -> None:
             content=content, memory_type=args.type, **{k: v for k, v in fields.items() if v}
         )
         m = svc.write_many(user_of(args), [item])[0]
-    emit(args, {"id": m.id}, m.id)
+        held = m.status.value == "quarantined"
+        why = svc.hold_reasons(user_of(args), [m.id])[m.id] if held else None
+    if why is None:
+        emit(args, {"id": m.id}, m.id)
+        return
+    # Stored (exit 0) but not recalled until an operator approves it: say so and why, on
+    # stderr, so `id=$(graphmem add ...)` still reads just the id.
+    emit(args, {"id": m.id, "status": "quarantined", "held_for_review": why}, m.id)
+    if not args.json:
+        print(f"held for review: {why}", file=err())
 
 
 def cmd_search(args: argparse.Namespace) -> None:

@@ -121,9 +121,14 @@ def _learned_only(result: InjectionResult) -> bool:
 
 
 def _scrub(reasons: list[str], findings: list[PiiFinding]) -> list[str]:
-    """Replace PII values that a rule excerpt quoted (rules read the unmasked text)."""
+    """Replace PII values that a rule excerpt quoted (rules read the unmasked text), then
+    whatever personal value or fragment the excerpt still shows (an excerpt cut half-way
+    through an email no longer contains the whole value): reasons reach audit rows, logs,
+    error messages and the review queue, which keep no personal data."""
+    from graphmem.redaction import redact
+
     if not findings:
-        return reasons
+        return [redact(r) for r in reasons]
     out = []
     for r in reasons:
         low = r.lower()
@@ -133,7 +138,7 @@ def _scrub(reasons: list[str], findings: list[PiiFinding]) -> list[str]:
                 i = low.index(v)
                 r = r[:i] + f"[{f.type.upper()}]" + r[i + len(v) :]
                 low = r.lower()
-        out.append(r)
+        out.append(redact(r))
     return out
 
 

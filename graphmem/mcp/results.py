@@ -186,6 +186,11 @@ class WriteResult(Result):
     merged_into: Sometimes[str] = Field(
         None, description="Set when it said the same as a stored memory and was merged into it."
     )
+    reason: Sometimes[str] = Field(
+        None,
+        description="Set when quarantined: 'held for review: ' and the firewall's rules or"
+        " classifier evidence with the excerpt that triggered them.",
+    )
 
 
 class UpdateResult(Result):

@@ -116,8 +116,17 @@ class ErasureResult(Result):
     finished_at: str
 
 
+class HeldRecord(MemoryRecord):
+    """A quarantined memory and why the firewall held it."""
+
+    reason: str = Field(
+        description="The firewall's rules or classifier evidence, with the excerpt that"
+        " triggered them (personal values redacted)."
+    )
+
+
 class QuarantineList(Result):
-    quarantined: list[MemoryRecord]
+    quarantined: list[HeldRecord]
     count: int
 
 
@@ -134,6 +143,7 @@ __all__ = [
     "HealthResult",
     "MemoryTotals",
     "PreloadedMemory",
+    "HeldRecord",
     "QuarantineList",
     "RateLimit",
     "RecallFigures",

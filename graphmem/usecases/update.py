@@ -90,7 +90,7 @@ def _update(
         decision = ctx.guard.screen_write(text, mem.source.value, new_meta)
         metrics.write_decision(decision.action)
         if decision.action == "reject":
-            reason = decision.reasons[0] if decision.reasons else "refused"
+            reason = decision.reasons or "refused"
             ctx.records.audit(mem.user_id, "reject", [mem.id], {"tool": tool})
             raise FirewallRejected(decision.source_field, reason)
         if content is not None:

@@ -37,7 +37,7 @@ def prepare(
     decision = ctx.guard.screen_write(content, source.value, metadata)
     metrics.write_decision(decision.action)
     if decision.action == "reject":
-        reason = decision.reasons[0] if decision.reasons else "refused by the memory firewall"
+        reason = decision.reasons or "refused by the memory firewall"
         raise FirewallRejected(decision.source_field, reason)  # the field: metadata, if that
     status = decision.status
     assert status is not None  # only a rejection stores nothing, and it raised above

@@ -37,7 +37,8 @@ def register(mcp: ToolRegistry, ctx: ToolContext) -> None:
     @mcp.tool(
         description="List the user's memories that the memory firewall quarantined (held out"
         " of recall because they looked like injected instructions or contradicted what the"
-        " user said before), with their ids, for review with memory_quarantine_review.",
+        " user said before), with their ids and why each was held, for review with"
+        " memory_quarantine_review.",
         annotations=tool_annotations("Quarantined memories", read_only=True, idempotent=True),
     )
     async def memory_quarantine_list(
@@ -45,9 +46,12 @@ def register(mcp: ToolRegistry, ctx: ToolContext) -> None:
     ) -> QuarantineList:
         user = ctx.caller()
         with tool_errors():
-            items = await ctx.run(svc.quarantined, user, limit)
+            items = await ctx.run(svc.held_for_review, user, limit)
         return QuarantineList.model_validate(
-            {"quarantined": [memory_dict(m) for m in items], "count": len(items)}
+            {
+                "quarantined": [{**memory_dict(h.memory), "reason": h.reason} for h in items],
+                "count": len(items),
+            }
         )
 
     @mcp.tool(

@@ -120,7 +120,9 @@ def register(mcp: ToolRegistry, ctx: ToolContext) -> None:
         )
         with tool_errors():
             written = await ctx.run(svc.write_many, user, [item], tool="memory_write")
-        m = written[0]
+            m = written[0]
+            held = m.status == Status.QUARANTINED
+            why = (await ctx.run(svc.hold_reasons, user, [m.id]))[m.id] if held else None
         return WriteResult(
             memory_id=m.id,
             memory_type=m.memory_type.value,
@@ -130,6 +132,7 @@ def register(mcp: ToolRegistry, ctx: ToolContext) -> None:
             status=m.status.value,
             # a true duplicate of a stored memory was merged into it: this is that memory's id
             merged_into=m.merged_into or None,
+            reason=f"held for review: {why}" if why else None,
         )
 
     @mcp.tool(
@@ -160,12 +163,15 @@ def register(mcp: ToolRegistry, ctx: ToolContext) -> None:
         if m.status == Status.QUARANTINED:
             # The firewall held the new content: the old version stays current until an
             # operator approves this pending one, so the caller must not think it changed.
+            with tool_errors():
+                why = (await ctx.run(svc.hold_reasons, user, [m.id]))[m.id]
             return UpdateResult(
                 memory_id=memory_id,
                 updated=False,
                 status=m.status.value,
                 pending_id=m.id,
-                reason="the new content is held for review; the current version is unchanged",
+                reason="the new content is held for review; the current version is unchanged:"
+                f" {why}",
             )
         return UpdateResult(
             memory_id=m.id,
