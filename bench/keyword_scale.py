@@ -8,6 +8,7 @@ questions (bench/synth.py), as the search path calls it: the query's terms from
 user.
 
     python bench/keyword_scale.py --store DATA_DIR [--queries 200] [--user scale-user-0]
+        [--context N]
     python bench/keyword_scale.py --build 1000000 --users 1000 --store DATA_DIR
 
 --build N writes a store of its own first (records only: no vectors, no graph, no embedding),
@@ -132,6 +133,13 @@ def main() -> None:
     ap.add_argument("--store", required=True, help="data directory or graphmem.sqlite3 file")
     ap.add_argument("--queries", type=int, default=200)
     ap.add_argument("--user", default="scale-user-0")
+    ap.add_argument(
+        "--context",
+        type=int,
+        default=0,
+        metavar="N",
+        help="precede every question with N synthetic memories' texts (a dialogue-context query)",
+    )
     ap.add_argument("--limit", type=int, default=50, help="hits asked for (the service's pool)")
     ap.add_argument("--seed", type=int, default=99, help="query generator seed")
     ap.add_argument("--rounds", type=int, default=1, help="repeat the query set, keep each median")
@@ -154,7 +162,17 @@ def main() -> None:
     if not path.is_file():
         ap.error(f"no SQLite store at {path}")
     records = SQLiteRecords(path)
-    queries = [query_terms(q) for q in Generator(seed=args.seed).queries(args.queries)]
+    texts = Generator(seed=args.seed).queries(args.queries)
+    if args.context:
+        # an agent searching with its dialogue: N other memories' texts, then the question
+        ctx = list(Generator(seed=args.seed + 1).memories(args.queries * args.context))
+        texts = [
+            "\n".join([*ctx[i * args.context : (i + 1) * args.context], q])
+            for i, q in enumerate(texts)
+        ]
+    queries = [query_terms(q) for q in texts]
+    # the exact reference scores every term of the query, whatever the search keeps of them
+    every_term = [query_terms(q, 1 << 20) for q in texts]
     rq = RecordQuery(args.user)
 
     # Count the candidates handed to the Python re-score per search: the rows returned by the
@@ -212,7 +230,9 @@ def main() -> None:
     recall = {}
     if args.exact:
         for k in (10, args.limit):
-            recall[f"exact_top{k}_recall"] = exact_recall(records, args.user, queries, results, k)
+            recall[f"exact_top{k}_recall"] = exact_recall(
+                records, args.user, every_term, results, k
+            )
     records.close()
 
     per_query = [statistics.median(xs) for xs in zip(*rounds, strict=True)]

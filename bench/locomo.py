@@ -19,8 +19,16 @@ for k = 5, 10, 20, per category and overall. Modes share one store, ingested onc
   hybrid-history  default weights, include_history=True   (temporal validity off at recall:
                   superseded turns are candidates like any other; compare with hybrid, where
                   only current turns are, unless the question asks about the past)
+  bm25-ref        bench/bm25_ref.py: a plain BM25 (words; CJK characters and bigrams) over
+                  the conversation's memories read back from the store, the keyword channel's
+                  floor
 and any extra `--weights NAME:SPEC[;hops=N]` mode (SPEC goes to search(weights=...) as is and
 may carry graph=W; hops=N goes to search(expand_hops=N)).
+
+With `--context-turns N` every question is asked after N turns of its own conversation (a window
+chosen by a hash of the question, never one holding its evidence; bench/context_queries.py), as
+an agent searching with the dialogue it is in would; the quoted turns are left out of the
+rankings that are scored.
 
 Searches run with track_access=False so one question cannot influence the next, with the
 query-embedding cache off so every vector/hybrid search pays for embedding its query, and with
@@ -65,6 +73,8 @@ from _common import (  # noqa: E402
     settings_snapshot,
     wait_for_quiet,
 )
+from bm25_ref import from_store  # noqa: E402
+from context_queries import context_query  # noqa: E402
 
 DEFAULT_DATA = REPO_ROOT / ".." / "shared" / "bench" / "locomo10.json"
 DATA_SHA256 = "79fa87e90f04081343b8c8debecb80a9a6842b76a7aa537dc9fdf651ea698ff4"
@@ -85,6 +95,8 @@ BUILTIN_MODES: dict[str, tuple[Any, dict[str, Any]]] = {
     "hybrid-summaries": (None, {}),
 }
 SUMMARY_MODES = {"hybrid-summaries"}
+# the plain reference BM25 over the memories the benchmark wrote (bench/bm25_ref.py)
+REF_MODE = "bm25-ref"
 COMPACTED = "@compacted"
 METRICS = [f"{m}@{k}" for m in ("recall", "hit", "all") for k in KS] + ["mrr"]
 
@@ -137,6 +149,8 @@ class Question:
     category: int
     question: str
     evidence: list[str]
+    # dia_ids of the turns the query quotes (--context-turns): left out of what is scored
+    quoted: tuple[str, ...] = ()
 
 
 @dataclass
@@ -493,6 +507,14 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         " in single): a transcript imported with per-session dates, or a coarse clock; the graph"
         " must come out the same as with distinct timestamps",
     )
+    p.add_argument(
+        "--context-turns",
+        type=int,
+        default=0,
+        metavar="N",
+        help="ask every question after N turns of its conversation (bench/context_queries.py):"
+        " long dialogue-context queries; default 0, the question alone",
+    )
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     p.add_argument(
         "--seed-ids",
@@ -576,12 +598,17 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
             mode_args[m] = (extra[m], extra_hops.get(m, {}))
         elif m in BUILTIN_MODES:
             mode_args[m] = BUILTIN_MODES[m]
+        elif m == REF_MODE:
+            mode_args[m] = (None, {})
         else:
             raise SystemExit(
-                f"unknown mode {m!r}; use {', '.join(BUILTIN_MODES)} or --weights NAME:SPEC"
+                f"unknown mode {m!r}; use {', '.join([*BUILTIN_MODES, REF_MODE])} or"
+                " --weights NAME:SPEC"
             )
 
     turns_by_conv, questions, rep = load_locomo(data_path, convs, args.captions)
+    if args.context_turns:
+        questions = with_context(questions, turns_by_conv, args.context_turns)
 
     tmp = None
     if args.data_dir is None:
@@ -706,7 +733,11 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         "graphmem_modes": graphmem_modes,
         "peers": peer_info,
         "mode_args": {m: {"weights": w, **kw} for m, (w, kw) in mode_args.items()},
-        "settings": {**settings_snapshot(settings), "captions": bool(args.captions)},
+        "settings": {
+            **settings_snapshot(settings),
+            "captions": bool(args.captions),
+            "context_turns": args.context_turns,
+        },
         "vector_index": health,
         "turns_by_status": temporal,
         "ingest": args.ingest,
@@ -780,23 +811,35 @@ def search_pass(
     from tqdm import tqdm
 
     has_summaries = hasattr(svc.settings, "recall_on_summaries")
+    refs: dict[str, Any] = {}  # user -> the reference BM25 over the store as it is now
     bar = tqdm(questions, desc="search" + suffix, unit="q", file=sys.stderr, disable=not progress)
     for q, row in zip(bar, rows, strict=True):
         for mode in modes:
             if has_summaries:
                 svc.settings.recall_on_summaries = mode in SUMMARY_MODES
+            if mode == REF_MODE:
+                user = user_of(q.conv)
+                if user not in refs:
+                    refs[user] = from_store(svc, user)
+                ref, mems = refs[user]
+                t = time.perf_counter()
+                found = ref.search(q.question, TOP_K + len(q.quoted))
+                ms = (time.perf_counter() - t) * 1000
+                dia = unquoted(q, [str(mems[mid].metadata.get("dia_id")) for mid, _ in found])
+                record(row, latencies, mode + suffix, dia, ms, q.evidence)
+                continue
             t = time.perf_counter()
             weights, kwargs = mode_args[mode]
             res = svc.search(
                 user_of(q.conv),
                 q.question,
-                TOP_K,
+                TOP_K + len(q.quoted),
                 weights=weights,
                 track_access=False,
                 **kwargs,
             )
             ms = (time.perf_counter() - t) * 1000
-            dia = [str(h.memory.metadata.get("dia_id")) for h in res.hits]
+            dia = unquoted(q, [str(h.memory.metadata.get("dia_id")) for h in res.hits])
             record(row, latencies, mode + suffix, dia, ms, q.evidence)
     bar.close()
     if has_summaries:
@@ -834,10 +877,32 @@ def peers_pass(
         )
         for q, row in zip(bar, rows, strict=True):
             t = time.perf_counter()
-            dia = peer.search(user_of(q.conv), q.question, TOP_K)
+            dia = unquoted(q, peer.search(user_of(q.conv), q.question, TOP_K + len(q.quoted)))
             ms = (time.perf_counter() - t) * 1000
             record(row, latencies, peer.name, dia, ms, q.evidence)
         bar.close()
+
+
+def with_context(
+    questions: list[Question], turns_by_conv: dict[str, list[Turn]], n: int
+) -> list[Question]:
+    """Each question asked after n turns of its conversation that hold none of its evidence."""
+    out = []
+    for q in questions:
+        turns = turns_by_conv[q.conv]
+        evidence = set(q.evidence)
+        exclude = {i for i, t in enumerate(turns) if t.dia_id in evidence}
+        text, quoted = context_query(
+            [t.content for t in turns], q.question, f"{q.conv}:{q.index}", n, exclude
+        )
+        dia = tuple(turns[i].dia_id for i in quoted)
+        out.append(Question(q.conv, q.index, q.category, text, q.evidence, dia))
+    return out
+
+
+def unquoted(q: Question, dia: list[str]) -> list[str]:
+    """The top TOP_K of a ranking, less the turns the query quoted (the agent holds them)."""
+    return [d for d in dia if d not in q.quoted][:TOP_K]
 
 
 def user_of(conv_id: str) -> str:

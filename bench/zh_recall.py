@@ -29,8 +29,13 @@ of its answer memories:
   hit@k  an answer memory among the top k (k = 1, 5, 10)
   MRR    1 / rank of the first answer memory within the top 10 (0 if none)
 
-Modes are bench/locomo.py's (bm25, vector, hybrid, hybrid-nograph, ...). `--set KEY=VALUE`
-overrides any Settings field (e.g. --set embedding_model=... for another embedder).
+Modes are bench/locomo.py's (bm25, vector, hybrid, hybrid-nograph, ..., and bm25-ref: the plain
+reference BM25 of bench/bm25_ref.py over the scenario's memories as the store holds them).
+`--context-turns N` asks every question after N memories of its own stream that are none of its
+answers, bridges or stale values (bench/context_queries.py): a long dialogue-context query;
+the quoted memories are left out of the rankings that are scored.
+`--set KEY=VALUE` overrides any Settings field (e.g. --set embedding_model=... for another
+embedder).
 
 Usage: python bench/zh_recall.py [--split tune|test|all] [--modes hybrid,vector,bm25,hybrid-nograph]
        [--set KEY=VALUE] [--scenarios s01,s02] [--out PATH]
@@ -63,11 +68,13 @@ from _common import (  # noqa: E402
     percentile,
     settings_snapshot,
 )
-from locomo import BUILTIN_MODES, SUMMARY_MODES, seed_ids  # noqa: E402
+from bm25_ref import from_store  # noqa: E402
+from context_queries import context_query  # noqa: E402
+from locomo import BUILTIN_MODES, REF_MODE, SUMMARY_MODES, seed_ids  # noqa: E402
 
 DATA_DIR = Path(__file__).resolve().parent / "zh_recall"
 # LoCoMo's modes, less those that switch a setting per search (recall on summaries)
-MODES = {m: v for m, v in BUILTIN_MODES.items() if m not in SUMMARY_MODES}
+MODES = {m: v for m, v in BUILTIN_MODES.items() if m not in SUMMARY_MODES} | {REF_MODE: (None, {})}
 CATEGORIES = ("direct", "paraphrase", "multihop", "latest", "crosslang-en-q", "crosslang-zh-q")
 CHINESE = CATEGORIES[:4]
 CROSSLANG = CATEGORIES[4:]
@@ -282,6 +289,7 @@ def run_scenario(
     mode_args: dict[str, tuple[Any, dict[str, Any]]],
     overrides: dict[str, Any],
     latencies: dict[str, list[float]],
+    context_turns: int = 0,
 ) -> tuple[list[dict[str, Any]], dict[str, Any]]:
     """A fresh service on a temporary directory: ingest, then every question of `split` once
     per mode (modes interleaved per question)."""
@@ -296,8 +304,19 @@ def run_scenario(
             by_id = ingest(svc, scenario)
             ingest_s = time.perf_counter() - t0
             status = statuses(svc, scenario, by_id)
+            ref = from_store(svc, user_of(scenario))[0] if REF_MODE in modes else None
             rows = [
-                ask(svc, scenario, q, modes, mode_args, accepted, by_id, latencies)
+                ask(
+                    svc,
+                    scenario,
+                    with_context(scenario, q, context_turns),
+                    modes,
+                    mode_args,
+                    accepted,
+                    by_id,
+                    latencies,
+                    ref,
+                )
                 for q in scenario["questions"]
                 if split == "all" or q["split"] == split
             ]
@@ -312,6 +331,16 @@ def run_scenario(
     return rows, info
 
 
+def with_context(scenario: dict, q: dict, n: int) -> dict:
+    """The question asked after n memories of its stream that do not hold what it is about."""
+    if n <= 0:
+        return q
+    exclude = {*q["answers"], *q["bridge"], *q["stale"]}
+    stream = [m["text"] for m in scenario["memories"]]
+    text, quoted = context_query(stream, q["question"], q["id"], n, exclude)
+    return {**q, "question": text, "quoted": quoted}
+
+
 def ask(
     svc: Any,
     scenario: dict,
@@ -321,8 +350,10 @@ def ask(
     accepted: set[str],
     by_id: dict[str, list[int]],
     latencies: dict[str, list[float]],
+    ref: Any = None,
 ) -> dict[str, Any]:
-    """One question once per mode, scored."""
+    """One question once per mode, scored; `ref` is the reference BM25 for bm25-ref."""
+    quoted = set(q.get("quoted", ()))
     row: dict[str, Any] = {
         "scenario": scenario["scenario"],
         **{k: q[k] for k in ("id", "category", "split", "question", "answers")},
@@ -334,16 +365,21 @@ def ask(
     for mode in modes:
         weights, kwargs = mode_args[mode]
         t = time.perf_counter()
-        res = svc.search(
-            user_of(scenario),
-            q["question"],
-            TOP_K,
-            weights=weights,
-            track_access=False,
-            **{k: v for k, v in kwargs.items() if k in accepted},
-        )
+        if mode == REF_MODE:
+            got = [by_id[mid] for mid, _ in ref.search(q["question"], TOP_K + len(quoted))]
+        else:
+            res = svc.search(
+                user_of(scenario),
+                q["question"],
+                TOP_K + len(quoted),
+                weights=weights,
+                track_access=False,
+                **{k: v for k, v in kwargs.items() if k in accepted},
+            )
+            got = [by_id.get(h.memory.id, [h.memory.metadata.get("zh_idx")]) for h in res.hits]
         latencies[mode].append((time.perf_counter() - t) * 1000)
-        got = [by_id.get(h.memory.id, [h.memory.metadata.get("zh_idx")]) for h in res.hits]
+        # the memories the query quoted are the agent's own dialogue, not something found
+        got = [idx for idx in got if not set(idx) <= quoted][:TOP_K]
         row["retrieved"][mode] = got
         row["scores"][mode] = score(got, q["answers"])
         row["stale_first"][mode] = stale_first(got, q["answers"], q["stale"])
@@ -370,7 +406,9 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     per_scenario: dict[str, Any] = {}
     t0 = time.perf_counter()
     for s in tqdm(scenarios, desc="scenarios", file=sys.stderr, disable=args.no_progress):
-        got, info = run_scenario(s, args.split, modes, mode_args, overrides, latencies)
+        got, info = run_scenario(
+            s, args.split, modes, mode_args, overrides, latencies, args.context_turns
+        )
         rows += got
         per_scenario[s["scenario"]] = info
     wall = time.perf_counter() - t0
@@ -387,6 +425,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
             "scenarios": [s["scenario"] for s in scenarios],
             "questions_run": len(rows),
             "split": args.split,
+            "context_turns": args.context_turns,
         },
         "modes": modes,
         "mode_args": {m: {"weights": w, **kw} for m, (w, kw) in mode_args.items()},
@@ -531,6 +570,14 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         default=None,
         metavar="SEED",
         help="draw memory ids from a generator seeded with SEED, so two runs rank ties alike",
+    )
+    p.add_argument(
+        "--context-turns",
+        type=int,
+        default=0,
+        metavar="N",
+        help="ask every question after N memories of its stream (bench/context_queries.py):"
+        " long dialogue-context queries; default 0, the question alone",
     )
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     return p.parse_args(argv)

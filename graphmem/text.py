@@ -128,7 +128,15 @@ def search_text(text: str) -> str:
     return " ".join(tokens(text))
 
 
-def query_terms(text: str, limit: int = 32) -> list[str]:
+# Distinct terms a query keeps. Not a relevance choice: an agent that searches with the last
+# few turns of a dialogue sends a hundred or more distinct tokens, and keeping the first 32 of
+# them kept the dialogue and dropped the question at its end. The keyword channel chooses among
+# the terms by their document frequency (graphmem.stores.records.keyword), which only it knows;
+# this bound only keeps a pasted document from costing a lookup per word.
+QUERY_TERMS_MAX = 512
+
+
+def query_terms(text: str, limit: int = QUERY_TERMS_MAX) -> list[str]:
     """Distinct tokens of a query, first occurrences first, at most `limit` of them."""
     seen: dict[str, None] = {}
     for t in tokens(text):

@@ -7,12 +7,12 @@ only finds candidates; the score is Okapi BM25 (k1 = 1.2, b = 0.75, with Lucene'
 log(1 + (N - df + 0.5) / (df + 0.5)), which stays positive for a user with few memories) from
 `keyword_df`, a per-user document-frequency table kept in the same transaction as the memories.
 Its row with term '' holds the user's document count and the row '#len' their total tokens.
-Candidates are matched on the query's informative terms only (see MATCH_MAX_SHARE) and scored
-on all of them.
-
-How many candidates: when the user has at most CANDIDATES memories, or the informative terms
-occur in at most CANDIDATES of them together (the sum of their df bounds the matches), every
-match is re-scored and the result is exact BM25. A large user's terms match far more (at 100k
+How many candidates: when the user has at most CANDIDATES memories, or the query's terms occur
+in at most CANDIDATES of them together (the sum of their df bounds the matches), every memory
+holding any query term is re-scored and the result is exact BM25, the same ranking a plain
+BM25 over the user's memories gives (bench/bm25_ref.py checks it on every recall benchmark).
+Past that, candidates are matched on the query's informative terms only (see MATCH_MAX_SHARE)
+and scored on all of them. A large user's terms match far more (at 100k
 synthetic memories a question's terms match ~12,000 rows, at 1M ~120,000), so the adapter may
 narrow the match first (`_narrow_candidates`): the SQLite adapter takes the memories holding at
 least j of the rarest terms, j falling from all of them until there are enough (WANT_FACTOR x
@@ -57,8 +57,15 @@ RANKED_WINDOW = 4
 # per match, and a common combination of a million-memory user matches tens of thousands.
 RANK_MAX = 1000
 # Terms in more than this share of a user's memories score every memory alike (idf near 0) but
-# would make the full-text match return most of the store: they are scored, not matched on.
+# would make the full-text match return most of the store: past CANDIDATES matches they are
+# scored, not matched on. Within CANDIDATES they are matched on too: among a few hundred
+# memories such a term still has an idf above 1, and a memory that shares only common words
+# with the query can still be the best one there is.
 MATCH_MAX_SHARE = 0.25
+# A query scores on at most this many of its terms, the rarest (highest idf) ones: a long
+# dialogue-context query names hundreds, and the commonest add little to any score but cost a
+# substring test per candidate each.
+SCORE_TERMS = 128
 
 
 def idf(df: int, n: int) -> float:
@@ -159,14 +166,15 @@ class KeywordIndex(SQLBase):
         df = {t: int(n) for t, n in rows}
         n = df.pop(DOCS, 0)
         avgdl = df.pop(LENGTH, 0) / n if n else 0.0
-        useful = [t for t in terms if df.get(t, 0) > 0]
+        useful = sorted((t for t in terms if df.get(t, 0) > 0), key=lambda t: (df[t], t))
         if not useful:
             return []
-        match = [t for t in useful if df[t] <= MATCH_MAX_SHARE * n] or [
-            min(useful, key=lambda t: (df[t], t))
-        ]
-        match.sort(key=lambda t: (df[t], t))  # rarest first
-        if min(n, sum(df[t] for t in match)) <= CANDIDATES:
+        useful = useful[:SCORE_TERMS]  # rarest first
+        match = [t for t in useful if df[t] <= MATCH_MAX_SHARE * n] or useful[:1]
+        if min(n, sum(df[t] for t in useful)) <= CANDIDATES:
+            # exact: every memory holding any query term (at most CANDIDATES of them)
+            rows = self._candidates(q, useful, CANDIDATES, ranked=False)
+        elif sum(df[t] for t in match) <= CANDIDATES:
             rows = self._candidates(q, match, CANDIDATES, ranked=False)
         else:
             rows = self._narrow_candidates(
