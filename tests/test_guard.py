@@ -6,11 +6,16 @@ import pytest
 from pydantic import ValidationError
 
 from graphmem.guard import Candidate, Guard, GuardSettings
+from graphmem.guard.pii import PII_TYPES
+
+MASK_ALL = {t: "mask" for t in PII_TYPES}
 
 
 @pytest.fixture
 def guard() -> Guard:
-    return Guard(GuardSettings(rate_limit_backend="off", _env_file=None))
+    """A guard that masks every PII type: these tests are about the masking mechanism, which
+    by default applies to secrets only (see test_default_policy_keeps_contact_masks_secrets)."""
+    return Guard(GuardSettings(rate_limit_backend="off", pii_policy=MASK_ALL, _env_file=None))
 
 
 def test_benign_write_is_allowed_unchanged(guard: Guard) -> None:
@@ -25,6 +30,22 @@ def test_pii_is_masked_before_storage_and_never_logged(guard: Guard) -> None:
     details = d.audit_details()
     assert details["pii"] == ["email", "phone"] and "13812345678" not in str(details)
     assert all("13812345678" not in str(f.describe()) for f in d.pii_found)
+
+
+def test_default_policy_keeps_contact_masks_secrets() -> None:
+    """What the user asks to remember is the memory: a plumber's number and a colleague's
+    email are stored as written, while a password and an ID number never are."""
+    g = Guard(GuardSettings(rate_limit_backend="off", _env_file=None))
+    kept = "Our plumber Joe Rivera can be reached at 415-555-0134 or joe@riverafix.com"
+    d = g.screen_write(kept)
+    assert d.action == "allow" and d.content_after_masking == kept
+    d = g.screen_write("The wifi password is Tr0ub4dor&3 and my SSN is 123-45-6789")
+    assert "Tr0ub4dor&3" not in d.content_after_masking
+    assert "123-45-6789" not in d.content_after_masking
+    assert sorted({f.type for f in d.pii_found}) == ["password", "ssn"]
+    d = g.screen_write("导师的邮箱是 li.wei@pku.edu.cn，身份证号 11010519491231002X")
+    assert "li.wei@pku.edu.cn" in d.content_after_masking
+    assert "11010519491231002X" not in d.content_after_masking
 
 
 def test_injection_is_quarantined_with_reasons_scrubbed_of_pii(guard: Guard) -> None:
@@ -121,11 +142,11 @@ def test_consensus_uses_the_settings(guard: Guard) -> None:
 
 def test_settings_from_environment(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("GRAPHMEM_GUARD_INJECTION_THRESHOLD", "0.8")
-    monkeypatch.setenv("GRAPHMEM_GUARD_PII_POLICY", '{"email": "allow"}')
+    monkeypatch.setenv("GRAPHMEM_GUARD_PII_POLICY", '{"email": "mask"}')
     monkeypatch.setenv("GRAPHMEM_GUARD_RATE_LIMITS", '{"search": 30}')
     s = GuardSettings(_env_file=None)
     assert s.injection_threshold == 0.8
-    assert s.pii_policy["email"] == "allow" and s.pii_policy["phone"] == "mask"
+    assert s.pii_policy["email"] == "mask" and s.pii_policy["phone"] == "allow"
     assert s.rate_limits == {"write": 60.0, "search": 30.0}
     with pytest.raises(ValidationError, match="unknown PII types"):
         GuardSettings(pii_policy={"shoe_size": "mask"}, _env_file=None)

@@ -14,9 +14,18 @@ from typing import Any, Literal
 from pydantic import Field, SecretStr, field_validator, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
-from graphmem.guard.pii import PII_TYPES, Policy
+from graphmem.guard.pii import KIND_OF, PII_TYPES, PiiKind, Policy
 
-DEFAULT_PII_POLICY: dict[str, Policy] = {t: "mask" for t in PII_TYPES}
+# By kind: what the user asks to remember (a colleague's email, the plumber's number, a
+# birthday) is the memory and is kept as written; secrets (passwords, keys, ID and account
+# numbers) are masked before anything is stored, so they never reach the records, the keyword
+# index, the vectors, caches or exports in clear.
+DEFAULT_KIND_POLICY: dict[PiiKind, Policy] = {
+    "secret": "mask",
+    "contact": "allow",
+    "personal": "allow",
+}
+DEFAULT_PII_POLICY: dict[str, Policy] = {t: DEFAULT_KIND_POLICY[KIND_OF[t]] for t in PII_TYPES}
 DEFAULT_RATE_LIMITS: dict[str, float] = {"write": 60.0, "search": 120.0}
 # Extra injection risk by provenance, counted only when some rule already fired: text that came
 # from a document or another agent is where indirect prompt injection lives.
@@ -51,7 +60,8 @@ class GuardSettings(BaseSettings):
 
     pii_policy: dict[str, Policy] = Field(
         default_factory=lambda: dict(DEFAULT_PII_POLICY),
-        description="PII type -> mask, hash, reject or allow; a partial dict changes those types",
+        description="PII type -> mask, hash, reject or allow (keep); a partial dict changes those"
+        " types. Default: secrets masked, contact details and personal data kept",
     )
     hash_key: SecretStr | None = Field(
         None, description="HMAC key for the 'hash' PII policy; required when any type uses it"
