@@ -457,3 +457,21 @@ __all__ = [
     "luhn_valid",
     "placeholder",
 ]
+
+
+# kinds (superseded by the recogniser branch)
+# What each type is, for the policy by kind (graphmem.guard.policy): a secret is vaulted by
+# default, contact details and personal data are kept for their owner.
+PiiKind = Literal["secret", "contact", "personal"]
+PII_KINDS: tuple[PiiKind, ...] = ("secret", "contact", "personal")
+KIND_OF: dict[PiiType, PiiKind] = {
+    "email": "contact",
+    "phone": "contact",
+    "ip_address": "contact",
+    "cn_id": "secret",
+    "bank_card": "secret",
+    "iban": "secret",
+    "api_key": "secret",
+    "password": "secret",
+}
+__all__ += ["KIND_OF", "PII_KINDS", "PiiKind"]
