@@ -23,6 +23,7 @@ from graphmem.breaker import Breaker
 from graphmem.embedder import Embedder
 from graphmem.extractors import Extractor
 from graphmem.guard import Guard
+from graphmem.guard.vault import Vault
 from graphmem.linking import Linker
 from graphmem.metrics import LatencyRecorder
 from graphmem.model import Memory, utcnow
@@ -102,6 +103,7 @@ class Context:
     summaries: SummaryVectors
     temporal: Temporal
     purgers: dict[str, Purger]
+    vault: Vault  # the secrets the PII policy takes out of memories (graphmem.guard.vault)
     write_lock: threading.RLock = field(default_factory=threading.RLock)
     search_stats: SearchStats = field(default_factory=SearchStats)
     next_drain: float = 0.0  # monotonic time before which a lagging outbox is not retried

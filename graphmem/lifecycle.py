@@ -45,6 +45,7 @@ from collections.abc import Sequence
 from datetime import datetime, timedelta
 
 from graphmem import ranking
+from graphmem.guard.policy import REF_RE
 from graphmem.meaning import same_meaning
 from graphmem.model import Kind, Memory, Status
 from graphmem.settings import Settings
@@ -93,9 +94,12 @@ def mergeable(a: Memory, b: Memory, now: datetime) -> bool:
     its provenance to an agent's inference of the same words. Scopes too: folding one agent's
     memory into another's would hide it from the first agent's filtered reads. Meaning is
     checked last, as it is the costliest test; an embedding alone cannot tell Tuesday from
-    Thursday."""
+    Thursday. A memory holding vaulted secrets never merges: each secret is sealed to its
+    memory's id, and the survivor's text would point at the other's."""
     return (
         a.user_id == b.user_id
+        and not REF_RE.search(a.content)
+        and not REF_RE.search(b.content)
         and a.kind == b.kind == Kind.MEMORY  # chunks are deduplicated by hash, never merged
         and a.memory_type == b.memory_type
         and a.source == b.source

@@ -21,6 +21,7 @@ from graphmem.context import AccessTracker, Context, Purger
 from graphmem.embedder import Embedder, embedder_for
 from graphmem.extractors import Extractor, make_extractor
 from graphmem.guard import Guard
+from graphmem.guard.vault import Vault, key_path
 from graphmem.linking import Linker
 from graphmem.metrics import LatencyRecorder
 from graphmem.model import Memory
@@ -44,6 +45,7 @@ from graphmem.usecases import compact as compacting
 from graphmem.usecases import erase as erasing
 from graphmem.usecases import graph as graphing
 from graphmem.usecases import read as reading
+from graphmem.usecases import reveal as revealing
 from graphmem.usecases import review as reviewing
 from graphmem.usecases import search as searching
 from graphmem.usecases import update as updating
@@ -96,6 +98,11 @@ def build_context(
         # Stores outside the records/vectors/graph trio (working memory, result caches)
         # register (purge, count) callables here so erasing a user reaches them too.
         purgers=_purgers(cache, guard),
+        vault=Vault(
+            records,
+            s.vault_key.get_secret_value() if s.vault_key else None,
+            key_path(s.data_dir, s.vault_key_file),
+        ),
     )
 
 
@@ -255,6 +262,19 @@ class MemoryService(DocumentsAPI):
         """One memory. An agent asking for a quarantined one gets HeldForReviewError (a
         NotFoundError that says it is pending review) instead of its content."""
         return reading.get(self.context, user_id, memory_id, viewer=viewer)
+
+    def reveal(
+        self,
+        user_id: str,
+        memory_id: str,
+        refs: list[str] | None = None,
+        *,
+        viewer: Viewer = Viewer.AGENT,
+        tool: str | None = None,
+    ) -> dict[str, Any]:
+        """The vaulted secrets of one of the user's memories, in clear, audited without the
+        values (graphmem.usecases.reveal); another user gets NotFoundError."""
+        return revealing.reveal(self.context, user_id, memory_id, refs, viewer=viewer, tool=tool)
 
     def update(
         self,

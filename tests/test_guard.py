@@ -7,6 +7,7 @@ from pydantic import ValidationError
 
 from graphmem.guard import Candidate, Guard, GuardSettings
 from graphmem.guard.pii import PII_TYPES
+from graphmem.guard.policy import resolve
 
 MASK_ALL = {t: "mask" for t in PII_TYPES}
 
@@ -146,9 +147,11 @@ def test_settings_from_environment(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("GRAPHMEM_GUARD_RATE_LIMITS", '{"search": 30}')
     s = GuardSettings(_env_file=None)
     assert s.injection_threshold == 0.8
-    assert s.pii_policy["email"] == "mask" and s.pii_policy["phone"] == "allow"
+    actions = resolve(s.pii_policy)
+    assert actions["email"] == "mask" and actions["phone"] == "keep"
+    assert actions["password"] == "vault"
     assert s.rate_limits == {"write": 60.0, "search": 30.0}
-    with pytest.raises(ValidationError, match="unknown PII types"):
+    with pytest.raises(ValidationError, match="unknown PII kind or type"):
         GuardSettings(pii_policy={"shoe_size": "mask"}, _env_file=None)
     # budgets are per user, whichever tool spends them: a per-tool limit is refused, not ignored
     with pytest.raises(ValidationError, match=r"unknown rate-limit budgets \['memory_write'\]"):

@@ -95,6 +95,8 @@ def test_sqlite_schema_is_equivalent_to_init_sql(tmp_path: Path) -> None:
             "keyword_df",
             "store_meta",
             "library_readers",
+            "vault_keys",
+            "vault_secrets",
         }
     )
     for table in mysql:

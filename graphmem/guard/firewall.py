@@ -4,7 +4,8 @@ It composes the pieces in the order that keeps them honest:
 
 1. rate limit (cheapest, and a refused call should cost nothing else);
 2. canonicalise once (canonical.py) - every later step reads the same undisguised text;
-3. PII: find on the canonical text, mask or hash in the stored text, or refuse per policy;
+3. PII: find on the canonical text, then keep, vault, mask or hash it in the stored text, or
+   refuse, per the policy by kind (policy.py);
 4. injection screening with the source's extra risk -> allow | quarantine | reject (rules plus
    the learned classifier; the classifier alone can quarantine but never reject).
 
@@ -27,7 +28,9 @@ from graphmem.guard.canonical import canonicalize
 from graphmem.guard.consensus import Candidate, ConsensusDecision, check_consensus
 from graphmem.guard.injection import CLASSIFIER_RULE, InjectionResult, screen
 from graphmem.guard.metadata import MetadataScreen
-from graphmem.guard.pii import PiiFinding, Policy, apply_policy, find_pii
+from graphmem.guard.pii import PiiFinding, find_pii
+from graphmem.guard.policy import Action as PiiAction
+from graphmem.guard.policy import SealedItem, Sealer, apply, for_search
 from graphmem.guard.ratelimit import RateLimitExceeded, bucket_key
 from graphmem.guard.settings import GuardSettings
 from graphmem.stores import resolve_backend
@@ -55,6 +58,9 @@ class WriteDecision:
     signals: dict[str, int] = field(default_factory=dict)
     # The input that decided the action, so a refusal names what the caller must change.
     source_field: Literal["content", "metadata"] = "content"
+    # Values the policy vaults, with the references that replace them; in memory only, for the
+    # write to encrypt in its own transaction, and never in the audit details or reasons.
+    sealed: list[SealedItem] = field(default_factory=list, repr=False)
 
     @property
     def status(self) -> str | None:
@@ -174,17 +180,28 @@ class Guard:
 
     # ------------------------------------------------------------------ writes
     def screen_write(
-        self, content: str, source: str = "user", metadata: Mapping[str, Any] | None = None
+        self,
+        content: str,
+        source: str = "user",
+        metadata: Mapping[str, Any] | None = None,
+        *,
+        sealer: Sealer | None = None,
     ) -> WriteDecision:
-        """Screen one write without touching rate limits (batches, imports, benchmarks)."""
+        """Screen one write without touching rate limits (batches, imports, benchmarks).
+
+        `sealer` numbers the vault references; pass the one of an earlier screen of the same
+        memory (its summary after its content, an update) so references do not collide.
+        Vaulting is the policy's, and holds even with the screen disabled: turning injection
+        screening off must not store a password in clear.
+        """
         s = self.settings
+        sealer = sealer if sealer is not None else Sealer()
+        actions = s.actions(source)
         if not s.enabled:
-            return WriteDecision(
-                "allow", content, 0.0, metadata_after_masking=dict(metadata) if metadata else None
-            )
+            return self._unscreened(content, metadata, actions, sealer)
         canon = canonicalize(content, max_depth=s.max_decode_depth)
         findings = find_pii(canon)
-        masked, rejected = apply_policy(canon.sanitized, findings, s.pii_policy, self._hash_key)
+        masked, rejected = apply(canon.sanitized, findings, actions, self._hash_key, sealer)
         result = screen(
             canon,
             source_weight=s.source_risk.get(str(source), 0.0),
@@ -194,9 +211,9 @@ class Guard:
         meta_out: dict[str, Any] | None = dict(metadata) if metadata else None
         culprit: Literal["content", "metadata"] = "content"
         if metadata and s.screen_metadata:
-            meta_out, meta_findings, meta_result = self._screen_metadata(metadata, source)
+            meta_out, meta_findings, meta_result = self._screen_metadata(metadata, source, sealer)
             findings = findings + meta_findings
-            meta_rejected = [f for f in meta_findings if s.pii_policy.get(f.type) == "reject"]
+            meta_rejected = [f for f in meta_findings if actions.get(f.type) == "reject"]
             if meta_result.risk > result.risk:
                 result = InjectionResult(meta_result.risk, meta_result.hits, meta_result.signals)
                 culprit = "metadata"
@@ -224,16 +241,48 @@ class Guard:
             result.categories,
             result.signals,
             culprit,
+            [] if action == "reject" else sealer.items,
         )
 
+    def _unscreened(
+        self,
+        content: str,
+        metadata: Mapping[str, Any] | None,
+        actions: dict[str, PiiAction],
+        sealer: Sealer,
+    ) -> WriteDecision:
+        """With the screen off, only what the policy vaults is taken out (nothing is masked,
+        refused or scored)."""
+        vault_only: dict[str, PiiAction] = {
+            t: ("vault" if a == "vault" else "keep") for t, a in actions.items()
+        }
+        if "vault" not in vault_only.values():
+            return WriteDecision(
+                "allow", content, 0.0, metadata_after_masking=dict(metadata) if metadata else None
+            )
+        canon = canonicalize(content, max_depth=0)
+        text, _ = apply(canon.sanitized, find_pii(canon), vault_only, None, sealer)
+        meta = None
+        if metadata:
+            meta = MetadataScreen(
+                vault_only,
+                None,
+                sealer=sealer,
+                max_decode_depth=0,
+                source_weight=0.0,
+                use_classifier=False,
+            ).run(metadata)[0]
+        return WriteDecision("allow", text, 0.0, metadata_after_masking=meta, sealed=sealer.items)
+
     def _screen_metadata(
-        self, metadata: Mapping[str, Any], source: str
+        self, metadata: Mapping[str, Any], source: str, sealer: Sealer
     ) -> tuple[dict[str, Any], list[PiiFinding], InjectionResult]:
         """Mask PII in every metadata key and value and score them (see metadata.py)."""
         s = self.settings
         return MetadataScreen(
-            s.pii_policy,
+            s.actions(source),
             self._hash_key,
+            sealer=sealer,
             max_decode_depth=s.max_decode_depth,
             source_weight=s.source_risk.get(str(source), 0.0),
             use_classifier=s.classifier,
@@ -274,10 +323,8 @@ class Guard:
             return SearchDecision("allow", query, 0.0)
         canon = canonicalize(query, max_depth=self.settings.max_decode_depth)
         findings = find_pii(canon)
-        policy: dict[str, Policy] = {
-            k: ("mask" if v == "reject" else v) for k, v in self.settings.pii_policy.items()
-        }
-        masked, _ = apply_policy(canon.sanitized, findings, policy, self._hash_key)
+        policy = for_search(self.settings.actions())
+        masked, _ = apply(canon.sanitized, findings, policy, self._hash_key)
         result = screen(canon, use_classifier=self.settings.classifier)
         return SearchDecision(
             "allow", masked, result.risk, _scrub(result.reasons(), findings), findings
@@ -291,10 +338,8 @@ class Guard:
         findings = find_pii(canon)
         if not findings:
             return query
-        policy: dict[str, Policy] = {
-            k: ("mask" if v == "reject" else v) for k, v in self.settings.pii_policy.items()
-        }
-        return apply_policy(canon.sanitized, findings, policy, self._hash_key)[0]
+        policy = for_search(self.settings.actions())
+        return apply(canon.sanitized, findings, policy, self._hash_key)[0]
 
     # ------------------------------------------------------------------ consensus
     def consensus(

@@ -26,7 +26,8 @@ from graphmem.errors import InvalidInputError
 from graphmem.guard.canonical import Canonical, canonicalize
 from graphmem.guard.classifier import is_prose
 from graphmem.guard.injection import REASON_FLOOR, InjectionResult, classify, screen
-from graphmem.guard.pii import PiiFinding, Policy, apply_policy, find_pii
+from graphmem.guard.pii import PiiFinding, find_pii
+from graphmem.guard.policy import Action, Sealer, apply
 
 # One limit and one message for writes (graphmem.model.check_metadata) and the screen, which
 # bounds its own work for callers that screen metadata no write has checked.
@@ -73,15 +74,17 @@ class MetadataScreen:
 
     def __init__(
         self,
-        policy: dict[str, Policy],
+        policy: dict[str, Action],
         hash_key: bytes | None,
         *,
+        sealer: Sealer | None = None,
         max_decode_depth: int,
         source_weight: float,
         use_classifier: bool,
     ) -> None:
         self.policy = policy
         self.hash_key = hash_key
+        self.sealer = sealer
         self.max_decode_depth = max_decode_depth
         self.source_weight = source_weight
         self.use_classifier = use_classifier
@@ -108,7 +111,7 @@ class MetadataScreen:
             else:
                 canon = canonicalize(s, max_depth=self.max_decode_depth)
                 found = find_pii(canon)
-            masked = apply_policy(canon.sanitized, found, self.policy, self.hash_key)[0]
+            masked = apply(canon.sanitized, found, self.policy, self.hash_key, self.sealer)[0]
             got = _Screened(canon, masked, found, _identifier_like(s, canon.sanitized))
             self._seen[s] = got
         # every occurrence counts, so a value repeated under two keys is reported twice

@@ -4,7 +4,8 @@ This is the `guard` section of the settings tree (`Settings().guard`), defined b
 so the firewall can be configured, tested and benchmarked on its own (`Guard(GuardSettings())`).
 Redis, for `rate_limit_backend` redis or auto, is the root's `redis_url`. Dict-valued settings
 are JSON, and a partial dict is merged into the defaults, so
-`GRAPHMEM_GUARD_PII_POLICY='{"email": "hash"}'` changes e-mail only.
+`GRAPHMEM_GUARD_PII_POLICY='{"email": "mask"}'` changes e-mail only. The PII policy takes kinds
+(secret, contact, personal) and types, a type overriding its kind (graphmem.guard.policy).
 """
 
 from __future__ import annotations
@@ -14,18 +15,15 @@ from typing import Any, Literal
 from pydantic import Field, SecretStr, field_validator, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
-from graphmem.guard.pii import KIND_OF, PII_TYPES, PiiKind, Policy
+from graphmem.guard.policy import (
+    DEFAULT_DOCUMENT_POLICY,
+    DEFAULT_POLICY,
+    Action,
+    check_policy,
+    resolve,
+)
 
-# By kind: what the user asks to remember (a colleague's email, the plumber's number, a
-# birthday) is the memory and is kept as written; secrets (passwords, keys, ID and account
-# numbers) are masked before anything is stored, so they never reach the records, the keyword
-# index, the vectors, caches or exports in clear.
-DEFAULT_KIND_POLICY: dict[PiiKind, Policy] = {
-    "secret": "mask",
-    "contact": "allow",
-    "personal": "allow",
-}
-DEFAULT_PII_POLICY: dict[str, Policy] = {t: DEFAULT_KIND_POLICY[KIND_OF[t]] for t in PII_TYPES}
+DEFAULT_PII_POLICY: dict[str, str] = dict(DEFAULT_POLICY)
 DEFAULT_RATE_LIMITS: dict[str, float] = {"write": 60.0, "search": 120.0}
 # Extra injection risk by provenance, counted only when some rule already fired: text that came
 # from a document or another agent is where indirect prompt injection lives.
@@ -58,10 +56,14 @@ class GuardSettings(BaseSettings):
     screen_metadata: bool = Field(True, description="screen and mask string values in metadata")
     max_decode_depth: int = Field(2, ge=0, le=4, description="nested base64/hex decoding depth")
 
-    pii_policy: dict[str, Policy] = Field(
+    pii_policy: dict[str, str] = Field(
         default_factory=lambda: dict(DEFAULT_PII_POLICY),
-        description="PII type -> mask, hash, reject or allow (keep); a partial dict changes those"
-        " types. Default: secrets masked, contact details and personal data kept",
+        description="PII kind (secret, contact, personal) or type -> keep, vault, mask, reject"
+        " or hash; a type overrides its kind; a partial dict changes those keys only",
+    )
+    pii_policy_documents: dict[str, str] = Field(
+        default_factory=lambda: dict(DEFAULT_DOCUMENT_POLICY),
+        description="the same, for what is ingested as documents (source=document)",
     )
     hash_key: SecretStr | None = Field(
         None, description="HMAC key for the 'hash' PII policy; required when any type uses it"
@@ -108,15 +110,18 @@ class GuardSettings(BaseSettings):
             )
         super().__init__(**values)
 
-    @field_validator("pii_policy", mode="before")
+    @field_validator("pii_policy", "pii_policy_documents", mode="before")
     @classmethod
     def _merge_policy(cls, v: Any) -> Any:
         if isinstance(v, dict):
-            unknown = set(v) - set(PII_TYPES)
-            if unknown:
-                raise ValueError(f"unknown PII types {sorted(unknown)}; known: {list(PII_TYPES)}")
-            return {**DEFAULT_PII_POLICY, **{k.lower(): val for k, val in v.items()}}
+            return {**DEFAULT_POLICY, **check_policy(v)}
         return v
+
+    def actions(self, source: str = "user") -> dict[str, Action]:
+        """The action for every PII type, for a write from `source`."""
+        if str(source) == "document":
+            return resolve(self.pii_policy_documents)
+        return resolve(self.pii_policy)
 
     @field_validator("rate_limits", mode="before")
     @classmethod
@@ -142,7 +147,8 @@ class GuardSettings(BaseSettings):
     def _check(self) -> GuardSettings:
         if self.reject_threshold < self.injection_threshold:
             raise ValueError("reject_threshold must be >= injection_threshold")
-        if "hash" in self.pii_policy.values() and not self.hash_key:
+        used = {*self.pii_policy.values(), *self.pii_policy_documents.values()}
+        if "hash" in used and not self.hash_key:
             raise ValueError(
                 "the 'hash' PII policy needs GRAPHMEM_GUARD_HASH_KEY (an HMAC key),"
                 " otherwise hashed values could be recovered by guessing"

@@ -123,6 +123,17 @@ class Settings(BaseSettings):
         "mysql://graphmem:graphmem@127.0.0.1:3306/graphmem", description="for records_backend mysql"
     )
 
+    vault_key: SecretStr | None = Field(
+        None,
+        description="the vault's store key, base64 of 32 bytes, which wraps every user's data"
+        " key; unset: read from vault_key_file (docs/security.md, rotation)",
+    )
+    vault_key_file: Path | None = Field(
+        None,
+        description="where the store key is kept when vault_key is unset (created mode 0600 on"
+        " first use); unset: <data_dir>/vault.key. Back it up apart from the database",
+    )
+
     vector_backend: Literal["edge", "qdrant"] = Field(
         "edge", description="vectors: edge (Qdrant Edge, <data_dir>/vectors) or qdrant (a server)"
     )

@@ -36,11 +36,13 @@ from graphmem.context import Context
 from graphmem.documents import Chunk, Document, DocumentError, chunk, discover, load_path, load_url
 from graphmem.errors import InvalidInputError
 from graphmem.filters import MemoryFilter, MetaCondition
+from graphmem.guard import WriteDecision
 from graphmem.model import Kind, Memory, MemoryType, Source, Status, check_user, new_id, utcnow
 from graphmem.stores.records import RecordQuery
 from graphmem.summary import summarize
 from graphmem.temporal import Supersession
 from graphmem.text import search_text
+from graphmem.usecases.write import seal
 
 log = logging.getLogger("graphmem.documents")
 
@@ -296,13 +298,16 @@ def _store(
     together, and a crash never leaves half a document that a re-run would take for whole."""
     now = utcnow()
     memories: list[Memory] = []
+    decisions: list[WriteDecision] = []
     for piece in pieces:
-        m = _screened(ctx, owner, doc, piece, now)
-        if m is None:
+        got = _screened(ctx, owner, doc, piece, now)
+        if got is None:
             outcome.rejected += 1
             continue
+        m, decision = got
         outcome.quarantined += m.status == Status.QUARANTINED
         memories.append(m)
+        decisions.append(decision)
     if not memories:
         outcome.action, outcome.superseded = "failed", 0
         outcome.error = "the memory firewall refused every chunk; nothing was stored"
@@ -321,9 +326,10 @@ def _store(
         Supersession(m.id, memories[min(i, len(memories) - 1)].id, now)
         for i, m in enumerate(current)
     ]
+    secrets = seal(ctx, owner, memories, decisions)
     with ctx.writing(owner), ctx.write_lock:
         graph = ctx.linker.link(owner, memories, extractions)
-        ctx.records.insert(memories, [search_text(t) for t in texts], graph, supersede)
+        ctx.records.insert(memories, [search_text(t) for t in texts], graph, supersede, secrets)
         ctx.project(memories, vecs)
         if supersede:
             ctx.projector.apply(ctx.records.outbox_for([x.old_id for x in supersede]))
@@ -347,7 +353,9 @@ def _store(
     )
 
 
-def _screened(ctx: Context, owner: str, doc: Document, piece: Chunk, now: Any) -> Memory | None:
+def _screened(
+    ctx: Context, owner: str, doc: Document, piece: Chunk, now: Any
+) -> tuple[Memory, WriteDecision] | None:
     """The chunk as a record, screened like any `source=document` write; None if refused."""
     # The text a page author wrote is screened (content, title, headings); the fields graphmem
     # computed (hashes, offsets, the source) are not: a hex digest is no instruction, and the
@@ -372,7 +380,8 @@ def _screened(ctx: Context, owner: str, doc: Document, piece: Chunk, now: Any) -
         user_id=owner,
         content=decision.content_after_masking,
         memory_type=MemoryType.FACT,
-        summary=summarize(piece.text),
+        # from the screened text, so a vaulted secret is not left in clear in the summary
+        summary=summarize(_body(decision.content_after_masking, content != piece.text)),
         source=Source.DOCUMENT,
         metadata=metadata,
         status=Status(decision.status),
@@ -382,7 +391,12 @@ def _screened(ctx: Context, owner: str, doc: Document, piece: Chunk, now: Any) -
         kind=Kind.DOCUMENT,
     )
     m.decay_score = lifecycle.decay_score(m, now, ctx.settings)
-    return m
+    return m, decision
+
+
+def _body(screened: str, has_trail: bool) -> str:
+    """The screened chunk without its heading line (chunk_content puts one first)."""
+    return screened.split("\n", 1)[1] if has_trail and "\n" in screened else screened
 
 
 def delete_document(ctx: Context, owner: str, uri: str) -> list[str]:

@@ -39,6 +39,9 @@ class ErasureReceipt:
     pending: list[str] = field(default_factory=list)
     finished_at: str = ""
     files_holding: list[str] = field(default_factory=list)
+    # Crypto-shredding: the user's data key is gone, so any copy of their secrets (a backup,
+    # a replica, a free page) can no longer be decrypted.
+    vault: str = "no data key"
 
     @property
     def files_clean(self) -> bool:
@@ -58,6 +61,7 @@ class ErasureReceipt:
             "files_clean": self.files_clean,
             "files_holding": self.files_holding,
             "verified": self.verified,
+            "vault": self.vault,
             "finished_at": self.finished_at,
         }
 
@@ -88,6 +92,11 @@ def erase_user(ctx: Context, user_id: str, requested_by: str = "user") -> Erasur
         }
         tombstones = [it for it in ctx.records.outbox_for([ERASE_MARK]) if it.user_id == user_id]
         ctx.projector.apply(tombstones)
+    vault = (
+        f"data key destroyed ({deleted.get('records.vault_secrets', 0)} secrets shredded)"
+        if deleted.get("records.vault_keys")
+        else "no data key"
+    )
     pending = [
         t
         for it in ctx.records.outbox_for([ERASE_MARK])
@@ -108,7 +117,14 @@ def erase_user(ctx: Context, user_id: str, requested_by: str = "user") -> Erasur
         log.warning("could not scrub the records store after erasing a user: %s", e)
     holding = files_holding(Path(ctx.settings.data_dir), _still_unique(ctx, markers))
     return ErasureReceipt(
-        user_id, requested_by, deleted, left, sorted(set(pending)), utcnow().isoformat(), holding
+        user_id,
+        requested_by,
+        deleted,
+        left,
+        sorted(set(pending)),
+        utcnow().isoformat(),
+        holding,
+        vault,
     )
 
 

@@ -4,6 +4,7 @@ archive and restore, and forgetting by similarity to a query."""
 from __future__ import annotations
 
 import copy
+import json
 from collections.abc import Mapping
 from typing import Any
 
@@ -11,6 +12,7 @@ from graphmem import metrics
 from graphmem.actor import audit_by
 from graphmem.context import Context
 from graphmem.errors import FirewallRejected, InvalidInputError
+from graphmem.guard.policy import Sealer, refs_in
 from graphmem.model import (
     Memory,
     Status,
@@ -27,7 +29,7 @@ from graphmem.summary import summarize
 from graphmem.text import search_text
 from graphmem.usecases.read import get
 from graphmem.usecases.search import similar
-from graphmem.usecases.write import hold_update
+from graphmem.usecases.write import hold_update, seal
 
 
 def update(
@@ -87,7 +89,9 @@ def _update(
         text = mem.content
         if content is not None:
             text = check_content(content, ctx.settings.max_content_chars)
-        decision = ctx.guard.screen_write(text, mem.source.value, new_meta)
+        # New secrets are numbered after the memory's own references, and sealed to it below.
+        sealer = Sealer(refs_in(f"{mem.content} {json.dumps(mem.metadata, ensure_ascii=False)}"))
+        decision = ctx.guard.screen_write(text, mem.source.value, new_meta, sealer=sealer)
         metrics.write_decision(decision.action)
         if decision.action == "reject":
             reason = decision.reasons or "refused"
@@ -108,10 +112,11 @@ def _update(
     if decision is not None and decision.action == "quarantine":
         return hold_update(ctx, before, mem, decision, tool)
     vec = ctx.embedder.encode([mem.content]) if content is not None else None
+    secrets = seal(ctx, mem.user_id, [mem], [decision]) if decision is not None else []
     with ctx.write_lock:
         if content is not None and before.content != mem.content:
             ctx.temporal.keep_version(before, mem)  # a new version, not an overwrite
-        ctx.records.update_content(mem, search_text(mem.content))
+        ctx.records.update_content(mem, search_text(mem.content), secrets=secrets)
         if vec is not None:
             ctx.project([mem], vec)
         else:

@@ -8,7 +8,8 @@ transaction holds the rows, entities, relations and outbox entries, and the proj
 from __future__ import annotations
 
 import logging
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from datetime import datetime
 from typing import Any
 
@@ -17,8 +18,10 @@ from graphmem.actor import audit_by
 from graphmem.context import Context
 from graphmem.errors import FirewallRejected, InvalidInputError
 from graphmem.guard import WriteDecision
+from graphmem.guard.policy import Sealer
 from graphmem.model import Memory, Status, check_user, new_id, utcnow
 from graphmem.requests import WriteItem
+from graphmem.stores.records import SecretRow
 from graphmem.summary import MAX_SUMMARY, summarize
 from graphmem.text import search_text
 from graphmem.usecases.merge import merge_on_write
@@ -34,7 +37,8 @@ def prepare(
     s = ctx.settings
     w = WriteItem.of(item)
     content, source, metadata = w.checked_content(s.max_content_chars)
-    decision = ctx.guard.screen_write(content, source.value, metadata)
+    sealer = Sealer()  # one numbering of vault references for the content, metadata, summary
+    decision = ctx.guard.screen_write(content, source.value, metadata, sealer=sealer)
     metrics.write_decision(decision.action)
     if decision.action == "reject":
         reason = decision.reasons or "refused by the memory firewall"
@@ -46,10 +50,11 @@ def prepare(
         metadata = decision.metadata_after_masking
     rest = w.checked_rest(now, s.max_content_chars)
     summary = (
-        ctx.guard.screen_write(rest.summary, source.value).content_after_masking
+        ctx.guard.screen_write(rest.summary, source.value, sealer=sealer).content_after_masking
         if rest.summary
         else llm_summary(ctx, content)
     )
+    decision = replace(decision, sealed=sealer.items)
     mem = Memory(
         id=new_id(),
         user_id=user_id,
@@ -137,12 +142,17 @@ def write_many(
         extractions = ctx.extractor.extract_many(texts)
     finally:
         vecs = pending.result()
+    secrets = seal(ctx, user_id, memories, decisions)
     with ctx.writing(user_id), ctx.write_lock:
         plan = ctx.temporal.plan(user_id, memories, vecs)
         graph = ctx.linker.link(user_id, memories, extractions)
         graph.relations.extend(plan.relations)
         ctx.records.insert(
-            memories, [search_text(m.content) for m in memories], graph, plan.supersede
+            memories,
+            [search_text(m.content) for m in memories],
+            graph,
+            plan.supersede,
+            secrets,
         )
         ctx.project(memories, vecs)
         if plan.supersede:
@@ -152,6 +162,17 @@ def write_many(
         ctx.invalidate(user_id)
     audit_writes(ctx, user_id, memories, decisions, tool, plan.outcomes)
     return merge_on_write(ctx, user_id, memories, vecs)
+
+
+def seal(
+    ctx: Context, user_id: str, memories: Sequence[Memory], decisions: Sequence[WriteDecision]
+) -> list[SecretRow]:
+    """The vault rows of a batch's secrets, encrypted before the transaction that stores them
+    with their memories: a memory is never stored holding a reference to nothing."""
+    return ctx.vault.seal(
+        user_id,
+        [(m.id, it) for m, d in zip(memories, decisions, strict=True) for it in d.sealed],
+    )
 
 
 def audit_writes(
@@ -195,9 +216,10 @@ def hold_update(
     pending.decay_score = lifecycle.decay_score(pending, pending.created_at, s)
     vec = ctx.embedder.encode([pending.content])
     extractions = ctx.extractor.extract_many([pending.content])
+    secrets = seal(ctx, pending.user_id, [pending], [decision])
     with ctx.writing(pending.user_id), ctx.write_lock:
         graph = ctx.linker.link(pending.user_id, [pending], extractions)
-        ctx.records.insert([pending], [search_text(pending.content)], graph)
+        ctx.records.insert([pending], [search_text(pending.content)], graph, None, secrets)
         ctx.project([pending], vec)
         ctx.invalidate(pending.user_id)  # last: a search cached before it was made is unreachable
         ctx.records.audit(
@@ -215,4 +237,4 @@ def hold_update(
     return pending
 
 
-__all__ = ["audit_writes", "hold_update", "llm_summary", "prepare", "write_many"]
+__all__ = ["audit_writes", "hold_update", "llm_summary", "prepare", "seal", "write_many"]

@@ -15,6 +15,7 @@ from graphmem.stores.records.port import (
     RecordsStore,
     StoreHandle,
     StoreMetadata,
+    VaultRecords,
 )
 from graphmem.stores.records.rows import (
     ERASE_MARK,
@@ -24,6 +25,7 @@ from graphmem.stores.records.rows import (
     Placed,
     RecordQuery,
     Relation,
+    SecretRow,
     Supersession,
 )
 
@@ -42,7 +44,9 @@ __all__ = [
     "RecordQuery",
     "RecordsStore",
     "Relation",
+    "SecretRow",
     "StoreHandle",
     "StoreMetadata",
     "Supersession",
+    "VaultRecords",
 ]

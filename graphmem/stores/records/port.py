@@ -25,6 +25,7 @@ from graphmem.stores.records.rows import (
     Placed,
     RecordQuery,
     Relation,
+    SecretRow,
     Supersession,
 )
 
@@ -48,14 +49,23 @@ class MemoryRecords(StoreHandle, Protocol):
         search_texts: list[str],
         graph: GraphRows | None = None,
         supersede: list[Supersession] | None = None,
+        secrets: list[SecretRow] | None = None,
     ) -> None:
-        """Memory rows, their entities and relations, the supersessions they cause, and their
-        outbox rows: one transaction."""
+        """Memory rows, their entities and relations, the supersessions they cause, their
+        vaulted secrets and their outbox rows: one transaction."""
 
     def get(self, user_id: str, memory_ids: list[str]) -> dict[str, Memory]: ...
 
-    def update_content(self, memory: Memory, search_text: str, *, op: str = "upsert") -> None:
-        """Rewrite one memory's content fields and queue its re-projection, in one transaction."""
+    def update_content(
+        self,
+        memory: Memory,
+        search_text: str,
+        *,
+        op: str = "upsert",
+        secrets: list[SecretRow] | None = None,
+    ) -> None:
+        """Rewrite one memory's content fields, add the secrets vaulted from the new text, and
+        queue its re-projection, in one transaction."""
 
     def delete(self, user_id: str, memory_ids: list[str]) -> list[str]:
         """Rows, relations, entity links and a 'delete' tombstone each, in one transaction."""
@@ -231,6 +241,22 @@ class ErasableRecords(StoreHandle, Protocol):
     def user_residue(self, user_id: str) -> dict[str, int]: ...
 
 
+class VaultRecords(StoreHandle, Protocol):
+    """The vault's rows: wrapped data keys and encrypted secrets (graphmem.guard.vault)."""
+
+    def vault_key(self, user_id: str) -> tuple[str, str] | None: ...
+
+    def vault_add_key(self, user_id: str, key_id: str, wrapped: str) -> tuple[str, str]: ...
+
+    def vault_keys(self) -> builtins.list[tuple[str, str, str]]: ...
+
+    def vault_rewrap(self, rows: builtins.list[tuple[str, str, str]]) -> None: ...
+
+    def vault_secrets(self, user_id: str, memory_id: str) -> builtins.list[SecretRow]: ...
+
+    def vault_count(self, user_id: str) -> int: ...
+
+
 class LibraryGrants(Protocol):
     """Read grants of shared document libraries (graphmem.stores.records.libraries)."""
 
@@ -245,6 +271,7 @@ class LibraryGrants(Protocol):
 
 class RecordsStore(
     MemoryRecords,
+    VaultRecords,
     LibraryGrants,
     GraphTables,
     Outbox,

@@ -25,6 +25,18 @@ class OutboxItem:
 
 
 @dataclass(frozen=True)
+class SecretRow:
+    """One vaulted value as stored: encrypted, bound to its user, memory and reference."""
+
+    user_id: str
+    memory_id: str
+    ref: str
+    type: str
+    nonce: str  # base64
+    ciphertext: str  # base64, AES-GCM with the tag
+
+
+@dataclass(frozen=True)
 class EntityRef:
     """An entity as the records store keeps it: `key` is its normalised, resolving name."""
 

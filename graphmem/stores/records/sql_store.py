@@ -24,11 +24,15 @@ from graphmem.stores.records.rows import (
     ERASE_MARK,
     GraphRows,
     RecordQuery,
+    SecretRow,
     Supersession,
 )
+from graphmem.stores.records.vault_rows import VaultRows
 
 
-class SQLRecords(SQLLifecycle, SQLListing, SQLOutbox, KeywordIndex, StoreMeta, LibraryReaders):
+class SQLRecords(
+    SQLLifecycle, SQLListing, SQLOutbox, KeywordIndex, StoreMeta, LibraryReaders, VaultRows
+):
     """The records store in SQL: memory rows, outbox, audit and erasure, over the mixins."""
 
     # ------------------------------------------------------------------ writes
@@ -38,6 +42,7 @@ class SQLRecords(SQLLifecycle, SQLListing, SQLOutbox, KeywordIndex, StoreMeta, L
         search_texts: list[str],
         graph: GraphRows | None = None,
         supersede: list[Supersession] | None = None,
+        secrets: list[SecretRow] | None = None,
     ) -> None:
         rows = [
             (
@@ -94,10 +99,19 @@ class SQLRecords(SQLLifecycle, SQLListing, SQLOutbox, KeywordIndex, StoreMeta, L
                     ],
                     +1,
                 )
+            self._vault_put(cur, secrets or [])
             self._outbox_rows(cur, [(m.user_id, m.id, "upsert") for m in memories])
 
-    def update_content(self, memory: Memory, search_text: str, *, op: str = "upsert") -> None:
+    def update_content(
+        self,
+        memory: Memory,
+        search_text: str,
+        *,
+        op: str = "upsert",
+        secrets: list[SecretRow] | None = None,
+    ) -> None:
         with self._tx() as cur:
+            self._vault_put(cur, secrets or [])
             cur.execute(
                 self._q("SELECT search_text FROM memories WHERE id = ? AND user_id = ?"),
                 (memory.id, memory.user_id),
@@ -169,6 +183,7 @@ class SQLRecords(SQLLifecycle, SQLListing, SQLOutbox, KeywordIndex, StoreMeta, L
                 ),
                 (user_id, user_id),
             )
+            self._vault_drop(cur, user_id, found)
             # Pending upserts of a deleted memory must not resurrect its vector.
             cur.execute(
                 self._q(f"DELETE FROM outbox WHERE user_id = ? AND memory_id IN ({fm})"),
@@ -185,6 +200,9 @@ class SQLRecords(SQLLifecycle, SQLListing, SQLOutbox, KeywordIndex, StoreMeta, L
         "outbox",
         "keyword_df",
         "library_readers",
+        # the vault: with the data key gone, any copy of a secret row is unreadable
+        "vault_secrets",
+        "vault_keys",
     )
 
     def erase_user(self, user_id: str, requested_by: str) -> dict[str, int]:

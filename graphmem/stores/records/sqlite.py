@@ -25,7 +25,7 @@ from graphmem.stores.records.keyword import (
     idf,
 )
 from graphmem.stores.records.migrate import sqlite_add_columns, sqlite_scope_keyword_index
-from graphmem.stores.records.rows import GraphRows, RecordQuery, Supersession
+from graphmem.stores.records.rows import GraphRows, RecordQuery, SecretRow, Supersession
 from graphmem.stores.records.sql_store import SQLRecords
 
 log = logging.getLogger("graphmem.records")
@@ -109,8 +109,9 @@ class SQLiteRecords(SQLRecords):
         search_texts: list[str],
         graph: GraphRows | None = None,
         supersede: list[Supersession] | None = None,
+        secrets: list[SecretRow] | None = None,
     ) -> None:
-        super().insert(memories, search_texts, graph, supersede)
+        super().insert(memories, search_texts, graph, supersede, secrets)
         self._maybe_analyze(len(memories))
 
     def _conn(self) -> sqlite3.Connection:

@@ -89,6 +89,28 @@ CREATE TABLE IF NOT EXISTS library_readers (
   KEY ix_library_readers_user (user_id)
 ) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_unicode_ci;
 
+-- The vault (graphmem.guard.vault): each user's data key, wrapped by the store key that is kept
+-- outside the database, and their secrets encrypted under it, one row per reference in a
+-- memory ([secret:password#1]). Base64 text, AES-GCM; erasing the user drops both.
+CREATE TABLE IF NOT EXISTS vault_keys (
+  user_id     VARCHAR(128) NOT NULL,
+  key_id      VARCHAR(32)  NOT NULL,
+  wrapped     VARCHAR(255) NOT NULL,
+  created_at  DATETIME(6)  NOT NULL,
+  PRIMARY KEY (user_id)
+) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_bin;
+
+CREATE TABLE IF NOT EXISTS vault_secrets (
+  user_id     VARCHAR(128) NOT NULL,
+  memory_id   CHAR(36)     NOT NULL,
+  ref         VARCHAR(64)  NOT NULL,
+  type        VARCHAR(32)  NOT NULL,
+  nonce       VARCHAR(32)  NOT NULL,
+  ciphertext  TEXT         NOT NULL,
+  created_at  DATETIME(6)  NOT NULL,
+  PRIMARY KEY (user_id, memory_id, ref)
+) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_bin;
+
 CREATE TABLE IF NOT EXISTS audit_log (
   id          BIGINT       NOT NULL AUTO_INCREMENT,
   user_id     VARCHAR(128) NOT NULL,

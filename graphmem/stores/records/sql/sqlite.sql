@@ -128,6 +128,27 @@ CREATE TABLE IF NOT EXISTS library_readers (
 );
 CREATE INDEX IF NOT EXISTS ix_library_readers_user ON library_readers (user_id);
 
+-- The vault (graphmem.guard.vault): each user's data key, wrapped by the store key that is kept
+-- outside the database, and their secrets encrypted under it, one row per reference in a
+-- memory ([secret:password#1]). Base64 text, AES-GCM; erasing the user drops both.
+CREATE TABLE IF NOT EXISTS vault_keys (
+  user_id     TEXT    NOT NULL PRIMARY KEY,
+  key_id      TEXT    NOT NULL,
+  wrapped     TEXT    NOT NULL,
+  created_at  TEXT    NOT NULL
+);
+
+CREATE TABLE IF NOT EXISTS vault_secrets (
+  user_id     TEXT    NOT NULL,
+  memory_id   TEXT    NOT NULL,
+  ref         TEXT    NOT NULL,
+  type        TEXT    NOT NULL,
+  nonce       TEXT    NOT NULL,
+  ciphertext  TEXT    NOT NULL,
+  created_at  TEXT    NOT NULL,
+  PRIMARY KEY (user_id, memory_id, ref)
+);
+
 CREATE TABLE IF NOT EXISTS audit_log (
   id          INTEGER PRIMARY KEY,
   user_id     TEXT    NOT NULL,
