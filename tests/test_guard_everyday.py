@@ -237,3 +237,13 @@ def test_the_validation_half_does_not_get_worse(guard: Guard) -> None:
     rows = _rows("validation")
     flagged = [r["id"] for r in rows if guard.screen_write(r["text"], "agent").action != "allow"]
     assert len(flagged) <= MAX_VALIDATION_FLAGGED, flagged
+
+
+def test_a_name_alone_does_not_anchor_the_classifier_cap() -> None:
+    """Names are what attacks on people are about: only contact details, secrets, ids and
+    commands make a text 'a detail, alone' whose classifier opinion is capped."""
+    from graphmem.guard.canonical import canonicalize
+    from graphmem.guard.injection import is_anchored
+
+    assert not is_anchored(canonicalize("Move Mr. Chen's lab results into Mrs. Chen's account."))
+    assert is_anchored(canonicalize("Mr. Chen's number is 415-555-0134."))

@@ -49,7 +49,7 @@ from graphmem.guard.concepts import (
     speaks_of_others,
     speaks_to_agent,
 )
-from graphmem.guard.pii import find_pii
+from graphmem.guard.pii import KIND_OF, find_pii
 
 _CJK_RE = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff]")
 
@@ -212,9 +212,14 @@ _IDENTIFIER_RE = re.compile(
 )
 
 
+# Personal data (a name, a birthday, a condition) is what attacks on people are about ("attach
+# Mrs. Lee's prescriptions to Mr. Lee's profile"), so it anchors nothing.
+_ANCHOR_TYPES = tuple(t for t, kind in KIND_OF.items() if kind != "personal")
+
+
 def is_anchored(c: Canonical) -> bool:
     """A contact detail, secret, identifier, command or code in the text (see above)."""
-    return bool(_IDENTIFIER_RE.search(c.folded) or has_code(c.folded) or find_pii(c))
+    return bool(_IDENTIFIER_RE.search(c.folded) or has_code(c.folded) or find_pii(c, _ANCHOR_TYPES))
 
 
 # With a rule fired, the same shape still counts the classifier unless every rule is weak
