@@ -78,10 +78,15 @@ class TracedHit(Hit):
     """A hit with the path that brought it: [] for a direct (vector/keyword) hit."""
 
     path: list[Step] = field(default_factory=list)
+    # With `explain`: the channels before and after calibration, the fused contributions and
+    # the walk (graphmem.usecases.search); None otherwise, and never cached.
+    explain: dict[str, Any] | None = None
 
     def to_dict(self) -> dict[str, Any]:
         d = super().to_dict()
         d["path"] = [s.to_dict() for s in self.path]
+        if self.explain is not None:
+            d["explain"] = self.explain
         return d
 
 
@@ -248,6 +253,57 @@ def expand(
         ranked = sorted(nxt.items(), key=lambda kv: (-kv[1][0], kv[0]))[: cfg.max_nodes]
         frontier = dict(ranked)
     return {m: Reached(m, score, seed, taken) for m, (score, seed, taken) in best.items()}
+
+
+def explain_walk(
+    reached: Reached,
+    seeds: Mapping[str, float],
+    seed_channels: Mapping[str, list[str]],
+    cfg: ExpansionConfig,
+    asks: frozenset[str],
+) -> dict[str, Any]:
+    """Why the walk reached a memory: the seed it started from (its relevance and the channels
+    that found it) and, per hop, the relation taken and what that hop carried."""
+    steps: list[dict[str, Any]] = []
+    here = reached.seed
+    for hop, e in enumerate(reached.edges, start=1):
+        forward = e.source_id == here
+        there = e.target_id if forward else e.source_id
+        weight = cfg.type_weights.get(e.relation_type, 0.5)
+        carried = weight * min(1.0, max(0.0, e.strength))
+        if hop == 1 and forward and here in asks and e.relation_type == "temporal":
+            if cfg.reply_weight > carried:
+                carried = cfg.reply_weight
+                why = "the seed asks a question; the next turn of its session answers it"
+            else:
+                why = f"{e.relation_type} edge: type weight {weight:g} x strength"
+        else:
+            why = f"{e.relation_type} edge: type weight {weight:g} x strength"
+        if e.relation_type == "related" and cfg.bridge_weight > carried:
+            why += f" (at least the bridge weight {cfg.bridge_weight:g} when it shares an entity"
+            why += " the query does not name)"
+        steps.append(
+            {
+                "hop": hop,
+                "from": here,
+                "to": there,
+                "type": e.relation_type,
+                "direction": "forward" if forward else "backward",
+                "strength": round(e.strength, 6),
+                "carried": round(carried * (cfg.hop_decay if hop > 1 else 1.0), 6),
+                "why": why + (f", times hop decay {cfg.hop_decay:g}" if hop > 1 else ""),
+            }
+        )
+        here = there
+    return {
+        "seed": {
+            "memory_id": reached.seed,
+            "relevance": round(seeds.get(reached.seed, 0.0), 6),
+            "channels": list(seed_channels.get(reached.seed, [])),
+        },
+        "steps": steps,
+        "graph": round(reached.score, 6),
+    }
 
 
 def _edge_key(e: GraphEdge) -> tuple[str, str, str]:

@@ -119,6 +119,8 @@ class SearchRequest:
     # Record kinds (memory, document, both: the default) and a score factor per kind.
     kinds: str | list[str] | None = None
     kind_weights: Mapping[str, Any] | None = None
+    # Per hit: channel scores before and after calibration, fused contributions, walk reasons.
+    explain: bool = False
 
     def memory_filter(self) -> MemoryFilter:
         return filter_of(self)
@@ -183,6 +185,10 @@ class SearchRequest:
             include_history=self.include_history,
             filter=self.memory_filter(),
             kind_weights=parse_kind_weights(self.kind_weights),
+            # No weights and no profile: the fitted fusion (graphmem.fusion) ranks, unless the
+            # settings ask for the weighted sum of `weights` instead.
+            learned=s.fusion == "learned" and not self.profile and weights in (None, "", {}),
+            explain=bool(self.explain),
         )
 
 
@@ -203,6 +209,8 @@ class ValidSearch:
     include_history: bool
     filter: MemoryFilter = field(default_factory=MemoryFilter)
     kind_weights: Mapping[str, float] = field(default_factory=dict)
+    learned: bool = False  # vector and keyword fused by the fitted model, not by `weights`
+    explain: bool = False
 
 
 @dataclass

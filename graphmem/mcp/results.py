@@ -108,6 +108,80 @@ class DocumentSource(Result):
     end: int = Field(description="Character offset of its end.")
 
 
+class ChannelPair(Result):
+    """The two matching channels' values for one hit."""
+
+    vector: float = Field(description="The vector channel (embedding similarity).")
+    keyword: float = Field(description="The keyword channel (BM25).")
+
+
+class ChannelRanks(Result):
+    """Where the hit ranked in each channel among this query's candidates (0 = best)."""
+
+    vector: int | None = Field(description="Its rank by embedding similarity; null: no match.")
+    keyword: int | None = Field(description="Its rank by BM25; null: no keyword match.")
+
+
+class WalkSeed(Result):
+    """The direct hit the graph walk started from."""
+
+    memory_id: str = Field(description="The seed memory.")
+    relevance: float = Field(
+        description="What the seed passes on, 0-1: (its score / the best seed's) ** sharpness."
+    )
+    channels: list[Literal["vector", "keyword"]] = Field(
+        description="The channels that found the seed."
+    )
+
+
+class WalkStep(Result):
+    """One hop of the walk and why it was taken."""
+
+    hop: int = Field(description="1 for the hop from the seed, 2 for the next, ...")
+    source: str = Field(alias="from", description="The memory the hop starts at.")
+    to: str = Field(description="The memory it reaches.")
+    type: str = Field(description="The relation type followed.")
+    direction: Literal["forward", "backward"] = Field(
+        description="forward: along the relation (e.g. to the next turn); backward: against it."
+    )
+    strength: float = Field(description="The relation's strength, 0-1.")
+    carried: float = Field(description="What the hop multiplies the path's score by.")
+    why: str = Field(description="Why the hop carries that much.")
+
+
+class Walk(Result):
+    """How the memory graph reached a hit."""
+
+    seed: WalkSeed = Field(description="Where the walk started.")
+    steps: list[WalkStep] = Field(description="The hops, seed first.")
+    graph: float = Field(description="The path's score, 0-1 (the graph channel).")
+    added: float = Field(description="What the path added to the hit's final score.")
+
+
+class Explanation(Result):
+    """How a hit's score was made (memory_search with explain=true)."""
+
+    fusion: str = Field(
+        description="learned:<how it was fitted> (the default: channels calibrated and fused"
+        " with the weights fitted for this embedder and language) or weights (explicit"
+        " weights or a profile: a weighted sum, keyword divided by the best hit)."
+    )
+    language: Sometimes[Literal["en", "zh"]] = Field(
+        None, description="With learned fusion: the query language whose weights were used."
+    )
+    raw: ChannelPair = Field(description="Before calibration: cosine similarity and BM25.")
+    calibrated: ChannelPair = Field(description="After calibration, 0-1 each.")
+    ranks: Sometimes[ChannelRanks] = Field(None, description="With learned fusion.")
+    features: Sometimes[dict[str, float]] = Field(
+        None, description="With learned fusion: the features the fitted weights apply to."
+    )
+    contributions: dict[str, float] = Field(
+        description="Each feature's or channel's share of the score (weight x value), before"
+        " trust, confidence and the graph."
+    )
+    walk: Sometimes[Walk] = Field(None, description="For a hit the memory graph reached.")
+
+
 class SearchHit(Result):
     """A recalled memory, why it ranked there, when it held and where it came from."""
 
@@ -145,6 +219,9 @@ class SearchHit(Result):
     path: Sometimes[list[PathStep]] = Field(
         None,
         description="For a hit reached through the memory graph: the relations that led to it.",
+    )
+    explain: Sometimes[Explanation] = Field(
+        None, description="With explain=true: how the score was made and why each hop was taken."
     )
 
 

@@ -369,6 +369,14 @@ class Settings(BaseSettings):
         default_factory=lambda: {k: dict(v) for k, v in DEFAULT_PROFILES.items()},
         description="named ranking profiles a search can pick instead of spelling out weights",
     )
+    fusion: Literal["learned", "weights"] = Field(
+        "weights",
+        description="how a search that names no weights or profile fuses the vector and keyword"
+        " channels: weights (the weighted sum of `weights`, keyword divided by the query's best"
+        " hit) or learned (each channel calibrated to what the query could reach, fused with"
+        " the weights fitted per embedder and language, graphmem/fusion_weights.json; not yet"
+        " the default: it is still to be measured end to end on every recall benchmark)",
+    )
 
     # memory lifecycle (graphmem.lifecycle): decay, archive, TTL, merge, summaries, preload
     archive_after_days: float = Field(

@@ -14,10 +14,11 @@ import time
 from collections.abc import Mapping
 from concurrent.futures import Future
 from dataclasses import replace
+from typing import Any
 
 import numpy as np
 
-from graphmem import associative, metrics, ranking, temporal, workers
+from graphmem import associative, fusion, metrics, ranking, temporal, workers
 from graphmem.associative import Step, TracedHit
 from graphmem.context import Context
 from graphmem.errors import StoreUnavailableError
@@ -85,6 +86,8 @@ def _library_results(
 
 def _recall(ctx: Context, tenant: str, request: SearchRequest) -> SearchResult:
     """One tenant's (a user's or a library's) result: cached, or retrieved and cached."""
+    if request.explain:  # explanations are computed, never cached
+        return retrieve(ctx, tenant, request.validated(ctx.settings))
     key = request.cache_key()
     result, version = _cached(ctx, tenant, key)
     if result is None:
@@ -208,6 +211,13 @@ def retrieve(
         vec_scores.update(ctx.summaries.scores(qvec, rows.values()))
     kw_max = max(kw_scores.values(), default=0.0)
     floor = ctx.embedder.score_floor if s.vector_score_floor is None else s.vector_score_floor
+    fused = (
+        fusion.QueryFusion.for_query(
+            ctx.embedder.model_name, query, vec_scores, kw_scores, floor, w
+        )
+        if req.learned
+        else None
+    )
 
     def score(mem: Memory) -> TracedHit:
         mid = mem.id
@@ -217,9 +227,26 @@ def retrieve(
             "recency": ranking.recency(mem.created_at, now, s.recency_half_life_days),
             "frequency": ranking.frequency(mem.access_count, s.frequency_saturation),
         }
+        why: dict[str, Any] | None = None
+        if fused is not None:
+            match, why = fused.match(vec_scores.get(mid, 0.0), kw_scores.get(mid, 0.0))
+            channels["keyword"] = why["calibrated"]["keyword"]
+            final = fused.combine(match, channels)
+        else:
+            final = ranking.combine(channels, w)
+        if req.explain:
+            why = why or {
+                "fusion": "weights",
+                "raw": {"vector": vec_scores.get(mid, 0.0), "keyword": kw_scores.get(mid, 0.0)},
+                "calibrated": {"vector": channels["vector"], "keyword": channels["keyword"]},
+                "contributions": {c: w.get(c, 0.0) * channels[c] for c in ("vector", "keyword")},
+            }
+            why["contributions"].update(
+                {c: w.get(c, 0.0) * channels[c] for c in ("recency", "frequency")}
+            )
         # Provenance: what the user said outranks what an agent inferred, at equal match.
         trust = s.source_trust.get(mem.source.value, 1.0)
-        final = ranking.combine(channels, w) * trust
+        final *= trust
         if trust != 1.0:
             channels["trust"] = trust
         # A contested memory (kept with low confidence) ranks below corroborated ones.
@@ -231,7 +258,7 @@ def retrieve(
         if kind_w != 1.0:
             channels["kind_weight"] = kind_w
             final *= kind_w
-        return TracedHit(mem, final, channels)
+        return TracedHit(mem, final, channels, explain=why if req.explain else None)
 
     hits = [
         score(m)
@@ -313,13 +340,26 @@ def retrieve(
             r = reached.get(h.memory.id)
             if r is not None:
                 h.scores["graph"] = r.score
+                before = h.score
                 h.score = associative.combine_graph(h.score, r.score, graph_w)
                 h.path = r.path
+                if h.explain is not None:
+                    h.explain["walk"] = associative.explain_walk(
+                        r, relevance, _seed_channels(seeds), cfg, asks
+                    )
+                    h.explain["walk"]["added"] = h.score - before
         hits.sort(key=lambda h: (-h.score, h.memory.id))
     if bridged:
         _bridge(hits, bridged, base, graph_w)
     top: list[Hit] = list(hits[:top_k])
     return SearchResult(hits=top, took_ms=0.0, degraded=degraded)
+
+
+def _seed_channels(seeds: list[TracedHit]) -> dict[str, list[str]]:
+    """Which channels found each seed (explain): those with a score above 0 for it."""
+    return {
+        h.memory.id: [c for c in ("vector", "keyword") if h.scores.get(c, 0.0) > 0] for h in seeds
+    }
 
 
 def _bridge(

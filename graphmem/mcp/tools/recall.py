@@ -134,6 +134,14 @@ def register(mcp: ToolRegistry, ctx: ToolContext) -> None:
                 " a little below memories of equal match."
             ),
         ] = None,
+        explain: Annotated[
+            bool,
+            Field(
+                description="Also return, per hit, how its score was made: each channel before"
+                " and after calibration, the fused contributions, and for a hit reached over"
+                " the memory graph the seed and every hop with why it was taken."
+            ),
+        ] = False,
     ) -> SearchResult:
         user = ctx.caller()
         with tool_errors():
@@ -154,6 +162,7 @@ def register(mcp: ToolRegistry, ctx: ToolContext) -> None:
                 run_id=run_id,
                 kinds=kinds,
                 kind_weights=cast("dict[str, float] | None", kind_weights),
+                explain=explain,
             )
             res = await ctx.run(svc.search_request, user, request)
         return SearchResult(
@@ -310,6 +319,7 @@ def _compact_hit(h: "Hit") -> SearchHit:
             "run_id": m.run_id or None,
             "metadata": m.metadata or None,
             "path": [step.to_dict() for step in path] if path else None,
+            "explain": getattr(h, "explain", None),
         }
     )
 
