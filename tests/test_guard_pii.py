@@ -6,7 +6,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from graphmem.guard.pii import apply_policy, cn_id_valid, find_pii, iban_valid, luhn_valid
+from graphmem.guard.pii import cn_id_valid, find_pii, iban_valid, luhn_valid
+from graphmem.guard.policy import apply as apply_policy
 
 
 def kinds(text: str) -> list[tuple[str, str]]:
@@ -79,7 +80,7 @@ def test_disguised_values_are_found_and_masked_in_the_stored_text() -> None:
 def test_policies_mask_hash_reject_allow() -> None:
     text = "a@b.co and c@d.co and 13812345678"
     found = find_pii(text)
-    masked, _ = apply_policy(text, found, {"email": "hash", "phone": "allow"}, b"k")
+    masked, _ = apply_policy(text, found, {"email": "hash", "phone": "keep"}, b"k")
     assert "13812345678" in masked and "a@b.co" not in masked
     tokens = [w for w in masked.split() if w.startswith("[EMAIL:")]
     assert len(tokens) == 2 and tokens[0] != tokens[1]

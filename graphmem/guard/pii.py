@@ -20,8 +20,6 @@ separators: "号码13812345678，" has a word boundary on both sides of the numb
 
 from __future__ import annotations
 
-import hashlib
-import hmac
 import ipaddress
 import re
 from collections.abc import Callable, Iterator
@@ -487,45 +485,6 @@ def find_pii(canon: Canonical | str, types: tuple[PiiType, ...] | None = None) -
     return out
 
 
-def placeholder(finding: PiiFinding, policy: Policy, hash_key: bytes | None) -> str:
-    """The text that replaces a finding: [EMAIL] for mask, [EMAIL:1a2b3c4d5e] for hash.
-
-    Hashing is a keyed HMAC so equal values stay linkable across memories (the same email in two
-    notes gets the same token) without a dictionary attack on the stored token recovering them.
-    """
-    label = finding.type.upper()
-    if policy == "hash":
-        norm = re.sub(r"[\s().-]", "", finding.value).lower()
-        digest = hmac.new(hash_key or b"", norm.encode(), hashlib.sha256).hexdigest()[:12]
-        return f"[{label}:{digest}]"
-    return f"[{label}]"
-
-
-def apply_policy(
-    text: str,
-    findings: list[PiiFinding],
-    policy: dict[str, Policy],
-    hash_key: bytes | None = None,
-) -> tuple[str, list[PiiFinding]]:
-    """Mask or hash findings in `text` (the sanitised text); return it and the rejecting findings.
-
-    Findings whose policy is `allow` are left in place; `reject` ones are returned so the caller
-    can refuse the write (they are masked too, in case the caller stores anyway).
-    """
-    rejected = [f for f in findings if policy.get(f.type, "mask") == "reject"]
-    out: list[str] = []
-    pos = 0
-    for f in findings:
-        p = policy.get(f.type, "mask")
-        if p == "allow":
-            continue
-        out.append(text[pos : f.start])
-        out.append(placeholder(f, "hash" if p == "hash" else "mask", hash_key))
-        pos = f.end
-    out.append(text[pos:])
-    return "".join(out), rejected
-
-
 __all__ = [
     "IBAN_LENGTHS",
     "KIND_OF",
@@ -535,11 +494,9 @@ __all__ = [
     "PiiKind",
     "PiiType",
     "Policy",
-    "apply_policy",
     "card_brand_ok",
     "cn_id_valid",
     "find_pii",
     "iban_valid",
     "luhn_valid",
-    "placeholder",
 ]
