@@ -68,6 +68,7 @@ TOOLS = {
     "memory_graph",
     "memory_forget_user",
     "memory_quarantine_list",
+    "memory_reveal",
     "memory_quarantine_review",
     "memory_history",
     "memory_observe",
@@ -149,6 +150,7 @@ def test_tools_are_listed_with_schemas_descriptions_and_truthful_annotations(
         "memory_graph",
         "memory_quarantine_list",
         "memory_history",
+        "memory_reveal",
         "document_list",
     }
     destructive = {n for n, t in tools.items() if t.annotations.destructive_hint}

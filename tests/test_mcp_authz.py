@@ -423,19 +423,57 @@ def test_documents_agents_send_text_or_public_urls_operators_also_paths_and_libr
         msg = refused(served, "alice", "document_ingest", args)
         assert msg.startswith(field) and "operator" in msg, msg
     assert call(served, "alice", "document_list")["count"] == 0  # nothing was stored
-    mine = call(served, "alice", "document_ingest",
-                {"content": "# Kestrel\n\nThe Kestrel audit is due in May.", "name": "kestrel"})
+    mine = call(
+        served,
+        "alice",
+        "document_ingest",
+        {"content": "# Kestrel\n\nThe Kestrel audit is due in May.", "name": "kestrel"},
+    )
     assert mine["documents"] == 1
     ops = call(served, OPS, "document_ingest", {"sources": [str(page)]})
     assert ops["documents"] == 1 and ops["outcomes"][0]["source"] == str(page.resolve())
-    hits = call(served, "alice", "memory_search", {"query": "When did Orion ship?",
-                                                   "kinds": "document"})["hits"]
+    hits = call(
+        served, "alice", "memory_search", {"query": "When did Orion ship?", "kinds": "document"}
+    )["hits"]
     assert hits and hits[0]["kind"] == "document" and "June" in hits[0]["content"]
     # bob sees none of alice's documents, by search or by list, and cannot delete them
-    assert not call(served, "bob", "memory_search",
-                    {"query": "Orion Kestrel audit", "kinds": "document"})["hits"]
+    assert not call(
+        served, "bob", "memory_search", {"query": "Orion Kestrel audit", "kinds": "document"}
+    )["hits"]
     bobs = call(served, "bob", "memory_search", {"query": "Orion Kestrel audit"})["hits"]
     assert all(h["kind"] == "memory" and "Orion" not in h["content"] for h in bobs)
     assert call(served, "bob", "document_list")["count"] == 0
     assert refused(served, "bob", "document_delete", {"source": "kestrel"}).startswith("source:")
     assert call(served, "alice", "document_delete", {"source": "kestrel"})["count"] >= 1
+
+
+def test_only_the_owner_reveals_a_vaulted_secret_and_no_file_holds_it(served: HttpServer) -> None:
+    """A password written over MCP is stored as a reference; only its owner reads it back,
+    another user's token gets 'not found', and no read path or file under the data directory
+    ever holds the value."""
+    secret = "Vx7!harbour-Lamp92"
+    written = call(
+        served,
+        "alice",
+        "memory_write",
+        {"content": f"The office wifi password is {secret}", "memory_type": "fact"},
+    )
+    mid = written["memory_id"]
+    got = call(served, "alice", "memory_get", {"memory_ids": [mid]})["memories"][0]
+    assert secret not in json.dumps(got) and "[secret:password#1]" in got["content"]
+    revealed = call(served, "alice", "memory_reveal", {"memory_id": mid})
+    assert revealed["secrets"] == [
+        {"ref": "[secret:password#1]", "type": "password", "value": secret}
+    ]
+    assert "no memory" in refused(served, "bob", "memory_reveal", {"memory_id": mid})
+    for name, args in (
+        ("memory_search", {"query": "office wifi password"}),
+        ("memory_list", {}),
+        ("memory_graph", {"memory_id": mid}),
+    ):
+        assert secret not in json.dumps(call(served, "alice", name, args)), name
+    reveal_rows = [r for r in audit(served, "alice") if r["action"] == "reveal"]
+    assert reveal_rows and secret not in json.dumps(reveal_rows)
+    for f in served.data_dir.rglob("*"):
+        if f.is_file():
+            assert secret.encode() not in f.read_bytes(), f

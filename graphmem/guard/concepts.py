@@ -228,6 +228,14 @@ def speaks_to_agent(text: str) -> bool:
     return any(t.has(c) for c in _TO_AGENT)
 
 
+def shapes_replies(text: str) -> bool:
+    """Whether the text sets a standing rule for what gets said ("whenever asked about Atlas,
+    reply that ...", "每次有人问，就回答..."): a trigger and a reply or "tell ... that". Such a
+    text steers the agent even when it also carries an id or an address."""
+    t = _Tagger(text, True)
+    return t.has("TRIGGER") and (t.has("REPLY") or t.has("TELL_THAT"))
+
+
 def speaks_of_others(text: str) -> bool:
     """Whether the text speaks of "the user" or customers, of someone else's things, or of all
     or every one of something - the scope an exfiltration or a standing order needs."""

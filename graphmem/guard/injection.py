@@ -46,6 +46,7 @@ from graphmem.guard.concepts import (
     combos,
     has_code,
     is_narrative,
+    shapes_replies,
     speaks_of_others,
     speaks_to_agent,
 )
@@ -232,7 +233,7 @@ WEAK_RULE_MAX = 0.55
 
 
 def _plain_detail(c: Canonical, body: str) -> bool:
-    return not speaks_to_agent(body) and is_anchored(c)
+    return not speaks_to_agent(body) and not shapes_replies(body) and is_anchored(c)
 
 
 SHORT_TEXT_MIN_P = 0.8

@@ -50,6 +50,7 @@ TOOL_BUDGETS: dict[str, Budget | None] = {
     "working_memory_set": "write",
     "memory_search": "search",
     "memory_get": "search",
+    "memory_reveal": "search",
     "memory_list": "search",
     "memory_history": "search",
     "memory_graph": "search",

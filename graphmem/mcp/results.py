@@ -243,6 +243,17 @@ class GetResult(Result):
     count: int = Field(description="How many memories were found.")
 
 
+class RevealedSecret(Result):
+    ref: str = Field(description="The reference the memory holds, e.g. [secret:password#1].")
+    type: str = Field(description="What kind of secret: password, api_key, passport, ...")
+    value: str = Field(description="The secret, in clear.")
+
+
+class RevealResult(Result):
+    memory_id: str = Field(description="The memory whose secrets these are.")
+    secrets: list[RevealedSecret] = Field(description="Each vaulted secret asked for.")
+
+
 class ListResult(Result):
     memories: list[MemoryRecord] = Field(description="One page, in the order asked for.")
     next_cursor: str | None = Field(

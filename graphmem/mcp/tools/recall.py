@@ -11,7 +11,14 @@ from typing import TYPE_CHECKING, Annotated, Any, Literal, cast
 from pydantic import Field
 
 from graphmem.mcp.context import ToolContext, ToolRegistry
-from graphmem.mcp.results import GetResult, ListResult, MemoryRecord, SearchHit, SearchResult
+from graphmem.mcp.results import (
+    GetResult,
+    ListResult,
+    MemoryRecord,
+    RevealResult,
+    SearchHit,
+    SearchResult,
+)
 from graphmem.mcp.tools.common import (
     MAX_IDS,
     MAX_TOP_K,
@@ -195,6 +202,28 @@ def register(mcp: ToolRegistry, ctx: ToolContext) -> None:
             quarantined=held,
             count=len(found),
         )
+
+    @mcp.tool(
+        description="Read back, in clear, the secrets (passwords, keys, ID or account numbers)"
+        " the user asked to remember in one memory. The memory itself holds only references"
+        " such as [secret:password#1]; call this only when the user needs the value now, e.g."
+        " to log in. Only the memory's owner gets an answer; each call is audited (without"
+        " the values). refs narrows it to some references.",
+        annotations=tool_annotations("Reveal a memory's secrets", read_only=True, idempotent=True),
+    )
+    async def memory_reveal(
+        memory_id: Annotated[
+            str, Field(min_length=1, max_length=64, description="The memory holding them.")
+        ],
+        refs: Annotated[
+            list[Annotated[str, Field(min_length=1, max_length=64)]] | None,
+            Field(max_length=MAX_IDS, description="Only these, e.g. [secret:password#1]."),
+        ] = None,
+    ) -> RevealResult:
+        user = ctx.caller()
+        with tool_errors():
+            out = await ctx.run(ctx.service.reveal, user, memory_id, refs, tool="memory_reveal")
+        return RevealResult.model_validate(out)
 
     @mcp.tool(
         description="List the user's memories page by page, without a query: newest first by"
