@@ -274,9 +274,12 @@ def keep_everything_policy(settings: GuardSettings) -> dict[str, str]:
     measures the injection side alone."""
     from typing import get_args
 
-    from graphmem.guard.pii import Policy
+    try:
+        from graphmem.guard.policy import ACTIONS as values
+    except ImportError:  # a tree from before the PII policy by kind
+        from graphmem.guard.pii import Policy
 
-    values = get_args(Policy)
+        values = get_args(Policy)
     keep = next(v for v in ("keep", "allow") if v in values)
     return {t: keep for t in settings.pii_policy}
 

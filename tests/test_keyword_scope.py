@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 
 from graphmem.model import Memory, new_id
 from graphmem.stores.records import RecordQuery
-from graphmem.stores.records.keyword import MATCH_MAX_SHARE, bm25
+from graphmem.stores.records.keyword import CANDIDATES, MATCH_MAX_SHARE, bm25
 from graphmem.stores.records.sqlite import SQLiteRecords
 from graphmem.text import query_terms, search_text
 
@@ -187,8 +187,10 @@ def test_an_old_full_text_index_is_reindexed_on_open(
 
 def brute_force(texts: dict[str, str], terms: list[str], k: int) -> list[tuple[str, float]]:
     """Per-user Okapi BM25 over every memory of the user, under the documented matching rule:
-    a term in more than MATCH_MAX_SHARE of the memories is scored but not matched on (unless no
-    term is rarer), so a memory holding only such terms is no candidate."""
+    when the user has at most CANDIDATES memories, or the query's terms occur in at most
+    CANDIDATES together, every memory holding any query term is a candidate (exact BM25);
+    past that a term in more than MATCH_MAX_SHARE of the memories is scored but not matched on
+    (unless no term is rarer), so a memory holding only such terms is no candidate."""
     docs = {mid: t.split() for mid, t in texts.items()}
     n = len(docs)
     if not n:
@@ -199,9 +201,12 @@ def brute_force(texts: dict[str, str], terms: list[str], k: int) -> list[tuple[s
     useful = [t for t in terms if df[t]]
     if not useful:
         return []
-    match = [t for t in useful if df[t] <= MATCH_MAX_SHARE * n] or [
-        min(useful, key=lambda t: (df[t], t))
-    ]
+    if n <= CANDIDATES or sum(df[t] for t in useful) <= CANDIDATES:
+        match = useful
+    else:
+        match = [t for t in useful if df[t] <= MATCH_MAX_SHARE * n] or [
+            min(useful, key=lambda t: (df[t], t))
+        ]
     out = []
     for mid, d in docs.items():
         if not any(t in d for t in match):

@@ -1125,11 +1125,15 @@ def test_injected_instruction_is_quarantined_then_reviewed(
     actions = [r["action"] for r in svc.records.audit_rows("quinn")]
     assert "reject" in actions and "approve" in actions
     pii = ok(
-        srv, "memory_write", {"content": "My email is quinn@example.com", "memory_type": "fact"}
+        srv,
+        "memory_write",
+        {"content": "My email is quinn@example.com, password: Pl4id-sunset", "memory_type": "fact"},
     )
-    # what is on disk, as an operator reads it (the note may itself be held for review)
+    # what is on disk, as an operator reads it (the note may itself be held for review): the
+    # contact detail the user asked to keep is kept, the password is in the vault, not the text
     stored = svc.get("quinn", pii["memory_id"], viewer=Viewer.OPERATOR).content
-    assert "quinn@example.com" not in stored
+    assert "quinn@example.com" in stored and "Pl4id-sunset" not in stored
+    assert "[secret:password#1]" in stored
     svc.close()
 
 

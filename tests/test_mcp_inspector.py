@@ -238,6 +238,8 @@ def test_inspector_lists_typed_output_schemas_and_accepts_every_result(
         metadata={"project": "Heron"},
     )
     call("memory_relate", source_id=b["memory_id"], target_id=a["memory_id"])
+    v = call("memory_write", content="The audit room door code is 4817-K", memory_type="fact")
+    call("memory_reveal", memory_id=v["memory_id"])
     call("memory_search", query="Heron audit", expand_hops=1, metadata={"project": "Heron"})
     call("memory_list", limit=1, sort="oldest", source=["agent", "user"])
     call("memory_graph", memory_id=a["memory_id"])

@@ -152,6 +152,10 @@ async def exercise(c: Client, *, operator: bool) -> Called:
         },
     )
     assert dup.get("merged_into") == a["memory_id"]
+    vaulted = await call(
+        "memory_write", {"content": "Lab wifi password: Kx7-pelican-42", "memory_type": "fact"}
+    )
+    await call("memory_reveal", {"memory_id": vaulted["memory_id"]})
     held = await call("memory_write", {"content": INJECTED, "memory_type": "fact"})
     assert held["status"] == "quarantined"
     await call(
