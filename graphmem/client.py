@@ -246,6 +246,12 @@ class MemoryClient(docs.DocumentMethods):
     def history(self, memory_id: str, *, user_id: str | None = None) -> list[dict[str, Any]]:
         return self._run(ops.history(memory_id, user_id=user_id))
 
+    def reveal(
+        self, memory_id: str, refs: list[str] | None = None, *, user_id: str | None = None
+    ) -> dict[str, Any]:
+        """The memory's vaulted secrets in clear (its owner only; audited without values)."""
+        return self._run(ops.reveal(memory_id, refs, user_id=user_id))
+
 
 async def _connected(url: str, token: str, timeout: float) -> RemoteBackend:
     backend = RemoteBackend(url, token, timeout)
@@ -416,6 +422,11 @@ class AsyncMemoryClient(docs.AsyncDocumentMethods):
 
     async def history(self, memory_id: str, *, user_id: str | None = None) -> list[dict[str, Any]]:
         return await self._run(ops.history(memory_id, user_id=user_id))
+
+    async def reveal(
+        self, memory_id: str, refs: list[str] | None = None, *, user_id: str | None = None
+    ) -> dict[str, Any]:
+        return await self._run(ops.reveal(memory_id, refs, user_id=user_id))
 
 
 __all__ = ["AsyncMemoryClient", "MemoryClient", "open", "open_async"]

@@ -106,6 +106,9 @@ class EmbeddedBackend:
     def history(self, user_id: str, memory_id: str) -> list[dict[str, Any]]:
         return [m.to_dict() for m in self.service.history(user_id, memory_id)]
 
+    def reveal(self, user_id: str, memory_id: str, refs: list[str] | None) -> dict[str, Any]:
+        return self.service.reveal(user_id, memory_id, refs, tool=TOOL)
+
     def ingest(
         self, user_id: str, sources: list[str], library: str | None, dry_run: bool
     ) -> dict[str, Any]:
@@ -289,6 +292,10 @@ class RemoteBackend:
     async def history(self, user_id: str, memory_id: str) -> list[dict[str, Any]]:
         res = await self.tool("memory_history", {"memory_id": memory_id}, memory_id)
         return list(res.get("versions") or [])
+
+    async def reveal(self, user_id: str, memory_id: str, refs: list[str] | None) -> dict[str, Any]:
+        args: dict[str, Any] = {"memory_id": memory_id, **({"refs": refs} if refs else {})}
+        return await self.tool("memory_reveal", args, memory_id)
 
     async def ingest(
         self, user_id: str, sources: list[str], library: str | None, dry_run: bool

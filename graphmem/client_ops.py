@@ -424,6 +424,14 @@ def delete_all(
     return {"deleted": gone, "count": n, "message": f"{n} memor{'y' if n == 1 else 'ies'} deleted"}
 
 
+def reveal(memory_id: Any, refs: list[str] | None, *, user_id: str | None) -> Op[dict[str, Any]]:
+    """A memory's vaulted secrets, for its owner: {"memory_id", "secrets": [{ref, type, value}]}."""
+    ident = yield Call("identity")
+    user = resolve_user(user_id, ident)
+    args = {"user_id": user, "memory_id": check_memory_id(memory_id), "refs": refs}
+    return (yield Call("reveal", args))
+
+
 def history(memory_id: Any, *, user_id: str | None) -> Op[list[dict[str, Any]]]:
     ident = yield Call("identity")
     user = resolve_user(user_id, ident)

@@ -272,9 +272,12 @@ class MemoryService(DocumentsAPI):
         viewer: Viewer = Viewer.AGENT,
         tool: str | None = None,
     ) -> dict[str, Any]:
-        """The vaulted secrets of one of the user's memories, in clear, audited without the
-        values (graphmem.usecases.reveal); another user gets NotFoundError."""
+        """A memory's vaulted secrets for its owner, audited (graphmem.usecases.reveal)."""
         return revealing.reveal(self.context, user_id, memory_id, refs, viewer=viewer, tool=tool)
+
+    def rotate_vault_key(self) -> dict[str, object]:
+        """Re-wrap every data key under a new store key file (graphmem.usecases.reveal)."""
+        return revealing.rotate_key(self.context)
 
     def update(
         self,

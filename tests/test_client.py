@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import inspect
+import json
 import os
 import re
 import subprocess
@@ -203,6 +204,25 @@ async def lifecycle(m: Any) -> None:
 
 def test_add_get_search_update_history_delete(opener: Opener) -> None:
     run(opener, lifecycle)
+
+
+async def reveal_cycle(m: Any) -> None:
+    """A password is vaulted on add; get and search return its reference, reveal its value."""
+    password = "Kx" + tag() + "!42"
+    added = await call(m.add(f"The {tag()} router password is {password}"))
+    mid = added["results"][0]["id"]
+    assert password not in json.dumps(await call(m.get(mid)))
+    assert "[secret:password#1]" in (await call(m.get(mid)))["memory"]
+    got = await call(m.reveal(mid))
+    assert got["secrets"] == [{"ref": "[secret:password#1]", "type": "password", "value": password}]
+    assert (await call(m.reveal(mid, ["password#2"])))["secrets"] == []
+    # another user: not found on an embedded client; a remote one acts for its token only
+    with pytest.raises((NotFoundError, InvalidInputError)):
+        await call(m.reveal(mid, user_id="someone-else"))
+
+
+def test_reveal_reads_a_vaulted_secret_back(opener: Opener) -> None:
+    run(opener, reveal_cycle)
 
 
 async def write_policy(m: Any) -> None:
@@ -481,6 +501,7 @@ def test_every_method_on_the_production_stores(tmp_path: Path, mysql_url: str) -
 
     async def body(m: Any) -> None:
         await lifecycle(m)
+        await reveal_cycle(m)  # the vault on MariaDB: its keys and secrets tables
         await write_policy(m)
         await scopes_and_filters(m)
 

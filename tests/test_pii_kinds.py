@@ -48,6 +48,7 @@ POSITIVES = [
     ("password", "zh", "WiFi密码：abc12345", "abc12345"),
     ("password", "zh", "银行卡密码是 654321", "654321"),
     ("password", "zh", "公司系统登录：zhangwei / Qw3rty!9", "Qw3rty!9"),
+    ("password", "zh", "公司系统登录：zhangwei / 0000!00", "0000!00"),  # no letter
     ("api_key", "en", "key sk-proj-abcdefghij0123456789xyz", "sk-proj-abcdefghij0123456789xyz"),
     ("passport", "en", "My passport number is X12345678", "X12345678"),
     ("passport", "en", "passport no. 912345678, expires 2031", "912345678"),

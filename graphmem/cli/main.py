@@ -22,6 +22,7 @@ from graphmem.cli import (
     remote,
     serve,
     userdata,
+    vault,
 )
 from graphmem.cli.common import JSON_HELP, USER_HELP, Command, fail, run
 from graphmem.cli.failures import Parser, UsageError, failure_of, wants_json
@@ -29,7 +30,7 @@ from graphmem.cli.failures import Parser, UsageError, failure_of, wants_json
 if TYPE_CHECKING:
     from graphmem.service import MemoryService
 
-FAMILIES = (memory, documents, audit, doctor, userdata, graph, lifecycle, config, serve)
+FAMILIES = (memory, vault, documents, audit, doctor, userdata, graph, lifecycle, config, serve)
 
 NO_STORE = frozenset({"config", "version", "serve"})
 """Commands that do not open the store on their own (serve checks for a running server

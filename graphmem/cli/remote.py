@@ -45,6 +45,7 @@ ROUTED = frozenset(
         "add",
         "search",
         "get",
+        "reveal",
         "list",
         "history",
         "update",

@@ -137,6 +137,22 @@ def cmd_import(args: argparse.Namespace) -> None:
     emit(args, {"imported": written}, f"imported {written} memories")
 
 
+def redacted(row: dict[str, Any]) -> dict[str, Any]:
+    """An exported memory with contact details and personal data masked in its content, summary
+    and string metadata values (graphmem.guard.policy.redact)."""
+    from graphmem.guard.policy import redact
+
+    out = dict(row)
+    for key in ("content", "summary"):
+        if isinstance(out.get(key), str):
+            out[key] = redact(out[key])
+    if isinstance(out.get("metadata"), dict):
+        out["metadata"] = {
+            k: redact(v) if isinstance(v, str) else v for k, v in out["metadata"].items()
+        }
+    return out
+
+
 def cmd_export(args: argparse.Namespace) -> None:
     out = stdout() if args.file == "-" else open_file(args.file, "w", encoding="utf-8")
     n = chunks = 0
@@ -147,7 +163,10 @@ def cmd_export(args: argparse.Namespace) -> None:
                 # ingesting their sources again (`graphmem documents` lists them).
                 chunks += 1
                 continue
-            out.write(json.dumps(m.to_dict(), ensure_ascii=False) + "\n")
+            row = m.to_dict()
+            if args.redact:
+                row = redacted(row)
+            out.write(json.dumps(row, ensure_ascii=False) + "\n")
             n += 1
     if args.file != "-":
         out.close()
@@ -174,3 +193,9 @@ def register(add: AddCommand) -> None:
 
     sp = add("export", cmd_export, "write a user's memories as JSONL")
     sp.add_argument("file", nargs="?", default="-", help="output file (default stdout)")
+    sp.add_argument(
+        "--redact",
+        action="store_true",
+        help="mask contact details and personal data (emails, phones, addresses, names,"
+        " birthdays, health) in what is written; secrets are always vault references",
+    )

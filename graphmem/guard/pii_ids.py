@@ -147,11 +147,12 @@ _LOGIN = re.compile(
 
 
 def login_passwords(t: str) -> Iterator[tuple[int, int, str]]:
-    """The password half of a "user / password" pair after a login cue. The password must mix
-    letters with digits or symbols, so "login: Monday / Tuesday" is not a credential."""
+    """The password half of a "user / password" pair after a login cue. The password must hold
+    a digit or a symbol, so "login: Monday / Tuesday" is not a credential; without a letter
+    ("4821", "0000!00") it must be at least four characters."""
     for m in _LOGIN.finditer(t):
         v = m.group(2)
-        if re.search(r"[a-z]", v) and re.search(r"[^a-z]", v) or v.isdigit() and len(v) >= 4:
+        if re.search(r"[^a-z]", v) and (re.search(r"[a-z]", v) or len(v) >= 4):
             yield m.start(2), m.end(2), "login"
 
 

@@ -155,6 +155,19 @@ def apply(
     return "".join(out), rejected
 
 
+def redact(text: str, kinds: tuple[str, ...] = ("contact", "personal")) -> str:
+    """`text` with every detail of these kinds masked ([EMAIL], [PHONE], [PERSON_NAME]): what an
+    export with --redact writes, for a copy that leaves the owner's hands. Secrets are already
+    references in stored text; anything else is left as it is."""
+    from graphmem.guard.canonical import canonicalize
+    from graphmem.guard.pii import find_pii
+
+    c = canonicalize(text)
+    actions: dict[str, Action] = {t: "mask" for t in PII_TYPES if KIND_OF.get(t) in kinds}
+    found = [f for f in find_pii(c) if f.type in actions]
+    return apply(c.sanitized, found, actions)[0] if found else text
+
+
 def refs_in(text: str) -> int:
     """The highest reference number in `text` (0 if none), to continue a memory's numbering."""
     return max((int(m.group(2)) for m in REF_RE.finditer(text)), default=0)
@@ -172,6 +185,7 @@ __all__ = [
     "check_policy",
     "for_search",
     "placeholder",
+    "redact",
     "refs_in",
     "resolve",
 ]

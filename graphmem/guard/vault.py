@@ -30,6 +30,7 @@ from pathlib import Path
 from cryptography.exceptions import InvalidTag
 from cryptography.hazmat.primitives.ciphers.aead import AESGCM
 
+from graphmem.errors import StoreUnavailableError
 from graphmem.guard.policy import SealedItem
 from graphmem.stores.records import SecretRow, VaultRecords
 
@@ -38,9 +39,10 @@ NONCE_BYTES = 12
 KEY_FILE = "vault.key"
 
 
-class VaultKeyError(RuntimeError):
+class VaultKeyError(StoreUnavailableError):
     """The store key is missing, malformed, or not the one the data keys were wrapped with.
-    The message says which, and never holds key material."""
+    The message says which, and never holds key material; the interfaces report it as an
+    unavailable store, never as a traceback."""
 
 
 @dataclass(frozen=True)
@@ -93,7 +95,7 @@ def load_store_key(env_key: str | None, path: Path, *, create: bool = True) -> S
         return parse_key(env_key, "GRAPHMEM_VAULT_KEY")
     if not path.exists():
         if not create:
-            raise VaultKeyError(f"no vault key at {path}")
+            raise VaultKeyError(f"no vault key at {path}: nothing has been vaulted in this store")
         # another process may have created it first: then use theirs
         with contextlib.suppress(FileExistsError):
             write_key_file(path, _random.token_bytes(KEY_BYTES))
@@ -178,6 +180,13 @@ class Vault:
             ct = dk.encrypt(nonce, item.value.encode(), _secret_ad(user_id, memory_id, item.ref))
             rows.append(SecretRow(user_id, memory_id, item.ref, item.type, _b64(nonce), _b64(ct)))
         return rows
+
+    def rotate(self, new_key: bytes | None = None) -> dict[str, object]:
+        """Re-wrap every data key under a new store key (rotate_store_key); the next call
+        loads the new key."""
+        report = rotate_store_key(self.records, self._env_key, self.path, new_key)
+        self._store = None
+        return report
 
     def open(self, user_id: str, memory_id: str) -> list[Revealed]:
         """The memory's secrets in clear, for its owner only (the caller checks ownership)."""

@@ -50,6 +50,14 @@ def reveal(
     }
 
 
+def rotate_key(ctx: Context) -> dict[str, object]:
+    """Re-wrap every user's data key under a new store key (graphmem.guard.vault), an
+    operator's call. Under the write lock: a write meanwhile could wrap a new user's data key
+    under the old store key, and that user's secrets would not open after the swap."""
+    with ctx.write_lock:
+        return ctx.vault.rotate()
+
+
 def _refs(refs: Iterable[str] | None) -> set[str] | None:
     if refs is None:
         return None
@@ -65,4 +73,4 @@ def _refs(refs: Iterable[str] | None) -> set[str] | None:
     return out or None
 
 
-__all__ = ["reveal"]
+__all__ = ["reveal", "rotate_key"]
