@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from graphmem.embedder import Embedder
 from graphmem.errors import NotFoundError
 from graphmem.service import MemoryService
 from graphmem.settings import Settings
@@ -21,6 +22,25 @@ def svc(tmp_path: Path) -> MemoryService:
 
 
 def test_vault_write_reveal_erase(svc: MemoryService, tmp_path: Path) -> None:
+    cycle(svc, tmp_path)
+
+
+@pytest.mark.services
+def test_vault_write_reveal_erase_on_mariadb(
+    tmp_path: Path, mysql_url: str, embedder: Embedder
+) -> None:
+    settings = Settings(
+        _env_file=None, data_dir=tmp_path, records_backend="mysql", mysql_url=mysql_url
+    )
+    svc = MemoryService(settings, embedder=embedder)
+    assert type(svc.records).__name__ == "MySQLRecords"
+    cycle(svc, tmp_path)
+    svc.close()
+
+
+def cycle(svc: MemoryService, tmp_path: Path) -> None:
+    """Vaulted on write, revealed to its owner only, shredded with the user: no key row, no
+    secret row left."""
     m = svc.write_many(
         "ann", [{"content": f"My wifi password is {PASSWORD}; Joe is at 13812345678"}]
     )[0]
@@ -34,3 +54,5 @@ def test_vault_write_reveal_erase(svc: MemoryService, tmp_path: Path) -> None:
     receipt = svc.forget_user("ann")
     assert receipt.to_dict()["vault"] == "data key destroyed (1 secrets shredded)"
     assert receipt.verified
+    assert svc.records.vault_key("ann") is None
+    assert svc.records.vault_secrets("ann", m.id) == []
