@@ -111,6 +111,11 @@ class TemporalSettings(BaseSettings):
     )
 
     enabled: bool = Field(True, description="detect updates on write (slots, corrections)")
+    switch_updates: bool = Field(
+        True,
+        description="a write with a switch cue (改用, 换成, 不再, switched to, no longer, ...)"
+        " supersedes the earlier memory its clause clearly matches best, slot or not",
+    )
     slot_rules: list[dict[str, str]] = Field(
         default_factory=list,
         description="extra slot rules, JSON:"

@@ -14,10 +14,11 @@ from typing import TYPE_CHECKING
 
 from graphmem.extractors.normalize import Normalizer
 from graphmem.extractors.slots import Slot, SlotRule, compile_rules, ends, find_slots, is_correction
-from graphmem.guard.consensus import extract_claim
+from graphmem.extractors.switches import MARGIN, MIN_COVERAGE, coverage, switch_terms
+from graphmem.guard.consensus import AUTHORITY, extract_claim
 from graphmem.meaning import compare
 from graphmem.model import Kind, Memory, Status, new_id
-from graphmem.stores.records import GraphRows, Placed, Relation, Supersession
+from graphmem.stores.records import GraphRows, Placed, RecordQuery, Relation, Supersession
 from graphmem.stores.vectors import VectorFilter
 from graphmem.temporal import (
     CONTRADICTS,
@@ -135,6 +136,11 @@ class Temporal:
                 if target is not None:
                     known[target.id] = target
                     updates = [target]
+            elif not updates and (slot is None or slot.weak) and self.settings.switch_updates:
+                switched = self._switched(user_id, m, in_batch)
+                if switched is not None:
+                    known[switched.id] = switched
+                    updates = [switched]
             decision = self.guard.consensus(
                 user_id,
                 m.content,
@@ -284,6 +290,36 @@ class Temporal:
             return None
         best = max(pool.values(), key=lambda o: (overlap(o), o.valid_since))
         return best if overlap(best) > 0.01 else None
+
+    def _switched(self, user_id: str, m: Memory, in_batch: dict[str, Memory]) -> Memory | None:
+        """The earlier memory a switch ("不再用Jira了，改用飞书", "switched from the Kindle")
+        replaces: the clear best keyword match of the clause holding the cue, on the user's own
+        statistics (graphmem.extractors.switches), if it is current and covers enough of what
+        that memory says; None when no memory leads clearly. A memory that states a slot is
+        left to the slot rules ("I don't live in Boston anymore" ends no home in Dallas), and
+        one stating a slot only ends through it (`_may_end`). A writer other than the user
+        never ends a user's memory this way: the consensus check would hold the write, and a
+        cue is weaker evidence than a slot."""
+        terms = switch_terms(m.content)
+        if not terms:
+            return None
+        hits = self.records.keyword_search(RecordQuery(user_id), terms, 2)
+        if not hits or (len(hits) > 1 and hits[0][1] < MARGIN * hits[1][1]):
+            return None
+        old = self.records.get(user_id, [hits[0][0]]).get(hits[0][0])
+        if (
+            old is None
+            or old.id in in_batch
+            or old.kind != Kind.MEMORY
+            or old.status != Status.ACTIVE
+            or old.valid_to is not None
+            or old.valid_since > m.valid_since
+            or old.content.rstrip().endswith(("?", "？"))
+            or (old.slot is not None and old.slot != m.slot)
+            or (m.source.value != AUTHORITY and old.source.value == AUTHORITY)
+        ):
+            return None
+        return old if coverage(m.content, old.content) >= MIN_COVERAGE else None
 
     def on_approved(self, user_id: str, memories: Sequence[Memory]) -> list[Supersession]:
         """A reviewed, approved claim now does what the quarantine held back: it ends the
