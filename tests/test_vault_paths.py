@@ -300,3 +300,25 @@ def test_export_keeps_contact_details_unless_redacted(cli, tmp_path: Path) -> No
     assert code == 0 and "415-555-0134" not in out and "joe@rivera-plumbing.com" not in out
     assert row["content"] == "Our plumber can be reached at [PHONE] or [EMAIL]"
     assert row["metadata"] == {"cc": "[EMAIL]"}
+
+
+def test_documents_keep_published_contact_lines(tmp_path: Path, embedder: Embedder) -> None:
+    """A handbook's escalation line and a supplier's hotline are what the document is for: the
+    ingested chunks keep them and answer the question; a password in the same page is vaulted."""
+    svc = MemoryService(Settings(_env_file=None, data_dir=tmp_path / "d"), embedder=embedder)
+    page = tmp_path / "handbook.md"
+    page.write_text(
+        "# On-call handbook\n\n## Escalation\n\n"
+        "If the on-call engineer doesn't answer within 15 minutes, call the escalation line"
+        " +1 415-555-0199 or write to escalations@northwind-ops.com.\n\n"
+        "## Suppliers\n\nThe cooling supplier's service hotline is 400-810-8888.\n\n"
+        "## Shared accounts\n\nThe status page admin password is Gr4nite-Owl-77.\n"
+    )
+    svc.ingest("ops", page)
+    hits = svc.search("ops", "What number do I call if the on-call engineer doesn't answer?", 3)
+    text = " ".join(h.memory.content for h in hits.hits)
+    assert "415-555-0199" in text and "escalations@northwind-ops.com" in text
+    chunks = " ".join(m.content for m in svc.list("ops", viewer=Viewer.OPERATOR))
+    assert "400-810-8888" in chunks
+    assert "Gr4nite-Owl-77" not in chunks and "[secret:password#1]" in chunks
+    svc.close()
