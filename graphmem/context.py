@@ -29,7 +29,13 @@ from graphmem.metrics import LatencyRecorder
 from graphmem.model import Memory, utcnow
 from graphmem.projection import Projector
 from graphmem.settings import Settings
-from graphmem.stores import GraphStore, RecordsStore, ResultCache, VectorStore
+from graphmem.stores import (
+    GraphStore,
+    RecordsStore,
+    ResultCache,
+    VectorStore,
+    shared_working_purger,
+)
 from graphmem.stores.records import MemoryRecords
 from graphmem.stores.records.locks import user_lock
 from graphmem.summary import SummaryVectors
@@ -40,6 +46,23 @@ log = logging.getLogger("graphmem.context")
 # Extra stores (working memory, result caches) register a purge and a residue count, so erasing
 # a user reaches them too.
 Purger = tuple[Callable[[str], int], Callable[[str], int]]
+
+
+def default_purgers(cache: ResultCache, guard: Guard, s: Settings) -> dict[str, Purger]:
+    """What erasure must also empty: the user's cached results (entries and the version key,
+    which names the user) and, when shared in Redis, their rate-limit buckets and their working
+    memory. Working memory in Redis outlives the MCP server that wrote it, so the service
+    itself reaches it: a `graphmem forget-user` from the CLI erases what a server's
+    `working_memory_set` kept (a running server swaps in its own store for the same keys)."""
+    out: dict[str, Purger] = {"search_cache": (cache.purge, cache.count)}
+    limiter = guard.limiter
+    delete, count = getattr(limiter, "delete_user", None), getattr(limiter, "count_user", None)
+    if delete is not None and count is not None:  # the in-process buckets hold no user id
+        out["rate_limits"] = (delete, count)
+    shared = shared_working_purger(s.server.working_backend, s.redis_url)
+    if shared is not None:
+        out["working_memory"] = shared
+    return out
 
 
 class AccessTracker:
@@ -176,4 +199,4 @@ class Context:
             return {}
 
 
-__all__ = ["AccessTracker", "Context", "Purger", "SearchStats"]
+__all__ = ["AccessTracker", "Context", "Purger", "SearchStats", "default_purgers"]

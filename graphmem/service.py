@@ -17,7 +17,7 @@ from typing import Any
 
 from graphmem import workers
 from graphmem.actor import CLI, Actor
-from graphmem.context import AccessTracker, Context, Purger
+from graphmem.context import AccessTracker, Context, Purger, default_purgers
 from graphmem.embedder import Embedder, embedder_for
 from graphmem.extractors import Extractor, make_extractor
 from graphmem.guard import Guard
@@ -97,24 +97,13 @@ def build_context(
         temporal=Temporal(records, vectors, guard, projector, s),
         # Stores outside the records/vectors/graph trio (working memory, result caches)
         # register (purge, count) callables here so erasing a user reaches them too.
-        purgers=_purgers(cache, guard),
+        purgers=default_purgers(cache, guard, s),
         vault=Vault(
             records,
             s.vault_key.get_secret_value() if s.vault_key else None,
             key_path(s.data_dir, s.vault_key_file),
         ),
     )
-
-
-def _purgers(cache: ResultCache, guard: Guard) -> dict[str, Purger]:
-    """What erasure must also empty: the user's cached results (entries and the version key,
-    which names the user) and, when shared in Redis, their rate-limit buckets."""
-    out: dict[str, Purger] = {"search_cache": (cache.purge, cache.count)}
-    limiter = guard.limiter
-    delete, count = getattr(limiter, "delete_user", None), getattr(limiter, "count_user", None)
-    if delete is not None and count is not None:  # the in-process buckets hold no user id
-        out["rate_limits"] = (delete, count)
-    return out
 
 
 class MemoryService(DocumentsAPI):

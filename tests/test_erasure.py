@@ -112,3 +112,39 @@ def test_erasure_finishes_after_a_crash_with_the_index_down(
     assert set(residue(restarted.context, gone).values()) == {0}
     assert restarted.vectors.count(kept) == 5 and restarted.records.count(kept) == 5
     restarted.close()
+
+
+@pytest.mark.services
+def test_cli_erase_reaches_working_memory_an_mcp_server_kept_in_redis(
+    tmp_path: Path, embedder: Embedder, cli, monkeypatch: pytest.MonkeyPatch  # noqa: ANN001
+) -> None:
+    """Working memory in Redis outlives the server that wrote it: `graphmem forget-user` from
+    the CLI (no server running) must erase it too, and its receipt must count it."""
+    from graphmem.mcp.server import create_server
+    from graphmem.settings import McpSettings
+    from graphmem.stores import open_working
+    from tests.conftest import service_url
+    from tests.test_mcp import ok
+
+    redis_url = service_url("GRAPHMEM_TEST_REDIS_URL")
+    user = f"wm-{uuid.uuid4().hex[:8]}"
+    monkeypatch.setenv("GRAPHMEM_REDIS_URL", redis_url)
+    svc = MemoryService(Settings(data_dir=tmp_path / "data"), embedder=embedder)
+    srv = create_server(svc, settings=McpSettings(working_backend="redis"), default_user=user)
+    ok(srv, "memory_write", {"content": "The offsite is in Lisbon", "memory_type": "fact"})
+    for session in ("s1", "s2"):
+        ok(
+            srv,
+            "working_memory_set",
+            {"session_id": session, "content": {"task_context": "plan the offsite"}},
+        )
+    svc.close()
+    wm = open_working("redis", redis_url=redis_url)
+    assert wm.count_user(user) == 2
+
+    code, out, err = cli("forget-user", "--user", user, "--confirm", user, "--json")
+    assert code == 0, err
+    receipt = json.loads(out)
+    assert receipt["deleted"]["working_memory"] == 2
+    assert receipt["verified"] is True and set(receipt["residue"].values()) == {0}
+    assert wm.count_user(user) == 0

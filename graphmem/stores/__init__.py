@@ -15,6 +15,7 @@ Beside the folders, what several stores share: `private_files` (owner-only files
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from graphmem.errors import InvalidInputError
@@ -41,6 +42,7 @@ __all__ = [
     "open_records",
     "open_vectors",
     "open_working",
+    "shared_working_purger",
     "resolve_backend",
 ]
 
@@ -128,6 +130,23 @@ def open_vectors(settings: Settings, dim: int) -> VectorStore:
         quantization=settings.edge_quantization,
     )
     return EdgeVectors(settings.edge_path, dim=dim, footprint=footprint)
+
+
+def shared_working_purger(
+    backend: str, redis_url: str | None
+) -> tuple[Callable[[str], int], Callable[[str], int]] | None:
+    """(delete_user, count_user) on working memory that outlives this process (Redis), opened
+    on the first erase; None when working memory is in-process (it dies with its server)."""
+    if resolve_backend(backend, redis_url) != "redis":
+        return None
+    opened: list[WorkingMemoryStore] = []
+
+    def store() -> WorkingMemoryStore:
+        if not opened:
+            opened.append(open_working("redis", redis_url=redis_url))
+        return opened[0]
+
+    return (lambda user: store().delete_user(user)), (lambda user: store().count_user(user))
 
 
 def open_working(
