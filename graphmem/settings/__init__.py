@@ -361,6 +361,13 @@ class Settings(BaseSettings):
         default_factory=lambda: {"user": 1.0, "system": 0.95, "document": 0.85, "agent": 0.7},
         description="multiplies a hit's score by its provenance: user-stated ranks highest",
     )
+    subject_boost: float = Field(
+        0.3,
+        ge=0.0,
+        le=2.0,
+        description="a hit whose subject (its speaker, or the name it opens with) the query"
+        " names scores this much more (x 1 + boost); 0 turns it off",
+    )
     weights: dict[str, float] = Field(
         default_factory=lambda: dict(DEFAULT_WEIGHTS),
         description="the hybrid score's channel weights, when a search names no profile",

@@ -22,6 +22,7 @@ from graphmem import associative, fusion, metrics, ranking, temporal, workers
 from graphmem.associative import Step, TracedHit
 from graphmem.context import Context
 from graphmem.errors import StoreUnavailableError
+from graphmem.extractors.subjects import named_in, subject_of
 from graphmem.lifecycle import is_expired
 from graphmem.model import Hit, Kind, Memory, Status, check_user, utcnow
 from graphmem.requests import SearchRequest, SearchResult, ValidSearch
@@ -349,10 +350,28 @@ def retrieve(
                     )
                     h.explain["walk"]["added"] = h.score - before
         hits.sort(key=lambda h: (-h.score, h.memory.id))
+    if s.subject_boost > 0 and _boost_subjects(hits, query, s.subject_boost):
+        hits.sort(key=lambda h: (-h.score, h.memory.id))
     if bridged:
         _bridge(hits, bridged, base, graph_w)
     top: list[Hit] = list(hits[:top_k])
     return SearchResult(hits=top, took_ms=0.0, degraded=degraded)
+
+
+def _boost_subjects(hits: list[TracedHit], query: str, boost: float) -> bool:
+    """Whose words: a query naming a hit's subject (its speaker, or the name it opens with)
+    asks for that person's own statements (graphmem.extractors.subjects). Applied to the final
+    scores, after the walk: the other speaker's turns still seed it - their question is often
+    what the query matches, and the named person's reply is where the walk leads. True when
+    a hit was boosted."""
+    boosted = False
+    for h in hits:
+        subject = subject_of(h.memory.content)
+        if subject is not None and named_in(query, subject):
+            h.scores["subject"] = 1 + boost
+            h.score *= 1 + boost
+            boosted = True
+    return boosted
 
 
 def _seed_channels(seeds: list[TracedHit]) -> dict[str, list[str]]:
