@@ -40,8 +40,9 @@ class Combo:
     # False: does not fire on a first-person narrative ("I asked the bank to lift my card limit")
     # unless the window also addresses the agent or a third party.
     narrative_ok: bool = True
-    # Does not fire when the window has one of these (the user's own recipient, a step gated on
-    # the user's own check) and nothing that makes it hostile again (_STILL_HOSTILE).
+    # Does not fire when the window has one of these (the user's own recipient, sending
+    # forbidden, a step gated on the user's own check) and nothing that makes it hostile again
+    # (_STILL_HOSTILE).
     unless: tuple[str, ...] = ()
 
 
@@ -111,7 +112,7 @@ COMBOS: tuple[Combo, ...] = (
     _c("c_policy_modal", "policy", 0.6, "OPS RELAX MODAL", narrative_ok=False),
     _c("c_legit_ops", "policy", 0.75, "OPS LEGIT", "MODAL IMP RELAX", narrative_ok=False),
     _c("c_exfil_out", "exfiltration", 0.8, "SEND DATA RECIPIENT", "IMP OWNER3 TRIGGER SECRECY "
-       "USERREF AGENT YOU", narrative_ok=False, unless="OWN_PARTY"),
+       "USERREF AGENT YOU", narrative_ok=False, unless="OWN_PARTY PROHIBIT"),
     _c("c_exfil_owner", "exfiltration", 0.75, "SEND DATA OWNER3",
        "TRIGGER SECRECY USERREF AGENT IMP", narrative_ok=False),
     _c("c_exfil_secret", "exfiltration", 0.7, "SEND DATA SECRECY", narrative_ok=False),
@@ -128,7 +129,10 @@ COMBOS: tuple[Combo, ...] = (
        "IMP AGENT YOU TRIGGER", narrative_ok=False),
     _c("c_destroy", "tool", 0.7, "DESTRUCT ALL DATA", "TRIGGER AGENT IMP YOU",
        narrative_ok=False),
-    _c("c_response", "response", 0.75, "RESP RESP_MOD SHAPE", "YOU IMP AGENT"),
+    # a rule for replies to the user themself ("reply to me in Spanish", "回复我的时候用中文")
+    # is the user's own preference, unless it is secretive or speaks of "the user" or "you"
+    _c("c_response", "response", 0.75, "RESP RESP_MOD SHAPE", "YOU IMP AGENT",
+       unless="OWN_PARTY"),
     _c("c_tell_that", "response", 0.7, "TELL_THAT", "TRIGGER RESP_MOD"),
     _c("c_style", "response", 0.75, "STYLE_ODD REPLY", "IMP YOU RESP_MOD"),
     _c("c_referral", "response", 0.75, "REFERRAL", "SECRECY RESP_MOD TRIGGER IMP"),
