@@ -27,6 +27,8 @@ _EN: dict[str, str] = {
     # "you can reach / contact X at ..." is the generic you of a contact detail, not the agent
     "YOU": r"\b(?:you|your|you're|yourself)\b(?! can (?:reach|contact|call|email|text|find|get "
            r"hold of|get in touch with)\b)",
+    # The agent's own things: "your answer", "your rules".
+    "YOUR": r"\byour(?:s|self)?\b",
     "USERREF": r"\b(?:the user|this user|a user|the customer|this customer|the account (?:holder|"
                r"owner)|the caller|callers|customers|users|the reader|readers|the requester|"
                r"this person|people asking)\b",
@@ -103,7 +105,9 @@ _EN: dict[str, str] = {
             r"one[- ]time codes?|otps?|security codes?|verification codes?|card (?:numbers?|"
             r"details)|credit card(?: details| numbers?)?|saved cards?|bank details|"
             r"account numbers?|ssn|social security|passport(?: scan)?|home address|addresses|"
-            r"address|phone numbers?|emails?|email address|schedule|whereabouts|location|"
+            # "email the caterer at ..." is the sending verb, not mail as the data sent
+            r"address|phone numbers?|emails?(?!\s+(?:the|a|an|him|her|them|me|us|it)\b)|"
+            r"email address|schedule|whereabouts|location|"
             r"medical (?:history|records?)|health|diagnosis|memor(?:y|ies)|memory store|notes?|"
             r"conversation (?:logs?|history)|chat (?:logs?|history|transcripts?)|transcripts?|"
             r"contacts|inbox|messages|documents|files|calendar|history|preferences|profiles?|"
@@ -130,6 +134,10 @@ _EN: dict[str, str] = {
     "PROHIBIT": r"\b(?:never|don'?t|do not|must not|mustn'?t|should not|shouldn'?t|not to)\s+"
                 r"(?:ever\s+)?(?:share|send|forward|disclose|reveal|give out|email|post|upload|"
                 r"pass on|hand over|cc|bcc)\b",
+    # The user as the audience of the replies ("answer me in plain English"): with OWN_PARTY
+    # it vetoes c_response, a rule for replies to the user themself.
+    "TO_ME": r"\b(?:(?:answer|reply to|respond to|write to|talk to|speak to|tell) me|"
+             r"(?:write|draft|prepare)s? for me)\b",
     # A step made conditional on the user's own check: "only after the smoke tests pass".
     "GATED": r"\b(?:only (?:after|once|when|if)|(?:after|once|when) (?:the )?(?:\w+ )?(?:tests?|"
              r"ci|checks?|build|review|pipeline) (?:pass(?:es|ed)?|(?:is|are) green|succeed))\b",
@@ -284,6 +292,7 @@ _ZH: dict[str, str] = {
     "FIRST": r"(?:我|咱)",
     "ADMIN": r"(?:管理后台|后台|超级用户|管理员控制台)",
     "YOU": r"(?:你|您)",
+    "YOUR": r"(?:你的|您的|你自己)",
     "USERREF": r"(?:用户|客户|来电者|户主|读者|账户主人|这个人|此人)",
     "META": r"(?:防护措施|防护|护栏|内置|说明|基准|政策|"
             r"设定|指令|指示|指引|规则|规矩|准则|规定|守则|约束|限制|边界|配置|提示词|策略|"

@@ -44,6 +44,8 @@ class Combo:
     # forbidden, a step gated on the user's own check) and nothing that makes it hostile again
     # (_STILL_HOSTILE).
     unless: tuple[str, ...] = ()
+    # What overrides the veto; _STILL_HOSTILE unless given.
+    still_hostile: tuple[str, ...] = ()
 
 
 # A window that speaks to or about the agent, the user as a third party, or gives an order.
@@ -91,12 +93,28 @@ _RARITY = (
 
 
 def _c(
-    id_: str, cat: str, w: float, all_: str, *any_: str, narrative_ok: bool = True, unless: str = ""
+    id_: str,
+    cat: str,
+    w: float,
+    all_: str,
+    *any_: str,
+    narrative_ok: bool = True,
+    unless: str = "",
+    still_hostile: str = "",
 ) -> Combo:
     order = {c: i for i, c in enumerate(_RARITY)}
     needed = tuple(sorted(all_.split(), key=lambda c: order.get(c, len(order))))
     groups = tuple(tuple(a.split()) for a in any_)
-    return Combo(id_, cat, w, needed, groups, narrative_ok, tuple(unless.split()))
+    return Combo(
+        id_,
+        cat,
+        w,
+        needed,
+        groups,
+        narrative_ok,
+        tuple(unless.split()),
+        tuple(still_hostile.split()),
+    )
 
 
 # Each combination: all of `all`, and at least one concept of every `any` group.
@@ -129,10 +147,11 @@ COMBOS: tuple[Combo, ...] = (
        "IMP AGENT YOU TRIGGER", narrative_ok=False),
     _c("c_destroy", "tool", 0.7, "DESTRUCT ALL DATA", "TRIGGER AGENT IMP YOU",
        narrative_ok=False),
-    # a rule for replies to the user themself ("reply to me in Spanish", "回复我的时候用中文")
-    # is the user's own preference, unless it is secretive or speaks of "the user" or "you"
+    # a rule for replies to the user themself ("reply to me in Spanish", "回复我的时候用中文",
+    # "everything you write for me") is the user's own preference, unless it is secretive,
+    # speaks of "the user" or of the agent's own replies ("your answer": the BIPIA shape)
     _c("c_response", "response", 0.75, "RESP RESP_MOD SHAPE", "YOU IMP AGENT",
-       unless="OWN_PARTY"),
+       unless="OWN_PARTY TO_ME", still_hostile="SECRECY USERREF YOUR"),
     _c("c_tell_that", "response", 0.7, "TELL_THAT", "TRIGGER RESP_MOD"),
     _c("c_style", "response", 0.75, "STYLE_ODD REPLY", "IMP YOU RESP_MOD"),
     _c("c_referral", "response", 0.75, "REFERRAL", "SECRECY RESP_MOD TRIGGER IMP"),
@@ -200,7 +219,7 @@ def _matches(combo: Combo, w: _Tagger | _Window) -> bool:
         any(w.has(c) for c in group) for group in combo.any
     )
     if ok and any(w.has(c) for c in combo.unless):
-        ok = any(w.has(c) for c in _STILL_HOSTILE)
+        ok = any(w.has(c) for c in combo.still_hostile or _STILL_HOSTILE)
     if ok and not combo.narrative_ok and w.has("FIRST"):
         return any(w.has(c) for c in _ADDRESSED)
     return ok
