@@ -15,9 +15,12 @@ import re
 # fmt: off
 
 _EN: dict[str, str] = {
-    # "my assistant", "our agent", "the landlord's agent": people (a PA, an estate agent), not AI
+    # "my assistant", "our agent", "the landlord's agent": people (a PA, an estate agent), not AI;
+    # so is one with a phone number or an email ("the travel agent's number is ...")
     "AGENT": r"(?<!\bmy )(?<!\bour )(?<!'s )\b(?:language model|helper bot|helper|travel agent|"
-             r"assistant|ai|agent|bot|chatbot|model|llm|gpt|copilot|support bot)s?\b",
+             r"assistant|ai|agent|bot|chatbot|model|llm|gpt|copilot|support bot)s?\b"
+             r"(?!'s (?:(?:phone|mobile|cell|office|direct|work) )?(?:number|phone|mobile|email|"
+             r"e-mail|fax|extension|office|address)\b)",
     "FIRST": r"\b(?:i|i'm|i've|i'd|i'll|my|me|we|we're|we've|our|us)\b",
     "CONFIG_KV": r"(?:^|[\s_{,\"'])(?:role|mode|permissions?|access(?:_level)?|persona|policy|"
                  r"safety|filters?|guardrails?)\s*[:=]\s*[\"']?(?:system|admin\w*|root|"
@@ -284,7 +287,7 @@ ZH_AGENT = (
 # what it is for, or by a Latin name, is the user's tool, not the agent's configuration.
 _ZH_NAMED_SYSTEM = (
     "人事|财务|报销|考勤|办公|业务|票务|订票|排班|门禁|监控|导航|教务|选课|医保|社保|会员|点餐|"
-    "收银|库存|仓储|物流|操作|邮件|客服|工单|审批|预约|挂号|信息|采购|销售|招聘|学籍|成绩|图书"
+    "收银|库存|仓储|物流|操作|邮件|客服|工单|审批|预约|挂号|信息|采购|销售|招聘|学籍|成绩|图书|管理"
 )
 
 _ZH: dict[str, str] = {
