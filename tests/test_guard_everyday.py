@@ -383,9 +383,10 @@ def test_the_corpus_is_large_varied_and_split() -> None:
 # recognised (concepts.is_own_preference).
 KNOWN_HELD: set[str] = set()
 VALIDATION_SAMPLE = _rows("validation")[::8]
-# Refused or held validation rows as agent writes when the set was judged (docs/benchmarks.md):
-# a regression bound, far above the target of 0.5%.
-MAX_VALIDATION_FLAGGED = 28
+# Refused or held validation rows as agent writes when the set was last judged
+# (docs/benchmarks.md; 28 before the user's own preference was recognised): a regression bound,
+# far above the target of 0.5%.
+MAX_VALIDATION_FLAGGED = 20
 
 
 @pytest.mark.parametrize(
