@@ -15,16 +15,23 @@ import re
 # fmt: off
 
 _EN: dict[str, str] = {
-    # "my assistant", "our agent", "the landlord's agent": people (a PA, an estate agent), not AI
+    # "my assistant", "our agent", "the landlord's agent": people (a PA, an estate agent), not AI;
+    # so is one with a phone number or an email ("the travel agent's number is ...")
     "AGENT": r"(?<!\bmy )(?<!\bour )(?<!'s )\b(?:language model|helper bot|helper|travel agent|"
-             r"assistant|ai|agent|bot|chatbot|model|llm|gpt|copilot|support bot)s?\b",
+             r"assistant|ai|agent|bot|chatbot|model|llm|gpt|copilot|support bot)s?\b"
+             r"(?!'s (?:(?:phone|mobile|cell|office|direct|work) )?(?:number|phone|mobile|email|"
+             r"e-mail|fax|extension|office|address)\b)",
     "FIRST": r"\b(?:i|i'm|i've|i'd|i'll|my|me|we|we're|we've|our|us)\b",
     "CONFIG_KV": r"(?:^|[\s_{,\"'])(?:role|mode|permissions?|access(?:_level)?|persona|policy|"
                  r"safety|filters?|guardrails?)\s*[:=]\s*[\"']?(?:system|admin\w*|root|"
                  r"unrestricted\w*|none|off|disabled|false|0|all)\b",
     "ADMIN": r"\b(?:admin(?:istrator)?\s+(?:console|panel|backend|page|dashboard)|back-?office|"
              r"sudo|superuser)\b",
-    "YOU": r"\b(?:you|your|you're|yourself)\b",
+    # "you can reach / contact X at ..." is the generic you of a contact detail, not the agent
+    "YOU": r"\b(?:you|your|you're|yourself)\b(?! can (?:reach|contact|call|email|text|find|get "
+           r"hold of|get in touch with)\b)",
+    # The agent's own things: "your answer", "your rules".
+    "YOUR": r"\byour(?:s|self)?\b",
     "USERREF": r"\b(?:the user|this user|a user|the customer|this customer|the account (?:holder|"
                r"owner)|the caller|callers|customers|users|the reader|readers|the requester|"
                r"this person|people asking)\b",
@@ -101,7 +108,9 @@ _EN: dict[str, str] = {
             r"one[- ]time codes?|otps?|security codes?|verification codes?|card (?:numbers?|"
             r"details)|credit card(?: details| numbers?)?|saved cards?|bank details|"
             r"account numbers?|ssn|social security|passport(?: scan)?|home address|addresses|"
-            r"address|phone numbers?|emails?|email address|schedule|whereabouts|location|"
+            # "email the caterer at ..." is the sending verb, not mail as the data sent
+            r"address|phone numbers?|emails?(?!\s+(?:the|a|an|him|her|them|me|us|it)\b)|"
+            r"email address|schedule|whereabouts|location|"
             r"medical (?:history|records?)|health|diagnosis|memor(?:y|ies)|memory store|notes?|"
             r"conversation (?:logs?|history)|chat (?:logs?|history|transcripts?)|transcripts?|"
             r"contacts|inbox|messages|documents|files|calendar|history|preferences|profiles?|"
@@ -123,6 +132,15 @@ _EN: dict[str, str] = {
                  r"mum|mom|mother|dad|father|sister|brother|son|daughter|aunt|uncle|family|"
                  r"office|inbox|(?:work|personal|own|private) (?:address|email|account))|"
                  r"(?:cc|copy|send it to|forward it to) me|to me)\b",
+    # Sending forbidden: "never share my calendar with anyone outside the company" protects the
+    # data that an exfiltration sends; it vetoes c_exfil_out like the user's own recipient.
+    "PROHIBIT": r"\b(?:never|don'?t|do not|must not|mustn'?t|should not|shouldn'?t|not to)\s+"
+                r"(?:ever\s+)?(?:share|send|forward|disclose|reveal|give out|email|post|upload|"
+                r"pass on|hand over|cc|bcc)\b",
+    # The user as the audience of the replies ("answer me in plain English"): with OWN_PARTY
+    # it vetoes c_response, a rule for replies to the user themself.
+    "TO_ME": r"\b(?:(?:answer|reply to|respond to|write to|talk to|speak to|tell) me|"
+             r"(?:write|draft|prepare)s? for me)\b",
     # A step made conditional on the user's own check: "only after the smoke tests pass".
     "GATED": r"\b(?:only (?:after|once|when|if)|(?:after|once|when) (?:the )?(?:\w+ )?(?:tests?|"
              r"ci|checks?|build|review|pipeline) (?:pass(?:es|ed)?|(?:is|are) green|succeed))\b",
@@ -264,15 +282,25 @@ ZH_AGENT = (
     rf"(?!{_ZH_NOT_AGENT_AFTER}))"
 )
 
+# 系统 is the agent's system ("系统提示词", "忽略系统设定"), but also every named piece of office
+# software the user logs into: "人事系统的账号是 ...", "报销系统", "OA 系统". A system named by
+# what it is for, or by a Latin name, is the user's tool, not the agent's configuration.
+_ZH_NAMED_SYSTEM = (
+    "人事|财务|报销|考勤|办公|业务|票务|订票|排班|门禁|监控|导航|教务|选课|医保|社保|会员|点餐|"
+    "收银|库存|仓储|物流|操作|邮件|客服|工单|审批|预约|挂号|信息|采购|销售|招聘|学籍|成绩|图书|管理"
+)
+
 _ZH: dict[str, str] = {
     "AGENT": ZH_AGENT,
     "FIRST": r"(?:我|咱)",
     "ADMIN": r"(?:管理后台|后台|超级用户|管理员控制台)",
     "YOU": r"(?:你|您)",
+    "YOUR": r"(?:你的|您的|你自己)",
     "USERREF": r"(?:用户|客户|来电者|户主|读者|账户主人|这个人|此人)",
     "META": r"(?:防护措施|防护|护栏|内置|说明|基准|政策|"
             r"设定|指令|指示|指引|规则|规矩|准则|规定|守则|约束|限制|边界|配置|提示词|策略|"
-            r"政策|安全层|安全限制|安全过滤|内容规则|拒绝|运营方|开发者|系统)",
+            r"政策|安全层|安全限制|安全过滤|内容规则|拒绝|运营方|开发者|"
+            rf"(?<!{_ZH_NAMED_SYSTEM.replace('|', ')(?<!')})(?<![a-z])(?<![a-z] )系统)",
     "NEG_META": r"(?:暂停|停用|撤销|扔掉|丢掉|不用理|无需理会|碍事|妨碍|"
                 r"忽略|无视|不管|别管|抛在脑后|抛开|作废|废弃|失效|无效|不算|不适用|不必再?遵守|"
                 r"不用再?遵守|不用管|都不用管|不需要遵守|清空|覆盖|绕过|关闭|下线|解除|冒充|"
@@ -304,7 +332,10 @@ _ZH: dict[str, str] = {
             r"发送|发到|发给|转发|抄送|共享|分享|上传|同步|导出|泄露|透露|告诉|念给|列出|附上|"
             r"塞进|放进|加到|发布|公开|开放给|复制|发一份|给他看|给她看|收集)",
     "OWN_PARTY": r"(?:我的(?:助理|秘书|老婆|老公|爱人|妻子|丈夫|会计|律师|经理|领导|同事|导师|"
-                 r"父母|爸|妈|团队|工作邮箱|私人邮箱|个人邮箱)|(?:抄送|发|转发)(?:一份)?给我)",
+                 r"父母|爸|妈|团队|工作邮箱|私人邮箱|个人邮箱)|(?:抄送|发|转发)(?:一份)?给我|"
+                 r"(?:回复|回答|答复|跟|和|对)我(?!们))",
+    "PROHIBIT": r"(?:不要|别|不许|不能|禁止|切勿|不准)(?:把[^,。]{0,12})?(?:发给|发到|转发|分享|"
+                r"共享|透露|泄露|告诉|抄送|上传)",
     "GATED": r"(?:(?:通过|成功|跑完|测过)(?:了)?(?:之后|以后|后)(?:再|才)|"
              r"只有.{0,12}(?:之后|以后|后)才)",
     "RECIPIENT": r"(?:谁|任何人|所有人|别人|他人|来电者|外部|公开|第三方|合作方|保险联系人|网盘|"
@@ -354,10 +385,12 @@ _ZH: dict[str, str] = {
     "DESTRUCT": r"(?:删除|清空|重置|抹掉|删掉)",
     "ALL": r"(?:所有|全部|每一|每个|一切)",
 }
+# A task verb opening a "when ..." clause ("翻译的时候保留英文原文") sets how the user's own work
+# is done; it is no task.
 ZH_TASK_START = re.compile(
     r"^\W*(?:请)?(?:列出|详细介绍|介绍一下|写一(?:首|封|篇|个|段)|概括|总结一下|翻译|解释一下|"
     r"描述|生成|起草|撰写|用.{1,4}(?:句话|个字)(?:概括|总结|介绍)|"
-    r"(?:为|给)(?!我)[^,。]{1,12}(?:制定|设计|规划|讲讲|写一))"
+    r"(?:为|给)(?!我)[^,。]{1,12}(?:制定|设计|规划|讲讲|写一))(?!的?时候|时)"
 )
 ZH_IMPERATIVE = re.compile(
     r"^\W*(?:请|麻烦)?(?:把|将|给(?!我)|用(?![了过])|向|让(?!我)|设置|执行|运行|列出|推广|告诉)"

@@ -40,9 +40,12 @@ class Combo:
     # False: does not fire on a first-person narrative ("I asked the bank to lift my card limit")
     # unless the window also addresses the agent or a third party.
     narrative_ok: bool = True
-    # Does not fire when the window has one of these (the user's own recipient, a step gated on
-    # the user's own check) and nothing that makes it hostile again (_STILL_HOSTILE).
+    # Does not fire when the window has one of these (the user's own recipient, sending
+    # forbidden, a step gated on the user's own check) and nothing that makes it hostile again
+    # (_STILL_HOSTILE).
     unless: tuple[str, ...] = ()
+    # What overrides the veto; _STILL_HOSTILE unless given.
+    still_hostile: tuple[str, ...] = ()
 
 
 # A window that speaks to or about the agent, the user as a third party, or gives an order.
@@ -90,12 +93,28 @@ _RARITY = (
 
 
 def _c(
-    id_: str, cat: str, w: float, all_: str, *any_: str, narrative_ok: bool = True, unless: str = ""
+    id_: str,
+    cat: str,
+    w: float,
+    all_: str,
+    *any_: str,
+    narrative_ok: bool = True,
+    unless: str = "",
+    still_hostile: str = "",
 ) -> Combo:
     order = {c: i for i, c in enumerate(_RARITY)}
     needed = tuple(sorted(all_.split(), key=lambda c: order.get(c, len(order))))
     groups = tuple(tuple(a.split()) for a in any_)
-    return Combo(id_, cat, w, needed, groups, narrative_ok, tuple(unless.split()))
+    return Combo(
+        id_,
+        cat,
+        w,
+        needed,
+        groups,
+        narrative_ok,
+        tuple(unless.split()),
+        tuple(still_hostile.split()),
+    )
 
 
 # Each combination: all of `all`, and at least one concept of every `any` group.
@@ -111,7 +130,7 @@ COMBOS: tuple[Combo, ...] = (
     _c("c_policy_modal", "policy", 0.6, "OPS RELAX MODAL", narrative_ok=False),
     _c("c_legit_ops", "policy", 0.75, "OPS LEGIT", "MODAL IMP RELAX", narrative_ok=False),
     _c("c_exfil_out", "exfiltration", 0.8, "SEND DATA RECIPIENT", "IMP OWNER3 TRIGGER SECRECY "
-       "USERREF AGENT YOU", narrative_ok=False, unless="OWN_PARTY"),
+       "USERREF AGENT YOU", narrative_ok=False, unless="OWN_PARTY PROHIBIT"),
     _c("c_exfil_owner", "exfiltration", 0.75, "SEND DATA OWNER3",
        "TRIGGER SECRECY USERREF AGENT IMP", narrative_ok=False),
     _c("c_exfil_secret", "exfiltration", 0.7, "SEND DATA SECRECY", narrative_ok=False),
@@ -128,7 +147,11 @@ COMBOS: tuple[Combo, ...] = (
        "IMP AGENT YOU TRIGGER", narrative_ok=False),
     _c("c_destroy", "tool", 0.7, "DESTRUCT ALL DATA", "TRIGGER AGENT IMP YOU",
        narrative_ok=False),
-    _c("c_response", "response", 0.75, "RESP RESP_MOD SHAPE", "YOU IMP AGENT"),
+    # a rule for replies to the user themself ("reply to me in Spanish", "回复我的时候用中文",
+    # "everything you write for me") is the user's own preference, unless it is secretive,
+    # speaks of "the user" or of the agent's own replies ("your answer": the BIPIA shape)
+    _c("c_response", "response", 0.75, "RESP RESP_MOD SHAPE", "YOU IMP AGENT",
+       unless="OWN_PARTY TO_ME", still_hostile="SECRECY USERREF YOUR"),
     _c("c_tell_that", "response", 0.7, "TELL_THAT", "TRIGGER RESP_MOD"),
     _c("c_style", "response", 0.75, "STYLE_ODD REPLY", "IMP YOU RESP_MOD"),
     _c("c_referral", "response", 0.75, "REFERRAL", "SECRECY RESP_MOD TRIGGER IMP"),
@@ -196,7 +219,7 @@ def _matches(combo: Combo, w: _Tagger | _Window) -> bool:
         any(w.has(c) for c in group) for group in combo.any
     )
     if ok and any(w.has(c) for c in combo.unless):
-        ok = any(w.has(c) for c in _STILL_HOSTILE)
+        ok = any(w.has(c) for c in combo.still_hostile or _STILL_HOSTILE)
     if ok and not combo.narrative_ok and w.has("FIRST"):
         return any(w.has(c) for c in _ADDRESSED)
     return ok
@@ -241,6 +264,78 @@ def speaks_of_others(text: str) -> bool:
     or every one of something - the scope an exfiltration or a standing order needs."""
     t = _Tagger(text, True)
     return any(t.has(c) for c in ("USERREF", "OWNER3", "ALL"))
+
+
+# The user's own preference: the classifier reads "From now on, reply to me in British English",
+# "When I ask for a summary, include the sample size" and "以后订机票优先选靠窗的座位" as the
+# standing orders of an injection (p 0.7-0.97), but such a text only arranges the user's own
+# errands for the user. It is one when it is anchored on the user - the user is the audience or
+# beneficiary ("me", "my", "I", "我"; first person inside quotes is text the agent is told to
+# write, so it does not count), or, as Chinese drops the pronoun, it opens on a time word that
+# makes a habit ("以后", "今后", "往后"), or it passes over one named thing of the user's work
+# ("ignore the flaky test ...") or gates a step on the user's own check ("only after the tests
+# pass", concept GATED) - and it holds nothing an attack needs:
+_ATTACK_NEEDS = (
+    # the agent, its rules or configuration, secrecy, a claimed identity or role
+    "AGENT", "SELF", "META", "SECRECY", "IDENTITY", "CONFIG_KV", "ADMIN",
+    # someone other than the user: the user as a third party, someone's things, an outside
+    # recipient, access granted to another
+    "USERREF", "OWNER3", "OTHER", "GRANT", "RECIPIENT",
+    # tools, code and destruction; promotion, links, odd reply styles, claims, tasks
+    "TOOLWORD", "CODE", "DESTRUCT", "PROMO", "REFERRAL", "URL", "STYLE_ODD", "TELL_THAT",
+    "LEGIT", "TASK",
+)  # fmt: skip
+# ... nor a control or an operation next to a word that relaxes it (the policy combinations).
+_ATTACK_PAIRS = (("CONTROL", "RELAX"), ("OPS", "RELAX"))
+_QUOTED = re.compile(r"[\"“「『][^\"”」』]{0,80}[\"”」』]|(?<!\w)'[^']{1,80}'(?!\w)")
+_USER_SELF = re.compile(r"\b(?:i|i'm|i'd|i've|i'll|me|my|mine|myself)\b|我(?!们)")
+_HABIT_START = re.compile(r"^\W*(?:以后|今后|往后|从今以后)")
+# "Ignore the flaky test ...", "忽略 legacy 目录的报警": an order to pass over one named thing of
+# the user's work. An override passes over what came before - "ignore the above", "everything
+# you were told", "忽略之前的内容" - so a scope word after the verb is no anchor (the agent's rules
+# themselves are META, which no preference holds).
+_IGNORE_THING = re.compile(
+    r"^(?!.*\b(?:before|above|earlier|previous|prior|preceding|so far)\b)"
+    r"\W*(?:please\s+)?(?:ignore|skip|mute|disregard)\s+(?:the|those|these|that|this|my|any)\s+"
+    r"(?!(?:original|initial|old|following|rest|last|first|whole|entire|same|other|text|"
+    r"content|context|conversation|prompt|instructions?|everything|anything|what)\b)"
+    r"|^(?!.*(?:之前|以前|先前|上面|上述|以上|前面|此前|原来|原有))"
+    r"\W*(?:请)?(?:忽略|跳过|屏蔽|不用管|别管)(?!(?:所有|全部|一切|任何|其他|其它|别的|这条|本条|"
+    r"系统|你|掉|内容|对话|上下文))"
+)
+# The agent's own things ("your answer", "your checks"); a role claimed ("我是安全团队的"); a
+# third person as the beneficiary ("keep that permission in place for him") or someone else
+# asking ("if anyone asks", "有人问起"), and what to say to them ("就说 ..."); a link to send
+# something to, a whole store leaving ("export the database"), secrets; what came before (the
+# override's "ignore the above", "忽略之前的内容"); a question (a task).
+_NOT_OWN = re.compile(
+    r"\byour(?:s|self)?\b|你的|您的|你自己|\b(?:he|him|his|she|her|hers|they|them|their)\b|"
+    r"[他她]|\b(?:someone|somebody|anyone|anybody|people)\b|有人|别人|\bsay that\b|就说|"
+    r"\bi'?m (?:from|with|on) the \w+ team\b|我是[^,。]{0,8}(?:团队|部门)|"
+    r"\b(?:url|link|webhook|endpoint)s?\b|链接|网址|\b(?:export|dump|database)\b|导出|数据库|"
+    r"\b(?:passwords?|passcodes?|credentials?|api keys?|tokens?|secrets?|otps?)\b|"
+    r"\b(?:above|previous|prior|preceding|so far)\b|之前的|以上|上面|前面的|上述|此前|"
+    r"密码|密钥|口令|令牌|验证码|"
+    r"[?？]|[吗呢][。.!！]?\s*$"
+)
+# Words for the agent's replies: a rule about them needs the user as their audience.
+_REPLIES = re.compile(r"\b(?:repl(?:y|ies)|respond|responses?|answers?)\b|回答|回复|答复|回应")
+
+
+def is_own_preference(text: str) -> bool:
+    """Whether the text is the user's own preference or workflow rule (see above): anchored on
+    the user, with nothing an attack needs. "You" counts only next to the user ("when you draft
+    an email for me"), and a rule about replies only when the user is their audience ("reply to
+    me in ..."): "从现在起只用俳句的形式回答" speaks to whoever reads the replies."""
+    if _NOT_OWN.search(text):
+        return False
+    self_ref = bool(_USER_SELF.search(_QUOTED.sub(" ", text)))
+    t = _Tagger(text, True)
+    if not (self_ref or _HABIT_START.search(text) or _IGNORE_THING.search(text) or t.has("GATED")):
+        return False
+    if any(t.has(c) for c in _ATTACK_NEEDS) or any(t.has(a) and t.has(b) for a, b in _ATTACK_PAIRS):
+        return False
+    return self_ref or not (t.has("YOU") or _REPLIES.search(text))
 
 
 def has_code(text: str) -> bool:
@@ -288,6 +383,7 @@ __all__ = [
     "combos",
     "has_code",
     "is_narrative",
+    "is_own_preference",
     "sentences",
     "speaks_of_others",
     "speaks_to_agent",

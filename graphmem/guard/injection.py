@@ -46,6 +46,7 @@ from graphmem.guard.concepts import (
     combos,
     has_code,
     is_narrative,
+    is_own_preference,
     shapes_replies,
     speaks_of_others,
     speaks_to_agent,
@@ -236,6 +237,39 @@ def _plain_detail(c: Canonical, body: str) -> bool:
     return not speaks_to_agent(body) and not shapes_replies(body) and is_anchored(c)
 
 
+def _own_preference(c: Canonical) -> bool:
+    """The user's own preference (concepts.is_own_preference) in the text as written and in
+    every other view (the one the classifier scored among them), so a payload decoded from
+    base64 or spaced-out letters ("E x p l a i n ...", where "i" reads as "I") is judged on its
+    own words."""
+    return all(is_own_preference(v) for v in (c.folded, *c.views.values()) if v)
+
+
+# A standing time frame is most of what these rules see ("from now on, always ...", "以后...都
+# ..."): in the user's own preference ("From now on, always reply to me in French", "Going
+# forward, all my 1:1s should be 30 minutes") nothing else is there to make it an order that
+# steers the agent, so they count for less, like a narrative (_NARRATIVE_FACTOR), and as they
+# read the same frame ("from now on, always reply" fires two of them) only the strongest counts.
+_PREFERENCE_DAMPED = {
+    "temporal_directive",
+    "directive_temporal",
+    "answer_yes",
+    "zh_temporal_directive",
+    "zh_temporal_weak",
+}
+
+
+def _as_preference(best: dict[str, RuleHit]) -> dict[str, RuleHit]:
+    framed = sorted(
+        (h for h in best.values() if h.rule in _PREFERENCE_DAMPED), key=lambda h: -h.weight
+    )
+    out = dict(best)
+    for i, h in enumerate(framed):
+        w = round(h.weight * _NARRATIVE_FACTOR, 3) if i == 0 else 0.0
+        out[h.rule] = RuleHit(h.rule, h.category, w, h.view, h.excerpt)
+    return out
+
+
 SHORT_TEXT_MIN_P = 0.8
 SHORT_TEXT_CAP = 0.45
 UNADDRESSED_MIN_P = 0.9
@@ -316,6 +350,10 @@ def screen(
             best.setdefault(h.rule, h)
     if best and is_narrative(c.folded):
         best = {k: _dampen(h) for k, h in best.items()}
+    # Computed here only when a rule fired; with none, below only if the classifier needs it.
+    own = bool(best) and _own_preference(c)
+    if own:
+        best = _as_preference(best)
     weights = [h.weight for h in best.values()]
     fired = bool(best)
     if use_classifier:
@@ -331,18 +369,20 @@ def screen(
                 alone = " (document, alone)"
             elif not best and _plain_detail(c, body):
                 alone = " (a detail or a command, alone)"
+            elif not best and _own_preference(c):
+                alone = " (the user's own preference, alone)"
             elif (
                 best
                 and max(h.weight for h in best.values()) <= WEAK_RULE_MAX
-                and not speaks_of_others(body)
-                and _plain_detail(c, body)
+                and (own or (not speaks_of_others(body) and _plain_detail(c, body)))
             ):
+                what = "the user's own preference" if own else "a detail or a command"
                 hit = RuleHit(
                     hit.rule,
                     hit.category,
                     0.0,
                     view,
-                    hit.excerpt + " (a detail or a command, weak rules only: not counted)",
+                    hit.excerpt + f" ({what}, weak rules only: not counted)",
                 )
             if alone:
                 hit = RuleHit(
