@@ -3,9 +3,9 @@
 
 Slot rules (graphmem.extractors.slots) know a handful of attributes - where I live, who my
 manager is - and corrections ("actually, ...") point back at the memory just said. Most changes
-people report are neither: a tool, a supplier, a habit, a plan, a carer. What they share is a
-*switch cue* (改用, 改成, 换成, 不再, 搬出, switched to, no longer, ...) in the clause that names the
-thing that changed. So the clause holding the cue is the query: the earlier memory that it
+people report are neither: a tool, a supplier, a habit, a plan, a carer. What they share is
+a *switch cue* (改用, 改成, 换成, 不再, 搬出, switched to, no longer, ...) in the clause that
+names the thing that changed. So the clause holding the cue is the query: the earlier memory that it
 matches clearly best, on the user's own keyword statistics, is the one it replaces
 (graphmem.usecases.versions decides, with the margins below).
 

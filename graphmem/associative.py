@@ -165,6 +165,24 @@ def combine_graph(base: float, graph: float, weight: float) -> float:
     return 1.0 - (1.0 - base) * (1.0 - weight * graph)
 
 
+SEED_MARGIN = 1e-9
+"""A reached hit stays this far below its seed: equal scores are ordered by id, and a tie
+would let a neighbour take its seed's place by chance."""
+
+
+def capped_by_seed(before: float, walked: float, seed: float) -> float:
+    """A reached hit's score after the walk: what the graph gave it, but not above the seed it
+    was reached from (its own match score stays when that is higher already).
+
+    The walk passes each seed's relevance relative to the best seed (seed_relevance), so a
+    neighbour of the best seed gains the same whether that seed matched the query well or
+    barely. Without the cap, on a weak best match (a paraphrased Chinese question, whose best
+    keyword hit holds a small share of what the query could score) the neighbours of that
+    hit outranked it, and the answer with it. A memory the graph reaches ranks beside its seed,
+    which is what the walk is for (the reply after a question, the fact behind a bridge)."""
+    return max(before, min(walked, seed - SEED_MARGIN))
+
+
 def seed_relevance(scores: Mapping[str, float], sharpness: float) -> dict[str, float]:
     """Each seed's score over the best seed's, raised to `sharpness` (1: proportional)."""
     top = max(scores.values(), default=0.0)

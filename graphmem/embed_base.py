@@ -16,6 +16,17 @@ from collections import OrderedDict
 
 import numpy as np
 
+ENGLISH: frozenset[str] = frozenset({"en"})
+# Models trained on English text only. Others are taken to be multilingual (or unknown): their
+# vector channel keeps its weight in every language.
+ENGLISH_ONLY_MODELS = frozenset({"all-minilm-l6-v2"})
+
+
+def model_languages(model_name: str) -> frozenset[str] | None:
+    """The languages a model by this name was trained on; None when it is not known to be
+    limited to some ('sentence-transformers/all-MiniLM-L6-v2' and 'all-MiniLM-L6-v2' alike)."""
+    return ENGLISH if model_name.rsplit("/", 1)[-1].lower() in ENGLISH_ONLY_MODELS else None
+
 
 class Embedder:
     """Text -> unit vectors: batched for memories, an LRU cache per user for queries.
@@ -30,6 +41,10 @@ class Embedder:
     # What unrelated texts score under this model; search rescales the vector channel so this
     # is 0 (graphmem.ranking.above_floor). 0 for models whose cosines already start near 0.
     score_floor: float = 0.0
+    # The languages (graphmem.fusion.language codes) the model was trained on; None: any. On a
+    # query in another language the vector channel weighs little (graphmem.ranking.
+    # language_weights): an English-only model's cosines on Chinese are noise.
+    languages: frozenset[str] | None = None
 
     def __init__(self, cache_size: int = 4096) -> None:
         self._cache: OrderedDict[tuple[str, str], np.ndarray] = OrderedDict()

@@ -43,7 +43,7 @@ from typing import Any
 
 import numpy as np
 
-from graphmem.embed_base import Embedder
+from graphmem.embed_base import ENGLISH, Embedder
 
 MODEL_NAME = "all-MiniLM-L6-v2"
 # What the files must be: a changed file is refused, never run.
@@ -202,6 +202,7 @@ class MiniLMEmbedder(Embedder):
 
     model_name = MODEL_NAME
     dim = 384
+    languages = ENGLISH
 
     def __init__(
         self,

@@ -30,7 +30,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from graphmem.embed_base import Embedder
+from graphmem.embed_base import Embedder, model_languages
 from graphmem.embed_e5 import E5Embedder, is_e5
 from graphmem.extras import require_extra
 
@@ -91,6 +91,7 @@ class SentenceEmbedder(Embedder):
         hf_logging.disable_progress_bar()  # a weights-loading bar on every CLI call is noise
 
         self.model_name = model
+        self.languages = model_languages(model)
         self._model = SentenceTransformer(resolve_model_path(model), device="cpu")
         dim = self._model.get_embedding_dimension()
         if dim is None:

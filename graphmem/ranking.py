@@ -2,10 +2,14 @@
 
 Every channel is in [0, 1] before weighting:
 - vector: cosine similarity of query and memory embeddings, floored at 0.
-- keyword: the candidate's BM25 score divided by the best BM25 score among this query's hits.
+- keyword: the candidate's BM25 score divided by the larger of the best BM25 score among this
+  query's hits and REACH_SHARE of what the query could score on one of the user's memories
+  (`keyword`).
 - recency: 0.5 ** (age_days / half_life_days), age from the memory's created_at.
 - frequency: log(1 + access_count) / log(1 + saturation), capped at 1.
-The final score is the weighted sum with weights normalised to sum to 1, so it is in [0, 1] too.
+The final score is the weighted sum with weights normalised to sum to 1, so it is in [0, 1] too;
+on a query in a language the embedding model was not trained on, the vector weight is scaled by
+OUT_OF_LANGUAGE first and the weights renormalised (`language_weights`).
 """
 
 from __future__ import annotations
@@ -18,6 +22,21 @@ from typing import Any
 
 from graphmem.errors import InvalidInputError
 from graphmem.model import CHANNELS, check_number
+
+REACH_SHARE = 0.25
+"""The keyword channel is full (1.0) only for a hit scoring at least this share of the query's
+reach (graphmem.stores.records.keyword.reach). Divided by the best hit alone, a query sharing a
+single common character with one memory gave it the whole channel. Chosen on the tuning splits
+(LoCoMo conv-26 + conv-30, the Chinese set's tune half): 0.25 and 0.5 rank alike there, 1.0
+lost recall (a good answer rarely holds most of a question's terms)."""
+
+OUT_OF_LANGUAGE = 0.05
+"""The vector channel's weight is multiplied by this on a query in a language the embedding
+model was not trained on (all-MiniLM-L6-v2 on Chinese): there its cosines all sit near 0.6,
+the answer a few hundredths above the rest, and at its full weight that noise outranked the
+keyword channel (Chinese tune half hit@5 0.785 hybrid vs 0.873 keyword alone). Kept above 0 so
+it still breaks the keyword channel's ties. Chosen on the Chinese tune half (0, 0.05, 0.1, 0.15
+tried; 0.05 best with and without dialogue context)."""
 
 MAX_WEIGHT = 100.0
 """Each per-call channel weight must be in [0, MAX_WEIGHT]. Weights are normalised to sum to 1,
@@ -106,6 +125,30 @@ def above_floor(cosine: float, floor: float) -> float:
     if floor <= 0.0:
         return max(0.0, cosine)
     return max(0.0, (cosine - floor) / (1.0 - floor))
+
+
+def keyword(bm25: float, best: float, reach: float) -> float:
+    """A hit's BM25 calibrated to [0, 1]: over the best hit, unless the best hit itself holds
+    less than REACH_SHARE of what the query could score (`reach`): then over that share. So a
+    channel whose best match is one common character cannot fill its weight."""
+    scale = max(best, REACH_SHARE * reach)
+    return min(1.0, bm25 / scale) if scale > 0 and bm25 > 0 else 0.0
+
+
+def language_weights(
+    weights: Mapping[str, float], query_language: str, model_languages: frozenset[str] | None
+) -> dict[str, float]:
+    """`weights` with the vector weight scaled by OUT_OF_LANGUAGE when the embedding model was
+    not trained on the query's language (`model_languages` None: a multilingual model, or one
+    whose languages are not known, is trusted in every language). Renormalised to sum 1, as
+    every weight set is: the graph walk adds to a hit's score as if its match could reach 1
+    (graphmem.associative.combine_graph), and a Chinese query's best hit scored at most 0.43
+    let the walk outrank the keyword channel's answer."""
+    if model_languages is None or query_language in model_languages:
+        return dict(weights)
+    scaled = {**weights, "vector": weights.get("vector", 0.0) * OUT_OF_LANGUAGE}
+    total = sum(scaled.values())
+    return {c: v / total for c, v in scaled.items()} if total > 0 else dict(weights)
 
 
 def recency(created_at: datetime, now: datetime, half_life_days: float) -> float:

@@ -10,11 +10,17 @@ three characters, because MySQL and MariaDB ignore shorter tokens by default
 Why unigrams as well as bigrams: many Chinese words are one character (喝 drink, 茶 tea, 车 car,
 猫 cat), and a paraphrase shares them without sharing any bigram: "我平时喝什么茶？" and
 "我喜欢喝龙井茶。" have no bigram in common but 喝 and 茶. Bigrams still rank a memory that
-shares a whole two-character word above one that shares its characters apart. Function
-characters and words (ZH_STOP_CHARS, ZH_STOP_WORDS: particles, pronouns, question words,
-prepositions, conjunctions) are dropped as unigrams, and a bigram is dropped when it is a stop
-word or both its characters are; a bigram with one function character (了解, 在线, 是否) can be a
-word and is kept. Kana and Hangul keep bigrams only: their single syllables are mostly particles.
+shares a whole two-character word above one that shares its characters apart.
+
+Why no Chinese stop list (version 3): the keyword channel scores with each user's own document
+frequencies, so a character in most of a user's memories (我, 的, 在) already weighs next to
+nothing, while a "function" word that is rare in this user's memories can be the only thing a
+question shares with its answer: 现在 (now) marks the update a latest-value question asks
+for ("装修期间我现在住在哪里？" - "……现在在公司附近短租了一套公寓。"), 一般 joins
+"我的午饭一般怎么解决？" to "中午一般在公司楼下吃兰州拉面。". Version 2 dropped such words at
+indexing time and ranked below a plain BM25 over the same memories on the Chinese recall set's
+tune half; idf decides instead. Kana and Hangul keep bigrams only: their single syllables are
+mostly particles.
 
 The tokens a store holds depend on this code, so it has a version (TOKENIZER_VERSION), recorded
 with the store: a store written by another version has its keyword column rewritten
@@ -46,33 +52,14 @@ STOPWORDS = frozenset(
     that's don't didn't doesn't isn't wasn't aren't can't won't let's also get got really yeah
     oh hey hi ok okay""".split()
 )
-# Chinese function words that carry no topic on their own (graphmem.meaning compares gists
-# with this short list; the keyword channel drops the longer ones below).
+# Chinese function characters that carry no topic on their own: graphmem.meaning compares gists
+# without them. The keyword index keeps them (module docstring): idf weighs them per user.
 CJK_STOP_CHARS = frozenset("的了是在我你他她它们这那就都也和与及或而吗呢吧啊呀么")
-# One-character function words: pronouns, particles, question words, prepositions, conjunctions,
-# auxiliaries and degree adverbs. No topic characters (no 茶, 家, 工作): a stop list is for
-# words that every text has, the rest is BM25's idf's job.
-ZH_STOP_CHARS = CJK_STOP_CHARS | frozenset(
-    "您咱俺自己其之此该各每某些个"
-    "什谁哪怎几多"
-    "吗呢吧啊呀么嘛啦哦哈嗯呃哎噢哇"
-    "着过得地被把给让从向对于以为由自到往跟同与及并且但却而则即若如因所将已曾"
-    "很太更最挺还又再也都就才只仅"
-    "会能要可应该"
-    "不没"
-)
-# Two-character function words, dropped as bigrams (their characters are dropped as unigrams
-# when they are in ZH_STOP_CHARS).
-ZH_STOP_WORDS = frozenset(
-    """什么 怎么 怎样 为什么 哪里 哪儿 哪个 那个 这个 这些 那些 一个 一些 我们 你们 他们 她们
-    它们 咱们 自己 可以 因为 所以 但是 如果 就是 还是 或者 而且 然后 已经 没有 不是 一下 一点
-    有点 有些 这样 那样 这么 那么 其实 比较 非常 一直 时候 平时 通常 一般 经常 常常 总是
-    有时 往往 大概 可能 应该 需要 然后 现在 刚才""".split()
-)
 _HAN = re.compile("[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
 # What the tokens of a store were made by: bump when `tokens` changes what it emits for any text.
-# 1: CJK bigrams only; 2: Chinese unigrams too, and the Chinese stop lists above.
-TOKENIZER_VERSION = 2
+# 1: CJK bigrams only; 2: Chinese unigrams too, less the Chinese stop lists above; 3: every
+# Chinese character and bigram (no stop list: the user's idf weighs them).
+TOKENIZER_VERSION = 3
 
 
 @lru_cache(maxsize=65_536)
@@ -90,24 +77,17 @@ def _encode(token: str) -> str:
 
 
 def _cjk_tokens(run: str) -> list[str]:
-    """A CJK run's unigrams (Chinese characters that are not function words) and bigrams, in
-    text order: each character, then the bigram it starts. The characters of a two-character
-    function word (平时, 什么) are not unigrams either."""
+    """A CJK run's Chinese characters and its bigrams, in text order: each character, then the
+    bigram it starts (kana and Hangul: bigrams only, or the run itself when it is one
+    character)."""
     if len(run) == 1:
-        return [] if run in ZH_STOP_CHARS else [run]
-    pairs = [run[i : i + 2] for i in range(len(run) - 1)]
-    covered: set[int] = set()
-    for i, pair in enumerate(pairs):
-        if pair in ZH_STOP_WORDS:
-            covered.update((i, i + 1))
+        return [run]
     out: list[str] = []
     for i, a in enumerate(run):
-        if i not in covered and a not in ZH_STOP_CHARS and _HAN.match(a):
+        if _HAN.match(a):
             out.append(a)
-        if i < len(pairs):
-            pair = pairs[i]
-            if pair not in ZH_STOP_WORDS and not (a in ZH_STOP_CHARS and pair[1] in ZH_STOP_CHARS):
-                out.append(pair)
+        if i < len(run) - 1:
+            out.append(run[i : i + 2])
     return out
 
 

@@ -164,10 +164,14 @@ class Explanation(Result):
     fusion: str = Field(
         description="learned:<how it was fitted> (the default: channels calibrated and fused"
         " with the weights fitted for this embedder and language) or weights (explicit"
-        " weights or a profile: a weighted sum, keyword divided by the best hit)."
+        " weights or a profile: a weighted sum, keyword over the larger of the best hit and a"
+        " share of what the query could score, the vector weight scaled down on a query in a"
+        " language the embedding model was not trained on)."
     )
     language: Sometimes[Literal["en", "zh"]] = Field(
-        None, description="With learned fusion: the query language whose weights were used."
+        None,
+        description="The query's language: with learned fusion, whose fitted weights were"
+        " used; with weights, whether the vector weight was scaled down for it.",
     )
     raw: ChannelPair = Field(description="Before calibration: cosine similarity and BM25.")
     calibrated: ChannelPair = Field(description="After calibration, 0-1 each.")

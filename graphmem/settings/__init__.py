@@ -379,8 +379,10 @@ class Settings(BaseSettings):
     fusion: Literal["learned", "weights"] = Field(
         "weights",
         description="how a search that names no weights or profile fuses the vector and keyword"
-        " channels: weights (the weighted sum of `weights`, keyword divided by the query's best"
-        " hit) or learned (each channel calibrated to what the query could reach, fused with"
+        " channels: weights (the weighted sum of `weights`, keyword over the larger of the"
+        " query's best hit and a share of what it could score on one memory, the vector weight"
+        " scaled down on a query in a language the embedding model was not trained on) or"
+        " learned (each channel calibrated to what the query could reach, fused with"
         " the weights fitted per embedder and language, graphmem/fusion_weights.json; not yet"
         " the default: it is still to be measured end to end on every recall benchmark)",
     )

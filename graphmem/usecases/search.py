@@ -194,7 +194,7 @@ def retrieve(
 
     if keyword is None and not vec_scores:
         keyword = _keyword(ctx, rq, query, pool)  # the fallback when vectors gave nothing
-    kw_scores = keyword.result() if keyword is not None else {}
+    kw_scores, kw_reach = keyword.result() if keyword is not None else ({}, 0.0)
 
     ids = list(dict.fromkeys([*vec_scores, *kw_scores, *(bridged or {})]))
     # Re-read from the records, the source of truth: a projection that lags behind a status
@@ -212,6 +212,10 @@ def retrieve(
         vec_scores.update(ctx.summaries.scores(qvec, rows.values()))
     kw_max = max(kw_scores.values(), default=0.0)
     floor = ctx.embedder.score_floor if s.vector_score_floor is None else s.vector_score_floor
+    # the weights this query is scored with: an embedder that does not know the query's
+    # language keeps little of its vector weight (graphmem.ranking.language_weights)
+    lang = fusion.language(query)
+    qw = ranking.language_weights(w, lang, getattr(ctx.embedder, "languages", None))
     fused = (
         fusion.QueryFusion.for_query(
             ctx.embedder.model_name, query, vec_scores, kw_scores, floor, w
@@ -224,7 +228,7 @@ def retrieve(
         mid = mem.id
         channels = {
             "vector": ranking.above_floor(vec_scores.get(mid, 0.0), floor),
-            "keyword": kw_scores.get(mid, 0.0) / kw_max if kw_max > 0 else 0.0,
+            "keyword": ranking.keyword(kw_scores.get(mid, 0.0), kw_max, kw_reach),
             "recency": ranking.recency(mem.created_at, now, s.recency_half_life_days),
             "frequency": ranking.frequency(mem.access_count, s.frequency_saturation),
         }
@@ -234,16 +238,17 @@ def retrieve(
             channels["keyword"] = why["calibrated"]["keyword"]
             final = fused.combine(match, channels)
         else:
-            final = ranking.combine(channels, w)
+            final = ranking.combine(channels, qw)
         if req.explain:
             why = why or {
                 "fusion": "weights",
+                "language": lang,
                 "raw": {"vector": vec_scores.get(mid, 0.0), "keyword": kw_scores.get(mid, 0.0)},
                 "calibrated": {"vector": channels["vector"], "keyword": channels["keyword"]},
-                "contributions": {c: w.get(c, 0.0) * channels[c] for c in ("vector", "keyword")},
+                "contributions": {c: qw[c] * channels[c] for c in ("vector", "keyword")},
             }
             why["contributions"].update(
-                {c: w.get(c, 0.0) * channels[c] for c in ("recency", "frequency")}
+                {c: qw.get(c, 0.0) * channels[c] for c in ("recency", "frequency")}
             )
         # Provenance: what the user said outranks what an agent inferred, at equal match.
         trust = s.source_trust.get(mem.source.value, 1.0)
@@ -337,12 +342,17 @@ def retrieve(
         if s.recall_on_summaries and qvec is not None:
             vec_scores.update(ctx.summaries.scores(qvec, new.values()))
         hits.extend(score(m) for m in new.values())
+        seed_score = {h.memory.id: h.score for h in seeds}
         for h in hits:
             r = reached.get(h.memory.id)
             if r is not None:
                 h.scores["graph"] = r.score
                 before = h.score
-                h.score = associative.combine_graph(h.score, r.score, graph_w)
+                h.score = associative.capped_by_seed(
+                    before,
+                    associative.combine_graph(before, r.score, graph_w),
+                    seed_score.get(r.seed, 1.0),
+                )
                 h.path = r.path
                 if h.explain is not None:
                     h.explain["walk"] = associative.explain_walk(
@@ -398,12 +408,16 @@ def _bridge(
     hits.sort(key=lambda h: (-h.score, h.memory.id))
 
 
-def _keyword(ctx: Context, rq: RecordQuery, query: str, pool: int) -> Future[dict[str, float]]:
-    """Start the keyword channel on the channel pool; its result (or error) is the future's."""
+def _keyword(
+    ctx: Context, rq: RecordQuery, query: str, pool: int
+) -> Future[tuple[dict[str, float], float]]:
+    """Start the keyword channel on the channel pool; its result (or error) is the future's:
+    the hits' BM25 and the query's reach (what calibrates them, graphmem.ranking.keyword)."""
 
-    def run() -> dict[str, float]:
+    def run() -> tuple[dict[str, float], float]:
         with metrics.channel("keyword"):
-            return dict(ctx.records.keyword_search(rq, query_terms(query), pool))
+            hits, reach = ctx.records.keyword_search_reach(rq, query_terms(query), pool)
+            return dict(hits), reach
 
     return workers.pool("channel").submit(run)
 

@@ -76,6 +76,21 @@ def bm25(tf: int, df: int, n: int, dl: int, avgdl: float) -> float:
     return idf(df, n) * tf * (K1 + 1) / (tf + K1 * (1 - B + B * dl / max(avgdl, 1e-9)))
 
 
+def reach(terms: Iterable[str], df: dict[str, int], n: int, avgdl: float) -> float:
+    """What the query could score on one of this user's memories: a memory of the user's
+    average length holding the query's rarest terms once each, as many as such a memory holds
+    tokens (at tf = 1 and dl = avgdl a term scores exactly its idf). Terms the user never
+    wrote count too (df = 0): they are part of what the query asks, and no memory matches them.
+
+    The fused keyword channel is a hit's BM25 over the larger of the best hit and a share of
+    this (graphmem.ranking.keyword), so a query that shares one common character with the
+    user's memories cannot give that memory the whole channel."""
+    if n <= 0:
+        return 0.0
+    idfs = sorted((idf(df.get(t, 0), n) for t in dict.fromkeys(terms)), reverse=True)
+    return sum(idfs[: max(1, round(avgdl))])
+
+
 def rescore(
     rows: Iterable[tuple[str, str]], weights: dict[str, float], avgdl: float
 ) -> list[tuple[str, float]]:
@@ -155,8 +170,15 @@ class KeywordIndex(SQLBase):
     def keyword_search(
         self, q: RecordQuery, terms: list[str], limit: int
     ) -> list[tuple[str, float]]:
+        return self.keyword_search_reach(q, terms, limit)[0]
+
+    def keyword_search_reach(
+        self, q: RecordQuery, terms: list[str], limit: int
+    ) -> tuple[list[tuple[str, float]], float]:
+        """`keyword_search`'s hits and the query's `reach` over the user's statistics, read
+        in the same lookup (search calibrates the channel with it)."""
         if not terms:
-            return []
+            return [], 0.0
         wanted = [DOCS, LENGTH, *terms]
         rows = self._fetch(
             f"SELECT term, df FROM keyword_df WHERE user_id = ? AND term IN"
@@ -166,9 +188,10 @@ class KeywordIndex(SQLBase):
         df = {t: int(n) for t, n in rows}
         n = df.pop(DOCS, 0)
         avgdl = df.pop(LENGTH, 0) / n if n else 0.0
+        attainable = reach(terms, df, n, avgdl)
         useful = sorted((t for t in terms if df.get(t, 0) > 0), key=lambda t: (df[t], t))
         if not useful:
-            return []
+            return [], attainable
         useful = useful[:SCORE_TERMS]  # rarest first
         match = [t for t in useful if df[t] <= MATCH_MAX_SHARE * n] or useful[:1]
         if min(n, sum(df[t] for t in useful)) <= CANDIDATES:
@@ -182,7 +205,7 @@ class KeywordIndex(SQLBase):
             )
         scored = rescore(rows, {t: idf(df[t], n) for t in useful}, avgdl)
         scored.sort(key=lambda kv: (-kv[1], kv[0]))
-        return scored[:limit]
+        return scored[:limit], attainable
 
     def _narrow_candidates(
         self,

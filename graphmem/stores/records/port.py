@@ -85,6 +85,12 @@ class MemoryRecords(StoreHandle, Protocol):
     ) -> list[tuple[str, float]]:
         """(memory_id, score >= 0) best first; the score grows with relevance."""
 
+    def keyword_search_reach(
+        self, q: RecordQuery, terms: list[str], limit: int
+    ) -> tuple[builtins.list[tuple[str, float]], float]:
+        """`keyword_search`'s hits and what the query could score on one of the user's
+        memories (graphmem.stores.records.keyword.reach), to calibrate the channel by."""
+
     def list(self, q: RecordQuery, limit: int | None = None, offset: int = 0) -> list[Memory]: ...
 
     def page(
