@@ -47,9 +47,18 @@ MARGIN = 1.5
 MIN_COVERAGE = 0.15
 
 
+# Function characters: the keyword index holds them (each user's idf weighs them), but in a
+# switch clause they tie the switch to any memory in the same voice ("我...了").
+_FUNCTION_CHARS = (
+    "我你他她它们的了是在有和与也都就吗呢吧啊呀嘛么把被给对从到跟为过着得地这那个一不没很还又要会能"
+)
+
+
 @cache
 def _ignored() -> frozenset[str]:
-    return frozenset(query_terms(_NOT_THE_SUBJECT))
+    return frozenset(query_terms(_NOT_THE_SUBJECT)) | frozenset(
+        t for c in _FUNCTION_CHARS for t in query_terms(c)
+    )
 
 
 def switch_terms(text: str) -> list[str]:
