@@ -16,6 +16,7 @@ from graphmem.cli.common import AddCommand, emit, open_file, open_service, user_
 from graphmem.cli.common import out as stdout
 from graphmem.cli.failures import INCOMPLETE, OK
 from graphmem.errors import InvalidInputError
+from graphmem.importers import FORMATS
 from graphmem.model import utcnow
 from graphmem.visibility import Viewer
 
@@ -93,6 +94,12 @@ def read_jsonl(stream: IO[bytes]) -> Iterator[tuple[int, dict[str, Any]]]:
 
 
 def cmd_import(args: argparse.Namespace) -> None:
+    if args.from_ != "graphmem":
+        from graphmem.cli.imports import cmd_import_from
+
+        return cmd_import_from(args)
+    if args.map_user or args.history:
+        raise InvalidInputError("from", "--map-user and --history need --from FORMAT")
     from tqdm import tqdm
 
     from graphmem.usecases.write import prepare
@@ -120,6 +127,9 @@ def cmd_import(args: argparse.Namespace) -> None:
                 prepare(svc.context, user_of(args), obj, utcnow())
             except InvalidInputError as e:
                 raise InvalidInputError(f"line {n}: {e.field}", e.message) from None
+        if args.dry_run:
+            emit(args, {"would_import": len(rows)}, f"would import {len(rows)} memories")
+            return None
         bar = tqdm(
             total=len(rows),
             unit="mem",
@@ -135,6 +145,7 @@ def cmd_import(args: argparse.Namespace) -> None:
             bar.update(len(batch))
         bar.close()
     emit(args, {"imported": written}, f"imported {written} memories")
+    return None
 
 
 def redacted(row: dict[str, Any]) -> dict[str, Any]:
@@ -187,8 +198,36 @@ def register(add: AddCommand) -> None:
     sp.add_argument("--confirm", required=True, help="the user id again, to confirm")
     sp.add_argument("--requested-by", default="cli", help="who asked (kept in the audit log)")
 
-    sp = add("import", cmd_import, "write memories from JSONL (one object per line)")
-    sp.add_argument("file", help="a .jsonl file, or - for stdin")
+    sp = add(
+        "import",
+        cmd_import,
+        "write memories from graphmem's JSONL export, or another memory system's (--from)",
+    )
+    sp.add_argument(
+        "file",
+        help="a .jsonl file or - for stdin; with --from, the peer's file or folder",
+    )
+    sp.add_argument(
+        "--from",
+        dest="from_",
+        default="graphmem",
+        choices=["graphmem", *FORMATS],
+        help="the format: graphmem (default, its own export), "
+        + "; ".join(f"{k} ({v})" for k, v in FORMATS.items()),
+    )
+    sp.add_argument(
+        "--dry-run",
+        action="store_true",
+        help="check and count what would be written; write nothing",
+    )
+    sp.add_argument(
+        "--map-user",
+        action="append",
+        metavar="SOURCE=USER",
+        help="import the source user's records for this graphmem user (repeat it; with it,"
+        " records of source users not named are skipped)",
+    )
+    sp.add_argument("--history", help="mem0's history.db, whose changes become versions")
     sp.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
 
     sp = add("export", cmd_export, "write a user's memories as JSONL")

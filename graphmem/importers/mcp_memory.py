@@ -1,0 +1,123 @@
+"""`mcp-memory`: the file of the MCP reference memory server (@modelcontextprotocol/server-memory).
+
+Its `memory.json` holds one JSON object per line: entities
+`{"type": "entity", "name", "entityType", "observations": [...]}` and relations
+`{"type": "relation", "from", "to", "relationType"}`. graphmem keeps memories, not bare
+entities, so each entity becomes a short memory naming it and its type (the node the others
+hang on), each observation a memory that mentions its entity ("Alice: works at Acme", since an
+observation alone rarely names whom it is about), and each relation a memory stating it
+("Alice works at Acme") joined by explicit edges to both entities' memories. Observations and
+relations have no id in the peer, so their text is their import id.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from graphmem.importers.base import (
+    BadRecord,
+    ImportedMemory,
+    ImportedRelation,
+    Record,
+    read_text,
+    text_field,
+)
+
+_CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
+
+
+def relation_phrase(label: str) -> str:
+    """works_at, works-at, worksAt -> 'works at': the peer's relation type read as words."""
+    return " ".join(_CAMEL.sub(" ", label).replace("_", " ").replace("-", " ").split()).lower()
+
+
+def entity_id(name: str) -> str:
+    return f"entity:{name}"
+
+
+def observation_text(name: str, observation: str) -> str:
+    """The observation, prefixed with its entity unless it already names it."""
+    if name.casefold() in observation.casefold():
+        return observation
+    return f"{name}: {observation}"
+
+
+class McpMemoryImporter:
+    name = "mcp-memory"
+    description = "the MCP reference memory server's memory.json (JSON lines)"
+
+    def read(self, source: Path) -> Iterator[Record]:
+        text = read_text(source)
+        entities: list[tuple[str, dict[str, Any]]] = []
+        relations: list[tuple[str, dict[str, Any]]] = []
+        for n, line in enumerate(text.splitlines(), 1):
+            if not line.strip():
+                continue
+            where = f"line {n}"
+            try:
+                obj = json.loads(line)
+            except (ValueError, RecursionError):
+                yield BadRecord(where, "record", "is not JSON")
+                continue
+            kind = obj.get("type") if isinstance(obj, dict) else None
+            if kind == "entity":
+                entities.append((where, obj))
+            elif kind == "relation":
+                relations.append((where, obj))
+            else:
+                yield BadRecord(where, "type", "must be 'entity' or 'relation'")
+        known: set[str] = set()
+        for where, obj in entities:
+            yield from self._entity(where, obj, known)
+        for where, obj in relations:
+            yield from self._relation(where, obj, known)
+
+    def _entity(self, where: str, obj: dict[str, Any], known: set[str]) -> Iterator[Record]:
+        name = text_field(obj, "name", where)
+        if isinstance(name, BadRecord):
+            yield name
+            return
+        etype = obj.get("entityType")
+        if not isinstance(etype, str) or not etype.strip():
+            yield BadRecord(f"{where} ({name})", "entityType", "must be a non-empty string")
+            return
+        observations = obj.get("observations", [])
+        if not isinstance(observations, list):
+            yield BadRecord(f"{where} ({name})", "observations", "must be a list of strings")
+            return
+        known.add(name)
+        meta = {"entity": name, "entity_type": etype.strip()}
+        article = "an" if etype.strip()[:1].lower() in "aeiou" else "a"
+        text = f"{name} is {article} {etype.strip()}."
+        yield ImportedMemory(entity_id(name), text, metadata=meta)
+        for i, o in enumerate(observations):
+            if not isinstance(o, str) or not o.strip():
+                yield BadRecord(
+                    f"{where} ({name})", f"observations[{i}]", "must be a non-empty string"
+                )
+                continue
+            oid = f"observation:{name}:{o.strip()}"
+            yield ImportedMemory(oid, observation_text(name, o.strip()), metadata=dict(meta))
+            yield ImportedRelation(oid, entity_id(name), "mentions")
+
+    def _relation(self, where: str, obj: dict[str, Any], known: set[str]) -> Iterator[Record]:
+        ends: list[str] = []
+        for key in ("from", "to", "relationType"):
+            value = text_field(obj, key, where)
+            if isinstance(value, BadRecord):
+                yield value
+                return
+            ends.append(value)
+        src, dst, label = ends
+        rid = f"relation:{src}|{label}|{dst}"
+        meta = {"relation": label, "from": src, "to": dst}
+        yield ImportedMemory(rid, f"{src} {relation_phrase(label)} {dst}.", metadata=meta)
+        # The server accepts a relation to a name it holds no entity for; such an end has no
+        # memory to join, and the relation's own memory still names it.
+        for name in (src, dst):
+            if name in known:
+                yield ImportedRelation(rid, entity_id(name), "explicit")
