@@ -46,6 +46,19 @@ def observation_text(name: str, observation: str) -> str:
     return f"{name}: {observation}"
 
 
+PATH_LINKS = 8
+"""How many earlier relations on the same entity a relation is joined to."""
+
+
+def chained(rid: str, earlier: list[str]) -> list[ImportedRelation]:
+    """Relations sharing an entity are one hop apart, as they are in the peer's graph (Maya
+    -works_at-> Acme -located_in-> Oslo): a question that needs both finds the second from the
+    first. Bounded per entity, so a hub does not join every pair of its relations."""
+    out = [ImportedRelation(rid, e, "explicit") for e in earlier[-PATH_LINKS:] if e != rid]
+    earlier.append(rid)
+    return out
+
+
 class McpMemoryImporter:
     name = "mcp-memory"
     description = "the MCP reference memory server's memory.json (JSON lines)"
@@ -73,8 +86,13 @@ class McpMemoryImporter:
         known: set[str] = set()
         for where, obj in entities:
             yield from self._entity(where, obj, known)
+        at: dict[str, list[str]] = {}  # entity name -> the relations that end on it
         for where, obj in relations:
-            yield from self._relation(where, obj, known)
+            for rec in self._relation(where, obj, known):
+                yield rec
+                if isinstance(rec, ImportedMemory):
+                    for name in dict.fromkeys((rec.metadata["from"], rec.metadata["to"])):
+                        yield from chained(rec.import_id, at.setdefault(name, []))
 
     def _entity(self, where: str, obj: dict[str, Any], known: set[str]) -> Iterator[Record]:
         name = text_field(obj, "name", where)
