@@ -47,46 +47,49 @@ def by_content(svc: MemoryService, user: str) -> dict[str, Any]:
 def test_mcp_memory_graph_answers_a_two_relation_question(svc: MemoryService) -> None:
     """Format: memory.json of @modelcontextprotocol/server-memory 2026.8.31 (JSON lines of
     entities and relations, documented in the server's README, modelcontextprotocol/servers
-    src/memory). The fixture was produced by that server through its own MCP tools
-    (create_entities, create_relations, add_observations)."""
+    src/memory). The fixture was written by that server through its own MCP tools
+    (create_entities, create_relations, add_observations: tests/test_import_peers.py)."""
     report = svc.import_from("u", "mcp-memory", str(MCP_MEMORY))
-    # 3 entities, 5 observations, 2 relations
-    # edges: 5 observation-entity, 2 x 2 relation-entity, 1 between the two relations
-    assert (report.added, report.skipped, report.relations) == (10, [], 5 + 4 + 1)
+    # 10 observations, 5 relations; each relation joined to its entities' memories and to
+    # the relations sharing an entity with it
+    assert (report.added, report.skipped, report.relations) == (15, [], 15)
     mems = by_content(svc, "u")
     rel = mems["Maya works at Northwind Labs."]
     assert rel.metadata["import_format"] == "mcp-memory"
     assert rel.metadata["import_id"] == "relation:Maya|works_at|Northwind Labs"
     assert rel.metadata["relation"] == "works_at"
-    assert "Maya: Plays the cello" in mems and "Tromsø is a city." in mems
-    entity = mems["Northwind Labs is an organization."]
+    sensors = mems["Northwind Labs: Makes weather sensors"]
+    assert sensors.metadata["entity_type"] == "organization"
+    assert "Maya: Plays the cello" in mems and rel.source.value == "agent"
     edges = {
         (r.source_id, r.target_id, r.relation_type)
         for r in svc.records.relations_for("u", [rel.id])
     }
-    assert (rel.id, entity.id, "explicit") in edges
-    # Two of its relations: Maya works at Northwind Labs, Northwind Labs is in Tromsø.
-    question = "Which city is the company Maya works for based in?"
-    answer = "Northwind Labs headquartered in Tromsø."
+    assert (rel.id, sensors.id, "explicit") in edges
+    # Two of its relations each: Jonas works for Fjordline Ferries, which is based in Bergen
+    question = "In which city is the company my cousin Jonas works for?"
+    answer = "Fjordline Ferries based in Bergen."
     assert answer in [h.memory.content for h in svc.search("u", question, top_k=5).hits]
     # and it is the graph that finds it: words and vectors alone do not
     alone = svc.search("u", question, top_k=5, expand_hops=0).hits
     assert answer not in [h.memory.content for h in alone]
+    hits = svc.search("u", "Which city is the company Maya works for based in?", top_k=5).hits
+    assert "Northwind Labs headquartered in Tromsø." in [h.memory.content for h in hits]
 
 
 def test_import_twice_changes_nothing(svc: MemoryService) -> None:
     first = svc.import_from("u", "mcp-memory", str(MCP_MEMORY))
     before = snapshot(svc, "u")
     again = svc.import_from("u", "mcp-memory", str(MCP_MEMORY))
-    assert (again.added, again.updated, again.relations, again.unchanged) == (0, 0, 0, 10)
-    assert snapshot(svc, "u") == before and first.added == 10
+    assert (again.added, again.updated, again.relations, again.unchanged) == (0, 0, 0, 15)
+    assert snapshot(svc, "u") == before and first.added == 15
 
 
 def test_dry_run_counts_and_writes_nothing(svc: MemoryService) -> None:
     dry = svc.import_from("u", "mcp-memory", str(MCP_MEMORY), dry_run=True)
     assert svc.list("u", viewer=Viewer.OPERATOR) == []
     real = svc.import_from("u", "mcp-memory", str(MCP_MEMORY))
-    assert (dry.added, dry.relations) == (real.added, real.relations) == (10, 10)
+    assert (dry.added, dry.relations) == (real.added, real.relations) == (15, 15)
 
 
 # ---------------------------------------------------------------------- mem0
@@ -365,9 +368,7 @@ def test_markdown_notes_become_documents_and_wikilinks_relations(
         if m.kind.value == "document"
     }
     harbour = chunks["Harbour Project"]
-    linked = {
-        (r.target_id, r.relation_type) for r in svc.records.relations_for("u", [harbour.id])
-    }
+    linked = {(r.target_id, r.relation_type) for r in svc.records.relations_for("u", [harbour.id])}
     assert (chunks["Kofi Mensah"].id, "explicit") in linked
     before = snapshot(svc, "u")
     again = svc.import_from("u", "markdown", str(notes))
@@ -382,11 +383,11 @@ def test_cli_import_from_dry_run_then_real(cli, tmp_path: Path) -> None:
     code, out, _ = cli(
         "import", "--from", "mcp-memory", str(MCP_MEMORY), "--user", "c", "--dry-run", "--json"
     )
-    assert code == 0 and json.loads(out)["added"] == 10
+    assert code == 0 and json.loads(out)["added"] == 15
     assert json.loads(cli("stats", "--user", "c", "--json")[1])["total"] == 0
     code, out, _ = cli("import", "--from", "mcp-memory", str(MCP_MEMORY), "--user", "c")
     assert code == 0 and out.startswith("imported mcp-memory from ")
-    assert "10 added" in out and "10 relations" in out
+    assert "15 added" in out and "15 relations" in out
 
 
 @pytest.mark.parametrize(

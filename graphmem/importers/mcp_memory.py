@@ -2,12 +2,13 @@
 
 Its `memory.json` holds one JSON object per line: entities
 `{"type": "entity", "name", "entityType", "observations": [...]}` and relations
-`{"type": "relation", "from", "to", "relationType"}`. graphmem keeps memories, not bare
-entities, so each entity becomes a short memory naming it and its type (the node the others
-hang on), each observation a memory that mentions its entity ("Alice: works at Acme", since an
-observation alone rarely names whom it is about), and each relation a memory stating it
-("Alice works at Acme") joined by explicit edges to both entities' memories. Observations and
-relations have no id in the peer, so their text is their import id.
+`{"type": "relation", "from", "to", "relationType"}`. graphmem keeps memories, and finds
+entities in them, so each observation becomes a memory that names its entity ("Alice: works
+at Acme", since an observation alone rarely says whom it is about; the entity type goes in
+metadata), an entity without observations one memory saying what it is, and each relation a
+memory stating it ("Alice works at Acme") joined by explicit edges to the memories of both its
+entities and to the other relations on them: one hop in the peer's graph stays one hop here.
+Observations and relations have no id in the peer, so their text is their import id.
 """
 
 from __future__ import annotations
@@ -83,18 +84,28 @@ class McpMemoryImporter:
                 relations.append((where, obj))
             else:
                 yield BadRecord(where, "type", "must be 'entity' or 'relation'")
-        known: set[str] = set()
+        nodes: dict[str, list[str]] = {}  # entity name -> the memories that hold it
         for where, obj in entities:
-            yield from self._entity(where, obj, known)
+            yield from self._entity(where, obj, nodes)
         at: dict[str, list[str]] = {}  # entity name -> the relations that end on it
         for where, obj in relations:
-            for rec in self._relation(where, obj, known):
-                yield rec
-                if isinstance(rec, ImportedMemory):
-                    for name in dict.fromkeys((rec.metadata["from"], rec.metadata["to"])):
-                        yield from chained(rec.import_id, at.setdefault(name, []))
+            rec = self._relation(where, obj)
+            yield rec
+            if not isinstance(rec, ImportedMemory):
+                continue
+            for name in dict.fromkeys((rec.metadata["from"], rec.metadata["to"])):
+                # The relation touches the entity's node, and so every memory of it; a name
+                # the file holds no entity for (the server accepts those) has none to touch.
+                for node in nodes.get(name, [])[:PATH_LINKS]:
+                    yield ImportedRelation(rec.import_id, node, "explicit")
+                yield from chained(rec.import_id, at.setdefault(name, []))
 
-    def _entity(self, where: str, obj: dict[str, Any], known: set[str]) -> Iterator[Record]:
+    def _entity(
+        self, where: str, obj: dict[str, Any], nodes: dict[str, list[str]]
+    ) -> Iterator[Record]:
+        """An entity's observations, each a memory naming it (its type in metadata); an
+        entity without observations becomes one memory saying what it is, so a relation
+        that ends on it still ends on a memory."""
         name = text_field(obj, "name", where)
         if isinstance(name, BadRecord):
             yield name
@@ -107,11 +118,8 @@ class McpMemoryImporter:
         if not isinstance(observations, list):
             yield BadRecord(f"{where} ({name})", "observations", "must be a list of strings")
             return
-        known.add(name)
+        held = nodes.setdefault(name, [])
         meta = {"entity": name, "entity_type": etype.strip()}
-        article = "an" if etype.strip()[:1].lower() in "aeiou" else "a"
-        text = f"{name} is {article} {etype.strip()}."
-        yield ImportedMemory(entity_id(name), text, metadata=meta)
         for i, o in enumerate(observations):
             if not isinstance(o, str) or not o.strip():
                 yield BadRecord(
@@ -120,22 +128,21 @@ class McpMemoryImporter:
                 continue
             oid = f"observation:{name}:{o.strip()}"
             yield ImportedMemory(oid, observation_text(name, o.strip()), metadata=dict(meta))
-            yield ImportedRelation(oid, entity_id(name), "mentions")
+            held.append(oid)
+        if not held:
+            article = "an" if etype.strip()[:1].lower() in "aeiou" else "a"
+            text = f"{name} is {article} {etype.strip()}."
+            yield ImportedMemory(entity_id(name), text, metadata=meta)
+            held.append(entity_id(name))
 
-    def _relation(self, where: str, obj: dict[str, Any], known: set[str]) -> Iterator[Record]:
+    def _relation(self, where: str, obj: dict[str, Any]) -> Record:
         ends: list[str] = []
         for key in ("from", "to", "relationType"):
             value = text_field(obj, key, where)
             if isinstance(value, BadRecord):
-                yield value
-                return
+                return value
             ends.append(value)
         src, dst, label = ends
         rid = f"relation:{src}|{label}|{dst}"
         meta = {"relation": label, "from": src, "to": dst}
-        yield ImportedMemory(rid, f"{src} {relation_phrase(label)} {dst}.", metadata=meta)
-        # The server accepts a relation to a name it holds no entity for; such an end has no
-        # memory to join, and the relation's own memory still names it.
-        for name in (src, dst):
-            if name in known:
-                yield ImportedRelation(rid, entity_id(name), "explicit")
+        return ImportedMemory(rid, f"{src} {relation_phrase(label)} {dst}.", metadata=meta)
