@@ -104,13 +104,15 @@ Record = ImportedMemory | ImportedRelation | ImportedNote | ImportedConversation
 
 
 class Importer(Protocol):
-    """One format: `read` yields the normalised records of `source`, in an order in which
-    every relation comes after the memories it joins."""
+    """One format: `read` yields the normalised records of a source (a path, or for a
+    `remote` format the address of a database), in an order in which every relation comes
+    after the memories it joins."""
 
     name: str
     description: str
+    remote: bool
 
-    def read(self, source: Path) -> Iterator[Record]: ...
+    def read(self, location: str) -> Iterator[Record]: ...
 
 
 def fingerprint(value: Any) -> str:

@@ -86,8 +86,10 @@ def claude_turns(conv: dict[str, Any]) -> list[ImportedTurn]:
 class ChatImporter:
     name = "chat"
     description = "ChatGPT or Claude conversations.json, through memory_observe's policy"
+    remote = False
 
-    def read(self, source: Path) -> Iterator[Record]:
+    def read(self, location: str) -> Iterator[Record]:
+        source = Path(location)
         if source.is_dir():
             source = source / "conversations.json"
         data = read_json(source)

@@ -30,8 +30,10 @@ def _agents(data: Any) -> list[dict[str, Any]]:
 class LettaImporter:
     name = "letta"
     description = "a Letta agent file (.af): blocks and archival passages"
+    remote = False
 
-    def read(self, source: Path) -> Iterator[Record]:
+    def read(self, location: str) -> Iterator[Record]:
+        source = Path(location)
         data = read_json(source)
         agents = _agents(data)
         if not agents and not (isinstance(data, dict) and "blocks" in data):

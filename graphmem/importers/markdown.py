@@ -35,8 +35,10 @@ def note_name(path: Path, text: str) -> tuple[str, str]:
 class MarkdownImporter:
     name = "markdown"
     description = "a folder of Markdown notes: notes as documents, [[wikilinks]] as relations"
+    remote = False
 
-    def read(self, source: Path) -> Iterator[Record]:
+    def read(self, location: str) -> Iterator[Record]:
+        source = Path(location)
         if not source.is_dir():
             raise InvalidInputError(str(source), "must be a folder of Markdown notes")
         files = sorted(p for p in source.rglob("*.md") if p.is_file() and not _hidden(p, source))

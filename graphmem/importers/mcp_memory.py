@@ -63,8 +63,10 @@ def chained(rid: str, earlier: list[str]) -> list[ImportedRelation]:
 class McpMemoryImporter:
     name = "mcp-memory"
     description = "the MCP reference memory server's memory.json (JSON lines)"
+    remote = False
 
-    def read(self, source: Path) -> Iterator[Record]:
+    def read(self, location: str) -> Iterator[Record]:
+        source = Path(location)
         text = read_text(source)
         entities: list[tuple[str, dict[str, Any]]] = []
         relations: list[tuple[str, dict[str, Any]]] = []
@@ -84,6 +86,15 @@ class McpMemoryImporter:
                 relations.append((where, obj))
             else:
                 yield BadRecord(where, "type", "must be 'entity' or 'relation'")
+        yield from self.graph(entities, relations)
+
+    def graph(
+        self,
+        entities: list[tuple[str, dict[str, Any]]],
+        relations: list[tuple[str, dict[str, Any]]],
+    ) -> Iterator[Record]:
+        """The records of a knowledge graph in the server's shape, each entity or relation
+        with where it was found (also what neo4j-memory reads from its database)."""
         nodes: dict[str, list[str]] = {}  # entity name -> the memories that hold it
         for where, obj in entities:
             yield from self._entity(where, obj, nodes)
@@ -114,7 +125,7 @@ class McpMemoryImporter:
         if not isinstance(etype, str) or not etype.strip():
             yield BadRecord(f"{where} ({name})", "entityType", "must be a non-empty string")
             return
-        observations = obj.get("observations", [])
+        observations = obj.get("observations") or []
         if not isinstance(observations, list):
             yield BadRecord(f"{where} ({name})", "observations", "must be a list of strings")
             return

@@ -51,11 +51,13 @@ def history_of(path: Path) -> dict[str, list[str]]:
 class Mem0Importer:
     name = "mem0"
     description = "mem0's get_all() JSON (and its history.db with --history)"
+    remote = False
 
     def __init__(self, history: Path | None = None) -> None:
         self.history = history
 
-    def read(self, source: Path) -> Iterator[Record]:
+    def read(self, location: str) -> Iterator[Record]:
+        source = Path(location)
         data = read_json(source)
         rows = data.get("results") if isinstance(data, dict) else data
         if not isinstance(rows, list):

@@ -53,15 +53,14 @@ def import_from(
     `user_id`'s."""
     user_id = check_user(user_id)
     mapping = {str(k): check_user(v) for k, v in (map_user or {}).items()}
-    path = Path(source)
-    if not path.exists():
-        raise InvalidInputError("source", f"{str(source)[:200]} does not exist")
     adapter = adapter_for(fmt, history=Path(history) if history else None)
+    if not adapter.remote and not Path(source).exists():
+        raise InvalidInputError("source", f"{str(source)[:200]} does not exist")
     report = ImportReport(adapter.name, str(source), dry_run)
     tool = tool or f"import:{adapter.name}"
     by_user: dict[str, list[Record]] = {}
     unmapped: dict[str, int] = {}
-    for rec in adapter.read(path):
+    for rec in adapter.read(str(source)):
         if isinstance(rec, BadRecord):
             report.skipped.append(rec.line())
             continue
