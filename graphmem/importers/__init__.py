@@ -14,6 +14,7 @@ from graphmem.importers.base import Importer
 FORMATS: dict[str, str] = {
     "mcp-memory": "the MCP reference memory server's memory.json (JSON lines)",
     "neo4j-memory": "a live mcp-neo4j-memory database, read over Bolt (bolt://host:7687)",
+    "graphiti": "a Graphiti / Zep graph in Neo4j, read over Bolt (bolt://host:7687)",
     "mem0": "mem0's get_all() JSON (and its history.db with --history)",
     "letta": "a Letta agent file (.af): blocks and archival passages",
     "chat": "ChatGPT or Claude conversations.json, through memory_observe's policy",
@@ -39,6 +40,10 @@ def adapter_for(name: str, *, history: Path | None = None) -> Importer:
         from graphmem.importers.neo4j_memory import Neo4jMemoryImporter
 
         return Neo4jMemoryImporter()
+    if key == "graphiti":
+        from graphmem.importers.graphiti import GraphitiImporter
+
+        return GraphitiImporter()
     if key == "mem0":
         from graphmem.importers.mem0 import Mem0Importer
 
