@@ -410,3 +410,25 @@ def test_cli_import_from_bad_input_is_one_line(
     code, out, err = cli("import", *argv, "--user", "e")
     assert code == 2 and needle in err and "Traceback" not in err
     assert len(err.strip().splitlines()) == 1
+
+
+# ---------------------------------------------------------------------- leaving
+
+
+def test_export_mcp_memory_gives_back_the_servers_file(cli, tmp_path: Path) -> None:
+    """Import the reference server's memory.json, export --format mcp-memory: the same lines,
+    byte for byte; a memory of graphmem's own becomes an observation of the entity it names."""
+    assert cli("import", "--from", "mcp-memory", str(MCP_MEMORY), "--user", "x", "-q")[0] == 0
+    out = tmp_path / "memory.json"
+    code, text, _ = cli("export", str(out), "--format", "mcp-memory", "--user", "x", "--json")
+    assert code == 0 and json.loads(text)["exported"] == 13
+    assert (
+        out.read_text(encoding="utf-8").splitlines()
+        == MCP_MEMORY.read_text(encoding="utf-8").splitlines()
+    )
+    cli("add", "Booked a ferry to Bergen for Friday", "--user", "x")
+    code, text, _ = cli("export", "--format", "mcp-memory", "--user", "x")
+    bergen = [json.loads(x) for x in text.splitlines() if '"name":"Bergen"' in x]
+    assert bergen[0]["observations"] == ["Has a fish market", "Booked a ferry to Bergen for Friday"]
+    code, _, err = cli("export", "--format", "mcp-memory", "--redact", "--user", "x")
+    assert code == 2 and "redact: works with --format graphmem only" in err

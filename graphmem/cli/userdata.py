@@ -164,7 +164,26 @@ def redacted(row: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
+def export_mcp_memory(args: argparse.Namespace) -> None:
+    """`export --format mcp-memory`: the reference memory server's memory.json."""
+    from graphmem.usecases.export_mcp import mcp_memory_lines
+
+    if args.redact:
+        raise InvalidInputError("redact", "works with --format graphmem only")
+    out = stdout() if args.file == "-" else open_file(args.file, "w", encoding="utf-8")
+    n = 0
+    with open_service(args) as svc:
+        for line in mcp_memory_lines(svc.context, user_of(args)):
+            out.write(line + "\n")
+            n += 1
+    if args.file != "-":
+        out.close()
+        emit(args, {"exported": n, "file": args.file}, f"exported {n} lines to {args.file}")
+
+
 def cmd_export(args: argparse.Namespace) -> None:
+    if args.format == "mcp-memory":
+        return export_mcp_memory(args)
     out = stdout() if args.file == "-" else open_file(args.file, "w", encoding="utf-8")
     n = chunks = 0
     with open_service(args) as svc:
@@ -187,6 +206,7 @@ def cmd_export(args: argparse.Namespace) -> None:
             {"exported": n, "file": args.file, "document_chunks_left_out": chunks},
             f"exported {n} memories to {args.file}{skipped}",
         )
+    return None
 
 
 def register(add: AddCommand) -> None:
@@ -232,6 +252,14 @@ def register(add: AddCommand) -> None:
 
     sp = add("export", cmd_export, "write a user's memories as JSONL")
     sp.add_argument("file", nargs="?", default="-", help="output file (default stdout)")
+    sp.add_argument(
+        "--format",
+        choices=["graphmem", "mcp-memory"],
+        default="graphmem",
+        help="graphmem (default: every memory, importable with `graphmem import`) or"
+        " mcp-memory (the MCP reference memory server's memory.json: entities, observations,"
+        " relations)",
+    )
     sp.add_argument(
         "--redact",
         action="store_true",
