@@ -170,6 +170,25 @@ def test_mem0_history_becomes_versions_and_a_change_supersedes(
     assert old.status == Status.SUPERSEDED
 
 
+def test_a_record_merged_on_write_is_known_to_the_next_import(
+    svc: MemoryService, tmp_path: Path
+) -> None:
+    """Two mem0 memories saying the same thing fold into one (merge-on-write, as any write);
+    the survivor notes the folded record's id, so importing again writes neither."""
+    rows = [
+        mem0_row("a", "Likes green tea in the morning"),
+        mem0_row("b", "Likes green tea in the morning"),
+    ]
+    src = mem0_export(tmp_path / "mem0.json", rows)
+    assert svc.import_from("u", "mem0", str(src)).added == 2
+    before = snapshot(svc, "u")
+    current = [m for m in svc.list("u") if m.status == Status.ACTIVE]
+    assert len(current) == 1 and "import_merged" in current[0].metadata
+    again = svc.import_from("u", "mem0", str(src))
+    assert (again.added, again.unchanged, again.skipped) == (0, 2, [])
+    assert snapshot(svc, "u") == before
+
+
 def test_map_user_sends_each_source_user_to_its_graphmem_user(
     svc: MemoryService, tmp_path: Path
 ) -> None:

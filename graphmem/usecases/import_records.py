@@ -149,12 +149,13 @@ def write_checked(
     batch: list[tuple[str, dict[str, Any]]],
     report: ImportReport,
     tool: str,
-) -> list[tuple[str, Memory]]:
-    """Write a batch of (record label, item); a record write_many refuses is reported and the
-    rest written again without it (write_many writes nothing of a batch it refuses)."""
-    pending = list(batch)
+) -> list[tuple[int, Memory]]:
+    """Write a batch of (record label, item); returns (position in the batch, memory) of what
+    was written. A record write_many refuses is reported and the rest written again without it
+    (write_many writes nothing of a batch it refuses)."""
+    pending = list(range(len(batch)))
     while pending:
-        items: list[WriteItem | Mapping[str, Any]] = [it for _, it in pending]
+        items: list[WriteItem | Mapping[str, Any]] = [batch[j][1] for j in pending]
         try:
             written = write_many(ctx, user_id, items, tool=tool)
         except InvalidInputError as e:
@@ -162,10 +163,10 @@ def write_checked(
             i, name = (int(m.group(1)), m.group(2)) if m else (0, e.field)
             if not m and len(pending) > 1:
                 raise
-            report.bad(f"{pending[i][0]}: {name}", e.message)
+            report.bad(f"{batch[pending[i]][0]}: {name}", e.message)
             del pending[i]
             continue
-        return list(zip([label for label, _ in pending], written, strict=True))
+        return list(zip(pending, written, strict=True))
     return []
 
 
@@ -215,12 +216,9 @@ def import_memories(
         return ids
     for i in range(0, len(fresh), BATCH):
         part = fresh[i : i + BATCH]
-        labels = {f"{fmt} record {r.import_id[:80]!r}": r for r, _ in part}
-        written = write_checked(
-            ctx, user_id, [(lb, it) for lb, (_, it) in zip(labels, part, strict=True)], report, tool
-        )
-        for label, mem in written:
-            rec = labels[label]
+        batch = [(f"{fmt} record {r.import_id[:80]!r}", it) for r, it in part]
+        for j, mem in write_checked(ctx, user_id, batch, report, tool):
+            rec = part[j][0]
             ids[rec.import_id] = mem.id
             _count_new(ctx, user_id, fmt, rec, mem, report)
         tick(len(part))
@@ -233,15 +231,23 @@ def _count_new(
     report.added += 1
     report.quarantined += mem.status == Status.QUARANTINED
     if mem.merged_into and mem.metadata.get("import_id") != rec.import_id:
-        mark_merged(ctx, user_id, mem, f"{fmt}:{rec.import_id}", rec.fingerprint)
+        mark_merged(ctx, user_id, mem, f"{fmt}:{rec.import_id}", rec.fingerprint, report)
 
 
-def mark_merged(ctx: Context, user_id: str, survivor: Memory, key: str, fp: str) -> None:
-    """Note on the memory a record was folded into that it holds that record now."""
+def mark_merged(
+    ctx: Context, user_id: str, survivor: Memory, key: str, fp: str, report: ImportReport
+) -> None:
+    """Note on the memory a record was folded into that it holds that record now. If that
+    note cannot be written (the metadata is full), the record is imported all the same; a
+    later import writes it again, and merge-on-write folds it again."""
     merged = dict(survivor.metadata.get(MERGED_KEY) or {})
     merged[key] = fp
+    try:
+        update(ctx, user_id, survivor.id, metadata={MERGED_KEY: merged}, tool="import")
+    except (InvalidInputError, NotFoundError) as e:
+        report.bad(f"record {key[:80]!r} (merged into {survivor.id})", str(e))
+        return
     survivor.metadata[MERGED_KEY] = merged
-    update(ctx, user_id, survivor.id, metadata={MERGED_KEY: merged}, tool="import")
 
 
 def _refresh(

@@ -158,7 +158,8 @@ def import_conversation(
             for mid in ids:
                 mem = rows.get(mid)
                 if mem is not None and mem.metadata.get("import_id") != iid:
-                    mark_merged(ctx, user_id, mem, f"{fmt}:{iid}", fingerprint(turn.text))
+                    fp = fingerprint(turn.text)
+                    mark_merged(ctx, user_id, mem, f"{fmt}:{iid}", fp, report)
 
 
 __all__ = ["import_conversation", "import_notes"]
