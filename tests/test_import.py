@@ -473,3 +473,10 @@ def test_mcp_memory_import_refuses_an_agent(svc: MemoryService) -> None:
     res = asyncio.run(go())
     assert res.is_error and res.content[0].text.startswith("role:")
     assert svc.list("a", viewer=Viewer.OPERATOR) == []
+    # the tool offers exactly the formats the command does
+    from typing import get_args
+
+    from graphmem.importers import FORMATS
+    from graphmem.mcp.tools.imports import FormatName
+
+    assert set(get_args(FormatName)) == set(FORMATS)

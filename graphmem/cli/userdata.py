@@ -225,15 +225,16 @@ def register(add: AddCommand) -> None:
     )
     sp.add_argument(
         "file",
-        help="a .jsonl file or - for stdin; with --from, the peer's file or folder",
+        help="a .jsonl file or - for stdin; with --from, the other system's file, folder or"
+        " bolt:// address",
     )
     sp.add_argument(
         "--from",
         dest="from_",
         default="graphmem",
         choices=["graphmem", *FORMATS],
-        help="the format: graphmem (default, its own export), "
-        + "; ".join(f"{k} ({v})" for k, v in FORMATS.items()),
+        help="what the source is: graphmem (the default: graphmem's own export) or another"
+        " memory system's export: " + ", ".join(FORMATS) + " (docs/migrate.md)",
     )
     sp.add_argument(
         "--dry-run",
