@@ -44,6 +44,7 @@ from graphmem.summary import SummaryVectors
 from graphmem.usecases import compact as compacting
 from graphmem.usecases import erase as erasing
 from graphmem.usecases import graph as graphing
+from graphmem.usecases import imports as importing
 from graphmem.usecases import read as reading
 from graphmem.usecases import reveal as revealing
 from graphmem.usecases import review as reviewing
@@ -246,6 +247,13 @@ class MemoryService(DocumentsAPI):
         row; rate limits are charged by the interface, per call, before it gets here.
         """
         return writing.write_many(self.context, user_id, items, tool=tool)
+
+    def import_from(
+        self, user_id: str, fmt: str, source: str, **options: Any
+    ) -> importing.ImportReport:
+        """Import another memory system's export as ordinary writes (graphmem.usecases.imports:
+        options dry_run, map_user, history, progress, tool)."""
+        return importing.import_from(self.context, user_id, fmt, source, **options)
 
     def get(self, user_id: str, memory_id: str, *, viewer: Viewer = Viewer.AGENT) -> Memory:
         """One memory. An agent asking for a quarantined one gets HeldForReviewError (a

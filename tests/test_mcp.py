@@ -75,6 +75,7 @@ TOOLS = {
     "document_ingest",
     "document_list",
     "document_delete",
+    "memory_import",
 }
 
 
@@ -137,8 +138,10 @@ def test_tools_are_listed_with_schemas_descriptions_and_truthful_annotations(
     for t in tools.values():
         assert len(t.description or "") > 80, t.name  # written for the model, not a stub
         assert t.annotations is not None
-        # only document_ingest reaches outside graphmem's stores (it fetches URLs)
-        assert t.annotations.open_world_hint is (t.name == "document_ingest"), t.name
+        # only document_ingest (it fetches URLs) and memory_import (it reads another system's
+        # files or database) reach outside graphmem's stores
+        outside = t.name in ("document_ingest", "memory_import")
+        assert t.annotations.open_world_hint is outside, t.name
     read_only = {n for n, t in tools.items() if t.annotations.read_only_hint}
     assert read_only == {
         "memory_search",

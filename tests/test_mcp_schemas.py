@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import copy
 import json
+import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -237,9 +238,22 @@ async def exercise(c: Client, *, operator: bool) -> Called:
         await call(
             "memory_quarantine_review", {"memory_ids": [held["memory_id"]], "approve": False}
         )
+        with tempfile.TemporaryDirectory() as folder:
+            graph = Path(folder, "memory.json")
+            graph.write_text(
+                '{"type":"entity","name":"Kestrel","entityType":"company",'
+                '"observations":["Sells vendor software"]}\n',
+                encoding="utf-8",
+            )
+            args = {"format": "mcp-memory", "source": str(graph)}
+            await call("memory_import", {**args, "dry_run": True})
+            await call("memory_import", args)
     await call("memory_health")
     await call("memory_forget_user", {"confirm": "ERASE"})
     return out
+
+
+OPERATOR_ONLY = {"memory_quarantine_review", "memory_import"}
 
 
 def check_all(tools: dict[str, Any], called: Called, expect: set[str]) -> None:
@@ -308,7 +322,7 @@ def test_every_result_matches_its_schema_in_process(server: FastMCP) -> None:
 
     tools, called = run(go())
     # the local agent may not review quarantine; the HTTP test calls it with an operator token
-    check_all(tools, called, TOOLS - {"memory_quarantine_review"})
+    check_all(tools, called, TOOLS - OPERATOR_ONLY)
     shapes = {(name, tuple(sorted(res.structured_content))) for name, _, res in called}
     forget = {keys for name, keys in shapes if name == "memory_forget"}
     assert any("deleted" in k for k in forget) and any("would_delete" in k for k in forget)
@@ -370,7 +384,7 @@ def test_http_lists_the_same_schemas_and_results_match_them(
         async with _client(served, who) as c:
             return await exercise(c, operator=operator)
 
-    check_all(remote, run(go("sam", False)), TOOLS - {"memory_quarantine_review"})
+    check_all(remote, run(go("sam", False)), TOOLS - OPERATOR_ONLY)
     as_operator = run(go("sam:operator", True))
     check_all(remote, as_operator, TOOLS)
     health = next(res for name, _, res in as_operator if name == "memory_health")
@@ -405,4 +419,4 @@ def test_stdio_lists_the_same_schemas_and_results_match_them(
     assert {n: t.output_schema for n, t in remote.items()} == {
         n: t.output_schema for n, t in local.items()
     }
-    check_all(remote, called, TOOLS - {"memory_quarantine_review"})
+    check_all(remote, called, TOOLS - OPERATOR_ONLY)

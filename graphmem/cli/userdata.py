@@ -16,6 +16,7 @@ from graphmem.cli.common import AddCommand, emit, open_file, open_service, user_
 from graphmem.cli.common import out as stdout
 from graphmem.cli.failures import INCOMPLETE, OK
 from graphmem.errors import InvalidInputError
+from graphmem.importers import FORMATS
 from graphmem.model import utcnow
 from graphmem.visibility import Viewer
 
@@ -93,6 +94,12 @@ def read_jsonl(stream: IO[bytes]) -> Iterator[tuple[int, dict[str, Any]]]:
 
 
 def cmd_import(args: argparse.Namespace) -> None:
+    if args.from_ != "graphmem":
+        from graphmem.cli.imports import cmd_import_from
+
+        return cmd_import_from(args)
+    if args.map_user or args.history:
+        raise InvalidInputError("from", "--map-user and --history need --from FORMAT")
     from tqdm import tqdm
 
     from graphmem.usecases.write import prepare
@@ -120,6 +127,9 @@ def cmd_import(args: argparse.Namespace) -> None:
                 prepare(svc.context, user_of(args), obj, utcnow())
             except InvalidInputError as e:
                 raise InvalidInputError(f"line {n}: {e.field}", e.message) from None
+        if args.dry_run:
+            emit(args, {"would_import": len(rows)}, f"would import {len(rows)} memories")
+            return None
         bar = tqdm(
             total=len(rows),
             unit="mem",
@@ -135,6 +145,7 @@ def cmd_import(args: argparse.Namespace) -> None:
             bar.update(len(batch))
         bar.close()
     emit(args, {"imported": written}, f"imported {written} memories")
+    return None
 
 
 def redacted(row: dict[str, Any]) -> dict[str, Any]:
@@ -153,7 +164,26 @@ def redacted(row: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
+def export_mcp_memory(args: argparse.Namespace) -> None:
+    """`export --format mcp-memory`: the reference memory server's memory.json."""
+    from graphmem.usecases.export_mcp import mcp_memory_lines
+
+    if args.redact:
+        raise InvalidInputError("redact", "works with --format graphmem only")
+    out = stdout() if args.file == "-" else open_file(args.file, "w", encoding="utf-8")
+    n = 0
+    with open_service(args) as svc:
+        for line in mcp_memory_lines(svc.context, user_of(args)):
+            out.write(line + "\n")
+            n += 1
+    if args.file != "-":
+        out.close()
+        emit(args, {"exported": n, "file": args.file}, f"exported {n} lines to {args.file}")
+
+
 def cmd_export(args: argparse.Namespace) -> None:
+    if args.format == "mcp-memory":
+        return export_mcp_memory(args)
     out = stdout() if args.file == "-" else open_file(args.file, "w", encoding="utf-8")
     n = chunks = 0
     with open_service(args) as svc:
@@ -176,6 +206,7 @@ def cmd_export(args: argparse.Namespace) -> None:
             {"exported": n, "file": args.file, "document_chunks_left_out": chunks},
             f"exported {n} memories to {args.file}{skipped}",
         )
+    return None
 
 
 def register(add: AddCommand) -> None:
@@ -187,12 +218,49 @@ def register(add: AddCommand) -> None:
     sp.add_argument("--confirm", required=True, help="the user id again, to confirm")
     sp.add_argument("--requested-by", default="cli", help="who asked (kept in the audit log)")
 
-    sp = add("import", cmd_import, "write memories from JSONL (one object per line)")
-    sp.add_argument("file", help="a .jsonl file, or - for stdin")
+    sp = add(
+        "import",
+        cmd_import,
+        "write memories from graphmem's JSONL export, or another memory system's (--from)",
+    )
+    sp.add_argument(
+        "file",
+        help="a .jsonl file or - for stdin; with --from, the other system's file, folder or"
+        " bolt:// address",
+    )
+    sp.add_argument(
+        "--from",
+        dest="from_",
+        default="graphmem",
+        choices=["graphmem", *FORMATS],
+        help="what the source is: graphmem (the default: graphmem's own export) or another"
+        " memory system's export: " + ", ".join(FORMATS) + " (docs/migrate.md)",
+    )
+    sp.add_argument(
+        "--dry-run",
+        action="store_true",
+        help="check and count what would be written; write nothing",
+    )
+    sp.add_argument(
+        "--map-user",
+        action="append",
+        metavar="SOURCE=USER",
+        help="import the source user's records for this graphmem user (repeat it; with it,"
+        " records of source users not named are skipped)",
+    )
+    sp.add_argument("--history", help="mem0's history.db, whose changes become versions")
     sp.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
 
     sp = add("export", cmd_export, "write a user's memories as JSONL")
     sp.add_argument("file", nargs="?", default="-", help="output file (default stdout)")
+    sp.add_argument(
+        "--format",
+        choices=["graphmem", "mcp-memory"],
+        default="graphmem",
+        help="graphmem (default: every memory, importable with `graphmem import`) or"
+        " mcp-memory (the MCP reference memory server's memory.json: entities, observations,"
+        " relations)",
+    )
     sp.add_argument(
         "--redact",
         action="store_true",

@@ -61,6 +61,7 @@ TOOL_BUDGETS: dict[str, Budget | None] = {
     "document_ingest": "write",
     "document_delete": "write",
     "document_list": "search",
+    "memory_import": "write",
 }
 # Reading a resource (memory://{id}, working://{session}) returns content like a search.
 RESOURCE_BUDGET: Budget = "search"

@@ -138,8 +138,29 @@ class ReviewResult(Result):
     count: int
 
 
+class ImportResult(Result):
+    """What memory_import wrote (or, with dry_run, would write)."""
+
+    format: str
+    source: str
+    dry_run: bool
+    added: int = Field(description="New memories (or kept chat turns).")
+    updated: int = Field(description="Records changed in the source: updated, old kept.")
+    unchanged: int = Field(description="Records already imported as they are.")
+    versions: int = Field(description="Earlier contents written as versions.")
+    quarantined: int = Field(description="Written but held for review by the firewall.")
+    relations: int
+    documents: int
+    conversations: int
+    turns_skipped: int = Field(description="Chat turns the observe policy did not keep.")
+    unresolved_links: int = Field(description="Wikilinks to notes not in the folder.")
+    skipped: int = Field(description="Records not written (see problems).")
+    problems: list[str] = Field(description="One line per skipped record (the first 50).")
+
+
 __all__ = [
     "ErasureResult",
+    "ImportResult",
     "HealthResult",
     "MemoryTotals",
     "PreloadedMemory",

@@ -45,7 +45,16 @@ from graphmem.mcp.identity import TokenTable, add_token
 from graphmem.mcp.local import add_cli_route, local_url
 from graphmem.mcp.middleware import GuardMiddleware, check_budgets
 from graphmem.mcp.stats import ToolStats
-from graphmem.mcp.tools import admin, documents, graph, health, memory, recall, working
+from graphmem.mcp.tools import (
+    admin,
+    documents,
+    graph,
+    health,
+    imports,
+    memory,
+    recall,
+    working,
+)
 from graphmem.model import check_user
 from graphmem.settings import Settings
 from graphmem.settings.server import McpSettings
@@ -58,7 +67,7 @@ if TYPE_CHECKING:
 
 # Each registers its own tools; together they are every tool the server has. The order is the
 # order clients list them in.
-TOOL_MODULES = (memory, recall, documents, working, health, graph, admin)
+TOOL_MODULES = (memory, recall, documents, working, health, graph, admin, imports)
 
 
 def create_server(

@@ -118,6 +118,12 @@ def parse_turns(turns: Any) -> list[tuple[str, str]]:
     return out
 
 
+def is_forget_request(text: str) -> bool:
+    """True for a turn `observe` reads as "forget ...": an import replays old conversations,
+    and a request made then must not delete what was stored since."""
+    return bool(_FORGET.match(text))
+
+
 def _turn_error(e: InvalidInputError, turns: list[int]) -> InvalidInputError:
     """A write's error, renamed to the turn it came from: the caller sent turns, not items."""
     m = re.match(r"items\[(\d+)\]\.(.+)", e.field)
@@ -153,9 +159,11 @@ def observe(
     agent_id: str | None = None,
     run_id: str | None = None,
     metadata: Mapping[str, Any] | None = None,
+    turn_metadata: Sequence[Mapping[str, Any]] | None = None,
 ) -> list[Decision]:
     """Decide turn by turn; write what is kept in one batch, forget what is asked. What is
-    written carries the scopes and `metadata` given, plus the rule that kept it."""
+    written carries the scopes and `metadata` given, plus the rule that kept it, plus the
+    turn's own entry of `turn_metadata` (one per turn: an import's id of each message)."""
     user_id = check_user(user_id)
     parsed = parse_turns(turns)
     decisions: list[Decision] = []
@@ -228,7 +236,11 @@ def observe(
                 "agent_id": agent_id,
                 "run_id": run_id,
                 # a rule id, not the sentence: metadata prose is screened like content
-                "metadata": {**(metadata or {}), "observed": rule_id(d.reason)},
+                "metadata": {
+                    **(metadata or {}),
+                    **(turn_metadata[d.turn] if turn_metadata else {}),
+                    "observed": rule_id(d.reason),
+                },
             }
             for d, c in keep
         ]
@@ -241,4 +253,4 @@ def observe(
     return decisions
 
 
-__all__ = ["Decision", "classify", "observe", "parse_turns"]
+__all__ = ["Decision", "classify", "is_forget_request", "observe", "parse_turns"]

@@ -1,0 +1,90 @@
+"""`neo4j-memory`: a live database of the Neo4j MCP memory server (mcp-neo4j-memory), read-only.
+
+That server keeps the same knowledge graph as the reference memory server, in Neo4j: nodes
+`(:Memory {name, type, observations})` and one relationship per relation, its type the relation
+type. So this adapter reads the nodes and relationships in one read transaction and hands them,
+in the reference server's shape, to the mcp-memory mapping (graphmem.importers.mcp_memory):
+the memories, edges and import ids are the same, only `import_format` differs.
+
+The source is the database's Bolt address (`bolt://host:7687`, `neo4j://...`); the user and
+password come from the address (`bolt://user:password@host:7687`) or, as the server itself
+reads them, from NEO4J_USERNAME and NEO4J_PASSWORD; NEO4J_DATABASE picks the database. Nodes
+without a `name` (graphmem's own graph also labels its nodes Memory) are not read.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from typing import Any
+from urllib.parse import unquote, urlsplit, urlunsplit
+
+from graphmem.errors import InvalidInputError
+from graphmem.importers.base import Record
+from graphmem.importers.mcp_memory import McpMemoryImporter
+
+NODES = (
+    "MATCH (m:Memory) WHERE m.name IS NOT NULL"
+    " RETURN m.name AS name, m.type AS type, m.observations AS observations ORDER BY name"
+)
+EDGES = (
+    "MATCH (a:Memory)-[r]->(b:Memory) WHERE a.name IS NOT NULL AND b.name IS NOT NULL"
+    " RETURN a.name AS src, type(r) AS rel, b.name AS dst ORDER BY src, rel, dst"
+)
+SCHEMES = ("bolt", "bolt+s", "bolt+ssc", "neo4j", "neo4j+s", "neo4j+ssc")
+
+
+def connection(location: str) -> tuple[str, tuple[str, str] | None]:
+    """(address without credentials, (user, password) or None)."""
+    parts = urlsplit(location)
+    if parts.scheme not in SCHEMES or not parts.hostname:
+        raise InvalidInputError(
+            "source", "must be a Bolt address like bolt://localhost:7687 for neo4j-memory"
+        )
+    user = unquote(parts.username) if parts.username else os.environ.get("NEO4J_USERNAME")
+    password = unquote(parts.password) if parts.password else os.environ.get("NEO4J_PASSWORD")
+    host = parts.hostname + (f":{parts.port}" if parts.port else "")
+    url = urlunsplit((parts.scheme, host, parts.path, parts.query, ""))
+    return url, (user or "neo4j", password) if password else None
+
+
+def _read(tx: Any) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    return tx.run(NODES).data(), tx.run(EDGES).data()
+
+
+class Neo4jMemoryImporter:
+    name = "neo4j-memory"
+    description = "a live mcp-neo4j-memory database over Bolt (read-only)"
+    remote = True
+
+    def read(self, location: str) -> Iterator[Record]:
+        import neo4j
+        from neo4j.exceptions import Neo4jError, ServiceUnavailable
+
+        url, auth = connection(location)
+        database = os.environ.get("NEO4J_DATABASE") or None
+        try:
+            with (
+                neo4j.GraphDatabase.driver(url, auth=auth) as driver,
+                driver.session(database=database, default_access_mode=neo4j.READ_ACCESS) as s,
+            ):
+                nodes, edges = s.execute_read(_read)
+        except (ServiceUnavailable, OSError) as e:
+            raise InvalidInputError("source", f"cannot reach {url}: {e}") from None
+        except Neo4jError as e:
+            raise InvalidInputError("source", f"{url}: {e.message or e.code}") from None
+        entities = [
+            (
+                f"node {n['name']!r}",
+                {"name": n["name"], "entityType": n["type"], "observations": n["observations"]},
+            )
+            for n in nodes
+        ]
+        relations = [
+            (
+                f"relationship {e['src']!r}-[{e['rel']}]->{e['dst']!r}",
+                {"from": e["src"], "to": e["dst"], "relationType": e["rel"]},
+            )
+            for e in edges
+        ]
+        yield from McpMemoryImporter().graph(entities, relations)
