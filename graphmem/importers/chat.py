@@ -72,7 +72,8 @@ def claude_turns(conv: dict[str, Any]) -> list[ImportedTurn]:
         if not isinstance(msg, dict):
             continue
         role = _ROLES.get(str(msg.get("sender", "")).lower())
-        text = msg.get("text") if isinstance(msg.get("text"), str) else ""
+        raw = msg.get("text")
+        text: str = raw if isinstance(raw, str) else ""
         if not text.strip():
             blocks = msg.get("content") or []
             text = "\n".join(

@@ -86,18 +86,18 @@ class GraphitiImporter:
         except Neo4jError as e:
             raise InvalidInputError("source", f"{url}: {e.message or e.code}") from None
         group: dict[str, Any] = {}
-        for e in episodes:
-            if not isinstance(e["content"], str) or not e["content"].strip():
-                yield BadRecord(f"episode {e['uuid']}", "content", "must be a non-empty string")
+        for ep in episodes:
+            if not isinstance(ep["content"], str) or not ep["content"].strip():
+                yield BadRecord(f"episode {ep['uuid']}", "content", "must be a non-empty string")
                 continue
-            group[e["uuid"]] = e["group_id"]
+            group[ep["uuid"]] = ep["group_id"]
             yield ImportedMemory(
-                f"episode:{e['uuid']}",
-                e["content"].strip(),
+                f"episode:{ep['uuid']}",
+                ep["content"].strip(),
                 memory_type="event",
-                user=e["group_id"],
-                created_at=iso(e["valid_at"]) or iso(e["created_at"]),
-                metadata={"graphiti": "episode", "name": e["name"] or ""},
+                user=ep["group_id"],
+                created_at=iso(ep["valid_at"]) or iso(ep["created_at"]),
+                metadata={"graphiti": "episode", "name": ep["name"] or ""},
             )
         for n in entities:
             group[n["uuid"]] = n["group_id"]
