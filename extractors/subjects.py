@@ -1,16 +1,17 @@
-"""Whose statement a memory is: its subject, read off its first words.
+"""Whose statement a memory is: the speaker of a dialogue turn.
 
 "What activities does Melanie partake in?" is answered by what Melanie said or did, not by
 what her friend said about a trip. In a conversation stored one turn per memory, nine in ten of
 the evidence turns of a question that names a participant are that participant's own turns
 (LoCoMo's multi-hop questions on the tune split: 95 of 106), while similarity alone ranks the
-other speaker's turns, which share the topic, just as high. So a memory whose subject the query
+other speaker's turns, which share the topic, just as high. So a turn whose speaker the query
 names ranks higher (graphmem.usecases.search, `subject_boost`).
 
-The subject is the speaker of a dialogue turn ("Melanie: ...", "晓芸：...") or a name the memory
-starts with ("Melanie took the kids camping"). Reading it is one regular expression per
-candidate: no extraction on the query, which would cost more than the whole search. When every
-memory has the same subject (one person's notes) the boost changes no order.
+Only a speaker counts ("Melanie: ...", "晓芸：..."), not a name a note opens with: in notes
+about people, "Bea works as a marine biologist" is no more Bea's than "Ann's sister Bea lives
+in Lisbon", and boosting the first buried the answer to "where does Bea live?". Reading the
+speaker is one regular expression per candidate: no extraction on the query, which would cost
+more than the whole search. When every memory has the same speaker the boost changes no order.
 """
 
 from __future__ import annotations
@@ -20,7 +21,6 @@ import re
 _SPEAKER = re.compile(
     r"^\s*(?P<s>[A-Z][\w'-]+(?:\s[A-Z][\w'-]+)?|[\u4e00-\u9fff]{1,4})\s*[:：]\s*\S"
 )
-_LEADING = re.compile(r"^\s*(?P<s>[A-Z][a-z][\w-]*(?:\s+[A-Z][a-z][\w-]*)?)(?='s\b|\s|,)")
 # Capitalised sentence openers that are nobody's name.
 _NOT_NAMES = frozenset(
     "The This That These Those There Then When What Which Who Where Why How My Our Your His Her "
@@ -31,9 +31,9 @@ _NOT_NAMES = frozenset(
 
 
 def subject_of(content: str) -> str | None:
-    """The speaker of a turn, else the name the memory opens with; None when it opens with
-    neither (most first-person notes: "I ...", "我...")."""
-    m = _SPEAKER.match(content) or _LEADING.match(content)
+    """The speaker of a turn ("Melanie: ..."); None for anything else (notes, "I ...", "我...",
+    labels such as "Note: ...")."""
+    m = _SPEAKER.match(content)
     if m and m.group("s").split()[0] not in _NOT_NAMES:
         return m.group("s")
     return None

@@ -259,6 +259,11 @@ def test_inspector_lists_typed_output_schemas_and_accepts_every_result(
     call("memory_search", query="When does the Heron audit close?", kinds="document")
     call("document_list")
     call("document_delete", source="wiki/heron")
+    graph = tmp_path / "memory.json"
+    graph.write_text(
+        '{"type": "entity", "name": "Ivy", "entityType": "person", "observations": ["Audits"]}\n'
+    )
+    call("memory_import", format="mcp-memory", source=str(graph), dry_run=True)
     call("memory_health")
     call("memory_forget_user", confirm="ERASE")
     assert {tool for tool, _ in results} == TOOLS

@@ -2,8 +2,8 @@
 
 In a conversation stored one turn per memory, the other speaker's turns share the topic and
 often the name ("Have you been painting lately, Melanie?"), so similarity alone ranks them as
-high as the named person's own answer. `subject_boost` ranks a memory whose subject - its
-speaker, or the name it opens with - the query names above them (graphmem.extractors.subjects).
+high as the named person's own answer. `subject_boost` ranks a turn whose speaker the query names
+above them (graphmem.extractors.subjects); notes that merely open with a name are not boosted.
 """
 
 from __future__ import annotations
@@ -23,8 +23,10 @@ from graphmem.extractors.subjects import named_in, subject_of
         ("Melanie: I went camping with the kids", "Melanie"),
         ("Jon Ortiz: the studio opens in June", "Jon Ortiz"),
         ("晓芸：我明天到南京", "晓芸"),
-        ("Melanie took the kids camping", "Melanie"),
-        ("Caroline's mentor called", "Caroline"),
+        # a name a note opens with is no speaker: "Bea works as ..." is no more Bea's than
+        # "Ann's sister Bea lives in Lisbon"
+        ("Melanie took the kids camping", None),
+        ("Caroline's mentor called", None),
         ("The kids love the beach", None),
         ("I live in Austin", None),
         ("Note: buy milk", None),
@@ -51,6 +53,15 @@ TURNS = [
     "Melanie: We also went camping in the mountains.",
     "Caroline: My support group meets on Tuesdays.",
 ]
+
+
+def test_a_note_opening_with_a_name_is_not_boosted(tmp_path: Path, embedder: Embedder) -> None:
+    svc = MemoryService(Settings(_env_file=None, data_dir=tmp_path), embedder=embedder)
+    svc.write("n", "Bea works as a marine biologist")
+    home = svc.write("n", "Ann's sister Bea lives in Lisbon")
+    hits = svc.search("n", "where does Bea live", 2, track_access=False).hits
+    assert hits[0].memory.id == home.id and not any("subject" in h.scores for h in hits)
+    svc.close()
 
 
 def _top(svc: MemoryService, user: str, query: str) -> str:

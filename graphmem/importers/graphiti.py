@@ -19,14 +19,12 @@ Neo4j graph also has Entity nodes; those have no `uuid` and are not read.
 
 from __future__ import annotations
 
-import os
 from collections.abc import Iterator
 from typing import Any
 
-from graphmem.errors import InvalidInputError
 from graphmem.importers.base import BadRecord, ImportedMemory, ImportedRelation, Record
 from graphmem.importers.mcp_memory import chained
-from graphmem.importers.neo4j_memory import connection
+from graphmem.importers.neo4j_memory import read_graph
 
 EPISODES = (
     "MATCH (e:Episodic) WHERE e.uuid IS NOT NULL RETURN e.uuid AS uuid, e.name AS name,"
@@ -68,23 +66,7 @@ class GraphitiImporter:
     remote = True
 
     def read(self, location: str) -> Iterator[Record]:
-        import neo4j
-        from neo4j.exceptions import Neo4jError, ServiceUnavailable
-
-        url, auth = connection(location)
-        try:
-            with (
-                neo4j.GraphDatabase.driver(url, auth=auth) as driver,
-                driver.session(
-                    database=os.environ.get("NEO4J_DATABASE") or None,
-                    default_access_mode=neo4j.READ_ACCESS,
-                ) as s,
-            ):
-                episodes, entities, facts, mentions = s.execute_read(_read)
-        except (ServiceUnavailable, OSError) as e:
-            raise InvalidInputError("source", f"cannot reach {url}: {e}") from None
-        except Neo4jError as e:
-            raise InvalidInputError("source", f"{url}: {e.message or e.code}") from None
+        episodes, entities, facts, mentions = read_graph(location, _read)
         group: dict[str, Any] = {}
         for ep in episodes:
             if not isinstance(ep["content"], str) or not ep["content"].strip():

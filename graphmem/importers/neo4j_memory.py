@@ -15,13 +15,15 @@ without a `name` (graphmem's own graph also labels its nodes Memory) are not rea
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
-from typing import Any
+from collections.abc import Callable, Iterator
+from typing import Any, TypeVar
 from urllib.parse import unquote, urlsplit, urlunsplit
 
 from graphmem.errors import InvalidInputError
 from graphmem.importers.base import Record
 from graphmem.importers.mcp_memory import McpMemoryImporter
+
+T = TypeVar("T")
 
 NODES = (
     "MATCH (m:Memory) WHERE m.name IS NOT NULL"
@@ -48,6 +50,29 @@ def connection(location: str) -> tuple[str, tuple[str, str] | None]:
     return url, (user or "neo4j", password) if password else None
 
 
+def read_graph(location: str, reader: Callable[[Any], T]) -> T:
+    """`reader` run in one read transaction on the Neo4j at `location` (NEO4J_DATABASE picks
+    the database), so a source changing meanwhile is read as one snapshot; a database that
+    cannot be reached or refuses is one line naming it."""
+    import neo4j
+    from neo4j.exceptions import Neo4jError, ServiceUnavailable
+
+    url, auth = connection(location)
+    try:
+        with (
+            neo4j.GraphDatabase.driver(url, auth=auth) as driver,
+            driver.session(
+                database=os.environ.get("NEO4J_DATABASE") or None,
+                default_access_mode=neo4j.READ_ACCESS,
+            ) as s,
+        ):
+            return s.execute_read(reader)
+    except (ServiceUnavailable, OSError) as e:
+        raise InvalidInputError("source", f"cannot reach {url}: {e}") from None
+    except Neo4jError as e:
+        raise InvalidInputError("source", f"{url}: {e.message or e.code}") from None
+
+
 def _read(tx: Any) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
     return tx.run(NODES).data(), tx.run(EDGES).data()
 
@@ -58,21 +83,7 @@ class Neo4jMemoryImporter:
     remote = True
 
     def read(self, location: str) -> Iterator[Record]:
-        import neo4j
-        from neo4j.exceptions import Neo4jError, ServiceUnavailable
-
-        url, auth = connection(location)
-        database = os.environ.get("NEO4J_DATABASE") or None
-        try:
-            with (
-                neo4j.GraphDatabase.driver(url, auth=auth) as driver,
-                driver.session(database=database, default_access_mode=neo4j.READ_ACCESS) as s,
-            ):
-                nodes, edges = s.execute_read(_read)
-        except (ServiceUnavailable, OSError) as e:
-            raise InvalidInputError("source", f"cannot reach {url}: {e}") from None
-        except Neo4jError as e:
-            raise InvalidInputError("source", f"{url}: {e.message or e.code}") from None
+        nodes, edges = read_graph(location, _read)
         entities = [
             (
                 f"node {n['name']!r}",

@@ -365,8 +365,8 @@ class Settings(BaseSettings):
         0.3,
         ge=0.0,
         le=2.0,
-        description="a hit whose subject (its speaker, or the name it opens with) the query"
-        " names scores this much more (x 1 + boost); 0 turns it off",
+        description="a dialogue turn ('Melanie: ...') whose speaker the query names scores"
+        " this much more (x 1 + boost); 0 turns it off",
     )
     weights: dict[str, float] = Field(
         default_factory=lambda: dict(DEFAULT_WEIGHTS),

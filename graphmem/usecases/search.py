@@ -369,11 +369,10 @@ def retrieve(
 
 
 def _boost_subjects(hits: list[TracedHit], query: str, boost: float) -> bool:
-    """Whose words: a query naming a hit's subject (its speaker, or the name it opens with)
-    asks for that person's own statements (graphmem.extractors.subjects). Applied to the final
-    scores, after the walk: the other speaker's turns still seed it - their question is often
-    what the query matches, and the named person's reply is where the walk leads. True when
-    a hit was boosted."""
+    """Whose words: a query naming a turn's speaker asks for that person's own statements
+    (graphmem.extractors.subjects). Applied to the final scores, after the walk: the other
+    speaker's turns still seed it - their question is often what the query matches, and the
+    named person's reply is where the walk leads. True when a hit was boosted."""
     boosted = False
     for h in hits:
         subject = subject_of(h.memory.content)
