@@ -21,6 +21,7 @@ from graphmem.cli import (
     memory,
     remote,
     serve,
+    ui,
     userdata,
     vault,
 )
@@ -30,11 +31,12 @@ from graphmem.cli.failures import Parser, UsageError, failure_of, wants_json
 if TYPE_CHECKING:
     from graphmem.service import MemoryService
 
-FAMILIES = (memory, vault, documents, audit, doctor, userdata, graph, lifecycle, config, serve)
+FAMILIES = (memory, vault, documents, audit, doctor, userdata, graph, lifecycle, config, serve, ui)
 
-NO_STORE = frozenset({"config", "version", "serve"})
+NO_STORE = frozenset({"config", "version", "serve", "ui"})
 """Commands that do not open the store on their own (serve checks for a running server
-itself); every other command first asks whether a server holds it (graphmem.cli.remote)."""
+itself, and so does ui); every other command first asks whether a server holds it
+(graphmem.cli.remote)."""
 
 
 def version() -> str:

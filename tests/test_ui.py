@@ -1,0 +1,241 @@
+"""The inspector over HTTP, on the real embedded stores: login, the CSRF and tenant fences,
+review by an operator (and an agent refused), bad input, and paging through 1,000 memories."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from starlette.testclient import TestClient
+
+from graphmem import MemoryService
+from graphmem.embedder import Embedder
+from graphmem.mcp.identity import default_label, hash_token
+from graphmem.model import Status
+from graphmem.ui import create_app
+from graphmem.visibility import Viewer
+from tests.ui_support import AGENT, BOB_AGENT, HELD, OPERATOR, add_bulk, seeded_service, tokens
+
+pytestmark = pytest.mark.slow
+BASE = "http://127.0.0.1"
+
+
+@pytest.fixture(scope="module")
+def svc(tmp_path_factory: pytest.TempPathFactory, embedder: Embedder) -> Iterator[MemoryService]:
+    service = seeded_service(tmp_path_factory.mktemp("ui") / "data", embedder)
+    add_bulk(service, "pager", 1000)
+    yield service
+    service.close()
+
+
+@pytest.fixture
+def client(svc: MemoryService) -> Iterator[TestClient]:
+    with TestClient(create_app(svc, tokens()), base_url=BASE, follow_redirects=False) as c:
+        yield c
+
+
+def csrf(html: str) -> str:
+    found = re.search(r'name="csrf" value="([^"]+)"', html)
+    assert found, "the page has no CSRF field"
+    return found.group(1)
+
+
+def login(client: TestClient, token: str) -> str:
+    """Logs in; returns the CSRF token of the first page."""
+    form = client.get("/login")
+    r = client.post("/login", data={"token": token, "csrf": csrf(form.text)})
+    assert r.status_code == 303, r.text
+    page = client.get(r.headers["location"])
+    assert page.status_code == 200
+    return csrf(page.text)
+
+
+def test_login_sets_a_strict_httponly_cookie_and_a_wrong_token_is_refused(
+    client: TestClient,
+) -> None:
+    assert client.get("/u/alice/memories").headers["location"] == "/login"
+    form = client.get("/login")
+    bad = client.post(
+        "/login", data={"token": "gm_not_a_token_at_all_0000", "csrf": csrf(form.text)}
+    )
+    assert bad.status_code == 403 and "not known" in bad.text
+    form = client.get("/login")
+    r = client.post("/login", data={"token": AGENT, "csrf": csrf(form.text)})
+    cookie = next(
+        v for k, v in r.headers.multi_items() if k == "set-cookie" and "graphmem_ui=" in v
+    )
+    assert "HttpOnly" in cookie and "SameSite=strict" in cookie.replace("Strict", "strict")
+    assert AGENT not in cookie and r.headers["location"] == "/u/alice/memories"
+    page = client.get("/u/alice/memories")
+    assert "Alice works at Acme" in page.text
+    assert "content-security-policy" in page.headers and "app;dur=" in page.headers["server-timing"]
+
+
+def test_login_without_its_csrf_cookie_value_is_refused(client: TestClient) -> None:
+    client.get("/login")
+    r = client.post("/login", data={"token": OPERATOR, "csrf": "forged"})
+    assert r.status_code == 403 and "expired" in r.text
+    assert client.get("/u/alice/memories").status_code == 303  # still logged out
+
+
+def test_a_post_without_the_session_csrf_token_changes_nothing(
+    client: TestClient, svc: MemoryService
+) -> None:
+    login(client, OPERATOR)
+    held = svc.held_for_review("alice")
+    assert held
+    r = client.post(
+        "/u/alice/quarantine",
+        data={"memory_id": held[0].memory.id, "action": "approve", "csrf": "wrong"},
+    )
+    assert r.status_code == 403 and "CSRF" in r.text
+    assert svc.get("alice", held[0].memory.id, viewer=Viewer.OPERATOR).status == Status.QUARANTINED
+
+
+def test_an_agent_token_is_refused_another_users_pages(client: TestClient) -> None:
+    login(client, BOB_AGENT)
+    for path in ("/u/alice/memories", "/u/alice/health", "/u/alice/quarantine"):
+        r = client.get(path)
+        assert r.status_code == 403, path
+        assert "an agent token reads only its own user" in r.text
+        assert "Alice works at Acme" not in r.text
+    assert client.get("/u/bob/memories").status_code == 200
+
+
+def test_another_users_memory_id_is_not_found_under_ones_own_user(
+    client: TestClient, svc: MemoryService
+) -> None:
+    login(client, BOB_AGENT)
+    alices = svc.list("alice")[0].id
+    r = client.get(f"/u/bob/m/{alices}")
+    assert r.status_code == 404 and "Alice" not in r.text
+
+
+def test_an_operator_may_look_at_any_user(client: TestClient) -> None:
+    login(client, OPERATOR)
+    assert "garage code" in client.get("/u/bob/memories").text
+    assert client.get("/choose", params={"user": "bob"}).headers["location"] == "/u/bob/memories"
+
+
+def test_the_operator_approves_and_the_audit_says_who(
+    client: TestClient, svc: MemoryService
+) -> None:
+    svc.write("alice", HELD + " (second)")
+    token = login(client, OPERATOR)
+    page = client.get("/u/alice/quarantine")
+    assert "why it was held" in page.text and "policy" in page.text
+    held = next(h for h in svc.held_for_review("alice") if "(second)" in h.memory.content)
+    r = client.post(
+        "/u/alice/quarantine",
+        data={"memory_id": held.memory.id, "action": "approve", "csrf": token},
+    )
+    assert r.status_code == 303
+    after = client.get("/u/alice/quarantine")
+    assert "approved" in after.text
+    assert svc.get("alice", held.memory.id).status == Status.ACTIVE
+    row = next(r for r in svc.records.audit_rows("alice", 50) if r["action"] == "approve")
+    assert row["details"]["reviewer"] == default_label(hash_token(OPERATOR))
+    assert row["details"]["role"] == "operator" and held.memory.id in row["memory_ids"]
+    trail = client.get(f"/u/alice/m/{held.memory.id}")
+    assert "approve" in trail.text and "Audit trail" in trail.text
+
+
+def test_the_agent_sees_the_queue_but_is_refused_on_approve(
+    client: TestClient, svc: MemoryService
+) -> None:
+    token = login(client, AGENT)
+    page = client.get("/u/alice/quarantine")
+    assert "operator only" in page.text and 'value="approve"' not in page.text
+    held = svc.held_for_review("alice")[0]
+    r = client.post(
+        "/u/alice/quarantine",
+        data={"memory_id": held.memory.id, "action": "approve", "csrf": token},
+    )
+    assert r.status_code == 403 and "operator" in r.text
+    assert svc.get("alice", held.memory.id, viewer=Viewer.OPERATOR).status == Status.QUARANTINED
+
+
+def test_search_shows_channel_contributions_and_the_graph_path(client: TestClient) -> None:
+    token = login(client, AGENT)
+    r = client.post(
+        "/u/alice/search", data={"query": "Where does Alice's sister live?", "csrf": token}
+    )
+    assert r.status_code == 200
+    assert "Alice&#x27;s sister Bob lives in Paris" in r.text
+    assert "contribution" in r.text and "vector" in r.text and "keyword" in r.text
+    assert "graph path" in r.text and "<svg" in r.text
+
+
+@pytest.mark.parametrize(
+    ("data", "expected"),
+    [
+        ({"query": "x" * 5000}, "at most 2,000"),
+        ({"query": "hello\x00world"}, "control characters"),
+        ({"query": ""}, "type something"),
+        ({"query": "jazz", "top_k": "lots"}, "not a whole number"),
+        ({"query": "jazz", "as_of": "yesterday-ish"}, "as_of"),
+    ],
+)
+def test_bad_search_input_gets_a_message(client: TestClient, data: dict, expected: str) -> None:
+    token = login(client, AGENT)
+    r = client.post("/u/alice/search", data={**data, "csrf": token})
+    assert r.status_code == 400 and expected in r.text
+    assert "Traceback" not in r.text
+
+
+def test_a_huge_form_is_refused_unread(client: TestClient) -> None:
+    token = login(client, AGENT)
+    r = client.post("/u/alice/search", data={"query": "x" * 50_000, "csrf": token})
+    assert r.status_code == 413 and "larger than" in r.text
+
+
+@pytest.mark.parametrize(
+    "params",
+    [
+        {"page": "-1"},
+        {"page": "two"},
+        {"limit": "100000"},
+        {"cursor": "garbage"},
+        {"status": "bogus"},
+        {"session": "a\x07b"},
+    ],
+)
+def test_bad_list_input_gets_a_message(client: TestClient, params: dict) -> None:
+    login(client, OPERATOR)
+    r = client.get("/u/alice/memories", params=params)
+    assert r.status_code == 400, r.text
+    assert 'class="error"' in r.text and "Traceback" not in r.text
+
+
+def test_a_bad_user_id_in_the_url_gets_a_message(client: TestClient) -> None:
+    login(client, OPERATOR)
+    r = client.get("/u/" + "x" * 300 + "/memories")
+    assert r.status_code == 400 and "not a user id" in r.text
+
+
+def test_paging_through_1000_memories_shows_each_once(client: TestClient) -> None:
+    login(client, OPERATOR)
+    seen: list[str] = []
+    url = "/u/pager/memories"
+    pages = 0
+    while url:
+        r = client.get(url)
+        assert r.status_code == 200
+        pages += 1
+        seen += re.findall(r"bulk memory number (\d+)", r.text)
+        nxt = re.search(r'href="([^"]+)" id="next-page"', r.text)
+        url = nxt.group(1).replace("&amp;", "&") if nxt else ""
+    assert pages == 20 and len(seen) == 1000 and len(set(seen)) == 1000
+
+
+def test_a_logout_ends_the_session(client: TestClient) -> None:
+    token = login(client, AGENT)
+    assert client.post("/logout", data={"csrf": token}).status_code == 303
+    assert client.get("/u/alice/memories").status_code == 303
+
+
+def test_a_foreign_host_header_is_refused(svc: MemoryService) -> None:
+    with TestClient(create_app(svc, tokens()), base_url="http://evil.example") as c:
+        assert c.get("/login").status_code == 400
