@@ -238,3 +238,15 @@ def test_a_logout_ends_the_session(client: TestClient) -> None:
 def test_a_foreign_host_header_is_refused(svc: MemoryService) -> None:
     with TestClient(create_app(svc, tokens()), base_url="http://evil.example") as c:
         assert c.get("/login").status_code == 400
+
+
+def test_health_shows_the_erase_receipt_of_an_erased_user(
+    client: TestClient, svc: MemoryService
+) -> None:
+    svc.write("gone", "Carol's flat is on the third floor")
+    svc.forget_user("gone", requested_by="the user, by email")
+    login(client, OPERATOR)
+    r = client.get("/u/gone/health")
+    assert r.status_code == 200 and "Erase receipts" in r.text
+    assert "the user, by email" in r.text and "memories 1" in r.text
+    assert "third floor" not in r.text

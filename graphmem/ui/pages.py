@@ -242,8 +242,15 @@ async def quarantine(
 def health_figures(svc: MemoryService, user: str, operator: bool) -> dict[str, Any]:
     """memory_health's figures for this role: a tenant sees its own counts and whether each
     store is up; an operator also the service-wide counts, the outbox and the drift check of
-    `doctor` (records against vector points)."""
+    `doctor` (records against vector points). The erase receipts are the `forget_user` audit
+    rows, which an erase keeps (under the keyed hash of the user's id) with who asked and
+    the counts deleted from each table, never content."""
     st = dict(svc.stats(user))
+    erasures = [
+        {"when": r.get("created_at"), **(r.get("details") or {})}
+        for r in svc.records.audit_rows(user, AUDIT_SCAN)
+        if r.get("action") == "forget_user"
+    ]
     stores = dict(st.get("stores") or {})
     out: dict[str, Any] = {
         k: st.get(k)
@@ -257,6 +264,7 @@ def health_figures(svc: MemoryService, user: str, operator: bool) -> dict[str, A
             "vectors",
         )
     }
+    out["erasures"] = erasures
     if not operator:
         out["stores"] = {
             k: {"backend": v.get("backend"), "ok": v.get("ok")} for k, v in stores.items()

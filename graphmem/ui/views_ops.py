@@ -76,9 +76,9 @@ def _path_svg(steps: Sequence[Mapping[str, Any]], labels: Mapping[str, str]) -> 
         for key in ("from", "to"):
             if s[key] not in ids:
                 ids.append(s[key])
-    gap, r, h = 220, 16, 110
-    width = max(gap * (len(ids) - 1) + 2 * 60, 240)
-    pos = {mid: 60 + gap * i for i, mid in enumerate(ids)}
+    gap, r, h, margin = 240, 16, 110, 120
+    width = gap * (len(ids) - 1) + 2 * margin
+    pos = {mid: margin + gap * i for i, mid in enumerate(ids)}
     parts = [
         f'<svg class="path-graph" width="{width}" height="{h}" viewBox="0 0 {width} {h}"'
         ' role="img" aria-label="graph path">'
@@ -101,7 +101,7 @@ def _path_svg(steps: Sequence[Mapping[str, Any]], labels: Mapping[str, str]) -> 
         parts.append(
             f'<circle cx="{x}" cy="40" r="{r}" fill="#dce8f7" stroke="#34557f"/>'
             f'<text x="{x}" y="80" text-anchor="middle" font-size="11">'
-            f"{esc(label[:34])}</text>"
+            f"{esc(label if len(label) <= 36 else label[:35] + '…')}</text>"
         )
     parts.append("</svg>")
     return "".join(parts)
@@ -163,6 +163,8 @@ def quarantine_body(user: str, session: Session, held: list[HeldMemory]) -> Html
     rows = []
     for h in held:
         m = h.memory
+        # an agent may read the queue, but not open a held memory (the service withholds it)
+        shown = memory_link(user, m) if session.is_operator else preview(m.content)
         actions = ""
         if session.is_operator:
             actions = "".join(
@@ -176,7 +178,7 @@ def quarantine_body(user: str, session: Session, held: list[HeldMemory]) -> Html
         rows.append(
             (
                 esc(m.created_at.strftime("%Y-%m-%d %H:%M:%S")),
-                f'<span class="held">{preview(m.content)}</span>',
+                f'<span class="held">{shown}</span>',
                 f'<span class="reason">{esc(h.reason)}</span>',
                 actions or '<span class="muted">operator only</span>',
             )
@@ -227,14 +229,22 @@ def health_body(figures: Mapping[str, Any]) -> Html:
         if key in figures:
             value = figures[key]
             rows.append((label, _kv(value) if isinstance(value, Mapping) else esc(value)))
-    receipts = (
-        '<p class="muted" id="receipts">Erase receipts are handed to whoever ran the erase'
-        " (`graphmem forget-user`, or the memory_forget_user tool) and are not kept: an erase"
-        " removes the user's audit rows too, so no page can list them afterwards.</p>"
-    )
+    erasures = figures.get("erasures") or []
+    if erasures:
+        receipts = table(
+            ("when", "requested by", "deleted"),
+            [
+                (esc(e.get("when")), esc(e.get("requested_by")), _kv(e.get("deleted")))
+                for e in erasures
+            ],
+            "erasures",
+        )
+    else:
+        receipts = '<p class="muted" id="no-erasures">no erase of this user is on record</p>'
     return (
         f'<div id="health">{pairs(rows)}</div><h2>Stores</h2>'
-        f"{table(('store', 'backend', 'status'), store_rows, 'stores')}{receipts}"
+        f"{table(('store', 'backend', 'status'), store_rows, 'stores')}"
+        f"<h2>Erase receipts</h2>{receipts}"
     )
 
 
