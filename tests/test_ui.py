@@ -3,8 +3,10 @@ review by an operator (and an agent refused), bad input, and paging through 1,00
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 from starlette.testclient import TestClient
@@ -250,3 +252,80 @@ def test_health_shows_the_erase_receipt_of_an_erased_user(
     assert r.status_code == 200 and "Erase receipts" in r.text
     assert "the user, by email" in r.text and "memories 1" in r.text
     assert "third floor" not in r.text
+
+
+def test_graphmem_ui_binds_to_loopback_only(cli) -> None:  # noqa: ANN001 - conftest's runner
+    code, out, err = cli("ui", "--host", "0.0.0.0")
+    assert code != 0 and "loopback only" in out + err
+
+
+def test_graphmem_ui_needs_a_token_to_log_in_with(cli) -> None:  # noqa: ANN001
+    code, out, err = cli("ui")
+    assert code != 0 and "--add-token" in out + err
+
+
+def test_graphmem_ui_serves_the_login_page(tmp_path: Path) -> None:
+    """The command as a person runs it: a token, then `graphmem ui` on a free port."""
+    import os
+    import socket
+    import subprocess
+    import sys
+    import time
+
+    import httpx
+
+    from tests.conftest import stop_process
+
+    data = tmp_path / "data"
+    env = {**os.environ, "GRAPHMEM_DATA_DIR": str(data), "PYTHONPATH": os.getcwd()}
+    for k in ("GRAPHMEM_TOKENS", "GRAPHMEM_TOKENS_FILE"):
+        env.pop(k, None)
+    made = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "graphmem",
+            "serve",
+            "--add-token",
+            "ann",
+            "--role",
+            "operator",
+            "--json",
+        ],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=True,
+    )
+    token = json.loads(made.stdout)["token"]
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "graphmem", "ui", "--port", str(port)],
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
+    try:
+        deadline = time.monotonic() + 120
+        base = f"http://127.0.0.1:{port}"
+        while True:
+            assert proc.poll() is None, proc.stdout.read() if proc.stdout else ""
+            assert time.monotonic() < deadline, "graphmem ui did not answer"
+            try:
+                r = httpx.get(base + "/login", timeout=2)
+                break
+            except httpx.TransportError:
+                time.sleep(0.3)
+        assert r.status_code == 200 and 'name="token"' in r.text
+        nonce = re.search(r'name="csrf" value="([^"]+)"', r.text)
+        assert nonce
+        with httpx.Client(base_url=base, cookies=r.cookies) as c:
+            done = c.post("/login", data={"token": token, "csrf": nonce.group(1)})
+            assert done.status_code == 303 and done.headers["location"] == "/u/ann/memories"
+            assert "no memories match" in c.get("/u/ann/memories").text
+    finally:
+        stop_process(proc)

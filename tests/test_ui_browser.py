@@ -252,3 +252,12 @@ def test_page_through_the_memories(browser: Any, base_url: str) -> None:
         timed(browser, "memories (next page)")
         assert by_id(browser, "page-no").text == str(pages)
     assert pages == min(20, -(-SCALE // PAGE)) and seen == min(SCALE, 20 * PAGE)
+    # the other pages on the user who has them all
+    browser.get(base_url + "/u/pager/health")
+    timed(browser, "health (paged user)")
+    assert f"{SCALE:,}" in browser.page_source or str(SCALE) in browser.page_source
+    by_id(browser, "nav-search").click()
+    by_id(browser, "f-query").send_keys("bulk memory number 42")
+    by_id(browser, "search-button").click()
+    timed(browser, "search (paged user)")
+    assert by_id(browser, "hit-1").text
