@@ -264,10 +264,19 @@ def test_graphmem_ui_needs_a_token_to_log_in_with(cli) -> None:  # noqa: ANN001
     assert code != 0 and "--add-token" in out + err
 
 
-def test_graphmem_ui_serves_the_login_page(tmp_path: Path) -> None:
-    """The command as a person runs it: a token, then `graphmem ui` on a free port."""
-    import os
+def _free_port() -> int:
     import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+@pytest.mark.parametrize("command", ["ui", "serve --ui"])
+def test_graphmem_ui_serves_the_login_page(tmp_path: Path, command: str) -> None:
+    """The command as a person runs it: a token, then `graphmem ui` (or `graphmem serve
+    --ui`, the inspector beside the MCP server) on a free port."""
+    import os
     import subprocess
     import sys
     import time
@@ -299,11 +308,14 @@ def test_graphmem_ui_serves_the_login_page(tmp_path: Path) -> None:
         check=True,
     )
     token = json.loads(made.stdout)["token"]
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
+    port = _free_port()
+    argv = (
+        ["ui", "--port", str(port)]
+        if command == "ui"
+        else ["serve", "--port", str(_free_port()), "--ui", "--ui-port", str(port)]
+    )
     proc = subprocess.Popen(
-        [sys.executable, "-m", "graphmem", "ui", "--port", str(port)],
+        [sys.executable, "-m", "graphmem", *argv],
         env=env,
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,

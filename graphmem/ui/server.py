@@ -9,7 +9,9 @@ authenticated. The access log is off because request paths carry user and memory
 from __future__ import annotations
 
 import logging
-from typing import TYPE_CHECKING
+import threading
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
 
 from graphmem.errors import InvalidInputError
 
@@ -31,14 +33,13 @@ def check_host(host: str) -> str:
     return host
 
 
-def serve(service: MemoryService, tokens: TokenTable, host: str, port: int) -> None:
-    """Serve until Ctrl-C or SIGTERM (uvicorn handles both)."""
+def _config(service: MemoryService, tokens: TokenTable, host: str, port: int) -> Any:
     import uvicorn
 
     from graphmem.ui.app import create_app
 
     level = logging.getLogger().getEffectiveLevel()
-    uvicorn.run(
+    return uvicorn.Config(
         create_app(service, tokens),
         host=check_host(host),
         port=port,
@@ -48,4 +49,30 @@ def serve(service: MemoryService, tokens: TokenTable, host: str, port: int) -> N
     )
 
 
-__all__ = ["DEFAULT_PORT", "LOOPBACK", "check_host", "serve"]
+def start_beside(
+    service: MemoryService, tokens: TokenTable, host: str, port: int
+) -> Callable[[], None]:
+    """The inspector in a thread of a process that serves something else (`graphmem serve
+    --ui`), on the same open service; returns the function that stops it. The thread's
+    uvicorn leaves the signals to the main thread's server."""
+    import uvicorn
+
+    server = uvicorn.Server(_config(service, tokens, host, port))
+    thread = threading.Thread(target=server.run, name="graphmem-ui", daemon=True)
+    thread.start()
+
+    def stop() -> None:
+        server.should_exit = True
+        thread.join(timeout=10)
+
+    return stop
+
+
+def serve(service: MemoryService, tokens: TokenTable, host: str, port: int) -> None:
+    """Serve until Ctrl-C or SIGTERM (uvicorn handles both)."""
+    import uvicorn
+
+    uvicorn.Server(_config(service, tokens, host, port)).run()
+
+
+__all__ = ["DEFAULT_PORT", "LOOPBACK", "check_host", "serve", "start_beside"]
