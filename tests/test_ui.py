@@ -17,7 +17,17 @@ from graphmem.mcp.identity import default_label, hash_token
 from graphmem.model import Status
 from graphmem.ui import create_app
 from graphmem.visibility import Viewer
-from tests.ui_support import AGENT, BOB_AGENT, HELD, OPERATOR, add_bulk, seeded_service, tokens
+from tests.ui_support import (
+    AGENT,
+    BOB_AGENT,
+    FACTS,
+    HELD,
+    OPERATOR,
+    UPDATED,
+    add_bulk,
+    seeded_service,
+    tokens,
+)
 
 pytestmark = pytest.mark.slow
 BASE = "http://127.0.0.1"
@@ -341,3 +351,42 @@ def test_graphmem_ui_serves_the_login_page(tmp_path: Path, command: str) -> None
             assert "no memories match" in c.get("/u/ann/memories").text
     finally:
         stop_process(proc)
+
+
+def test_the_timeline_strikes_through_a_replaced_version(client: TestClient) -> None:
+    login(client, AGENT)
+    r = client.get("/u/alice/timeline")
+    assert r.status_code == 200
+    assert re.search(r"<del><a [^>]+>Bob likes jazz music</a></del>", r.text)
+    assert "Bob likes jazz and blues music" in r.text
+    assert client.get("/u/alice/timeline", params={"page": "0"}).status_code == 400
+
+
+def test_a_memory_shows_its_versions(client: TestClient, svc: MemoryService) -> None:
+    login(client, AGENT)
+    current = next(m for m in svc.list("alice") if m.content == UPDATED)
+    r = client.get(f"/u/alice/m/{current.id}")
+    assert 'id="versions"' in r.text and "<del>" in r.text and "Bob likes jazz music" in r.text
+
+
+def test_the_graph_page_draws_the_neighbourhood_with_links_to_recentre(
+    client: TestClient, svc: MemoryService
+) -> None:
+    login(client, AGENT)
+    center = next(m for m in svc.list("alice") if m.content == FACTS[1])
+    r = client.get(f"/u/alice/graph/{center.id}")
+    assert r.status_code == 200 and '<svg class="graph"' in r.text
+    others = [m.id for m in svc.list("alice") if m.content in (FACTS[0], UPDATED)]
+    for other in others:  # each neighbour is a node that re-centres the graph on itself
+        assert f'href="/u/alice/graph/{other}?hops=1"' in r.text
+    assert "related" in r.text and 'id="more-hops"' in r.text
+    assert client.get(f"/u/alice/graph/{center.id}", params={"hops": "9"}).status_code == 400
+
+
+def test_the_graph_of_another_users_memory_is_not_found(
+    client: TestClient, svc: MemoryService
+) -> None:
+    login(client, BOB_AGENT)
+    alices = svc.list("alice")[0].id
+    assert client.get(f"/u/bob/graph/{alices}").status_code == 404
+    assert client.get(f"/u/alice/graph/{alices}").status_code == 403

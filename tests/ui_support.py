@@ -22,6 +22,7 @@ FACTS = (
     "Alice's sister Bob lives in Paris",
     "Bob likes jazz music",
 )
+UPDATED = "Bob likes jazz and blues music"
 
 
 def tokens() -> TokenTable:
@@ -30,10 +31,11 @@ def tokens() -> TokenTable:
 
 
 def seeded_service(data_dir: Path, embedder: Embedder) -> MemoryService:
-    """alice: three related facts and one held write; bob: one fact of his own."""
+    """alice: three related facts (one of them updated) and one held write; bob: one fact of
+    his own."""
     svc = MemoryService(Settings(data_dir=data_dir), embedder=embedder)
-    for text in FACTS:
-        svc.write("alice", text)
+    written = [svc.write("alice", text) for text in FACTS]
+    svc.update("alice", written[2].id, UPDATED)  # a second version; the first is superseded
     svc.write("alice", HELD)
     svc.write("bob", "Bob's private note: the garage code is kept elsewhere")
     return svc

@@ -249,6 +249,8 @@ def routes(app: Inspector) -> list[Route | Mount]:
         Route("/choose", choose),
         Route("/u/{user}/memories", guarded(app, pages.memories)),
         Route("/u/{user}/m/{memory_id}", guarded(app, pages.memory)),
+        Route("/u/{user}/graph/{memory_id}", guarded(app, pages.graph)),
+        Route("/u/{user}/timeline", guarded(app, pages.timeline)),
         Route("/u/{user}/search", guarded(app, pages.search), methods=["GET", "POST"]),
         Route("/u/{user}/quarantine", guarded(app, pages.quarantine), methods=["GET", "POST"]),
         Route("/u/{user}/health", guarded(app, pages.health)),

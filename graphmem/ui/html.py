@@ -85,6 +85,7 @@ def text_input(name: str, value: str | None, label: str, *, size: int = 12) -> H
 NAV = (
     ("memories", "Memories"),
     ("search", "Search"),
+    ("timeline", "Timeline"),
     ("quarantine", "Quarantine"),
     ("health", "Health"),
 )

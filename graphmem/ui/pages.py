@@ -24,6 +24,7 @@ from graphmem.errors import InvalidInputError, NotFoundError
 from graphmem.requests import MAX_LIST_LIMIT, ListRequest, SearchRequest
 from graphmem.ui.html import page, seg
 from graphmem.ui.sessions import Refused, Session
+from graphmem.ui.views_graph import graph_body, timeline_body
 from graphmem.ui.views_memories import FILTERS, STATUSES, memories_body, memory_body
 from graphmem.ui.views_ops import health_body, quarantine_body, search_form, search_results
 from graphmem.visibility import Viewer
@@ -152,6 +153,36 @@ async def memory(request: Request, session: Session, user: str, form: FormData |
     m, versions, graph, trail = await run_in_threadpool(load)
     body = memory_body(user, m, versions, graph, trail)
     return render(request, session, user, "Memory", body, "memories")
+
+
+# ------------------------------------------------------------------------ graph, timeline
+async def graph(request: Request, session: Session, user: str, form: FormData | None) -> Response:
+    memory_id = clean(request.path_params["memory_id"], "memory id", 100)
+    hops = whole(request.query_params.get("hops"), "hops", 1, 3, 1)
+    svc = service_of(request)
+    found = await run_in_threadpool(svc.graph, user, memory_id, hops, viewer=viewer_of(session))
+    return render(request, session, user, "Graph", graph_body(user, memory_id, found, hops), "")
+
+
+async def timeline(
+    request: Request, session: Session, user: str, form: FormData | None
+) -> Response:
+    q = request.query_params
+    page_no = whole(q.get("page"), "page", 1, MAX_PAGE, 1)
+    limit = whole(q.get("limit"), "limit", 1, MAX_LIST_LIMIT, PAGE_SIZE)
+    statuses = ["active", "superseded", "archived"]
+    if session.is_operator:
+        statuses.append("quarantined")
+    req = ListRequest(
+        limit=limit,
+        cursor=clean(q.get("cursor"), "cursor") or None,
+        sort="newest",
+        status=statuses,
+    )
+    svc = service_of(request)
+    result = await run_in_threadpool(svc.list_memories, user, req, viewer=viewer_of(session))
+    body = timeline_body(user, result, page_no, limit)
+    return render(request, session, user, "Timeline", body, "timeline")
 
 
 # ------------------------------------------------------------------------------- search
@@ -295,4 +326,4 @@ async def health(request: Request, session: Session, user: str, form: FormData |
     return render(request, session, user, "Health", health_body(figures), "health")
 
 
-__all__ = ["health", "memories", "memory", "quarantine", "search"]
+__all__ = ["graph", "health", "memories", "memory", "quarantine", "search", "timeline"]

@@ -202,6 +202,7 @@ def memory_body(
         + "<h2>Versions</h2>"
         + versions_html(user, m, versions)
         + "<h2>Relations</h2>"
+        + f'<p><a href="/u/{seg(user)}/graph/{seg(m.id)}" id="open-graph">Open in the graph</a></p>'
         + relations_html(user, m.id, graph)
         + "<h2>Audit trail</h2>"
         + audit_html(audit)
