@@ -390,3 +390,24 @@ def test_the_graph_of_another_users_memory_is_not_found(
     alices = svc.list("alice")[0].id
     assert client.get(f"/u/bob/graph/{alices}").status_code == 404
     assert client.get(f"/u/alice/graph/{alices}").status_code == 403
+
+
+def test_the_operator_rejects_and_the_memory_is_gone(
+    client: TestClient, svc: MemoryService
+) -> None:
+    held = svc.write("alice", HELD + " (to reject)")
+    token = login(client, OPERATOR)
+    r = client.post(
+        "/u/alice/quarantine", data={"memory_id": held.id, "action": "reject", "csrf": token}
+    )
+    assert r.status_code == 303
+    assert "deleted from every store" in client.get("/u/alice/quarantine").text
+    assert held.id not in {m.id for m in svc.list("alice", viewer=Viewer.OPERATOR)}
+    again = client.post(
+        "/u/alice/quarantine", data={"memory_id": held.id, "action": "reject", "csrf": token}
+    )
+    assert again.status_code == 400 and "no held memory" in again.text
+    bad = client.post(
+        "/u/alice/quarantine", data={"memory_id": held.id, "action": "delete", "csrf": token}
+    )
+    assert bad.status_code == 400 and "approve or reject" in bad.text
