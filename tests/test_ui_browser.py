@@ -239,6 +239,12 @@ def test_explore_the_graph_and_the_timeline(
     struck = browser.find_elements(By.CSS_SELECTOR, "ul.timeline li.replaced del")
     assert any("Bob likes jazz music" in s.text for s in struck)
     shoot(browser, "timeline")
+    # the current version's page lists both versions, the replaced one struck through
+    follow(browser, browser.find_element(By.LINK_TEXT, UPDATED))
+    timed(browser, "memory")
+    versions = by_id(browser, "versions")
+    assert "Bob likes jazz music" in versions.find_element(By.TAG_NAME, "del").text
+    shoot(browser, "memory")
 
 
 def test_the_operator_approves_a_held_memory(
