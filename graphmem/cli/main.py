@@ -21,6 +21,8 @@ from graphmem.cli import (
     memory,
     remote,
     serve,
+    top,
+    ui,
     userdata,
     vault,
 )
@@ -30,11 +32,25 @@ from graphmem.cli.failures import Parser, UsageError, failure_of, wants_json
 if TYPE_CHECKING:
     from graphmem.service import MemoryService
 
-FAMILIES = (memory, vault, documents, audit, doctor, userdata, graph, lifecycle, config, serve)
+FAMILIES = (
+    memory,
+    vault,
+    documents,
+    audit,
+    doctor,
+    userdata,
+    graph,
+    lifecycle,
+    config,
+    serve,
+    ui,
+    top,
+)
 
-NO_STORE = frozenset({"config", "version", "serve"})
+NO_STORE = frozenset({"config", "version", "serve", "ui", "top"})
 """Commands that do not open the store on their own (serve checks for a running server
-itself); every other command first asks whether a server holds it (graphmem.cli.remote)."""
+itself, and so does ui); every other command first asks whether a server holds it
+(graphmem.cli.remote)."""
 
 
 def version() -> str:

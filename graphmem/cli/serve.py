@@ -62,3 +62,10 @@ def register(add: AddCommand) -> None:
         "--label",
         help="with --add-token: the name audit rows give this token (default: a hash prefix)",
     )
+    sp.add_argument(
+        "--ui",
+        action="store_true",
+        help="also serve the memory inspector (graphmem ui) on 127.0.0.1, on the same store"
+        " and tokens (HTTP only)",
+    )
+    sp.add_argument("--ui-port", type=to_int("ui-port"), help="with --ui: its port (default 8766)")

@@ -23,6 +23,7 @@ import contextlib
 import json
 import logging
 import sys
+from collections.abc import Callable
 from functools import partial
 from typing import TYPE_CHECKING, Any
 
@@ -184,6 +185,8 @@ def serve_command(args: argparse.Namespace) -> int:
 
     level = logging.getLogger().getEffectiveLevel()
     log_level = logging.getLevelName(level).lower() if level <= logging.INFO else "warning"
+    if getattr(args, "ui", False) and args.stdio:
+        raise InvalidInputError("ui", "serves beside the HTTP server only (not --stdio)")
     if not args.stdio and args.user:
         raise InvalidInputError(
             "user", "over HTTP the bearer token decides the user; --user applies to --stdio only"
@@ -232,6 +235,7 @@ def serve_command(args: argparse.Namespace) -> int:
         svc, working = _open_service(settings, cfg)
         try:
             server = create_server(svc, settings=cfg, working=working, auth=token_verifier(table))
+            stop_ui = _start_ui(args, svc, table)
             run_sent = getattr(args, "run_sent", None)
             if card.url and run_sent is not None:
                 add_cli_route(server, svc, card, run_sent)
@@ -242,7 +246,11 @@ def serve_command(args: argparse.Namespace) -> int:
                 file=sys.stderr,
                 flush=True,
             )
-            anyio.run(partial(serve_http, server, cfg, log_level=log_level))
+            try:
+                anyio.run(partial(serve_http, server, cfg, log_level=log_level))
+            finally:
+                if stop_ui is not None:
+                    stop_ui()
         finally:
             working.close()
             svc.close()
@@ -251,6 +259,21 @@ def serve_command(args: argparse.Namespace) -> int:
     finally:
         localserver.withdraw(settings.data_dir, card)
     return 0
+
+
+def _start_ui(
+    args: argparse.Namespace, svc: "MemoryService", table: TokenTable
+) -> Callable[[], None] | None:
+    """`serve --ui`: the memory inspector (graphmem.ui) beside the MCP server, on the same
+    service and tokens, on 127.0.0.1."""
+    if not getattr(args, "ui", False):
+        return None
+    from graphmem.ui.server import DEFAULT_PORT, start_beside
+
+    port = DEFAULT_PORT if args.ui_port is None else args.ui_port
+    stop = start_beside(svc, table, "127.0.0.1", port)
+    print(f"graphmem inspector on http://127.0.0.1:{port}/", file=sys.stderr, flush=True)
+    return stop
 
 
 def _stop_on_sigterm() -> None:
