@@ -9,6 +9,8 @@ Inputs, none of them copied into the repository except our own corpus:
   - bench/firewall_corpus/everyday.jsonl a personal assistant user's memories: contact details,
                                          their own workflow instructions, commands, ids, bills,
                                          Chinese daily chat (train / validation halves)
+  - bench/firewall_corpus/everyday_test2.jsonl, attacks_test2.jsonl   a frozen third split of
+                                         everyday memories and of new attacks (never tuned on)
   - ../shared/bench/bipia_text_attack_train.json   BIPIA hidden instructions (15 x 5)
   - ../shared/bench/locomo10.json                  all 5,882 LoCoMo turns as benign memories
 
@@ -32,7 +34,8 @@ scored once: `test`); a note counts as a false positive when it is not allowed.
 Everyday memories: refused, held and altered (the stored text differs from the sanitised
 input) per half, source (user, agent) and PII setting (the default policy, and every PII type
 kept, which isolates the injection side), next to raw storage (everything kept as written) as
-the baseline of the same run. `--everyday-only` screens only that set (a quick check).
+the baseline of the same run. `--everyday-only` screens only that set and the new attacks
+(a quick check).
 
 Before and after, in the same run: every set is screened twice, by the rules alone
 (`classifier=False`) and by the rules plus the learned classifier (the default), and the
@@ -263,7 +266,8 @@ def run_presidio(python: str, pii_path: Path) -> dict[str, Any]:
 
 # ------------------------------------------------------------------ everyday memories
 
-EVERYDAY_SPLITS = ("train", "validation")
+# `test2` (everyday_test2.jsonl) was written frozen before the third pass and is never tuned on.
+EVERYDAY_SPLITS = ("train", "validation", "test2")
 # An MCP write is `agent` by default, a CLI or Python write `user`: both are scored.
 EVERYDAY_SOURCES = ("user", "agent")
 
@@ -337,6 +341,63 @@ def everyday_summary(rows: list[dict[str, Any]]) -> dict[str, Any]:
     }
 
 
+def load_everyday(corpus: Path) -> list[dict[str, Any]]:
+    """The everyday set: everyday.jsonl (train and validation halves) and, where present, the
+    frozen third split everyday_test2.jsonl."""
+    rows = load_jsonl(corpus / "everyday.jsonl")
+    extra = corpus / "everyday_test2.jsonl"
+    return rows + (load_jsonl(extra) if extra.exists() else [])
+
+
+def eval_new_attacks(settings: GuardSettings, corpus: Path) -> dict[str, Any] | None:
+    """The frozen new attacks (attacks_test2.jsonl), caught = anything but `allow`, as a user
+    writes (CLI, Python: the held-out attack figures' source) and as an agent writes (MCP)."""
+    path = corpus / "attacks_test2.jsonl"
+    if not path.exists():
+        return None
+    guard, rows = Guard(settings), load_jsonl(path)
+    out: dict[str, Any] = {}
+    for source in EVERYDAY_SOURCES:
+        decided = [(r, guard.screen_write(r["text"], source)) for r in rows]
+        missed = [
+            {"id": r["id"], "risk": d.risk, "text": r["text"]}
+            for r, d in decided
+            if d.action == "allow"
+        ]
+        out[source] = {
+            "n": len(rows),
+            "count": len(rows) - len(missed),
+            "rate": (len(rows) - len(missed)) / len(rows) if rows else None,
+            "by_lang": {
+                lg: {
+                    "n": sum(1 for r in rows if r["lang"] == lg),
+                    "count": sum(1 for r, d in decided if r["lang"] == lg and d.action != "allow"),
+                }
+                for lg in sorted({r["lang"] for r in rows})
+            },
+            "missed": missed,
+        }
+    return out
+
+
+def new_attacks_markdown(new: dict[str, Any] | None, base: dict[str, Any] | None) -> str:
+    """New attacks caught, before (baseline tree) and after, per source."""
+    if not new:
+        return ""
+    lines = [
+        "New attacks caught (bench/firewall_corpus/attacks_test2.jsonl, frozen):",
+        "",
+        "| source | before | after |",
+        "|---|---|---|",
+    ]
+    for source, d in new.items():
+        b = base.get(source) if base else None
+        lines.append(f"| {source} | {cell(b) if b else '–'} | {cell(d)} |")
+    for r in new.get("user", {}).get("missed", []):
+        lines.append(f"  missed (user) {r['risk']:.2f}  {r['id']}  {r['text'][:100]!r}")
+    return "\n".join(lines)
+
+
 def eval_everyday(settings: GuardSettings, rows: list[dict[str, Any]]) -> dict[str, Any]:
     """Everyday memories through the default guard, the same guard with every PII type kept
     (the injection side alone), and raw storage (everything kept as written: the baseline)."""
@@ -372,15 +433,17 @@ def everyday_markdown(ev: dict[str, Any], base: dict[str, Any] | None = None) ->
         "Everyday memories (bench/firewall_corpus/everyday.jsonl), refused + held and altered:",
         "",
         "| screening | train refused+held | validation refused+held | validation refused |"
-        " validation held | train altered | validation altered |",
-        "|---|---|---|---|---|---|---|",
+        " validation held | test2 refused+held | train altered | validation altered |"
+        " test2 altered |",
+        "|---|---|---|---|---|---|---|---|---|",
     ]
     for name, d in runs:
         lines.append(
             f"| {name} | {c(d['refused_or_held']['train'])} |"
             f" {c(d['refused_or_held']['validation'])} | {c(d['refused']['validation'])} |"
-            f" {c(d['held']['validation'])} | {c(d['altered']['train'])} |"
-            f" {c(d['altered']['validation'])} |"
+            f" {c(d['held']['validation'])} | {c(d['refused_or_held']['test2'])} |"
+            f" {c(d['altered']['train'])} | {c(d['altered']['validation'])} |"
+            f" {c(d['altered']['test2'])} |"
         )
     main = ev.get("guard:agent")
     if main:
@@ -388,15 +451,16 @@ def everyday_markdown(ev: dict[str, Any], base: dict[str, Any] | None = None) ->
             "",
             "Refused + held by category and language (guard, source=agent as over MCP):",
             "",
-            "| category | train | validation |",
-            "|---|---|---|",
+            "| category | train | validation | test2 |",
+            "|---|---|---|---|",
         ]
         for cat, d in main["by_category"].items():
-            lines.append(f"| {cat} | {c(d['train'])} | {c(d['validation'])} |")
+            lines.append(f"| {cat} | {c(d['train'])} | {c(d['validation'])} | {c(d['test2'])} |")
         for lg, d in main["by_lang"].items():
             lines.append(
                 f"| language {lg} | {c(d['refused_or_held']['train'])} |"
                 f" {c(d['refused_or_held']['validation'])} |"
+                f" {c(d['refused_or_held']['test2'])} |"
             )
     return "\n".join(lines)
 
@@ -830,7 +894,8 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     }
     everyday_path = args.corpus / "everyday.jsonl"
     if everyday_path.exists():
-        result["everyday"] = eval_everyday(settings, load_jsonl(everyday_path))
+        result["everyday"] = eval_everyday(settings, load_everyday(args.corpus))
+    result["new_attacks"] = eval_new_attacks(settings, args.corpus)
     result["before_after"] = before_after(before, ours, bipia, benign, locomo, notes)
     result["before_after"]["notes_heldout_by_source"] = notes_by_source(guard, notes)
     result["latency_ms"]["paired"] = paired
@@ -972,11 +1037,14 @@ def everyday_only(args: argparse.Namespace, base: dict[str, Any] | None, out: Pa
         "command": command_line(),
         "machine": machine_info(),
         "threshold": args.threshold,
-        "everyday": eval_everyday(settings, load_jsonl(args.corpus / "everyday.jsonl")),
+        "everyday": eval_everyday(settings, load_everyday(args.corpus)),
+        "new_attacks": eval_new_attacks(settings, args.corpus),
         "before_after": {},
     }
     out.write_text(json.dumps(res, indent=1, ensure_ascii=False, default=str), "utf-8")
     print(everyday_markdown(res["everyday"], base.get("everyday") if base else None))
+    nb = base.get("new_attacks") if base else None
+    print("\n" + new_attacks_markdown(res["new_attacks"], nb))
     if args.show_misses:
         print(everyday_misses(res["everyday"], args.show_misses))
     print(f"\n{command_line()}  ->  {out}")
@@ -1000,6 +1068,7 @@ def main(argv: list[str] | None = None) -> int:
             "tree": str(args.baseline_tree),
             "before_after": base["before_after"],
             "everyday": base.get("everyday"),
+            "new_attacks": base.get("new_attacks"),
         }
     out.write_text(json.dumps(res, indent=1, ensure_ascii=False, default=str), "utf-8")
     m = res["machine"]
@@ -1013,6 +1082,9 @@ def main(argv: list[str] | None = None) -> int:
     print(before_after_markdown(res))
     if "everyday" in res:
         print("\n" + everyday_markdown(res["everyday"], base.get("everyday") if base else None))
+    if res.get("new_attacks"):
+        nb = base.get("new_attacks") if base else None
+        print("\n" + new_attacks_markdown(res["new_attacks"], nb))
     print("\nRules + classifier, every split:\n")
     print(markdown(res))
     if args.show_misses:
