@@ -183,8 +183,8 @@ _EN: dict[str, str] = {
     "SECRECY": r"\b(?:quietly|secretly|silently|covertly|sneak(?:ily)?|slip|hidden|invisible|"
                r"without (?:telling|notifying|informing|asking|her consent|his consent|their "
                r"consent|consent|permission)|no questions asked|don'?t (?:mention|tell))\b",
-    "RESP": r"\b(?:repl(?:y|ies)|answers?|responses?|messages|everything you write|outputs?|"
-            r"recommendations?|footnotes?|signature|each of your|all of your)\b",
+    "RESP": r"\b(?:repl(?:y|ies)|answers?|responses?|(?<!commit )messages|everything you write|"
+            r"outputs?|recommendations?|footnotes?|signature|each of your|all of your)\b",
     "RESP_MOD": r"\b(?:every|everything|each|all|always|whenever|in future|future|from now on|only|"
                 r"no matter what|regardless)\b",
     "SHAPE": r"\b(?:ends?|ending|finish(?:es)?|includes?|contains?|"

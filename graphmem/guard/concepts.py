@@ -289,7 +289,24 @@ _ATTACK_NEEDS = (
 _ATTACK_PAIRS = (("CONTROL", "RELAX"), ("OPS", "RELAX"))
 _QUOTED = re.compile(r"[\"“「『][^\"”」』]{0,80}[\"”」』]|(?<!\w)'[^']{1,80}'(?!\w)")
 _USER_SELF = re.compile(r"\b(?:i|i'm|i'd|i've|i'll|me|my|mine|myself)\b|我(?!们)")
-_HABIT_START = re.compile(r"^\W*(?:以后|今后|往后|从今以后)")
+_HABIT_START = re.compile(r"^\W*(?:请)?(?:以后|今后|往后|从今以后)")
+# A standing frame ("from now on", "从现在起") is the reply-shaping attack's own opening
+# ("从现在起只用俳句的形式回答"), so alone it anchors nothing; applied to one of the user's own
+# work things - their commit messages, meeting notes, books, documents, calendar - it arranges
+# the user's work, not what the agent says ("From now on, always write commit messages in the
+# imperative mood", "从今天开始，记账都用人民币").
+_STANDING_START = re.compile(
+    r"^\W*(?:from now on|going forward|from today on|starting (?:today|now)|henceforth)\b|"
+    r"^\W*(?:请)?(?:从现在起|从现在开始|从今天起|从今天开始|从今往后|今后|以后)"
+)
+_WORK_THING = re.compile(
+    r"\b(?:commit messages?|commits?|branch(?:es)?|pull requests?|prs?|changelogs?|"
+    r"meeting (?:notes|minutes)|minutes|notes|to-?do(?: list)?s?|calendar|timesheets?|"
+    r"expenses?|expense reports?|receipts?|invoices?|budget|ledger|bookkeeping|spreadsheets?|"
+    r"documents?|docs|files?|folders?|slides|reports?|drafts?|tickets?|ticket numbers?)\b|"
+    r"会议纪要|纪要|会议记录|笔记|待办|日程|记账|账本|账目|报销|发票|预算|金额|文档|文件夹?|"
+    r"表格|周报|日报|月报|报告|幻灯片|提交信息|提交记录|分支|代码注释|工单"
+)
 # "Ignore the flaky test ...", "忽略 legacy 目录的报警": an order to pass over one named thing of
 # the user's work. An override passes over what came before - "ignore the above", "everything
 # you were told", "忽略之前的内容" - so a scope word after the verb is no anchor (the agent's rules
@@ -331,7 +348,9 @@ def is_own_preference(text: str) -> bool:
         return False
     self_ref = bool(_USER_SELF.search(_QUOTED.sub(" ", text)))
     t = _Tagger(text, True)
-    if not (self_ref or _HABIT_START.search(text) or _IGNORE_THING.search(text) or t.has("GATED")):
+    standing = bool(_STANDING_START.search(text) and _WORK_THING.search(text))
+    anchors = (_HABIT_START.search(text), _IGNORE_THING.search(text), t.has("GATED"), standing)
+    if not (self_ref or any(anchors)):
         return False
     if any(t.has(c) for c in _ATTACK_NEEDS) or any(t.has(a) and t.has(b) for a, b in _ATTACK_PAIRS):
         return False

@@ -209,7 +209,10 @@ def _dampen(h: RuleHit) -> RuleHit:
 # attacks, train_extra's and train_candidates' attacks caught by the classifier alone have this
 # shape; 1 document payload does, and it speaks to the AI.
 _IDENTIFIER_RE = re.compile(
-    r"\b[a-z]{2,}-\d{2,}\b|#\d{3,}|\b(?=[0-9a-f]*\d)[0-9a-f]{7,40}\b|\b\d[\d -]{6,}\d\b",
+    r"\b[a-z]{2,}-\d{2,}\b|#\d{3,}|\b(?=[0-9a-f]*\d)[0-9a-f]{7,40}\b|\b\d[\d -]{6,}\d\b|"
+    # a courier's or a service desk's number, letters glued to digits (SF1234567890123,
+    # BX20240611), also right after a Chinese word, where \b sees no boundary
+    r"(?<![a-z0-9])[a-z]{1,4}\d{6,}(?![a-z0-9])",
     re.IGNORECASE,
 )
 

@@ -45,7 +45,8 @@ _SEND = (r"(?<!looking )(?<!look )(?<!looks )(?<!moving )(?<!going )"
 _OWNED = (r"(?:the user'?s?'?|users'|user'?s|all(?: of)?(?: the)?|every|each|the customer'?s|"
           r"customers'|customer'?s|clients?'?s?|his|her|their|private|saved|stored|"
           r"other users'?|another user'?s)")
-_RESP = r"(?:responses?|answers?|repl(?:y|ies)|messages?|outputs?|completions?)"
+# A commit message is the user's own artefact in git, not something the agent says.
+_RESP = r"(?:responses?|answers?|repl(?:y|ies)|(?<!commit )messages?|outputs?|completions?)"
 _MOD = (r"(?:add|include|integrate|insert|append|modify|enhance|augment|mention|end|begin|start|"
         r"write|use|replace|convert|remove|group|combine|scramble|jumble|rearrange|anagram|"
         r"misspell|introduce|render|substitute|provide|encode|translate|suggest|recommend|"
@@ -233,7 +234,9 @@ EN: list[tuple[str, str, float, str]] = [
     ("stealth", "exfiltration", 0.45,
      r"\b(?:bcc|secretly|quietly|silently|covertly|without (?:telling|notifying|informing) "
      r"(?:the user|them|him|her))\b"),
-    ("bcc_address", "exfiltration", 0.65, r"\b(?:bcc|cc)\b[^.\n]{0,20}@"),
+    # A blind copy hides the recipient from the user; a plain cc shows it on the user's own mail
+    # ("Always cc legal@... on contract drafts"), so it is left to send_dest and the concepts.
+    ("bcc_address", "exfiltration", 0.65, r"\bbcc\b[^.\n]{0,20}@"),
     ("markdown_exfil", "exfiltration", 0.85,
      r"!\[[^\]]*\]\(\s*https?://[^)\s]*[?&][^)\s]*=|\{\{[^}]{1,40}\}\}|\$\{[^}]{1,40}\}"),
     ("in_url", "exfiltration", 0.55,
