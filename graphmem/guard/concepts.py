@@ -168,11 +168,32 @@ def sentences(text: str) -> list[str]:
     return [s.strip() for s in _SPLIT.split(text) if s and s.strip()]
 
 
+# "银行卡密码是 ...，别告诉别人", "the gate code is 4821, don't tell anyone": the user keeping
+# their own secret, which reads as secrecy plus "tell" plus "anyone" (the exfiltration
+# combinations) unless it is the only sending in the text. With another send verb or an address
+# ("send the codes to x@..., don't tell anyone") it stays the attack's secrecy.
+_KEEP_PRIVATE = re.compile(
+    r"(?:记得|千万|一定)?(?:不要|别|不能|不许)(?:告诉|透露给|说给)(?:别人|任何人|外人|其他人|旁人)|"
+    r"\b(?:don'?t|do not|never) tell (?:anyone|anybody|others|other people)\b"
+)
+_ADDRESS = re.compile(r"[\w.+-]+@[\w-]+\.|https?://|www\.")
+
+
+def _without_keep_private(text: str) -> str:
+    stripped = _KEEP_PRIVATE.sub(" ", text)
+    if stripped == text or _ADDRESS.search(stripped):
+        return text
+    if LEX_EN["SEND"].search(stripped) or LEX_ZH["SEND"].search(stripped):
+        return text
+    return stripped
+
+
 class _Tagger:
     """Concepts of one text, evaluated lazily and memoised: most combinations fail on their
     rarest concept, so a benign text costs a handful of regex searches, not all of them."""
 
     def __init__(self, text: str, first: bool) -> None:
+        text = _without_keep_private(text)
         self.text = text
         self.first = first
         self.cjk = bool(_CJK.search(text))
@@ -285,6 +306,7 @@ _ATTACK_NEEDS = (
     "TOOLWORD", "CODE", "DESTRUCT", "PROMO", "REFERRAL", "URL", "STYLE_ODD", "TELL_THAT",
     "LEGIT", "TASK",
 )  # fmt: skip
+_ATTACK_NEEDS_OWN_PARTY = tuple(c for c in _ATTACK_NEEDS if c not in ("RECIPIENT", "URL"))
 # ... nor a control or an operation next to a word that relaxes it (the policy combinations).
 _ATTACK_PAIRS = (("CONTROL", "RELAX"), ("OPS", "RELAX"))
 _QUOTED = re.compile(r"[\"“「『][^\"”」』]{0,80}[\"”」』]|(?<!\w)'[^']{1,80}'(?!\w)")
@@ -352,7 +374,12 @@ def is_own_preference(text: str) -> bool:
     anchors = (_HABIT_START.search(text), _IGNORE_THING.search(text), t.has("GATED"), standing)
     if not (self_ref or any(anchors)):
         return False
-    if any(t.has(c) for c in _ATTACK_NEEDS) or any(t.has(a) and t.has(b) for a, b in _ATTACK_PAIRS):
+    # The user's own people as the recipient ("cc my assistant at ...", "抄送给我的助理 ..."): their
+    # address is no outside recipient, as for the exfiltration combinations (OWN_PARTY).
+    # One address at most: a second one may be where the things really go.
+    own_party = t.has("OWN_PARTY") and len(_ADDRESS.findall(text)) <= 1
+    needs = _ATTACK_NEEDS_OWN_PARTY if own_party else _ATTACK_NEEDS
+    if any(t.has(c) for c in needs) or any(t.has(a) and t.has(b) for a, b in _ATTACK_PAIRS):
         return False
     return self_ref or not (t.has("YOU") or _REPLIES.search(text))
 

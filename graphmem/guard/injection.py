@@ -262,7 +262,14 @@ _PREFERENCE_DAMPED = {
 }
 
 
+# Sending to an address is what the send rules see; in the user's own preference the address
+# is the user's own people's ("抄送给我的助理 ...": no outside recipient, see
+# concepts.is_own_preference), so it counts like the narrative "cc my assistant at ..." in English.
+_PREFERENCE_SEND = {"send_dest", "zh_send_dest"}
+
+
 def _as_preference(best: dict[str, RuleHit]) -> dict[str, RuleHit]:
+    best = {k: _dampen(h) if k in _PREFERENCE_SEND else h for k, h in best.items()}
     framed = sorted(
         (h for h in best.values() if h.rule in _PREFERENCE_DAMPED), key=lambda h: -h.weight
     )
