@@ -319,13 +319,15 @@ _HABIT_START = re.compile(r"^\W*(?:请)?(?:以后|今后|往后|从今以后)")
 # imperative mood", "从今天开始，记账都用人民币").
 _STANDING_START = re.compile(
     r"^\W*(?:from now on|going forward|from today on|starting (?:today|now)|henceforth)\b|"
+    r"\bwhen (?:drafting|writing|preparing|formatting) (?:my |the |any |new )?\w+|"
     r"^\W*(?:请)?(?:从现在起|从现在开始|从今天起|从今天开始|从今往后|今后|以后)"
 )
 _WORK_THING = re.compile(
     r"\b(?:commit messages?|commits?|branch(?:es)?|pull requests?|prs?|changelogs?|"
     r"meeting (?:notes|minutes)|minutes|notes|to-?do(?: list)?s?|calendar|timesheets?|"
     r"expenses?|expense reports?|receipts?|invoices?|budget|ledger|bookkeeping|spreadsheets?|"
-    r"documents?|docs|files?|folders?|slides|reports?|drafts?|tickets?|ticket numbers?)\b|"
+    r"documents?|docs|files?|folders?|slides|reports?|drafts?|tickets?|ticket numbers?|"
+    r"letters?|cover letters?|memos?|agendas?)\b|"
     r"会议纪要|纪要|会议记录|笔记|待办|日程|记账|账本|账目|报销|发票|预算|金额|文档|文件夹?|"
     r"表格|周报|日报|月报|报告|幻灯片|提交信息|提交记录|分支|代码注释|工单"
 )
