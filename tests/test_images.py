@@ -186,3 +186,13 @@ def test_forget_user_removes_every_image_file_and_the_scan_sees_them(svc: Memory
     assert receipt.verified, receipt.to_dict()
     assert receipt.deleted["images"] == 6 and receipt.residue["images"] == 0
     assert svc.image("kept-images-user", kept.id)[1] == "image/png"
+
+
+def test_a_dark_mode_screenshot_is_read_inverted() -> None:
+    from graphmem.images.ocr import prepare
+
+    dark = Image.new("RGB", (1200, 300), (20, 24, 30))
+    page = prepare(dark, 2400)
+    assert page.getpixel((0, 0)) > 200 and page.size == (1200, 300)
+    light = prepare(Image.new("RGB", (500, 100), "white"), 2400)
+    assert light.getpixel((0, 0)) == 255 and light.size == (1000, 200)  # small: scaled up

@@ -18,7 +18,7 @@ import shutil
 import subprocess
 from dataclasses import dataclass
 
-from PIL import Image, ImageOps
+from PIL import Image, ImageOps, ImageStat
 
 log = logging.getLogger("graphmem.images")
 
@@ -75,10 +75,18 @@ def read_text(
     return OcrResult(text, "read" if text else "empty")
 
 
+DARK = 110
+"""A page whose mean grey is below this is light text on a dark background (a dark-mode
+screenshot, a photo of a screen): it is inverted, since Tesseract reads dark text on light."""
+
+
 def prepare(picture: Image.Image, max_side: int) -> Image.Image:
-    """Grayscale, scaled down to `max_side` on the longer side, and scaled up when small:
-    Tesseract reads glyphs about 20-30 px tall best, and a small screenshot's are smaller."""
+    """Grayscale, dark pages inverted, scaled down to `max_side` on the longer side, and
+    scaled up when small: Tesseract reads glyphs about 20-30 px tall best, and a small
+    screenshot's are smaller."""
     page = ImageOps.grayscale(picture)
+    if ImageStat.Stat(page).mean[0] < DARK:
+        page = ImageOps.invert(page)
     w, h = page.size
     longer = max(w, h)
     if longer > max_side:
