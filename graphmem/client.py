@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any
 from graphmem import client_docs as docs
 from graphmem import client_ops as ops
 from graphmem.client_backends import EmbeddedBackend, LoopThread, RemoteBackend
+from graphmem.client_images import AsyncImageMethods, ImageMethods
 from graphmem.errors import InvalidInputError
 
 if TYPE_CHECKING:
@@ -97,7 +98,7 @@ def open_async(
     return AsyncMemoryClient(settings=_settings(data_dir, settings))
 
 
-class MemoryClient(docs.DocumentMethods):
+class MemoryClient(docs.DocumentMethods, ImageMethods):
     """The synchronous client; see docs/python.md for every method and result."""
 
     def __init__(self, backend: EmbeddedBackend) -> None:
@@ -267,7 +268,7 @@ def _top_k(top_k: int, limit: int | None) -> int:
     return limit
 
 
-class AsyncMemoryClient(docs.AsyncDocumentMethods):
+class AsyncMemoryClient(docs.AsyncDocumentMethods, AsyncImageMethods):
     """The asynchronous client: MemoryClient's methods as coroutines."""
 
     def __init__(

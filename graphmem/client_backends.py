@@ -103,6 +103,15 @@ class EmbeddedBackend:
     def forget(self, user_id: str, memory_ids: list[str]) -> list[str]:
         return self.service.forget(user_id, memory_ids)
 
+    def write_image(
+        self, user_id: str, image: bytes, caption: str | None, memory_type: str, **fields: Any
+    ) -> dict[str, Any]:
+        m = self.service.write_image(user_id, image, caption, memory_type, tool=TOOL, **fields)
+        return m.to_dict()
+
+    def image(self, user_id: str, memory_id: str, thumbnail: bool) -> tuple[bytes, str]:
+        return self.service.image(user_id, memory_id, thumbnail=thumbnail)
+
     def history(self, user_id: str, memory_id: str) -> list[dict[str, Any]]:
         return [m.to_dict() for m in self.service.history(user_id, memory_id)]
 
@@ -296,6 +305,39 @@ class RemoteBackend:
     async def reveal(self, user_id: str, memory_id: str, refs: list[str] | None) -> dict[str, Any]:
         args: dict[str, Any] = {"memory_id": memory_id, **({"refs": refs} if refs else {})}
         return await self.tool("memory_reveal", args, memory_id)
+
+    async def write_image(
+        self, user_id: str, image: bytes, caption: str | None, memory_type: str, **fields: Any
+    ) -> dict[str, Any]:
+        """memory_write_image with the bytes as base64; returns the memory as stored."""
+        import base64
+
+        args = {"image": base64.b64encode(image).decode("ascii"), "memory_type": memory_type}
+        args.update({k: v for k, v in {"caption": caption, **fields}.items() if v is not None})
+        res = await self.tool("memory_write_image", args)
+        rec = {**res, "id": res["memory_id"], "content": res.get("text", "")}
+        with contextlib.suppress(GraphmemError):  # best effort: the write is done either way
+            rec = {**rec, **(await self.get(user_id, rec["id"]))}
+        return rec
+
+    async def image(self, user_id: str, memory_id: str, thumbnail: bool) -> tuple[bytes, str]:
+        """The image://{memory_id} resource (or its /thumbnail), read as the token's user."""
+        import base64
+
+        from mcp import MCPError
+        from mcp.types import BlobResourceContents
+
+        uri = f"image://{memory_id}" + ("/thumbnail" if thumbnail else "")
+        try:
+            contents = await self.client.read_resource(uri)
+        except (MCPError, RuntimeError) as e:
+            if "no memory" in str(e):
+                raise NotFoundError(memory_id) from None
+            raise StoreUnavailableError(f"the server at {self.url} did not answer {uri}") from None
+        blob = next((c for c in contents if isinstance(c, BlobResourceContents)), None)
+        if blob is None:
+            raise NotFoundError(memory_id)
+        return base64.b64decode(blob.blob), str(blob.mime_type or "application/octet-stream")
 
     async def ingest(
         self, user_id: str, sources: list[str], library: str | None, dry_run: bool

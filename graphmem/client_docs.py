@@ -30,7 +30,7 @@ from graphmem.errors import InvalidInputError
 
 # Restated, not imported, like client_ops' limits: a remote client must not load the server's
 # document readers. The same as graphmem.filters.parse_kinds and graphmem.mcp.tools.documents.
-KINDS = ("memory", "document", "both")
+KINDS = ("memory", "document", "image", "both")
 FORMATS = ("markdown", "text", "html")
 MAX_INLINE_CHARS = 2_000_000
 MAX_SOURCES = 50  # the most one document_ingest call takes; the remote backend sends batches
@@ -41,19 +41,19 @@ MAX_KIND_WEIGHT = 10.0
 
 
 def check_kinds(value: Any) -> str | None:
-    """`kinds`: "memory", "document" or "both" (None: both), or a list of kinds; returned as
-    the one word the MCP tool takes."""
+    """`kinds`: "memory", "document", "image" or "both" (None: every kind), or a list of
+    kinds; returned as the one word the MCP tool takes."""
     if value is None:
         return None
     items = [value] if isinstance(value, str) else value
     if not isinstance(items, (list, tuple, set, frozenset)) or not items:
-        raise InvalidInputError("kinds", 'must be "memory", "document" or "both"')
+        raise InvalidInputError("kinds", 'must be "memory", "document", "image" or "both"')
     names = set()
     for v in items:
         name = v.strip().lower() if isinstance(v, str) else None
         if name not in KINDS:
             raise InvalidInputError(
-                "kinds", f"{str(v)[:40]!r} is not one of memory, document, both"
+                "kinds", f"{str(v)[:40]!r} is not one of memory, document, image, both"
             )
         names.add(name)
     return names.pop() if len(names) == 1 else "both"
@@ -67,9 +67,9 @@ def check_kind_weights(value: Any) -> dict[str, float] | None:
         raise InvalidInputError("kind_weights", 'must be a dict like {"document": 0.8}')
     out: dict[str, float] = {}
     for key, w in value.items():
-        if key not in ("memory", "document"):
+        if key not in ("memory", "document", "image"):
             raise InvalidInputError(
-                "kind_weights", f"{str(key)[:40]!r} is not a kind (memory or document)"
+                "kind_weights", f"{str(key)[:40]!r} is not a kind (memory, document or image)"
             )
         if isinstance(w, bool) or not isinstance(w, (int, float)):
             raise InvalidInputError(f"kind_weights.{key}", "must be a number")

@@ -24,6 +24,7 @@ from graphmem.embedder import Embedder
 from graphmem.extractors import Extractor
 from graphmem.guard import Guard
 from graphmem.guard.vault import Vault
+from graphmem.images.store import ImageStore
 from graphmem.linking import Linker
 from graphmem.metrics import LatencyRecorder
 from graphmem.model import Memory, utcnow
@@ -50,11 +51,14 @@ Purger = tuple[Callable[[str], int], Callable[[str], int]]
 
 def default_purgers(cache: ResultCache, guard: Guard, s: Settings) -> dict[str, Purger]:
     """What erasure must also empty: the user's cached results (entries and the version key,
-    which names the user) and, when shared in Redis, their rate-limit buckets and their working
-    memory. Working memory in Redis outlives the MCP server that wrote it, so the service
-    itself reaches it: a `graphmem forget-user` from the CLI erases what a server's
-    `working_memory_set` kept (a running server swaps in its own store for the same keys)."""
+    which names the user), their image files and, when shared in Redis, their rate-limit
+    buckets and their working memory. Working memory in Redis outlives the MCP server that
+    wrote it, so the service itself reaches it: a `graphmem forget-user` from the CLI erases
+    what a server's `working_memory_set` kept (a running server swaps in its own store for the
+    same keys)."""
     out: dict[str, Purger] = {"search_cache": (cache.purge, cache.count)}
+    images = ImageStore(s.data_dir / "images")  # bytes, thumbnails, OCR text of their images
+    out["images"] = (images.purge_user, images.count_user)
     limiter = guard.limiter
     delete, count = getattr(limiter, "delete_user", None), getattr(limiter, "count_user", None)
     if delete is not None and count is not None:  # the in-process buckets hold no user id

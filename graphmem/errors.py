@@ -113,3 +113,11 @@ class BusyError(GraphmemError):
             text = f"another graphmem process is running the {name}; try again when it is done"
         super().__init__(text)
         self.timeout = timeout
+
+
+class ImageError(InvalidInputError):
+    """An image was refused (too many bytes or pixels, a decompression bomb, not an image of
+    an accepted format); nothing was stored. Its field is `image`."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__("image", message)

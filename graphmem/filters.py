@@ -186,14 +186,14 @@ def parse_metadata_filter(value: Any) -> tuple[MetaCondition, ...]:
 
 
 def parse_kinds(value: Any) -> tuple[str, ...] | None:
-    """`kinds`: "memory", "document", "both" (or "all", or None: every kind), or a list of
+    """`kinds`: "memory", "document", "image", "both" or "all" (or None: every kind), or a list of
     kinds; the result is None when every kind is allowed, so an unfiltered search keeps its
     cache key and pushes nothing down."""
     if value is None or value in ("both", "all", []):
         return None
     items: Iterable[Any] = [value] if isinstance(value, str) else value
     if not isinstance(items, (list, tuple)):
-        raise InvalidInputError("kinds", 'must be "memory", "document" or "both"')
+        raise InvalidInputError("kinds", 'must be "memory", "document", "image" or "both"')
     allowed = {k.value for k in Kind}
     out = set()
     for v in items:
@@ -202,7 +202,7 @@ def parse_kinds(value: Any) -> tuple[str, ...] | None:
             return None
         if name not in allowed:
             raise InvalidInputError(
-                "kinds", f"{str(v)[:40]!r} is not one of memory, document, both"
+                "kinds", f"{str(v)[:40]!r} is not one of memory, document, image, both"
             )
         out.add(name)
     return None if out == allowed else tuple(sorted(out))

@@ -34,11 +34,13 @@ class Source(StrEnum):
 
 
 class Kind(StrEnum):
-    """What a record is: something a user or agent said (a memory), or a chunk of a document
-    or wiki page (graphmem.documents). Both live in one store and one recall."""
+    """What a record is: something a user or agent said (a memory), a chunk of a document
+    or wiki page (graphmem.documents), or an image with its caption and the text read from it
+    (graphmem.images). All live in one store and one recall."""
 
     MEMORY = "memory"
     DOCUMENT = "document"
+    IMAGE = "image"
 
 
 class Status(StrEnum):

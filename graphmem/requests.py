@@ -72,7 +72,7 @@ def parse_kind_weights(value: Any) -> dict[str, float]:
         name = str(key).strip().lower()
         if name not in {k.value for k in Kind}:
             raise InvalidInputError(
-                "kind_weights", f"{str(key)[:40]!r} is not a kind (memory or document)"
+                "kind_weights", f"{str(key)[:40]!r} is not a kind (memory, document or image)"
             )
         out[name] = check_number(w, f"kind_weights.{name}", 0.0, 10.0, low_open=True)
     return {k: v for k, v in sorted(out.items()) if v != 1.0}
@@ -116,7 +116,7 @@ class SearchRequest:
     metadata: Mapping[str, Any] | None = None
     agent_id: str | None = None
     run_id: str | None = None
-    # Record kinds (memory, document, both: the default) and a score factor per kind.
+    # Record kinds (memory, document, image; all: the default) and a score factor per kind.
     kinds: str | list[str] | None = None
     kind_weights: Mapping[str, Any] | None = None
     # Per hit: channel scores before and after calibration, fused contributions, walk reasons.

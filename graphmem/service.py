@@ -28,6 +28,7 @@ from graphmem.model import Memory
 from graphmem.projection import Projector, rebuild_graph
 from graphmem.requests import ListRequest, MemoryPage, SearchRequest, SearchResult, WriteItem
 from graphmem.service_documents import DocumentsAPI
+from graphmem.service_images import ImagesAPI
 from graphmem.settings import Settings
 from graphmem.stores import (
     GraphStore,
@@ -107,7 +108,7 @@ def build_context(
     )
 
 
-class MemoryService(DocumentsAPI):
+class MemoryService(DocumentsAPI, ImagesAPI):
     def __init__(
         self,
         settings: Settings | None = None,

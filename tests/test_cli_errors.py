@@ -72,7 +72,8 @@ def test_bad_input_is_2_with_the_field(cli: Any, argv: list[str], field: str, sa
 @pytest.mark.parametrize(
     ("argv", "field", "says"),
     [
-        (["add"], "content", "the following arguments are required: content"),
+        # (`add` alone is graphmem's own error since its text became optional: --image)
+        (["get"], "memory_id", "the following arguments are required: memory_id"),
         (["forget-user"], "confirm", "required: --confirm"),
         (["search", "x", "-k", "many"], "top_k", "'many' is not an integer"),
         (["search", "x", "--threshold", "1"], None, "unrecognized arguments: --threshold 1"),

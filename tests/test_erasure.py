@@ -14,8 +14,9 @@ from graphmem import MemoryService, Settings
 from graphmem.embedder import Embedder
 from graphmem.stores.records.mysql import MySQLRecords
 from graphmem.stores.vectors.qdrant import QdrantServerVectors
-from graphmem.usecases.erase import residue
+from graphmem.usecases.erase import files_holding, residue
 from tests.conftest import open_neo4j
+from tests.imaging import needs_ocr, render
 
 TURNS = [
     "I'm Zhang San and I lead Project Apollo at Acme.",
@@ -148,3 +149,30 @@ def test_cli_erase_reaches_working_memory_an_mcp_server_kept_in_redis(
     assert receipt["deleted"]["working_memory"] == 2
     assert receipt["verified"] is True and set(receipt["residue"].values()) == {0}
     assert wm.count_user(user) == 0
+
+
+def test_erase_removes_image_bytes_thumbnails_and_ocr_text_and_the_scan_reads_them(
+    svc: MemoryService,
+) -> None:
+    """The receipt's file scan reads the image files too: before the erase it finds the text
+    read in the user's image (kept beside the bytes), after it nothing, and no file is left."""
+    needs_ocr()
+    gone, kept = users()
+    data = Path(svc.settings.data_dir)
+    shot = render(["Quarterly plan for Northwind Traders", "Budget review moved to Friday"])
+    m = svc.write_image(gone, shot, caption="planning slide")
+    svc.write_image(gone, render(TURNS[4:], cjk=True), session_id="s-img")
+    other = svc.write_image(kept, render(["Kept team photo caption"], size=(700, 200)))
+    ocr_line = m.content.splitlines()[1]  # what Tesseract read, as the sidecar holds it
+    assert "Northwind" in ocr_line
+    holding = files_holding(data, {ocr_line})
+    assert any(p.startswith("images/") and p.endswith(".json") for p in holding), holding
+    tenant_files = svc.context.purgers["images"][1]
+    assert tenant_files(gone) == 6
+
+    receipt = svc.forget_user(gone)
+    assert receipt.verified, receipt.to_dict()
+    assert receipt.deleted["images"] == 6 and receipt.residue["images"] == 0
+    assert not any(p.startswith("images/") for p in files_holding(data, {ocr_line}))
+    assert tenant_files(gone) == 0 and tenant_files(kept) == 3
+    assert svc.image(kept, other.id)[1] == "image/png"

@@ -55,6 +55,7 @@ from tests.conftest import service_url, stop_process
 T = TypeVar("T")
 TOOLS = {
     "memory_write",
+    "memory_write_image",
     "memory_search",
     "memory_get",
     "memory_list",

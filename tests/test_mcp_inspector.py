@@ -12,6 +12,7 @@ cache directory outside the repository ($GRAPHMEM_INSPECTOR_DIR, default
 
 from __future__ import annotations
 
+import base64
 import json
 import os
 import shutil
@@ -26,6 +27,7 @@ from typing import Any
 import pytest
 
 from tests.conftest import stop_process
+from tests.imaging import render
 from tests.test_mcp import TOOLS, HttpServer, free_port, post, start_http_server
 from tests.test_mcp_schemas import assert_typed, check_schema_strictly
 
@@ -259,6 +261,9 @@ def test_inspector_lists_typed_output_schemas_and_accepts_every_result(
     call("memory_search", query="When does the Heron audit close?", kinds="document")
     call("document_list")
     call("document_delete", source="wiki/heron")
+    png = render(["Heron audit room 4B"], size=(700, 200))
+    call("memory_write_image", image=base64.b64encode(png).decode(), caption="the room sign")
+    call("memory_search", query="Heron audit room", kinds="image")
     graph = tmp_path / "memory.json"
     graph.write_text(
         '{"type": "entity", "name": "Ivy", "entityType": "person", "observations": ["Audits"]}\n'

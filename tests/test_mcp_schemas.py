@@ -12,6 +12,7 @@ optional (optional keys are left out when they do not apply, never sent as null)
 
 from __future__ import annotations
 
+import base64
 import copy
 import json
 import tempfile
@@ -29,6 +30,7 @@ from graphmem.embedder import Embedder
 from graphmem.guard import Guard, GuardSettings
 from graphmem.mcp.server import create_server
 from graphmem.settings.server import McpSettings
+from tests.imaging import render
 from tests.test_mcp import (
     TOOLS,
     HttpServer,
@@ -214,6 +216,14 @@ async def exercise(c: Client, *, operator: bool) -> Called:
     assert hits["hits"] and hits["hits"][0]["kind"] == "document", hits
     assert hits["hits"][0]["document"]["source"] == "wiki/orion", hits
     await call("memory_search", {"query": "Orion", "kind_weights": {"document": 0.5}})
+    png = render(["Orion cutover checklist", "Freeze writes at 22:00"], size=(900, 240))
+    shot = await call(
+        "memory_write_image",
+        {"image": base64.b64encode(png).decode(), "caption": "Orion cutover slide"},
+    )
+    assert shot["kind"] == "image" and shot["image"]["format"] == "png", shot
+    hits = await call("memory_search", {"query": "Orion cutover checklist", "kinds": "image"})
+    assert hits["hits"] and hits["hits"][0]["image"]["resource"].startswith("image://"), hits
     await call("document_list", {})
     await call("document_delete", {"source": "wiki/orion"})
     await call("working_memory_get", {"session_id": "s-2"})

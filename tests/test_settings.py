@@ -11,7 +11,14 @@ import pytest
 from graphmem.errors import InvalidInputError
 from graphmem.guard import Guard, GuardSettings
 from graphmem.guard.firewall import DEFAULT_RATE_LIMIT_REDIS_URL, make_limiter
-from graphmem.settings import SECTIONS, LlmSettings, McpSettings, Settings, TemporalSettings
+from graphmem.settings import (
+    SECTIONS,
+    ImageSettings,
+    LlmSettings,
+    McpSettings,
+    Settings,
+    TemporalSettings,
+)
 from graphmem.stores import open_cache, open_working, resolve_backend
 from graphmem.stores.cache import InProcessCache, RedisCache
 from graphmem.stores.ratelimit import InProcessRateLimiter, RedisRateLimiter
@@ -34,7 +41,8 @@ def test_every_section_is_reached_from_the_root_and_built_with_it() -> None:
     assert isinstance(s.temporal, TemporalSettings)
     assert isinstance(s.server, McpSettings)
     assert isinstance(s.llm, LlmSettings)
-    assert set(SECTIONS) == {"guard", "temporal", "server", "llm"}
+    assert isinstance(s.images, ImageSettings)
+    assert set(SECTIONS) == {"guard", "temporal", "server", "llm", "images"}
 
 
 def test_sections_read_their_own_prefixes(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -17,6 +17,7 @@ from graphmem.cli import (
     doctor,
     documents,
     graph,
+    images,
     lifecycle,
     memory,
     remote,
@@ -34,6 +35,7 @@ if TYPE_CHECKING:
 
 FAMILIES = (
     memory,
+    images,
     vault,
     documents,
     audit,

@@ -19,6 +19,7 @@ from graphmem.cli.common import (
 )
 from graphmem.cli.documents import document_line, kind_weights
 from graphmem.cli.filters import add_filter_flags, metadata_filter, sources
+from graphmem.cli.images import add_image, check_image_args, image_line
 from graphmem.errors import InvalidInputError, NotFoundError
 from graphmem.model import Memory, MemoryType, check_metadata
 from graphmem.visibility import Viewer
@@ -40,12 +41,16 @@ def cmd_add(args: argparse.Namespace) -> None:
     }
     from graphmem.requests import WriteItem
 
+    check_image_args(args)
     content = args.content if args.content != "-" else sys.stdin.read(MAX_STDIN_CHARS + 1)
     with open_service(args) as svc:
-        item = WriteItem(
-            content=content, memory_type=args.type, **{k: v for k, v in fields.items() if v}
-        )
-        m = svc.write_many(user_of(args), [item])[0]
+        if args.image is not None:
+            m = add_image(svc, args, fields)
+        else:
+            item = WriteItem(
+                content=content, memory_type=args.type, **{k: v for k, v in fields.items() if v}
+            )
+            m = svc.write_many(user_of(args), [item])[0]
         held = m.status.value == "quarantined"
         why = svc.hold_reasons(user_of(args), [m.id])[m.id] if held else None
     if why is None:
@@ -86,7 +91,7 @@ def cmd_search(args: argparse.Namespace) -> None:
         res = svc.search_request(user_of(args), request)
     lines = [
         f"{i}. {h.score:.3f}  {h.memory.id}  [{h.memory.memory_type.value}]  {h.memory.content}"
-        f"{validity(h.memory)}{document_line(h.memory)}\n"
+        f"{validity(h.memory)}{document_line(h.memory)}{image_line(h.memory)}\n"
         "      "
         + "  ".join(f"{k}={v:.3f}" for k, v in h.scores.items())
         + "".join(
@@ -194,8 +199,12 @@ def cmd_stats(args: argparse.Namespace) -> None:
 def register(add: AddCommand) -> None:
     types = [t.value for t in MemoryType]
 
-    sp = add("add", cmd_add, "store a memory ('-' reads it from stdin)")
-    sp.add_argument("content")
+    sp = add("add", cmd_add, "store a memory ('-' reads it from stdin), or an image (--image)")
+    sp.add_argument("content", nargs="?")
+    sp.add_argument(
+        "--image", help="store this image file (PNG, JPEG, WebP, GIF); its text is read by OCR"
+    )
+    sp.add_argument("--caption", help="with --image: what it is and why it matters")
     sp.add_argument("--type", default="fact", help=f"one of {', '.join(types)} (default fact)")
     sp.add_argument("--source", help="user | agent | document | system (default user)")
     sp.add_argument("--session", help="session id")
@@ -230,9 +239,7 @@ def register(add: AddCommand) -> None:
     sp.add_argument(
         "--include-history", action="store_true", help="superseded memories too (default: current)"
     )
-    sp.add_argument(
-        "--kinds", help="memory, document or both (default both: memories and document chunks)"
-    )
+    sp.add_argument("--kinds", help="memory, document, image or both (default both: every kind)")
     sp.add_argument(
         "--kind-weights", help="a score factor per kind, e.g. document=0.8 or a JSON object"
     )

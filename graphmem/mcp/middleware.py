@@ -41,6 +41,7 @@ log = logging.getLogger("graphmem.mcp")
 #   its budgets, so it must answer when they are used up.
 TOOL_BUDGETS: dict[str, Budget | None] = {
     "memory_write": "write",
+    "memory_write_image": "write",
     "memory_update": "write",
     "memory_observe": "write",
     "memory_relate": "write",

@@ -1,5 +1,6 @@
 """What a client can read besides calling tools: one memory (memory://{memory_id}) and one
-session's working memory (working://{session_id}), as JSON, for the caller only.
+session's working memory (working://{session_id}), as JSON, and an image memory's image
+(image://{memory_id}) and thumbnail (image://{memory_id}/thumbnail), for the caller only.
 
 Reading a resource returns content like a search and is charged like one (see middleware)."""
 
@@ -7,6 +8,7 @@ import json
 
 from fastmcp import FastMCP
 from fastmcp.exceptions import ResourceError
+from fastmcp.resources import ResourceContent, ResourceResult
 
 from graphmem.errors import GraphmemError
 from graphmem.mcp.context import ToolContext
@@ -31,6 +33,35 @@ def register(mcp: FastMCP, ctx: ToolContext) -> None:
         except GraphmemError as e:
             raise ResourceError(str(e)) from None
         return json.dumps(memory_dict(m), ensure_ascii=False)
+
+    async def image_of(memory_id: str, thumbnail: bool) -> ResourceResult:
+        user = ctx.caller()
+        try:
+            data, mime = await ctx.run(svc.image, user, memory_id, thumbnail=thumbnail)
+        except GraphmemError as e:
+            raise ResourceError(str(e)) from None
+        return ResourceResult([ResourceContent(data, mime_type=mime)])
+
+    @mcp.resource(
+        "image://{memory_id}",
+        name="image",
+        description="The image of one of the caller's image memories (kind image), as written:"
+        " PNG, JPEG, WebP or GIF. Another user's memory, a memory that is no image and one held"
+        " in quarantine are all 'no memory'.",
+        mime_type="application/octet-stream",
+    )
+    async def image_resource(memory_id: str) -> ResourceResult:
+        return await image_of(memory_id, False)
+
+    @mcp.resource(
+        "image://{memory_id}/thumbnail",
+        name="image_thumbnail",
+        description="A small PNG of one of the caller's image memories (at most 256 px a side"
+        " by default), to show without fetching the whole image.",
+        mime_type="image/png",
+    )
+    async def image_thumbnail_resource(memory_id: str) -> ResourceResult:
+        return await image_of(memory_id, True)
 
     @mcp.resource(
         "working://{session_id}",

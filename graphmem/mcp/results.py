@@ -108,6 +108,19 @@ class DocumentSource(Result):
     end: int = Field(description="Character offset of its end.")
 
 
+class ImageInfo(Result):
+    """What an image memory holds besides its text: where to read the image, and its size."""
+
+    resource: str = Field(description="image://{memory_id}: the image itself, for its owner.")
+    thumbnail: str = Field(description="image://{memory_id}/thumbnail: a small PNG of it.")
+    format: str = Field(description="png, jpeg, webp or gif (its first frame was read).")
+    width: int = Field(description="Pixels.")
+    height: int = Field(description="Pixels.")
+    taken_at: Sometimes[str] = Field(
+        None, description="ISO-8601, from the image's EXIF: when it was taken."
+    )
+
+
 class ChannelPair(Result):
     """The two matching channels' values for one hit."""
 
@@ -193,12 +206,16 @@ class SearchHit(Result):
     content: str = Field(description="The memory's text.")
     summary: str = Field(description="A short summary of the content.")
     memory_type: MemoryTypeName = Field(description="fact, preference, event or task.")
-    kind: Literal["memory", "document"] = Field(
-        description="memory (what was said or written as a memory) or document (a chunk of an"
-        " ingested document or wiki page)."
+    kind: Literal["memory", "document", "image"] = Field(
+        description="memory (what was said or written as a memory), document (a chunk of an"
+        " ingested document or wiki page) or image (an image's caption and the text read in"
+        " it)."
     )
     document: Sometimes[DocumentSource] = Field(
         None, description="For a document chunk: its source, title, headings and offsets."
+    )
+    image: Sometimes[ImageInfo] = Field(
+        None, description="For an image: its resource, thumbnail, format and size."
     )
     library: Sometimes[str] = Field(
         None, description="For a chunk of a shared library's document: the library."
@@ -282,6 +299,21 @@ class WriteResult(Result):
         None,
         description="Set when quarantined: 'held for review: ' and the firewall's rules or"
         " classifier evidence with the excerpt that triggered them.",
+    )
+
+
+class ImageWriteResult(WriteResult):
+    """A written image: the memory, what was read in it and where to read it back."""
+
+    kind: Literal["image"] = Field(description="Always image.")
+    image: ImageInfo = Field(description="Its resource, thumbnail, format and size.")
+    text: str = Field(
+        description="The memory's content as stored: the caption, then the text OCR read in"
+        " the image (masked by the firewall like any memory)."
+    )
+    ocr: Literal["read", "empty", "off", "unavailable", "failed"] = Field(
+        description="read: text was found; empty: none was; off: OCR is switched off;"
+        " unavailable: no Tesseract on the server; failed: it stopped with an error or timeout."
     )
 
 
@@ -405,4 +437,6 @@ __all__ = [
     "SummaryResult",
     "UpdateResult",
     "WriteResult",
+    "ImageInfo",
+    "ImageWriteResult",
 ]

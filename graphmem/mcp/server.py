@@ -51,6 +51,7 @@ from graphmem.mcp.tools import (
     documents,
     graph,
     health,
+    images,
     imports,
     memory,
     recall,
@@ -68,7 +69,7 @@ if TYPE_CHECKING:
 
 # Each registers its own tools; together they are every tool the server has. The order is the
 # order clients list them in.
-TOOL_MODULES = (memory, recall, documents, working, health, graph, admin, imports)
+TOOL_MODULES = (memory, images, recall, documents, working, health, graph, admin, imports)
 
 
 def create_server(

@@ -27,6 +27,7 @@ from graphmem.model import (
 )
 from graphmem.summary import summarize
 from graphmem.text import search_text
+from graphmem.usecases.images import shas_of, sweep
 from graphmem.usecases.read import get
 from graphmem.usecases.search import similar
 from graphmem.usecases.write import hold_update, seal
@@ -145,8 +146,10 @@ def forget(
     ids = [str(i) for i in memory_ids]
     with ctx.writing(user_id), ctx.write_lock:
         versions = ctx.temporal.version_copies(user_id, ids)  # earlier contents go too
+        images = shas_of(list(ctx.records.get(user_id, ids + versions).values()))
         deleted = ctx.records.delete(user_id, ids + versions)
         if deleted:
+            sweep(ctx, user_id, images)  # an image's files go with its last memory
             ctx.projector.apply(ctx.records.outbox_for(deleted))
             ctx.invalidate(user_id)  # last: a search cached before it was made is unreachable
             ctx.records.audit(user_id, reason, deleted, {"count": len(deleted)})

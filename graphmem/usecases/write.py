@@ -8,10 +8,12 @@ transaction holds the rows, entities, relations and outbox entries, and the proj
 from __future__ import annotations
 
 import logging
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 from datetime import datetime
 from typing import Any
+
+import numpy as np
 
 from graphmem import lifecycle, metrics, workers
 from graphmem.actor import audit_by
@@ -19,10 +21,11 @@ from graphmem.context import Context
 from graphmem.errors import FirewallRejected, InvalidInputError
 from graphmem.guard import WriteDecision
 from graphmem.guard.policy import Sealer
-from graphmem.model import Memory, Status, check_user, new_id, utcnow
+from graphmem.model import Kind, Memory, Status, check_user, new_id, utcnow
 from graphmem.requests import WriteItem
 from graphmem.stores.records import SecretRow
 from graphmem.summary import MAX_SUMMARY, summarize
+from graphmem.temporal import WritePlan
 from graphmem.text import search_text
 from graphmem.usecases.merge import merge_on_write
 
@@ -108,10 +111,14 @@ def write_many(
     items: list[WriteItem | Mapping[str, Any]],
     *,
     tool: str | None = None,
+    stamp: Callable[[Memory], None] | None = None,
 ) -> list[Memory]:
     """Store a batch: all validated and screened before any is written; one transaction;
     one embed batch. `tool` names the interface calling (e.g. "memory_write") in the audit
-    row; rate limits are charged by the interface, per call, before it gets here.
+    row; rate limits are charged by the interface, per call, before it gets here. `stamp`
+    marks each screened memory before it is embedded (its kind, metadata graphmem itself
+    computed, such as an image's size: graphmem.usecases.images), after the firewall, so
+    what the caller did not write is not screened as if it had.
     """
     user_id = check_user(user_id)
     if not isinstance(items, list) or not items:
@@ -130,6 +137,8 @@ def write_many(
             if len(items) == 1:
                 raise
             raise InvalidInputError(f"items[{i}].{e.field}", e.message) from None
+        if stamp is not None:
+            stamp(m)
         memories.append(m)
         decisions.append(d)
     texts = [m.content for m in memories]
@@ -144,7 +153,7 @@ def write_many(
         vecs = pending.result()
     secrets = seal(ctx, user_id, memories, decisions)
     with ctx.writing(user_id), ctx.write_lock:
-        plan = ctx.temporal.plan(user_id, memories, vecs)
+        plan = _plan(ctx, user_id, memories, vecs)
         graph = ctx.linker.link(user_id, memories, extractions)
         graph.relations.extend(plan.relations)
         ctx.records.insert(
@@ -162,6 +171,17 @@ def write_many(
         ctx.invalidate(user_id)
     audit_writes(ctx, user_id, memories, decisions, tool, plan.outcomes)
     return merge_on_write(ctx, user_id, memories, vecs)
+
+
+def _plan(ctx: Context, user_id: str, memories: list[Memory], vecs: np.ndarray) -> WritePlan:
+    """The temporal plan of a batch's memories. Only what was said plans updates: text read
+    from an image (or a document) is untrusted and never ends a memory the user stated."""
+    said = [i for i, m in enumerate(memories) if m.kind == Kind.MEMORY]
+    if len(said) == len(memories):
+        return ctx.temporal.plan(user_id, memories, vecs)
+    for m in memories:
+        m.valid_from = m.valid_from or m.created_at
+    return ctx.temporal.plan(user_id, [memories[i] for i in said], vecs[said])
 
 
 def seal(

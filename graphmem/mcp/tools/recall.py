@@ -40,6 +40,7 @@ from graphmem.mcp.tools.filters import (
     Sources,
     Statuses,
 )
+from graphmem.mcp.tools.images import image_info
 from graphmem.requests import MAX_LIST_LIMIT, ListRequest, SearchRequest
 from graphmem.temporal import validity
 from graphmem.usecases import libraries
@@ -128,14 +129,16 @@ def register(mcp: ToolRegistry, ctx: ToolContext) -> None:
         agent_id: AgentId = None,
         run_id: RunId = None,
         kinds: Annotated[
-            Literal["memory", "document", "both"],
+            Literal["memory", "document", "image", "both"],
             Field(
                 description="memory: what was said; document: chunks of ingested documents and"
-                " of shared libraries the user may read; both (default): ranked together."
+                " of shared libraries the user may read; image: images (caption and the text"
+                " read in them); both (default): every kind, ranked together."
             ),
         ] = "both",
         kind_weights: Annotated[
-            dict[Literal["memory", "document"], Annotated[float, Field(gt=0, le=10)]] | None,
+            dict[Literal["memory", "document", "image"], Annotated[float, Field(gt=0, le=10)]]
+            | None,
             Field(
                 description='A score factor per kind, e.g. {"document": 0.8} to rank documents'
                 " a little below memories of equal match."
@@ -337,6 +340,7 @@ def _compact_hit(h: "Hit") -> SearchHit:
             "memory_type": m.memory_type.value,
             "kind": m.kind.value,
             **document_fields(m),
+            **({"image": info} if (info := image_info(m)) else {}),
             "score": round(h.score, 4),
             "scores": {k: round(v, 4) for k, v in h.scores.items()},
             "created_at": m.created_at.isoformat(),

@@ -1,0 +1,65 @@
+"""Images on the command line: `graphmem add --image PATH` stores one (graphmem.cli.memory
+hands it here), `graphmem image MEMORY_ID` saves it back to a file."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from graphmem.cli.common import AddCommand, emit, open_service, user_of
+from graphmem.errors import InvalidInputError
+from graphmem.model import Memory
+
+if TYPE_CHECKING:
+    from graphmem.service import MemoryService
+
+
+def check_image_args(args: argparse.Namespace) -> None:
+    """`add` takes either the memory's text or `--image PATH` (with an optional --caption)."""
+    if args.image is not None and args.content is not None:
+        raise InvalidInputError("content", "with --image, give the words as --caption")
+    if args.image is None and args.content is None:
+        raise InvalidInputError("content", "give the memory's text (or --image PATH)")
+    if args.image is None and args.caption is not None:
+        raise InvalidInputError("caption", "only with --image")
+
+
+def add_image(svc: MemoryService, args: argparse.Namespace, fields: dict[str, Any]) -> Memory:
+    """`add --image PATH [--caption TEXT]`: the caption is the memory's own words; the text
+    read in the image follows it."""
+    given = {k: v for k, v in fields.items() if v}
+    return svc.write_image(user_of(args), args.image, args.caption, args.type, **given)
+
+
+def image_line(m: Memory) -> str:
+    """For a search hit of an image: its format, size and how to save it; '' otherwise."""
+    if m.kind.value != "image":
+        return ""
+    md = m.metadata
+    return (
+        f"\n      image {md.get('image_format', '?')} {md.get('image_width')}x"
+        f"{md.get('image_height')}  (graphmem image {m.id} -o FILE)"
+    )
+
+
+def cmd_image(args: argparse.Namespace) -> None:
+    with open_service(args) as svc:
+        data, mime = svc.image(user_of(args), args.memory_id, thumbnail=args.thumbnail)
+    target = Path(args.output or ".").expanduser()
+    if target.is_dir():
+        suffix = "thumb.png" if args.thumbnail else mime.split("/", 1)[1]
+        target = target / f"{args.memory_id}.{suffix}"
+    try:
+        target.write_bytes(data)
+    except OSError as e:
+        why = f"could not write {str(target)!r}: {e.strerror}"
+        raise InvalidInputError("output", why) from None
+    emit(args, {"path": str(target), "mime": mime, "bytes": len(data)}, str(target))
+
+
+def register(add: AddCommand) -> None:
+    sp = add("image", cmd_image, "save an image memory's image (or thumbnail) to a file")
+    sp.add_argument("memory_id")
+    sp.add_argument("-o", "--output", help="a file, or a folder (default: here, named by its id)")
+    sp.add_argument("--thumbnail", action="store_true", help="the small PNG instead")

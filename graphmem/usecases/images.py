@@ -1,0 +1,182 @@
+"""Writing an image as a memory, reading it back, and removing its files with its memories.
+
+An image memory is an ordinary record of kind `image` whose content is the caption the agent
+gave and the text OCR read in the image, so the firewall screens it (text in an image is
+untrusted: an instruction rendered into a screenshot is held like a typed one), the extractor
+links it to the people and places it names, and the keyword index and the vectors find it. Its
+metadata says what graphmem measured: sha256, format, width and height, when it was taken.
+
+OCR and decoding run before the write lock is taken; only the records commit holds it. The
+bytes are stored before the records commit, so a memory never points at missing bytes; a
+failed write removes the files again when no other memory of the tenant uses them.
+"""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+from typing import Any
+
+from graphmem.context import Context
+from graphmem.errors import ImageError, InvalidInputError, NotFoundError
+from graphmem.filters import MemoryFilter, MetaCondition
+from graphmem.images import DecodedImage, ImageStore, OcrResult, decode, read_text
+from graphmem.model import Kind, Memory, check_user
+from graphmem.requests import WriteItem
+from graphmem.stores.records import RecordQuery
+from graphmem.usecases.write import write_many
+from graphmem.visibility import Viewer
+
+log = logging.getLogger("graphmem.images")
+
+ImageSource = str | Path | bytes | bytearray | memoryview
+"""A path to an image file, or its bytes."""
+
+SHA_KEY = "image_sha256"
+_EVERY = ("active", "archived", "quarantined", "superseded")
+
+
+def store_of(ctx: Context) -> ImageStore:
+    """The tenant-scoped image files under the data directory."""
+    return ImageStore(Path(ctx.settings.data_dir) / "images")
+
+
+def load(source: ImageSource, max_bytes: int) -> bytes:
+    """The bytes of `source`: read from a path (never more than max_bytes + 1) or as given."""
+    if isinstance(source, bytes | bytearray | memoryview):
+        return bytes(source)
+    if not isinstance(source, str | Path) or not str(source).strip():
+        raise ImageError("must be a path to an image file or its bytes")
+    path = Path(source).expanduser()
+    try:
+        with path.open("rb") as f:
+            data = f.read(max_bytes + 1)
+    except FileNotFoundError:
+        raise ImageError(f"no file {str(path)[:200]!r}") from None
+    except IsADirectoryError:
+        raise ImageError(f"{str(path)[:200]!r} is a folder, not an image file") from None
+    except OSError as e:
+        raise ImageError(f"could not read {str(path)[:200]!r}: {e.strerror}") from None
+    return data
+
+
+def compose(caption: str, text: str, img: DecodedImage, max_chars: int) -> tuple[str, bool]:
+    """The memory's content: the caption, then the text read in the image, cut to fit the
+    content limit (the caption is never cut). Returns the content and whether it was cut."""
+    caption = caption.strip()
+    if len(caption) > max_chars:
+        raise InvalidInputError("caption", f"at most {max_chars} characters")
+    parts = [p for p in (caption, text.strip()) if p]
+    if not parts:
+        return f"An image ({img.format}, {img.width}x{img.height}) with no text.", False
+    content = "\n".join(parts)
+    if len(content) <= max_chars:
+        return content, False
+    return content[:max_chars].rstrip(), True
+
+
+def read_image_text(ctx: Context, user_id: str, img: DecodedImage) -> OcrResult:
+    """The image's text: stored with an earlier copy of it, else read now (outside any lock)."""
+    s = ctx.settings.images
+    if not s.ocr:
+        return OcrResult("", "off")
+    cached = store_of(ctx).cached_ocr(user_id, img.sha256)
+    if cached is not None:
+        return cached
+    return read_text(
+        img.picture,
+        command=s.tesseract,
+        languages=s.ocr_languages,
+        timeout=s.ocr_timeout_seconds,
+        max_side=s.ocr_max_side,
+    )
+
+
+def write_image(
+    ctx: Context,
+    user_id: str,
+    image: ImageSource,
+    *,
+    caption: str | None = None,
+    memory_type: str = "fact",
+    tool: str | None = None,
+    **fields: Any,
+) -> Memory:
+    """Store an image as one memory: checked, read, screened, written, its files kept."""
+    user_id = check_user(user_id)
+    s = ctx.settings.images
+    if caption is not None and not isinstance(caption, str):
+        raise InvalidInputError("caption", "must be a string")
+    img = decode(load(image, s.max_bytes), max_bytes=s.max_bytes, max_pixels=s.max_pixels)
+    ocr = read_image_text(ctx, user_id, img)
+    content, cut = compose(caption or "", ocr.text, img, ctx.settings.max_content_chars)
+    if fields.get("created_at") is None and img.taken_at is not None:
+        fields["created_at"] = img.taken_at
+    item = WriteItem.of({**fields, "content": content, "memory_type": memory_type})
+    described = {
+        **img.describe(),
+        "image_ocr": ocr.status,
+        **({"image_text_cut": True} if cut else {}),
+    }
+
+    def stamp(m: Memory) -> None:
+        m.kind = Kind.IMAGE
+        m.metadata = {**m.metadata, **described}
+
+    store = store_of(ctx)
+    new = store.put(user_id, img, ocr, s.thumbnail_side)
+    try:
+        return write_many(ctx, user_id, [item], tool=tool, stamp=stamp)[0]
+    except BaseException:
+        if new:
+            with ctx.write_lock:
+                sweep(ctx, user_id, {img.sha256})
+        raise
+
+
+def image_of(
+    ctx: Context,
+    user_id: str,
+    memory_id: str,
+    *,
+    thumbnail: bool = False,
+    viewer: Viewer = Viewer.AGENT,
+) -> tuple[bytes, str]:
+    """An image memory's bytes (or thumbnail) and MIME type, for its owner only: another
+    user's id, a memory that is no image and a quarantined one are all not found."""
+    from graphmem.usecases.read import get
+
+    m = get(ctx, user_id, memory_id, viewer=viewer)
+    sha = m.metadata.get(SHA_KEY) if m.kind == Kind.IMAGE else None
+    if not isinstance(sha, str):
+        raise NotFoundError(memory_id)
+    try:
+        return store_of(ctx).read(m.user_id, sha, thumbnail=thumbnail)
+    except (FileNotFoundError, ValueError):
+        raise NotFoundError(memory_id) from None
+
+
+def shas_of(memories: list[Memory]) -> set[str]:
+    """The images these memories point at."""
+    return {
+        str(m.metadata[SHA_KEY])
+        for m in memories
+        if m.kind == Kind.IMAGE and isinstance(m.metadata.get(SHA_KEY), str)
+    }
+
+
+def sweep(ctx: Context, user_id: str, shas: set[str]) -> int:
+    """Remove the files of each image no record of the tenant points at any more (in any
+    state: a superseded or held version still shows its image). Call it under the write
+    lock, after the records changed; returns the files removed."""
+    if not shas:
+        return 0
+    flt = MemoryFilter(
+        kinds=(Kind.IMAGE.value,), metadata=(MetaCondition(SHA_KEY, tuple(sorted(shas))),)
+    )
+    used = shas_of(ctx.records.list(RecordQuery(user_id, None, _EVERY, None, filter=flt)))
+    store = store_of(ctx)
+    return sum(store.remove(user_id, sha) for sha in shas - used)
+
+
+__all__ = ["ImageSource", "compose", "image_of", "load", "shas_of", "sweep", "write_image"]

@@ -1,0 +1,63 @@
+"""Images the image tests render at run time with Pillow (nothing binary is committed): lines of
+text in a font for their script, on a plain background, as PNG, JPEG, WebP or GIF bytes."""
+
+from __future__ import annotations
+
+import io
+import shutil
+from pathlib import Path
+
+import pytest
+from PIL import Image, ImageDraw, ImageFont
+
+LATIN_FONT = Path("/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf")
+CJK_FONT = Path("/usr/share/fonts/truetype/wqy/wqy-microhei.ttc")  # Debian fonts-wqy-microhei
+
+
+def needs_ocr() -> None:
+    """Skip nothing silently: the test command installs these (scripts/ocr.sh)."""
+    missing = [
+        what
+        for what, ok in (
+            ("tesseract", shutil.which("tesseract") is not None),
+            ("the CJK font", CJK_FONT.exists()),
+        )
+        if not ok
+    ]
+    if missing:
+        pytest.fail(f"run scripts/ocr.sh first: missing {', '.join(missing)}")
+
+
+def font(cjk: bool, size: int) -> ImageFont.FreeTypeFont:
+    path = CJK_FONT if cjk else LATIN_FONT
+    if not path.exists():  # DejaVu comes with fontconfig on Debian; the CJK font with ocr.sh
+        path = CJK_FONT
+    return ImageFont.truetype(str(path), size)
+
+
+def render(
+    lines: list[str],
+    *,
+    cjk: bool = False,
+    size: tuple[int, int] = (1000, 400),
+    fmt: str = "PNG",
+    text_px: int = 36,
+    exif: Image.Exif | None = None,
+) -> bytes:
+    """`lines` drawn black on white, one under another, saved as `fmt`."""
+    img = Image.new("RGB", size, "white")
+    draw = ImageDraw.Draw(img)
+    f = font(cjk, text_px)
+    for i, line in enumerate(lines):
+        draw.text((40, 40 + i * int(text_px * 1.7)), line, fill="black", font=f)
+    buf = io.BytesIO()
+    kwargs = {"exif": exif} if exif is not None else {}
+    img.save(buf, format=fmt, **kwargs)
+    return buf.getvalue()
+
+
+def png_bomb(side: int = 20_000) -> bytes:
+    """A small PNG that declares side x side pixels: a decompression bomb."""
+    buf = io.BytesIO()
+    Image.new("1", (side, side), 0).save(buf, format="PNG", optimize=True)
+    return buf.getvalue()
