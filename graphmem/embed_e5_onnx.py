@@ -44,7 +44,12 @@ from typing import Any
 import numpy as np
 
 from graphmem.embed_base import Embedder
-from graphmem.embed_e5 import E5_SCORE_FLOOR, e5_model_file
+from graphmem.embed_e5 import (
+    E5_FORGET_SIMILARITY,
+    E5_MERGE_SIMILARITY,
+    E5_SCORE_FLOOR,
+    e5_model_file,
+)
 
 QK = 32  # weights per Q4_0 block
 Q4 = np.dtype([("d", "<f2"), ("qs", "u1", (16,))])
@@ -363,6 +368,8 @@ class E5OnnxEmbedder(Embedder):
     texts it was batched with: activations are quantised per run)."""
 
     score_floor = E5_SCORE_FLOOR
+    merge_similarity = E5_MERGE_SIMILARITY
+    forget_similarity = E5_FORGET_SIMILARITY
 
     def __init__(
         self,
