@@ -12,6 +12,7 @@ import pytest
 from graphmem import MemoryService, Settings
 from graphmem.cli.doctor import diagnose
 from graphmem.embedder import DEFAULT_MODEL, MINILM, shared_embedder
+from graphmem.requests import learned_fusion
 from graphmem.usecases.backfill import EMBEDDING_META, rebuild
 from tests.test_multilingual import CROSS_PAIRS, DISTRACTORS, ZH_PAIRS, top1
 
@@ -22,7 +23,7 @@ def test_the_default_store_recalls_chinese_and_across_languages(tmp_path: Path) 
     """Nothing configured: the default hybrid search finds Chinese paraphrases and answers an
     English question from a Chinese memory (all-MiniLM-L6-v2: 3 of 10 and 0 of 5)."""
     assert Settings().embedding_model == DEFAULT_MODEL == "multilingual-e5-small"
-    for name, pairs, at_least in (("zh", ZH_PAIRS, 8), ("cross", CROSS_PAIRS, 3)):
+    for name, pairs, at_least in (("zh", ZH_PAIRS, 9), ("cross", CROSS_PAIRS, 3)):
         svc = MemoryService(Settings(data_dir=tmp_path / name))
         try:
             assert svc.records.meta(EMBEDDING_META) == E5_ID
@@ -122,3 +123,26 @@ def test_forget_by_query_reaches_the_memory_and_spares_the_rest(tmp_path: Path) 
         assert [m.content for m in gone] == [target]
     finally:
         svc.close()
+
+
+def test_auto_fusion_ranks_chinese_by_the_fitted_model(tmp_path: Path) -> None:
+    """fusion=auto (the default) fuses a Chinese query with the fitted model and an English
+    one with the weights. On the paraphrase fixture the weighted sum lets a shared 我喜欢 pull
+    the tea memory above the film one; the fitted fusion does as well as the vector channel
+    alone, which is the point: hybrid never below its best channel."""
+    assert learned_fusion("auto", "我最喜欢哪部电影？") is True
+    assert learned_fusion("auto", "What is my favourite film?") is False
+    assert learned_fusion("learned", "What is my favourite film?") is True
+    assert learned_fusion("weights", "我最喜欢哪部电影？") is False
+    found = {}
+    for fusion in ("auto", "weights"):
+        svc = MemoryService(Settings(data_dir=tmp_path / fusion, fusion=fusion))
+        try:
+            svc.write_many(
+                "u", [{"content": a} for _, a in ZH_PAIRS] + [{"content": d} for d in DISTRACTORS]
+            )
+            found[fusion] = (top1(svc, ZH_PAIRS, None), top1(svc, ZH_PAIRS, "vector=1"))
+        finally:
+            svc.close()
+    assert found["auto"][0] >= found["auto"][1]  # hybrid >= its vector channel
+    assert found["auto"][0] > found["weights"][0]

@@ -86,7 +86,7 @@ def test_torch_model_without_the_extra_is_one_clear_error() -> None:
     script = BLOCK_TORCH + textwrap.dedent("""
         from graphmem.embedder import shared_embedder
         try:
-            shared_embedder(query_runtime="torch")
+            shared_embedder("all-MiniLM-L6-v2", query_runtime="torch")
         except Exception as e:
             print(type(e).__name__, e)
     """)
