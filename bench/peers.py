@@ -58,9 +58,9 @@ class Mem0Peer:
         import mem0
         from mem0 import Memory
 
-        from graphmem.embedder import DEFAULT_MODEL, resolve_model_path
+        from graphmem.embedder import MINILM, resolve_model_path
 
-        model_path = resolve_model_path(DEFAULT_MODEL)
+        model_path = resolve_model_path(MINILM)
         config = {
             "embedder": {
                 "provider": "huggingface",

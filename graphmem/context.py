@@ -20,6 +20,7 @@ import numpy as np
 
 from graphmem import metrics
 from graphmem.breaker import Breaker
+from graphmem.embed_base import own
 from graphmem.embedder import Embedder
 from graphmem.extractors import Extractor
 from graphmem.guard import Guard
@@ -139,6 +140,16 @@ class Context:
         self.projector.serialise = self.serialised
         self.projector.on_projected = self.invalidate
         self.projector.lease_seconds = self.settings.outbox_lease_seconds
+
+    @property
+    def merge_similarity(self) -> float:
+        """The merge cosine: the setting, else the embedding model's own (embed_base.own)."""
+        return own(self.settings.merge_similarity, self.embedder.merge_similarity)
+
+    @property
+    def forget_similarity(self) -> float:
+        """The forget-by-query cosine: the setting, else the embedding model's own."""
+        return own(self.settings.forget_similarity, self.embedder.forget_similarity)
 
     @property
     def breaker(self) -> Breaker:

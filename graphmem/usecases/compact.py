@@ -209,7 +209,7 @@ def _compact(
 
 def _merge_rules(ctx: Context) -> list[float]:
     """The settings a merge decision depends on: a watermark is only valid under the same."""
-    return [ctx.settings.merge_similarity, float(ctx.settings.merge_neighbours)]
+    return [ctx.merge_similarity, float(ctx.settings.merge_neighbours)]
 
 
 def _watermark(ctx: Context) -> datetime | None:

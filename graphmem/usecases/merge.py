@@ -47,7 +47,7 @@ def duplicates_of(
     return [
         (h.memory_id, h.score)
         for h in hits
-        if h.memory_id != memory_id and h.score >= s.merge_similarity
+        if h.memory_id != memory_id and h.score >= ctx.merge_similarity
     ]
 
 

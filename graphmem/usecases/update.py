@@ -198,7 +198,7 @@ def forget_by_query(
     """Delete the memories at least `threshold` similar to `query` (cosine)."""
     user_id = check_user(user_id)
     query = check_content(query, ctx.settings.max_content_chars, "query")
-    thr = ctx.settings.forget_similarity
+    thr = ctx.forget_similarity
     if threshold is not None:
         thr = check_number(threshold, "threshold", 0.0, 1.0, low_open=True)
     limit = check_top_k(limit, 1000)

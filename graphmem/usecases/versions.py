@@ -12,6 +12,7 @@ import logging
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
+from graphmem.embed_base import own
 from graphmem.extractors.normalize import Normalizer
 from graphmem.extractors.slots import Slot, SlotRule, compile_rules, ends, find_slots, is_correction
 from graphmem.extractors.switches import MARGIN, MIN_COVERAGE, coverage, switch_terms
@@ -205,7 +206,7 @@ class Temporal:
 
     @property
     def _near_similarity(self) -> float:
-        return self.service_settings.merge_similarity
+        return own(self.service_settings.merge_similarity, self.projector.embedder.merge_similarity)
 
     def _nearest(
         self, user_id: str, vec: np.ndarray, exclude: dict[str, Memory]
