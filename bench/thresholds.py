@@ -8,6 +8,11 @@ conversations this measures, under each model:
 - merge: each turn's nearest other turn in its conversation (a near-duplicate pair is such a
   pair); the share of turns whose neighbour reaches the threshold under the reference model
   gives the other model's threshold at the same share;
+- merge, on bench/lifecycle.py's duplicate set: the share of reworded copies of a fact each
+  candidate threshold catches, and the share of pairs of different facts (same person, or
+  the same fact of another person) it would merge. The extreme tail of LoCoMo's neighbours
+  maps punctuation-only copies badly (e5 puts "Berlin." and "Berlin!" at 0.975), so this
+  is what the merge threshold is chosen on;
 - forget: every (question, turn) pair of a conversation, for forget-by-query, which must
   almost never reach an unrelated turn; the same share mapping, plus the share of each
   question's evidence turns that reach it (what a forget would catch).
@@ -56,6 +61,29 @@ def _pairs(model: str, data: list[dict], conversations: int) -> dict[str, np.nda
     return {"merge": np.array(nn), "forget": np.array(qa), "evidence": np.array(evidence)}
 
 
+def duplicates(model: str, thresholds: list[float]) -> list[tuple[float, float, float]]:
+    """(threshold, copies caught, other pairs over it) on the lifecycle duplicate set."""
+    import itertools
+
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    from lifecycle import duplicate_set
+
+    from graphmem.embedder import shared_embedder
+
+    items, _ = duplicate_set(20, 4, 1)
+    key = [(i["metadata"]["person"], i["metadata"]["fact"]) for i in items]
+    vecs = shared_embedder(model).encode([i["content"] for i in items])
+    sims = vecs @ vecs.T
+    same, other = [], []
+    for a, b in itertools.combinations(range(len(items)), 2):
+        if key[a] == key[b]:
+            same.append(sims[a, b])
+        elif key[a][0] == key[b][0] or key[a][1] == key[b][1]:
+            other.append(sims[a, b])
+    s, o = np.array(same), np.array(other)
+    return [(t, float((s >= t).mean()), float((o >= t).mean())) for t in thresholds]
+
+
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--data", type=Path, required=True, help="locomo10.json")
@@ -72,6 +100,10 @@ def main() -> None:
         f" forget {a.forget} on {share['forget']:.4%} of (question, turn) pairs,"
         f" {(ref['evidence'] >= a.forget).mean():.1%} of evidence turns"
     )
+    for model in [REFERENCE, *a.models.split(",")]:
+        grid = [a.merge] if model == REFERENCE else [0.95, 0.955, 0.96, 0.965, 0.97, 0.975, 0.985]
+        for t, caught, wrong in duplicates(model, grid):
+            print(f"{model}: merge at {t}: {caught:.1%} of copies, {wrong:.3%} of other pairs")
     for model in a.models.split(","):
         got = _pairs(model, data, a.conversations)
         merge = float(np.quantile(got["merge"], 1 - share["merge"]))

@@ -8,13 +8,13 @@ from pathlib import Path
 import numpy as np
 
 from graphmem.embed_onnx import OnnxQueryEncoder
-from graphmem.embedder import SentenceEmbedder, resolve_model_path, shared_embedder
+from graphmem.embedder import MINILM, SentenceEmbedder, resolve_model_path, shared_embedder
 
 QUERIES = ["where did I park the car?", "我刚才说的那个项目你觉得风险点在哪", "Apollo budget"]
 
 
 def test_onnx_queries_match_the_torch_model(tmp_path: Path) -> None:
-    torch_side = shared_embedder(query_runtime="torch")
+    torch_side = shared_embedder(MINILM, query_runtime="torch")
     enc = OnnxQueryEncoder.build(
         torch_side._model, resolve_model_path(torch_side.model_name), tmp_path, 1
     )
@@ -59,7 +59,7 @@ def test_onnx_batches_match_torch_in_order(tmp_path: Path) -> None:
 
 
 def test_a_model_onnx_cannot_take_keeps_torch(tmp_path: Path) -> None:
-    e = shared_embedder(query_runtime="torch")
+    e = shared_embedder(MINILM, query_runtime="torch")
     # the pipeline check refuses anything but transformer + mean pooling (+ normalise)
     assert OnnxQueryEncoder.build(list(e._model)[:1], "/nonexistent", tmp_path, 1) is None
     assert not list(tmp_path.iterdir())

@@ -147,7 +147,13 @@ def test_one_shared_common_character_cannot_fill_the_keyword_channel(
     keyword = max((h.scores.get("keyword", 0.0) for h in hits), default=0.0)
     assert keyword < 0.5
     full = svc.search("u", "团队站会改到几点", 1, expand_hops=0).hits[0]
-    assert full.scores["keyword"] == pytest.approx(1.0)
+    # the default fusion on a Chinese query is the fitted one (fusion=auto), whose keyword
+    # calibration saturates towards 1 (graphmem.fusion.FusionModel.keyword)
+    assert full.scores["keyword"] > 0.8 and full.scores["keyword"] > 2 * keyword
+    weights = svc.search(
+        "u", "团队站会改到几点", 1, expand_hops=0, weights="vector=0.6,keyword=0.4"
+    )
+    assert weights.hits[0].scores["keyword"] == pytest.approx(1.0)  # over the best hit
 
 
 def test_the_keyword_calibration() -> None:

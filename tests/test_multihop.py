@@ -7,7 +7,7 @@ what it asks about, and the answer, "Raj Patel is leading the migration ...", on
 entity the bridge introduces. Without reading a shared entity that the query does not name
 as a bridge (graph_bridge_weight 0, the default), the answer ranks behind memories sharing
 "manager" or "project" with the query; with graph_bridge_weight and graph_weight raised
-(BRIDGING) it ranks 2nd.
+(BRIDGING) it ranks right below the bridge.
 
 With two bridges ("... Raj Patel" -> "Raj Patel runs the Atlas group" -> "The Atlas group is
 rewriting ...") the answer is 6th before and after: the second hop is halved by hop_decay, and
@@ -70,9 +70,12 @@ def test_the_answer_behind_a_bridge_ranks_beside_it(svc: MemoryService) -> None:
         svc.write("alice", text)
     query = "What project is my manager in charge of?"
 
-    assert rank_of(svc, "alice", query, BRIDGE) <= 2
-    assert rank_of(svc, "alice", query, answer) <= 2
-    assert rank_of(svc, "alice", query, answer, expand_hops=0) > 2  # the graph brought it
+    # multilingual-e5-small puts "I started a side project" and "Tom Lee ... is in charge of"
+    # above the bridge (all-MiniLM-L6-v2 put the bridge first); the answer follows the bridge
+    bridge = rank_of(svc, "alice", query, BRIDGE)
+    assert bridge <= 3
+    assert rank_of(svc, "alice", query, answer) == bridge + 1
+    assert rank_of(svc, "alice", query, answer, expand_hops=0) > 6  # the graph brought it
 
 
 @pytest.mark.xfail(

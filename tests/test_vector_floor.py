@@ -25,7 +25,7 @@ def test_above_floor_maps_the_floor_to_zero_and_one_to_one() -> None:
     assert above_floor(1.0, 0.7) == pytest.approx(1.0)
 
 
-@pytest.mark.parametrize("floor", [None, 0.2])
+@pytest.mark.parametrize("floor", [None, 0.5])
 def test_search_reports_the_rescaled_vector_channel(
     tmp_path: Path, embedder: Embedder, floor: float | None
 ) -> None:

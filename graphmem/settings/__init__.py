@@ -413,7 +413,7 @@ class Settings(BaseSettings):
         gt=0,
         le=1,
         description="cosine at which two memories of a user are merged (and a near-duplicate"
-        " that changes a value replaces the older one); unset: the embedding model's own (0.985"
+        " that changes a value replaces the older one); unset: the embedding model's own (0.965"
         " for multilingual-e5-small, 0.95 for all-MiniLM-L6-v2, bench/thresholds.py)",
     )
     merge_on_write: bool = Field(True, description="merge a new near-duplicate at once")
