@@ -65,6 +65,11 @@ class ImportReport:
     conversations: int = 0
     turns_skipped: int = 0
     unresolved_links: int = 0
+    resumed: int = 0
+    """Records an earlier, interrupted run of the same import finished (its checkpoint)."""
+    vault_references: int = 0
+    """graphmem-v1: `[secret:...]` references restored without their values, which stay in the
+    exporting store's vault."""
     users: dict[str, int] = field(default_factory=dict)
     skipped: list[str] = field(default_factory=list)
 

@@ -24,7 +24,10 @@ from graphmem.importers.base import (
     ImportedRelation,
     Record,
 )
+from graphmem.importers.graphmem_v1 import NAME as V1
+from graphmem.importers.graphmem_v1 import open_source
 from graphmem.model import check_user
+from graphmem.usecases.import_checkpoint import Checkpoint
 from graphmem.usecases.import_records import (
     ImportReport,
     Progress,
@@ -33,6 +36,7 @@ from graphmem.usecases.import_records import (
     stored_imports,
 )
 from graphmem.usecases.import_sources import import_conversation, import_notes
+from graphmem.usecases.restore_v1 import restore_v1
 
 
 def import_from(
@@ -46,12 +50,20 @@ def import_from(
     history: str | Path | None = None,
     progress: Progress | None = None,
     tool: str | None = None,
+    strict: bool = False,
+    restart: bool = False,
 ) -> ImportReport:
     """Import `source`, read as format `fmt`, for `user_id`. With `map_user` (source user ->
     graphmem user), only the records of the source users it names are imported, each for the
     user it maps to; the others are reported and skipped. Without it every record is
-    `user_id`'s."""
+    `user_id`'s. graphmem-v1 (graphmem's own export) is restored as it was instead
+    (graphmem.usecases.restore_v1), with a checkpoint to resume from (`restart` ignores it) and,
+    with `strict`, stopping at the first bad record instead of skipping it."""
     user_id = check_user(user_id)
+    if str(fmt).strip().lower() == V1:
+        return _restore(
+            ctx, user_id, source, dry_run, map_user, history, progress, tool, strict, restart
+        )
     mapping = {str(k): check_user(v) for k, v in (map_user or {}).items()}
     adapter = adapter_for(fmt, history=Path(history) if history else None)
     if not adapter.remote and not Path(source).exists():
@@ -86,6 +98,43 @@ def import_from(
         before = report.added + report.updated
         _import_user(ctx, owner, adapter.name, records, report, tool, tick)
         report.users[owner] = report.added + report.updated - before
+    return report
+
+
+def _restore(
+    ctx: Context,
+    user_id: str,
+    source: str | Path,
+    dry_run: bool,
+    map_user: Mapping[str, str] | None,
+    history: str | Path | None,
+    progress: Progress | None,
+    tool: str | None,
+    strict: bool,
+    restart: bool,
+) -> ImportReport:
+    if map_user or history:
+        raise InvalidInputError("from", "graphmem-v1 holds one user: no --map-user or --history")
+    if not Path(source).is_dir():
+        raise InvalidInputError("source", f"{str(source)[:200]} is not an export folder")
+    src = open_source(source)
+    checkpoint = None
+    if not dry_run:
+        checkpoint = Checkpoint.open(
+            ctx.settings.data_dir, V1, user_id, src.digest, restart=restart
+        )
+    report = ImportReport(V1, str(source), dry_run)
+    restore_v1(
+        ctx,
+        user_id,
+        src,
+        report,
+        checkpoint=checkpoint,
+        strict=strict,
+        tool=tool or f"import:{V1}",
+        progress=progress,
+    )
+    report.users[user_id] = report.added
     return report
 
 
