@@ -356,3 +356,50 @@ def test_strict_stops_at_a_bad_record_and_the_next_run_goes_on(
     ids = restored_ids(target, "u")
     assert len(ids) == len(set(ids)) and bad["id"] not in ids
     assert checkpoints(target) == []
+
+
+def test_cli_export_and_import_graphmem_v1(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from graphmem.cli.main import main
+
+    def run(data: str, *argv: str) -> tuple[int, str]:
+        code = main([*argv, "--data-dir", str(tmp_path / data)])
+        return code, capsys.readouterr().out
+
+    assert run("a", "add", "I live in Austin.", "--user", "cli")[0] == 0
+    assert run("a", "add", HELD, "--user", "cli")[0] == 0
+    code, out = run("a", "export", str(tmp_path / "x"), "--format", "graphmem-v1", "--user", "cli")
+    assert code == 0 and "exported 2 memories" in out
+    code, out = run(
+        "b",
+        "import",
+        str(tmp_path / "x"),
+        "--from",
+        "graphmem-v1",
+        "--user",
+        "cli",
+        "--strict",
+        "--json",
+    )
+    data = json.loads(out)
+    assert code == 0 and (data["added"], data["quarantined"], data["skipped"]) == (2, 1, 0)
+    code, out = run("b", "export", str(tmp_path / "y"), "--format", "graphmem-v1", "--user", "cli")
+    assert files(tmp_path / "y") == files(tmp_path / "x")
+    code, out = run("b", "export", "--format", "graphmem-v1", "--user", "cli")
+    assert code == 2  # a folder is named, never stdout
+    code, out = run("b", "import", str(tmp_path / "x"), "--strict", "--user", "cli")
+    assert code == 2  # --strict and --restart go with --from
+
+
+def test_an_export_imported_for_another_user_of_the_same_store_is_refused_per_record(
+    exported: Path, svc: MemoryService
+) -> None:
+    """Ids are unique in a store: another user's copy of them is reported, never half-written,
+    and the first user's records are untouched."""
+    before = len(svc.list("u", viewer=Viewer.OPERATOR))
+    report = svc.import_from("v", "graphmem-v1", str(exported))
+    clashes = [p for p in report.skipped if "is another user's record in this store" in p]
+    assert report.added == 0 and len(clashes) == before
+    assert svc.list("v", viewer=Viewer.OPERATOR) == []
+    assert len(svc.list("u", viewer=Viewer.OPERATOR)) == before

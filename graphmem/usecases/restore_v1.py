@@ -237,6 +237,9 @@ class Restore:
                 continue
             new.append(m)
             decisions.append(decision)
+        if not self.report.dry_run and new:
+            pairs = self.commit(name, list(zip(new, decisions, strict=True)))
+            new, decisions = [m for m, _ in pairs], [d for _, d in pairs]
         self.report.added += len(new)
         self.report.versions += sum(m.status == Status.SUPERSEDED for m in new)
         self.report.quarantined += sum(m.status == Status.QUARANTINED for m in new)
@@ -244,17 +247,39 @@ class Restore:
         self.documents.update(
             str(m.metadata.get("doc_uri")) for m in new if m.kind == Kind.DOCUMENT
         )
-        if not new or self.report.dry_run:
-            return
-        pending = workers.pool("embed").submit(ctx.embedder.encode, [m.content for m in new])
-        vecs = pending.result()
+
+    def commit(self, name: str, items: list[tuple[Memory, Any]]) -> list[tuple[Memory, Any]]:
+        """Store screened records in one transaction with their secrets, project and audit
+        them; returns those stored. Memory ids are unique in the whole store, so an id another
+        user's record holds (an export of one user imported for another, in the same store)
+        fails the transaction, which wrote nothing: each record is then tried alone and the
+        one that clashes is reported."""
+        try:
+            self._insert(items)
+        except Exception as e:
+            if type(e).__name__ != "IntegrityError" or len(items) == 1:
+                if type(e).__name__ == "IntegrityError":
+                    where = f"{name} record {items[0][0].id}"
+                    self.bad(where, "id", "is another user's record in this store")
+                    return []
+                raise
+            kept = []
+            for item in items:
+                kept += self.commit(name, [item])
+            return kept
+        return items
+
+    def _insert(self, items: list[tuple[Memory, Any]]) -> None:
+        ctx, user = self.ctx, self.user_id
+        new, decisions = [m for m, _ in items], [d for _, d in items]
+        vecs = workers.pool("embed").submit(ctx.embedder.encode, [m.content for m in new]).result()
         secrets = seal(ctx, user, new, decisions)
         with ctx.writing(user), ctx.write_lock:
             ctx.records.insert(new, [search_text(m.content) for m in new], None, None, secrets)
             ctx.project(new, vecs)
             ctx.invalidate(user)
         flagged: dict[str, Any] = {}
-        for m, d in zip(new, decisions, strict=True):
+        for m, d in items:
             if m.id in self.reasons:
                 flagged[m.id] = {"reasons": [self.reasons[m.id]]}
             elif d.action != "allow" or d.pii_found:
