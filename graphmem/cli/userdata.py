@@ -98,9 +98,11 @@ def cmd_import(args: argparse.Namespace) -> None:
         from graphmem.cli.imports import cmd_import_from
 
         return cmd_import_from(args)
-    if args.map_user or args.history or args.strict or args.restart:
+    if args.map_user or args.history:
+        raise InvalidInputError("from", "--map-user and --history need --from FORMAT")
+    if args.strict or args.restart:
         raise InvalidInputError(
-            "from", "--map-user, --history, --strict and --restart need --from FORMAT"
+            "from", "--strict and --restart need --from FORMAT (a JSONL import is all or nothing)"
         )
     from tqdm import tqdm
 
@@ -262,8 +264,8 @@ def register(add: AddCommand) -> None:
     sp.add_argument(
         "--strict",
         action="store_true",
-        help="stop at the first bad record instead of skipping it (what came before is kept;"
-        " the next run goes on from there); graphmem-v1",
+        help="stop at the first bad record instead of skipping it (what was committed before"
+        " it stays; the next run goes on from there)",
     )
     sp.add_argument(
         "--restart",
