@@ -403,3 +403,11 @@ def test_an_export_imported_for_another_user_of_the_same_store_is_refused_per_re
     assert report.added == 0 and len(clashes) == before
     assert svc.list("v", viewer=Viewer.OPERATOR) == []
     assert len(svc.list("u", viewer=Viewer.OPERATOR)) == before
+
+
+def test_a_dry_run_counts_and_writes_nothing(exported: Path, target: MemoryService) -> None:
+    counts = json.loads((exported / v1.MANIFEST).read_text())["counts"]
+    report = target.import_from("u", "graphmem-v1", str(exported), dry_run=True)
+    assert report.added == counts["memories"] + counts["chunks"]
+    assert (report.relations, report.versions, report.skipped) == (counts["relations"], 1, [])
+    assert target.list("u", viewer=Viewer.OPERATOR) == [] and checkpoints(target) == []

@@ -156,6 +156,7 @@ class Restore:
         self.tool = tool
         self.tick = tick
         self.documents: set[str] = set()
+        self.would: set[str] = set()  # a dry run's records, which its relations may join
         self.reasons = self.hold_reasons()
 
     def hold_reasons(self) -> dict[str, str]:
@@ -237,7 +238,9 @@ class Restore:
                 continue
             new.append(m)
             decisions.append(decision)
-        if not self.report.dry_run and new:
+        if self.report.dry_run:
+            self.would.update(m.id for m in new)
+        elif new:
             pairs = self.commit(name, list(zip(new, decisions, strict=True)))
             new, decisions = [m for m, _ in pairs], [d for _, d in pairs]
         self.report.added += len(new)
@@ -331,7 +334,7 @@ class Restore:
             for mid in ids:
                 links.setdefault(mid, []).append(EntityRef(key, name, etype))
         ctx, user = self.ctx, self.user_id
-        known = ctx.records.get(user, list(links))
+        known = set(ctx.records.get(user, list(links))) | self.would
         links = {mid: refs for mid, refs in links.items() if mid in known}
         if links and not self.report.dry_run:
             with ctx.writing(user), ctx.write_lock:
@@ -358,7 +361,7 @@ class Restore:
             rels.append((n, rel))
         ctx, user = self.ctx, self.user_id
         ends = sorted({i for _, r in rels for i in (r.source_id, r.target_id)})
-        known = ctx.records.get(user, ends)
+        known = set(ctx.records.get(user, ends)) | self.would
         existing = {
             (x.source_id, x.target_id, x.relation_type)
             for x in (ctx.records.relations_for(user, ends) if ends else [])
