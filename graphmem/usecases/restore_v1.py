@@ -47,7 +47,7 @@ from graphmem.stores.records import EntityRef, GraphRows, Relation
 from graphmem.temporal import VERSION_META_KEYS
 from graphmem.text import search_text
 from graphmem.usecases.import_checkpoint import Checkpoint
-from graphmem.usecases.import_records import MERGED_KEY, ImportReport
+from graphmem.usecases.import_records import MERGED_KEY, ImportReport, Stopped
 from graphmem.usecases.review import UNKNOWN_REASON
 from graphmem.usecases.write import seal
 
@@ -57,15 +57,6 @@ UNSCREENED_KEYS = frozenset((*VERSION_META_KEYS, "import_format", "import_hash",
 that no user or peer typed, left out of the screen like a document's computed fields."""
 SCREENED_DOC_KEYS = ("doc_title", "doc_headings")
 """What of a chunk's metadata an author wrote (graphmem.usecases.documents screens the same)."""
-
-
-class Stop(Exception):
-    """A bad record under `strict`: what came before it is committed, the import stops."""
-
-    def __init__(self, where: str, message: str) -> None:
-        super().__init__(f"{where}: {message}")
-        self.where = where
-        self.message = message
 
 
 def _dt(obj: dict[str, Any], key: str, *, required: bool = False) -> Any:
@@ -172,7 +163,7 @@ class Restore:
 
     def bad(self, where: str, field_name: str, message: str) -> None:
         if self.strict:
-            raise Stop(f"{where}: {field_name}", message)
+            raise Stopped(f"{where}: {field_name}", message)
         self.report.bad(f"{where}: {field_name}", message)
 
     def batches(self, name: str) -> Iterator[list[tuple[int, dict[str, Any] | str]]]:
@@ -199,7 +190,7 @@ class Restore:
     # ------------------------------------------------------------------ records
     def records(self, name: str, kind: Kind, batch: list[tuple[int, dict[str, Any] | str]]) -> None:
         parsed: list[tuple[int, Memory]] = []
-        stop: Stop | None = None
+        stop: Stopped | None = None
         for n, obj in batch:
             try:
                 if isinstance(obj, str):
@@ -208,7 +199,7 @@ class Restore:
             except InvalidInputError as e:
                 try:
                     self.bad(f"{name} line {n}", e.field, e.message)
-                except Stop as s:  # what came before the bad line is still written
+                except Stopped as s:  # what came before the bad line is still written
                     stop, batch = s, [(m, o) for m, o in batch if m < n]
                     break
         self.store(name, parsed)
@@ -406,15 +397,7 @@ def restore_v1(
         if progress is not None:
             progress(done[0], total)
 
-    run = Restore(ctx, user_id, src, report, checkpoint, strict, tool, tick)
-    try:
-        run.run()
-    except Stop as e:
-        raise InvalidInputError(
-            e.where,
-            f"{e.message} (strict: the import stopped here; what came before it is imported,"
-            " and the next run of the same import goes on from here)",
-        ) from None
+    Restore(ctx, user_id, src, report, checkpoint, strict, tool, tick).run()
     if checkpoint is not None and not report.dry_run:
         checkpoint.finish()
 
