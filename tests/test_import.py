@@ -450,7 +450,7 @@ def test_export_mcp_memory_gives_back_the_servers_file(cli, tmp_path: Path) -> N
     bergen = [json.loads(x) for x in text.splitlines() if '"name":"Bergen"' in x]
     assert bergen[0]["observations"] == ["Has a fish market", "Booked a ferry to Bergen for Friday"]
     code, _, err = cli("export", "--format", "mcp-memory", "--redact", "--user", "x")
-    assert code == 2 and "redact: works with --format graphmem only" in err
+    assert code == 2 and "redact: works with --format graphmem or graphmem-v1 only" in err
 
 
 def test_mcp_memory_import_refuses_an_agent(svc: MemoryService) -> None:

@@ -40,6 +40,10 @@ def report_text(data: dict[str, Any]) -> str:
         parts.append(f"{data['turns_skipped']} turns not worth keeping")
     if data["unresolved_links"]:
         parts.append(f"{data['unresolved_links']} links to missing notes")
+    if data.get("vault_references"):
+        parts.append(f"{data['vault_references']} secret references without their values")
+    if data.get("resumed"):
+        parts.append(f"resumed after {data['resumed']} records done by an earlier run")
     parts.append(f"{data['skipped']} skipped")
     lines = [f"{verb} {data['format']} from {data['source']}: " + ", ".join(parts)]
     lines += [f"  skipped {p}" for p in data["problems"]]
@@ -72,6 +76,8 @@ def cmd_import_from(args: argparse.Namespace) -> None:
                 map_user=mapping,
                 history=args.history,
                 progress=progress,
+                strict=args.strict,
+                restart=args.restart,
             )
         finally:
             bar.close()

@@ -100,6 +100,10 @@ def cmd_import(args: argparse.Namespace) -> None:
         return cmd_import_from(args)
     if args.map_user or args.history:
         raise InvalidInputError("from", "--map-user and --history need --from FORMAT")
+    if args.strict or args.restart:
+        raise InvalidInputError(
+            "from", "--strict and --restart need --from FORMAT (a JSONL import is all or nothing)"
+        )
     from tqdm import tqdm
 
     from graphmem.usecases.write import prepare
@@ -148,20 +152,24 @@ def cmd_import(args: argparse.Namespace) -> None:
     return None
 
 
-def redacted(row: dict[str, Any]) -> dict[str, Any]:
-    """An exported memory with contact details and personal data masked in its content, summary
-    and string metadata values (graphmem.guard.policy.redact)."""
-    from graphmem.guard.policy import redact
+def export_v1(args: argparse.Namespace) -> None:
+    """`export --format graphmem-v1 DIR`: the open format, a folder (docs/export-format.md)."""
+    from graphmem.usecases.export_v1 import export_v1 as write_export
 
-    out = dict(row)
-    for key in ("content", "summary"):
-        if isinstance(out.get(key), str):
-            out[key] = redact(out[key])
-    if isinstance(out.get("metadata"), dict):
-        out["metadata"] = {
-            k: redact(v) if isinstance(v, str) else v for k, v in out["metadata"].items()
-        }
-    return out
+    if args.file == "-":
+        raise InvalidInputError(
+            "file", "graphmem-v1 is a folder: name it (export DIR --format ...)"
+        )
+    with open_service(args) as svc:
+        manifest = write_export(svc.context, user_of(args), args.file, redact=args.redact)
+    counts = manifest["counts"]
+    emit(
+        args,
+        {"exported": counts, "dir": args.file},
+        f"exported {counts['memories']} memories ({counts['versions']} versions),"
+        f" {counts['documents']} documents ({counts['chunks']} chunks), {counts['relations']}"
+        f" relations, {counts['entities']} entities to {args.file}",
+    )
 
 
 def export_mcp_memory(args: argparse.Namespace) -> None:
@@ -169,7 +177,7 @@ def export_mcp_memory(args: argparse.Namespace) -> None:
     from graphmem.usecases.export_mcp import mcp_memory_lines
 
     if args.redact:
-        raise InvalidInputError("redact", "works with --format graphmem only")
+        raise InvalidInputError("redact", "works with --format graphmem or graphmem-v1 only")
     out = stdout() if args.file == "-" else open_file(args.file, "w", encoding="utf-8")
     n = 0
     with open_service(args) as svc:
@@ -184,6 +192,8 @@ def export_mcp_memory(args: argparse.Namespace) -> None:
 def cmd_export(args: argparse.Namespace) -> None:
     if args.format == "mcp-memory":
         return export_mcp_memory(args)
+    if args.format == "graphmem-v1":
+        return export_v1(args)
     out = stdout() if args.file == "-" else open_file(args.file, "w", encoding="utf-8")
     n = chunks = 0
     with open_service(args) as svc:
@@ -195,6 +205,8 @@ def cmd_export(args: argparse.Namespace) -> None:
                 continue
             row = m.to_dict()
             if args.redact:
+                from graphmem.usecases.export_v1 import redacted
+
                 row = redacted(row)
             out.write(json.dumps(row, ensure_ascii=False) + "\n")
             n += 1
@@ -249,17 +261,36 @@ def register(add: AddCommand) -> None:
         " records of source users not named are skipped)",
     )
     sp.add_argument("--history", help="mem0's history.db, whose changes become versions")
+    sp.add_argument(
+        "--strict",
+        action="store_true",
+        help="stop at the first bad record instead of skipping it (what was committed before"
+        " it stays; the next run goes on from there)",
+    )
+    sp.add_argument(
+        "--restart",
+        action="store_true",
+        help="start from the first record, ignoring the checkpoint an interrupted run of the"
+        " same import left",
+    )
     sp.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
 
-    sp = add("export", cmd_export, "write a user's memories as JSONL")
-    sp.add_argument("file", nargs="?", default="-", help="output file (default stdout)")
+    sp = add("export", cmd_export, "write a user's memories as JSONL, or all of them as a folder")
+    sp.add_argument(
+        "file",
+        nargs="?",
+        default="-",
+        help="output file (default stdout); with --format graphmem-v1 the folder to write",
+    )
     sp.add_argument(
         "--format",
-        choices=["graphmem", "mcp-memory"],
+        choices=["graphmem", "graphmem-v1", "mcp-memory"],
         default="graphmem",
-        help="graphmem (default: every memory, importable with `graphmem import`) or"
-        " mcp-memory (the MCP reference memory server's memory.json: entities, observations,"
-        " relations)",
+        help="graphmem (default: every memory, importable with `graphmem import`), graphmem-v1"
+        " (a folder: manifest plus JSON lines of memories with their versions, chunks,"
+        " documents, entities, relations and held records, restored exactly by `graphmem"
+        " import --from graphmem-v1`; docs/export-format.md) or mcp-memory (the MCP reference"
+        " memory server's memory.json: entities, observations, relations)",
     )
     sp.add_argument(
         "--redact",

@@ -190,13 +190,18 @@ def check_consensus(
     if replaced:
         ids = tuple(c.id for c in replaced)
         if source == AUTHORITY or all(c.source != AUTHORITY for c in replaced):
-            why = "the user changes their own slot" if source == AUTHORITY else (
-                f"a {source} claim replaces one that no user stated"
+            why = (
+                "the user changes their own slot"
+                if source == AUTHORITY
+                else (f"a {source} claim replaces one that no user stated")
             )
             return ConsensusDecision("supersede", (), (), None, (why,), ids)
         conf = low_confidence if on_conflict == "low_confidence" else None
         return ConsensusDecision(
-            on_conflict, ids, (), conf,
+            on_conflict,
+            ids,
+            (),
+            conf,
             (f"a {source} claim conflicts with {len(ids)} user-stated value(s) of the same slot",),
         )
     new = extract_claim(content)

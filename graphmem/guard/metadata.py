@@ -59,6 +59,19 @@ def _canonical_pii(s: str, max_depth: int) -> tuple[Canonical, tuple[PiiFinding,
     return canon, tuple(find_pii(canon))
 
 
+_CACHED_JOINED = 512
+
+
+@lru_cache(maxsize=1024)
+def _rules_risk(joined: str, source_weight: float) -> InjectionResult:
+    """The phrase rules' score of a metadata object's joined non-identifier strings. Short
+    joins recur from write to write: they are mostly keys of two words ("import_format",
+    "chunk_index") with ids and dates left out, the same in every record of an import or a
+    conversation, and scoring them again cost as much as screening the content (an import of
+    mem0 records spent half its screening time here)."""
+    return screen(joined, source_weight=source_weight, use_classifier=False)
+
+
 @dataclass
 class _Screened:
     """One distinct string of the metadata, canonicalised once."""
@@ -152,7 +165,12 @@ class MetadataScreen:
         ]
         if not texts:
             return InjectionResult(0.0)
-        result = screen("\n".join(texts), source_weight=self.source_weight, use_classifier=False)
+        joined = "\n".join(texts)
+        if len(joined) <= _CACHED_JOINED:
+            got = _rules_risk(joined, self.source_weight)
+            result = InjectionResult(got.risk, got.hits, dict(got.signals))  # callers own it
+        else:
+            result = screen(joined, source_weight=self.source_weight, use_classifier=False)
         if not self.use_classifier:
             return result
         # The classifier reads only prose: ids, dates and tags are not language, and the

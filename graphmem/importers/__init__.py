@@ -12,6 +12,8 @@ from graphmem.errors import InvalidInputError
 from graphmem.importers.base import Importer
 
 FORMATS: dict[str, str] = {
+    "graphmem-v1": "graphmem's own open export (a folder: manifest and JSON lines), restored"
+    " as it was",
     "mcp-memory": "the MCP reference memory server's memory.json (JSON lines)",
     "neo4j-memory": "a live mcp-neo4j-memory database, read over Bolt (bolt://host:7687)",
     "graphiti": "a Graphiti / Zep graph in Neo4j, read over Bolt (bolt://host:7687)",
@@ -30,6 +32,8 @@ def adapter_for(name: str, *, history: Path | None = None) -> Importer:
     key = str(name or "").strip().lower()
     if key not in FORMATS:
         raise InvalidInputError("from", f"{name!r} is not one of {', '.join(FORMATS)}")
+    if key == "graphmem-v1":  # restored, not adapted: graphmem.usecases.restore_v1
+        raise InvalidInputError("from", "graphmem-v1 is restored by import_from, not an adapter")
     if history is not None and key != "mem0":
         raise InvalidInputError("history", "is mem0's history.db: only with --from mem0")
     if key == "mcp-memory":

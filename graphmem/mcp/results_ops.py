@@ -154,6 +154,10 @@ class ImportResult(Result):
     conversations: int
     turns_skipped: int = Field(description="Chat turns the observe policy did not keep.")
     unresolved_links: int = Field(description="Wikilinks to notes not in the folder.")
+    resumed: int = Field(0, description="Records an interrupted earlier run had finished.")
+    vault_references: int = Field(
+        0, description="graphmem-v1: secret references restored without their values."
+    )
     skipped: int = Field(description="Records not written (see problems).")
     problems: list[str] = Field(description="One line per skipped record (the first 50).")
 

@@ -65,17 +65,38 @@ class ImportReport:
     conversations: int = 0
     turns_skipped: int = 0
     unresolved_links: int = 0
+    resumed: int = 0
+    """Records an earlier, interrupted run of the same import finished (its checkpoint)."""
+    vault_references: int = 0
+    """graphmem-v1: `[secret:...]` references restored without their values, which stay in the
+    exporting store's vault."""
     users: dict[str, int] = field(default_factory=dict)
     skipped: list[str] = field(default_factory=list)
+    strict: bool = False
+    """A bad record stops the import (Stopped) instead of being skipped."""
 
     def to_dict(self) -> dict[str, Any]:
-        out = {k: v for k, v in self.__dict__.items() if k != "skipped"}
+        out = {k: v for k, v in self.__dict__.items() if k not in ("skipped", "strict")}
         out["skipped"] = len(self.skipped)
         out["problems"] = list(self.skipped)
         return out
 
     def bad(self, where: str, message: str) -> None:
+        if self.strict:
+            raise Stopped(where, message)
         self.skipped.append(f"{where}: {message}")
+
+
+class Stopped(InvalidInputError):
+    """A bad record of a strict import: the import stops there. What earlier batches wrote
+    stays, and the import's checkpoint lets the next run go on from the last of them."""
+
+    def __init__(self, where: str, message: str) -> None:
+        super().__init__(
+            where,
+            f"{message} (strict: the import stopped here; what it committed before stays, and"
+            " the next run of the same import goes on from there)",
+        )
 
 
 def stored_imports(ctx: Context, user_id: str, fmt: str) -> dict[str, Memory]:
@@ -179,12 +200,20 @@ def import_memories(
     report: ImportReport,
     tool: str,
     tick: Callable[[int], None],
+    *,
+    skip: int = 0,
+    mark: Callable[[int], None] | None = None,
 ) -> dict[str, str]:
-    """Write, update or leave each record; returns import id -> memory id for relations."""
+    """Write, update or leave each record; returns import id -> memory id for relations.
+    The first `skip` records were done by an earlier run (its checkpoint); `mark(k)` is told
+    each time the first k records are all committed, for the next run's checkpoint."""
     ids = {iid: m.id for iid, m in known.items()}
     fresh: list[tuple[ImportedMemory, dict[str, Any]]] = []
-    seen: set[str] = set()
-    for rec in memories:
+    at: list[int] = []  # each fresh record's place in `memories`
+    seen: set[str] = {rec.import_id for rec in memories[:skip]}
+    for place, rec in enumerate(memories):
+        if place < skip:
+            continue
         if rec.import_id in seen:  # the peer listed it twice: the first one counts
             tick(1)
             continue
@@ -208,19 +237,26 @@ def import_memories(
             tick(1)
         else:
             fresh.append((rec, item))
+            at.append(place)
     if report.dry_run:
         report.added += len(fresh)
         report.versions += sum(len(r.history) for r, _ in fresh)
         ids.update({r.import_id: f"{NEW}{r.import_id}" for r, _ in fresh})
         tick(len(fresh))
         return ids
+    # everything before the first fresh record is done; then everything before the next batch
+    if mark is not None:
+        mark(at[0] if fresh else len(memories))
     for i in range(0, len(fresh), BATCH):
+        end = at[i + BATCH] if i + BATCH < len(fresh) else len(memories)
         part = fresh[i : i + BATCH]
         batch = [(f"{fmt} record {r.import_id[:80]!r}", it) for r, it in part]
         for j, mem in write_checked(ctx, user_id, batch, report, tool):
             rec = part[j][0]
             ids[rec.import_id] = mem.id
             _count_new(ctx, user_id, fmt, rec, mem, report)
+        if mark is not None:
+            mark(end)
         tick(len(part))
     return ids
 
@@ -353,6 +389,7 @@ def import_relations(
 
 __all__ = [
     "ImportReport",
+    "Stopped",
     "import_memories",
     "import_relations",
     "mark_merged",

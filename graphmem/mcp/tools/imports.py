@@ -15,7 +15,9 @@ from graphmem.mcp.context import ToolContext, ToolRegistry
 from graphmem.mcp.results_ops import ImportResult
 from graphmem.mcp.tools.common import tool_annotations, tool_errors
 
-FormatName = Literal["mcp-memory", "neo4j-memory", "graphiti", "mem0", "letta", "chat", "markdown"]
+FormatName = Literal[
+    "graphmem-v1", "mcp-memory", "neo4j-memory", "graphiti", "mem0", "letta", "chat", "markdown"
+]
 MAX_PROBLEMS = 50
 
 
@@ -28,9 +30,10 @@ def register(mcp: ToolRegistry, ctx: ToolContext) -> None:
         " only): the MCP reference memory server's memory.json (mcp-memory), a live"
         " mcp-neo4j-memory or Graphiti database (neo4j-memory, graphiti: a Bolt address), mem0's"
         " get_all() JSON, a Letta agent file, ChatGPT / Claude conversations.json (chat), or a"
-        " folder of Markdown notes. Every record is screened like any write and carries its"
-        " original id; importing again changes nothing. Returns counts and one line per record"
-        " skipped.",
+        " folder of Markdown notes, or graphmem's own graphmem-v1 export folder (restored as it"
+        " was: ids, versions, documents). Every record is screened like any write and carries"
+        " its original id; importing again changes nothing, and an interrupted import goes on"
+        " where it stopped. Returns counts and one line per record skipped.",
         annotations=tool_annotations(
             "Import from another memory system",
             read_only=False,

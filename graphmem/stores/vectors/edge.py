@@ -372,9 +372,7 @@ class EdgeVectors:
         if flt.sources is not None:
             must.append(FieldCondition(key="source", match=MatchAny(list(flt.sources))))
         for tokens in flt.meta:
-            must.append(
-                FieldCondition(key="meta", match=MatchAny([self._hash(t) for t in tokens]))
-            )
+            must.append(FieldCondition(key="meta", match=MatchAny([self._hash(t) for t in tokens])))
         document = FieldCondition(key="kind", match=MatchValue("document"))
         if flt.kind == "document":
             must.append(document)
