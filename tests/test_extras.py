@@ -107,7 +107,7 @@ def test_every_extra_in_the_table_is_declared_in_pyproject() -> None:
     production = " ".join(declared["production"])
     assert all(x in production for x in ("mysql", "qdrant", "neo4j", "redis"))
     dev = " ".join(declared["dev"])
-    assert all(x in dev for x in ("production", "zh", "torch", "multilingual"))
+    assert all(x in dev for x in ("production", "zh", "torch", "multilingual", "otel"))
 
 
 BACKENDS = [

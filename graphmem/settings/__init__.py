@@ -449,6 +449,16 @@ class Settings(BaseSettings):
     preload_memories: int = Field(
         5, ge=0, description="recent and most-used memories preloaded into a new session, each"
     )
+    tracing: Literal["off", "console", "otlp"] = Field(
+        "off",
+        description="OpenTelemetry spans for every write and search (graphmem[otel]): console"
+        " (one JSON line per span on stderr) or otlp (to otlp_endpoint); docs/observability.md",
+    )
+    otlp_endpoint: str | None = Field(
+        None,
+        description="for tracing otlp: the collector's traces URL; unset: the"
+        " OTEL_EXPORTER_OTLP_TRACES_ENDPOINT variable, else http://localhost:4318/v1/traces",
+    )
 
     @field_validator("data_dir")
     @classmethod
