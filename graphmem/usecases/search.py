@@ -29,6 +29,7 @@ from graphmem.requests import SearchRequest, SearchResult, ValidSearch
 from graphmem.stores.records import RecordQuery
 from graphmem.stores.vectors import VectorFilter
 from graphmem.text import query_terms
+from graphmem.tracing import carry, note, span
 from graphmem.usecases import libraries
 from graphmem.visibility import only_visible, readable_statuses
 
@@ -46,18 +47,20 @@ def search(ctx: Context, user_id: str, request: SearchRequest) -> SearchResult:
     ctx.maybe_drain()
     start = time.perf_counter()
     user_id = check_user(user_id)
-    if isinstance(request.query, str) and request.query.strip():
-        # PII in a query is masked before it reaches the embedder, caches and logs.
-        request = replace(request, query=ctx.guard.before_search_text(request.query))
-    result = _recall(ctx, user_id, request)
-    shared = libraries.readable(ctx, user_id, request)
-    if shared:
-        result = libraries.merged(
-            [result, *_library_results(ctx, user_id, request, result, shared)], request.top_k
-        )
-    own = [h.memory.id for h in result.hits if h.memory.user_id == user_id]
-    if request.track_access and own:
-        ctx.access.add(user_id, own)
+    with span("graphmem.search", user=user_id, top_k=request.top_k) as step:
+        if isinstance(request.query, str) and request.query.strip():
+            # PII in a query is masked before it reaches the embedder, caches and logs.
+            request = replace(request, query=ctx.guard.before_search_text(request.query))
+        result = _recall(ctx, user_id, request)
+        shared = libraries.readable(ctx, user_id, request)
+        if shared:
+            result = libraries.merged(
+                [result, *_library_results(ctx, user_id, request, result, shared)], request.top_k
+            )
+        own = [h.memory.id for h in result.hits if h.memory.user_id == user_id]
+        if request.track_access and own:
+            ctx.access.add(user_id, own)
+        step.set(hits=len(result.hits), libraries=len(shared), degraded=bool(result.degraded))
     result.took_ms = (time.perf_counter() - start) * 1000
     ctx.search_stats.latencies_ms.add(result.took_ms)
     return result
@@ -117,6 +120,7 @@ def _cached(ctx: Context, user_id: str, key: str) -> tuple[SearchResult | None, 
         stats.cache_misses += 1
         return None, version
     stats.cache_hits += 1
+    note(cached=True)
     hits: list[Hit] = [
         TracedHit(rows[mid], score, scores, [Step(**s) for s in path])
         for mid, score, scores, path in entry
@@ -174,7 +178,7 @@ def retrieve(
     vec_scores: dict[str, float] = {}
     qvec: np.ndarray | None = None
     if w["vector"] > 0 or w["keyword"] == 0:
-        with metrics.channel("query_embedding"):
+        with metrics.channel("query_embedding"), span("graphmem.search.embed_query"):
             qvec = ctx.embedder.encode_query(query, user_id)
         flt = VectorFilter(user_id, mt, statuses, since.timestamp() if since else None).narrowed(
             narrow
@@ -183,8 +187,9 @@ def retrieve(
         try:
             if not breaker.allow("vectors"):
                 raise StoreUnavailableError("vector store down, retrying later")
-            with metrics.channel("vector"):
+            with metrics.channel("vector"), span("graphmem.search.vector", pool=pool) as step:
                 vec_scores = {h.memory_id: h.score for h in ctx.vectors.search(qvec, flt, pool)}
+                step.set(hits=len(vec_scores))
             breaker.ok("vectors")
         except Exception as e:  # noqa: BLE001 - degrade to keyword-only, say so
             log.warning("vector channel unavailable: %s", e)
@@ -266,16 +271,17 @@ def retrieve(
             final *= kind_w
         return TracedHit(mem, final, channels, explain=why if req.explain else None)
 
-    hits = [
-        score(m)
-        for m in rows.values()
-        if m.status.value in statuses
-        and window.admits(m)
-        and narrow.admits(m)
-        and not is_expired(m, now)
-    ]
-    base = {h.memory.id: h.score for h in hits} if bridged else {}
-    hits.sort(key=lambda h: (-h.score, h.memory.id))
+    with span("graphmem.search.fuse", candidates=len(rows), learned=fused is not None):
+        hits = [
+            score(m)
+            for m in rows.values()
+            if m.status.value in statuses
+            and window.admits(m)
+            and narrow.admits(m)
+            and not is_expired(m, now)
+        ]
+        base = {h.memory.id: h.score for h in hits} if bridged else {}
+        hits.sort(key=lambda h: (-h.score, h.memory.id))
     if hops > 0 and graph_w > 0 and hits and ctx.graph is not None:
         cfg = associative.ExpansionConfig(
             hops,
@@ -302,11 +308,12 @@ def retrieve(
         try:
             if not breaker.allow("graph"):
                 raise StoreUnavailableError("graph store down, retrying later")
-            with metrics.channel("graph"):
+            with metrics.channel("graph"), span("graphmem.search.walk", hops=hops) as step:
                 relevance = associative.seed_relevance(
                     {h.memory.id: h.score for h in seeds}, cfg.seed_sharpness
                 )
                 reached = associative.expand(ctx.graph, user_id, relevance, cfg, asks)
+                step.set(seeds=len(seeds), reached=len(reached))
             breaker.ok("graph")
         except Exception as e:  # noqa: BLE001 - degrade to hybrid-only, say so
             log.warning("graph expansion unavailable: %s", e)
@@ -414,11 +421,12 @@ def _keyword(
     the hits' BM25 and the query's reach (what calibrates them, graphmem.ranking.keyword)."""
 
     def run() -> tuple[dict[str, float], float]:
-        with metrics.channel("keyword"):
+        with metrics.channel("keyword"), span("graphmem.search.keyword", pool=pool) as step:
             hits, reach = ctx.records.keyword_search_reach(rq, query_terms(query), pool)
+            step.set(hits=len(hits))
             return dict(hits), reach
 
-    return workers.pool("channel").submit(run)
+    return workers.pool("channel").submit(carry(run))
 
 
 def similar(ctx: Context, user_id: str, query: str, threshold: float, limit: int) -> list[Memory]:

@@ -27,6 +27,7 @@ from graphmem.stores.records import SecretRow
 from graphmem.summary import MAX_SUMMARY, summarize
 from graphmem.temporal import WritePlan
 from graphmem.text import search_text
+from graphmem.tracing import carry, span
 from graphmem.usecases.merge import merge_on_write
 
 log = logging.getLogger("graphmem.service")
@@ -125,52 +126,72 @@ def write_many(
         raise InvalidInputError("items", "must be a non-empty list")
     if len(items) > ctx.settings.max_batch:
         raise InvalidInputError("items", f"at most {ctx.settings.max_batch} per batch")
+    with span("graphmem.write", user=user_id, items=len(items)):
+        return _write(ctx, user_id, items, tool, stamp)
+
+
+def _write(
+    ctx: Context,
+    user_id: str,
+    items: list[WriteItem | Mapping[str, Any]],
+    tool: str | None,
+    stamp: Callable[[Memory], None] | None,
+) -> list[Memory]:
     now = utcnow()
     memories: list[Memory] = []
     decisions: list[WriteDecision] = []
-    for i, item in enumerate(items):
-        try:
-            m, d = prepare(ctx, user_id, item, now)
-        except InvalidInputError as e:
-            if isinstance(e, FirewallRejected):
-                ctx.records.audit(user_id, "reject", [], {"item": i, "tool": tool})
-            if len(items) == 1:
-                raise
-            raise InvalidInputError(f"items[{i}].{e.field}", e.message) from None
-        if stamp is not None:
-            stamp(m)
-        memories.append(m)
-        decisions.append(d)
+    with span("graphmem.write.screen", items=len(items)) as step:
+        for i, item in enumerate(items):
+            try:
+                m, d = prepare(ctx, user_id, item, now)
+            except InvalidInputError as e:
+                if isinstance(e, FirewallRejected):
+                    ctx.records.audit(user_id, "reject", [], {"item": i, "tool": tool})
+                if len(items) == 1:
+                    raise
+                raise InvalidInputError(f"items[{i}].{e.field}", e.message) from None
+            if stamp is not None:
+                stamp(m)
+            memories.append(m)
+            decisions.append(d)
+        step.set(quarantined=sum(m.status == Status.QUARANTINED for m in memories))
     texts = [m.content for m in memories]
     # Embedding and entity extraction are the two big costs of a write and independent of
     # each other; ONNX Runtime (and torch) release the GIL while they compute, so the batch
     # is embedded in a worker thread while this thread runs spaCy: on 2 cores the two
     # overlap instead of adding up.
-    pending = workers.pool("embed").submit(ctx.embedder.encode, texts)
+    embed = carry(ctx.embedder.encode, "graphmem.write.embed", texts=len(texts))
+    pending = workers.pool("embed").submit(embed, texts)
     try:
-        extractions = ctx.extractor.extract_many(texts)
+        with span("graphmem.write.extract", texts=len(texts)):
+            extractions = ctx.extractor.extract_many(texts)
     finally:
         vecs = pending.result()
     secrets = seal(ctx, user_id, memories, decisions)
     with ctx.writing(user_id), ctx.write_lock:
-        plan = _plan(ctx, user_id, memories, vecs)
-        graph = ctx.linker.link(user_id, memories, extractions)
-        graph.relations.extend(plan.relations)
-        ctx.records.insert(
-            memories,
-            [search_text(m.content) for m in memories],
-            graph,
-            plan.supersede,
-            secrets,
-        )
-        ctx.project(memories, vecs)
-        if plan.supersede:
-            ctx.projector.apply(ctx.records.outbox_for([x.old_id for x in plan.supersede]))
+        with span("graphmem.write.plan") as step:
+            plan = _plan(ctx, user_id, memories, vecs)
+            graph = ctx.linker.link(user_id, memories, extractions)
+            graph.relations.extend(plan.relations)
+            step.set(supersede=len(plan.supersede), relations=len(graph.relations))
+        with span("graphmem.write.commit", memories=len(memories)):
+            ctx.records.insert(
+                memories,
+                [search_text(m.content) for m in memories],
+                graph,
+                plan.supersede,
+                secrets,
+            )
+        with span("graphmem.write.project", memories=len(memories)):
+            ctx.project(memories, vecs)
+            if plan.supersede:
+                ctx.projector.apply(ctx.records.outbox_for([x.old_id for x in plan.supersede]))
         # Last: a search on any replica that ran between the commit and the projection
         # cached its result under the version this moves past, so nobody is served it.
         ctx.invalidate(user_id)
     audit_writes(ctx, user_id, memories, decisions, tool, plan.outcomes)
-    return merge_on_write(ctx, user_id, memories, vecs)
+    with span("graphmem.write.merge"):
+        return merge_on_write(ctx, user_id, memories, vecs)
 
 
 def _plan(ctx: Context, user_id: str, memories: list[Memory], vecs: np.ndarray) -> WritePlan:
