@@ -1,0 +1,262 @@
+"""Traces (graphmem.tracing): the span tree of a write and of a search, what their attributes may
+carry (counts, flags, the user's keyed hash) and may not (content, queries, ids in clear), and
+that tracing off creates nothing and imports nothing.
+
+The spans are the SDK's own, collected by its InMemorySpanExporter; the stores are real
+(SQLite, Qdrant Edge, networkx). The console and missing-extra checks run graphmem in a
+subprocess, as a user would, so the setting and the extra are exercised end to end.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from fastmcp import Client
+from opentelemetry.sdk.trace import ReadableSpan
+from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+
+from graphmem import MemoryService, Settings, tracing
+from graphmem.embedder import Embedder
+from graphmem.mcp.server import create_server
+from graphmem.settings.server import McpSettings
+from graphmem.stores.id_hash import IdHasher
+from tests.test_extras import blocked_env, graphmem
+
+ROOT = Path(__file__).resolve().parents[1]
+
+# Planted strings: none of them (nor a piece of one) may appear anywhere in a span.
+USER = "tracer-user-qx7vbn"
+CONTENT = "Wilhelmina keeps her kayak zorblat9 at the Quaywharf marina"
+QUERY = "where is the kayak zorblat9 kept"
+PLANTED = [USER, "qx7vbn", CONTENT, "Wilhelmina", "zorblat9", "Quaywharf", QUERY, "kayak"]
+
+WRITE_STEPS = {
+    "graphmem.write.screen",
+    "graphmem.write.embed",
+    "graphmem.write.extract",
+    "graphmem.write.plan",
+    "graphmem.write.commit",
+    "graphmem.write.project",
+    "graphmem.write.merge",
+}
+SEARCH_STEPS = {
+    "graphmem.search.embed_query",
+    "graphmem.search.vector",
+    "graphmem.search.keyword",
+    "graphmem.search.fuse",
+    "graphmem.search.walk",
+}
+
+
+@pytest.fixture
+def spans(
+    tmp_path: Path, embedder: Embedder
+) -> Iterator[tuple[MemoryService, InMemorySpanExporter]]:
+    """A service on real embedded stores, its spans collected in memory, users hashed under the
+    install's own key (the one in its data directory)."""
+    svc = MemoryService(Settings(data_dir=tmp_path / "data"), embedder=embedder)
+    exporter = InMemorySpanExporter()
+    tracing.start(exporter, IdHasher.for_dir(tmp_path / "data"))
+    try:
+        yield svc, exporter
+    finally:
+        tracing.stop()
+        svc.close()
+
+
+def _tree(finished: tuple[ReadableSpan, ...]) -> dict[str, set[str]]:
+    """Span name -> the names of its children."""
+    by_id = {s.context.span_id: s for s in finished}
+    tree: dict[str, set[str]] = {s.name: set() for s in finished}
+    for s in finished:
+        if s.parent is not None and s.parent.span_id in by_id:
+            tree[by_id[s.parent.span_id].name].add(s.name)
+    return tree
+
+
+def _text(s: ReadableSpan) -> str:
+    """Everything a span exports, as text: name, attributes, events, links, status."""
+    return json.dumps(json.loads(s.to_json()), ensure_ascii=False)
+
+
+def _assert_clean(finished: tuple[ReadableSpan, ...]) -> None:
+    assert finished
+    for s in finished:
+        text = _text(s)
+        for planted in PLANTED:
+            assert planted.lower() not in text.lower(), (planted, s.name)
+        for key, value in (s.attributes or {}).items():
+            assert key.startswith(("graphmem.", "error.")), key
+            if isinstance(value, str) and key != tracing.USER_ATTR:
+                assert len(value) <= 32, (key, value)  # a code-chosen name, not data
+
+
+def test_a_write_and_a_search_give_the_expected_span_trees(
+    spans: tuple[MemoryService, InMemorySpanExporter],
+) -> None:
+    svc, exporter = spans
+    svc.write(USER, CONTENT, memory_type="fact")
+    svc.write(USER, "Wilhelmina paddles the kayak zorblat9 every Sunday", memory_type="event")
+    writes = exporter.get_finished_spans()
+    tree = _tree(writes)
+    assert tree["graphmem.write"] == WRITE_STEPS
+    assert len({s.context.trace_id for s in writes}) == 2  # one trace per write
+
+    exporter.clear()
+    result = svc.search(USER, QUERY, top_k=5, expand_hops=2)
+    assert result.hits and "zorblat9" in result.hits[0].memory.content
+    found = exporter.get_finished_spans()
+    assert _tree(found)["graphmem.search"] == SEARCH_STEPS
+    # the keyword channel ran on a worker thread and still joined the search's trace
+    assert len({s.context.trace_id for s in found}) == 1
+    root = next(s for s in found if s.name == "graphmem.search")
+    assert root.attributes is not None
+    assert root.attributes["graphmem.hits"] == len(result.hits)
+    assert root.attributes["graphmem.top_k"] == 5
+    vector = next(s for s in found if s.name == "graphmem.search.vector")
+    assert vector.attributes is not None and vector.attributes["graphmem.hits"] >= 1
+
+    exporter.clear()
+    again = svc.search(USER, QUERY, top_k=5, expand_hops=2)  # served from the result cache
+    assert [h.memory.id for h in again.hits] == [h.memory.id for h in result.hits]
+    cached = exporter.get_finished_spans()
+    assert [s.name for s in cached] == ["graphmem.search"]
+    assert cached[0].attributes is not None and cached[0].attributes["graphmem.cached"] is True
+
+
+def test_spans_carry_counts_and_the_hashed_user_never_content_queries_or_ids(
+    spans: tuple[MemoryService, InMemorySpanExporter], tmp_path: Path
+) -> None:
+    svc, exporter = spans
+    svc.write_many(USER, [{"content": CONTENT}, {"content": "Quaywharf opens at dawn"}])
+    svc.search(USER, QUERY)
+    with pytest.raises(Exception, match="content"):  # refused: its span says only the type
+        svc.write(USER, "zorblat9 " * 2000)
+    finished = exporter.get_finished_spans()
+    _assert_clean(finished)
+
+    hashed = IdHasher.for_dir(tmp_path / "data")(USER)
+    roots = [s for s in finished if s.name in ("graphmem.write", "graphmem.search")]
+    assert len(roots) == 3
+    for s in roots:
+        assert s.attributes is not None and s.attributes[tracing.USER_ATTR] == hashed
+    screen = next(s for s in finished if s.name == "graphmem.write.screen")
+    assert screen.attributes is not None
+    assert screen.attributes["graphmem.items"] == 2
+    assert screen.attributes["graphmem.quarantined"] == 0
+    embed = next(s for s in finished if s.name == "graphmem.write.embed")
+    assert embed.attributes is not None and embed.attributes["graphmem.texts"] == 2
+    failed = [s for s in finished if not s.status.is_ok]
+    assert {s.name for s in failed} == {"graphmem.write", "graphmem.write.screen"}
+    for s in failed:
+        assert s.attributes is not None and s.attributes["error.type"] == "InvalidInputError"
+        assert not s.events  # no exception event: its message could quote the content
+
+
+def test_tracing_off_is_one_shared_object_and_creates_no_span() -> None:
+    assert not tracing.enabled()
+    assert tracing.span("graphmem.search", user=USER) is tracing.span("x", hits=1)
+    with tracing.span("graphmem.search") as step:
+        step.set(hits=1)
+    fn = len
+    assert tracing.carry(fn, "graphmem.write.embed") is fn
+
+
+OFF_SCRIPT = """
+import sys
+from pathlib import Path
+from graphmem import MemoryService, Settings, tracing
+svc = MemoryService(Settings(data_dir=Path(sys.argv[1])))
+svc.write("u1", "Rafael keeps the spare key under the blue pot")
+assert svc.search("u1", "where is the spare key").hits
+print(tracing.enabled(), sorted(m for m in sys.modules if m.startswith("opentelemetry")))
+"""
+
+
+def _python(script: str, env: dict[str, str], *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-c", script, *args],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        cwd=ROOT,
+    )
+
+
+def _env(**extra: str) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("GRAPHMEM_", "OTEL_"))}
+    env["PYTHONPATH"] = os.pathsep.join(p for p in (str(ROOT), env.get("PYTHONPATH")) if p)
+    return {**env, **extra}
+
+
+@pytest.mark.slow
+def test_tracing_off_imports_no_opentelemetry_module(tmp_path: Path) -> None:
+    r = _python(OFF_SCRIPT, _env(), str(tmp_path / "data"))
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.strip() == "False []"
+
+
+CONSOLE_SCRIPT = f"""
+import sys
+from pathlib import Path
+from graphmem import MemoryService, Settings
+svc = MemoryService(Settings(data_dir=Path(sys.argv[1])))
+svc.write({USER!r}, {CONTENT!r})
+print(len(svc.search({USER!r}, {QUERY!r}).hits))
+svc.close()
+"""
+
+
+@pytest.mark.slow
+def test_the_console_setting_writes_one_json_line_per_span_to_stderr(tmp_path: Path) -> None:
+    r = _python(CONSOLE_SCRIPT, _env(GRAPHMEM_TRACING="console"), str(tmp_path / "data"))
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.strip() == "1"  # stdout is left to the program (and the stdio protocol)
+    lines = [json.loads(ln) for ln in r.stderr.splitlines() if ln.startswith("{")]
+    names = {s["name"] for s in lines}
+    assert {"graphmem.write", "graphmem.search"} | WRITE_STEPS | SEARCH_STEPS <= names
+    assert all(s["resource"]["attributes"]["service.name"] == "graphmem" for s in lines)
+    for planted in PLANTED:
+        assert planted.lower() not in r.stderr.lower(), planted
+
+
+@pytest.mark.slow
+def test_tracing_on_without_the_extra_is_one_line_naming_it(tmp_path: Path) -> None:
+    env = blocked_env(tmp_path, "opentelemetry", GRAPHMEM_TRACING="otlp")
+    r = graphmem(env, tmp_path, "stats")
+    assert r.returncode == 1, r.stderr
+    assert "Traceback" not in r.stderr
+    errors = [ln for ln in r.stderr.splitlines() if ln.startswith("error:")]
+    assert len(errors) == 1, r.stderr
+    assert "tracing=otlp needs graphmem[otel]" in errors[0]
+    assert errors[0].endswith("pip install 'graphmem[otel]'")
+
+
+def test_a_search_over_mcp_yields_a_search_span(
+    spans: tuple[MemoryService, InMemorySpanExporter],
+) -> None:
+    svc, exporter = spans
+    server = create_server(svc, settings=McpSettings(working_backend="memory"), default_user=USER)
+
+    async def go() -> Any:
+        async with Client(server) as c:
+            await c.call_tool("memory_write", {"content": CONTENT, "memory_type": "fact"})
+            return await c.call_tool("memory_search", {"query": QUERY})
+
+    res = asyncio.run(go())
+    assert not res.is_error, res.content[0].text
+    assert res.structured_content["hits"]
+    finished = exporter.get_finished_spans()
+    tree = _tree(finished)
+    assert tree["graphmem.search"] == SEARCH_STEPS
+    assert tree["graphmem.write"] == WRITE_STEPS
+    _assert_clean(finished)
