@@ -136,8 +136,9 @@ def test_spans_carry_counts_and_the_hashed_user_never_content_queries_or_ids(
     spans: tuple[MemoryService, InMemorySpanExporter], tmp_path: Path
 ) -> None:
     svc, exporter = spans
-    svc.write_many(USER, [{"content": CONTENT}, {"content": "Quaywharf opens at dawn"}])
+    first, _ = svc.write_many(USER, [{"content": CONTENT}, {"content": "Quaywharf opens at dawn"}])
     svc.search(USER, QUERY)
+    svc.update(USER, first.id, "Wilhelmina moved the kayak zorblat9 to Quaywharf north")
     with pytest.raises(Exception, match="content"):  # refused: its span says only the type
         svc.write(USER, "zorblat9 " * 2000)
     finished = exporter.get_finished_spans()
@@ -145,7 +146,8 @@ def test_spans_carry_counts_and_the_hashed_user_never_content_queries_or_ids(
 
     hashed = IdHasher.for_dir(tmp_path / "data")(USER)
     roots = [s for s in finished if s.name in ("graphmem.write", "graphmem.search")]
-    assert len(roots) == 3
+    roots += [s for s in finished if s.name == "graphmem.update"]
+    assert len(roots) == 4
     for s in roots:
         assert s.attributes is not None and s.attributes[tracing.USER_ATTR] == hashed
     screen = next(s for s in finished if s.name == "graphmem.write.screen")

@@ -27,6 +27,7 @@ from graphmem.model import (
 )
 from graphmem.summary import summarize
 from graphmem.text import search_text
+from graphmem.tracing import span
 from graphmem.usecases.images import shas_of, sweep
 from graphmem.usecases.read import get
 from graphmem.usecases.search import similar
@@ -54,7 +55,8 @@ def update(
     The memory is read, changed and written under the user's write lock: two updates of one
     memory (on one replica or two) each apply to what the other wrote, never to the same old
     copy, so neither change is lost."""
-    with ctx.writing(check_user(user_id)):
+    changes = content is not None
+    with ctx.writing(check_user(user_id)), span("graphmem.update", user=user_id, content=changes):
         return _update(
             ctx,
             user_id,
