@@ -14,7 +14,9 @@ import json
 import os
 import subprocess
 import sys
+import threading
 from collections.abc import Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
@@ -229,6 +231,47 @@ def test_the_console_setting_writes_one_json_line_per_span_to_stderr(tmp_path: P
     assert all(s["resource"]["attributes"]["service.name"] == "graphmem" for s in lines)
     for planted in PLANTED:
         assert planted.lower() not in r.stderr.lower(), planted
+
+
+@pytest.mark.slow
+def test_the_otlp_setting_sends_the_spans_to_the_collector_on_exit(tmp_path: Path) -> None:
+    """A real OTLP/HTTP exchange with a minimal collector on loopback: the spans arrive in
+    batches (flushed when the process exits), decoded with the protocol's own messages."""
+    from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import (
+        ExportTraceServiceRequest,
+    )
+
+    bodies: list[bytes] = []
+
+    class Collector(BaseHTTPRequestHandler):
+        def do_POST(self) -> None:  # noqa: N802 - the http.server API
+            bodies.append(self.rfile.read(int(self.headers["Content-Length"])))
+            self.send_response(200)
+            self.send_header("Content-Type", "application/x-protobuf")
+            self.end_headers()
+
+        def log_message(self, *args: object) -> None:
+            pass
+
+    collector = ThreadingHTTPServer(("127.0.0.1", 0), Collector)
+    threading.Thread(target=collector.serve_forever, daemon=True).start()
+    try:
+        endpoint = f"http://127.0.0.1:{collector.server_address[1]}/v1/traces"
+        env = _env(GRAPHMEM_TRACING="otlp", GRAPHMEM_OTLP_ENDPOINT=endpoint)
+        r = _python(CONSOLE_SCRIPT, env, str(tmp_path / "data"))
+    finally:
+        collector.shutdown()
+        collector.server_close()
+    assert r.returncode == 0, r.stderr
+    assert not [ln for ln in r.stderr.splitlines() if ln.startswith("{")]  # nothing on stderr
+    names = set()
+    for body in bodies:
+        request = ExportTraceServiceRequest.FromString(body)
+        for rs in request.resource_spans:
+            names |= {sp.name for ss in rs.scope_spans for sp in ss.spans}
+        for planted in PLANTED:
+            assert planted.encode() not in body, planted
+    assert {"graphmem.write", "graphmem.search"} | WRITE_STEPS | SEARCH_STEPS <= names
 
 
 @pytest.mark.slow
