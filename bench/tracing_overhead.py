@@ -31,6 +31,7 @@ from types import ModuleType
 
 from graphmem import MemoryService, Settings, tracing
 from graphmem.requests import SearchRequest
+from graphmem.settings import TracingSettings
 from graphmem.usecases import search as branch
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -93,7 +94,7 @@ def searches(base: ModuleType, memories: int, queries: int, tmp: Path) -> dict[s
         f"who {pick('verbs')} the {pick('things')} in {pick('places')} {i}"
         for i in range(2 * queries + 40)
     ]
-    svc = MemoryService(Settings(data_dir=tmp / "data", tracing="off"))
+    svc = MemoryService(Settings(data_dir=tmp / "data", tracing=TracingSettings(mode="off")))
     try:
         for i in range(0, memories, 200):
             svc.write_many("u", [{"content": t} for t in texts[i : i + 200]])

@@ -170,14 +170,15 @@ def enabled() -> bool:
 
 
 def configure(settings: Settings) -> None:
-    """Start tracing as `settings.tracing` says, once per process: `console` writes one JSON
-    line per span to stderr (stdout carries the stdio MCP protocol and CLI output), `otlp`
-    sends batches to `settings.otlp_endpoint`. `off`, or tracing already on, changes nothing.
-    Without graphmem[otel] a mode other than off fails with the one line naming the extra."""
-    mode = settings.tracing
+    """Start tracing as `settings.tracing.mode` says, once per process: `console` writes one
+    JSON line per span to stderr (stdout carries the stdio MCP protocol and CLI output), `otlp`
+    sends batches to `settings.tracing.otlp_endpoint`. `off`, or tracing already on, changes
+    nothing. Without graphmem[otel] a mode other than off fails with the one line naming the
+    extra."""
+    mode = settings.tracing.mode
     if mode == "off" or _tracer is not None:
         return
-    what = f"tracing={mode}"
+    what = f"tracing mode {mode}"
     require_extra("opentelemetry.sdk", "otel", what)
     from graphmem.stores.id_hash import IdHasher
 
@@ -192,7 +193,7 @@ def configure(settings: Settings) -> None:
         require_extra("opentelemetry.exporter.otlp.proto.http", "otel", what)
         from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter
 
-        exporter = OTLPSpanExporter(endpoint=settings.otlp_endpoint)
+        exporter = OTLPSpanExporter(endpoint=settings.tracing.otlp_endpoint)
     start(exporter, IdHasher.for_dir(settings.data_dir), batch=mode == "otlp")
 
 

@@ -18,6 +18,7 @@ from graphmem.settings import (
     McpSettings,
     Settings,
     TemporalSettings,
+    TracingSettings,
 )
 from graphmem.stores import open_cache, open_working, resolve_backend
 from graphmem.stores.cache import InProcessCache, RedisCache
@@ -42,7 +43,8 @@ def test_every_section_is_reached_from_the_root_and_built_with_it() -> None:
     assert isinstance(s.server, McpSettings)
     assert isinstance(s.llm, LlmSettings)
     assert isinstance(s.images, ImageSettings)
-    assert set(SECTIONS) == {"guard", "temporal", "server", "llm", "images"}
+    assert isinstance(s.tracing, TracingSettings) and s.tracing.mode == "off"
+    assert set(SECTIONS) == {"guard", "temporal", "server", "llm", "images", "tracing"}
 
 
 def test_sections_read_their_own_prefixes(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -50,11 +52,13 @@ def test_sections_read_their_own_prefixes(monkeypatch: pytest.MonkeyPatch) -> No
     monkeypatch.setenv("GRAPHMEM_TEMPORAL_HISTORY_BOOST", "0.5")
     monkeypatch.setenv("GRAPHMEM_PORT", "9000")
     monkeypatch.setenv("GRAPHMEM_LLM_MODEL", "tiny")
+    monkeypatch.setenv("GRAPHMEM_TRACING_MODE", "console")
     s = Settings()
     assert s.guard.injection_threshold == 0.5
     assert s.temporal.history_boost == 0.5
     assert s.server.port == 9000
     assert s.llm.model == "tiny"
+    assert s.tracing.mode == "console"
 
 
 def test_the_env_file_reaches_every_section_and_none_means_none(tmp_path: Path) -> None:

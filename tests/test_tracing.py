@@ -222,7 +222,7 @@ svc.close()
 
 @pytest.mark.slow
 def test_the_console_setting_writes_one_json_line_per_span_to_stderr(tmp_path: Path) -> None:
-    r = _python(CONSOLE_SCRIPT, _env(GRAPHMEM_TRACING="console"), str(tmp_path / "data"))
+    r = _python(CONSOLE_SCRIPT, _env(GRAPHMEM_TRACING_MODE="console"), str(tmp_path / "data"))
     assert r.returncode == 0, r.stderr
     assert r.stdout.strip() == "1"  # stdout is left to the program (and the stdio protocol)
     lines = [json.loads(ln) for ln in r.stderr.splitlines() if ln.startswith("{")]
@@ -257,7 +257,7 @@ def test_the_otlp_setting_sends_the_spans_to_the_collector_on_exit(tmp_path: Pat
     threading.Thread(target=collector.serve_forever, daemon=True).start()
     try:
         endpoint = f"http://127.0.0.1:{collector.server_address[1]}/v1/traces"
-        env = _env(GRAPHMEM_TRACING="otlp", GRAPHMEM_OTLP_ENDPOINT=endpoint)
+        env = _env(GRAPHMEM_TRACING_MODE="otlp", GRAPHMEM_TRACING_OTLP_ENDPOINT=endpoint)
         r = _python(CONSOLE_SCRIPT, env, str(tmp_path / "data"))
     finally:
         collector.shutdown()
@@ -276,13 +276,13 @@ def test_the_otlp_setting_sends_the_spans_to_the_collector_on_exit(tmp_path: Pat
 
 @pytest.mark.slow
 def test_tracing_on_without_the_extra_is_one_line_naming_it(tmp_path: Path) -> None:
-    env = blocked_env(tmp_path, "opentelemetry", GRAPHMEM_TRACING="otlp")
+    env = blocked_env(tmp_path, "opentelemetry", GRAPHMEM_TRACING_MODE="otlp")
     r = graphmem(env, tmp_path, "stats")
     assert r.returncode == 1, r.stderr
     assert "Traceback" not in r.stderr
     errors = [ln for ln in r.stderr.splitlines() if ln.startswith("error:")]
     assert len(errors) == 1, r.stderr
-    assert "tracing=otlp needs graphmem[otel]" in errors[0]
+    assert "tracing mode otlp needs graphmem[otel]" in errors[0]
     assert errors[0].endswith("pip install 'graphmem[otel]'")
 
 

@@ -1,13 +1,15 @@
 """Sections of the settings tree that have no code of their own to live beside yet: the LLM
-endpoint (`settings.llm`) and temporal reasoning (`settings.temporal`).
+endpoint (`settings.llm`) and temporal reasoning (`settings.temporal`); and tracing
+(`settings.tracing`), whose code (graphmem.tracing) sits on every write and search path and so
+keeps its imports to the standard library.
 
 The guard's section stays in graphmem.guard.settings (its PII policies are typed by the guard)
-and the server's in graphmem.settings.server; the root builds all four once, with itself.
+and the server's in graphmem.settings.server; the root builds every section once, with itself.
 """
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import AliasChoices, Field, SecretStr
 from pydantic_settings import (
@@ -131,3 +133,24 @@ class TemporalSettings(BaseSettings):
 
 
 __all__ = ["LEGACY_SUMMARY_URL", "LlmSettings", "TemporalSettings"]
+
+
+class TracingSettings(BaseSettings):
+    """OpenTelemetry traces (graphmem.tracing, docs/observability.md): off unless `mode` says
+    where the spans go. A section of its own because the whole process follows it, whichever
+    way graphmem runs (library, CLI, MCP server, inspector)."""
+
+    model_config = SettingsConfigDict(
+        env_prefix="GRAPHMEM_TRACING_", env_file=".env", extra="ignore", populate_by_name=True
+    )
+
+    mode: Literal["off", "console", "otlp"] = Field(
+        "off",
+        description="OpenTelemetry spans for every write and search (graphmem[otel]): console"
+        " (one JSON line per span on stderr) or otlp (to otlp_endpoint); docs/observability.md",
+    )
+    otlp_endpoint: str | None = Field(
+        None,
+        description="for mode otlp: the collector's traces URL; unset: the"
+        " OTEL_EXPORTER_OTLP_TRACES_ENDPOINT variable, else http://localhost:4318/v1/traces",
+    )
