@@ -21,17 +21,4 @@ if ((${#pkgs[@]} == 0)); then
     echo "browser: chromium and chromedriver are installed"
     exit 0
 fi
-sudo=()
-[[ $(id -u) == 0 ]] || sudo=(sudo)
-mkdir -p "$DIR"
-echo "browser: installing with apt-get: ${pkgs[*]}"
-if ! {
-    "${sudo[@]}" apt-get update -q &&
-        "${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y -q \
-            --no-install-recommends "${pkgs[@]}"
-} >"$LOG" 2>&1; then
-    echo "browser: FAILED: apt-get install ${pkgs[*]}" >&2
-    log_tail "$LOG" 40
-    exit 1
-fi
-echo "browser: installed: ${pkgs[*]}"
+apt_install browser "$LOG" "${pkgs[@]}"

@@ -27,17 +27,4 @@ if ((${#pkgs[@]} == 0)); then
     echo "ocr: tesseract (eng, chi_sim) and the fonts are installed"
     exit 0
 fi
-sudo=()
-[[ $(id -u) == 0 ]] || sudo=(sudo)
-mkdir -p "$DIR"
-echo "ocr: installing with apt-get: ${pkgs[*]}"
-if ! {
-    "${sudo[@]}" apt-get update -q &&
-        "${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y -q \
-            --no-install-recommends "${pkgs[@]}"
-} >"$LOG" 2>&1; then
-    echo "ocr: FAILED: apt-get install ${pkgs[*]}" >&2
-    log_tail "$LOG" 40
-    exit 1
-fi
-echo "ocr: installed: ${pkgs[*]}"
+apt_install ocr "$LOG" "${pkgs[@]}"

@@ -23,3 +23,24 @@ log_tail() {
         echo "----" >&2
     fi
 }
+
+# apt_install TAG LOG PACKAGE...: install Debian packages (sudo when not root), the output in
+# LOG; on failure print its tail and return 1. What scripts/browser.sh and scripts/ocr.sh share.
+apt_install() {
+    local tag=$1 log=$2
+    shift 2
+    local sudo=()
+    [[ $(id -u) == 0 ]] || sudo=(sudo)
+    mkdir -p "$(dirname "$log")"
+    echo "$tag: installing with apt-get: $*"
+    if ! {
+        "${sudo[@]}" apt-get update -q &&
+            "${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y -q \
+                --no-install-recommends "$@"
+    } >"$log" 2>&1; then
+        echo "$tag: FAILED: apt-get install $*" >&2
+        log_tail "$log" 40
+        return 1
+    fi
+    echo "$tag: installed: $*"
+}
