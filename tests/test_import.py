@@ -73,8 +73,15 @@ def test_mcp_memory_graph_answers_a_two_relation_question(svc: MemoryService) ->
     # and it is the graph that finds it: words and vectors alone do not
     alone = svc.search("u", question, top_k=5, expand_hops=0).hits
     assert answer not in [h.memory.content for h in alone]
-    hits = svc.search("u", "Which city is the company Maya works for based in?", top_k=5).hits
+    # Under multilingual-e5-small the three "Maya: ..." observations take ranks 1-3 (the query
+    # names Maya: subject boost), and the seed's two reached facts tie just below it (both
+    # capped at the seed's score), so Tromsø is 5th or 6th by memory id; words and vectors
+    # alone do not reach it in the top 8.
+    question = "Which city is the company Maya works for based in?"
+    hits = svc.search("u", question, top_k=6).hits
     assert "Northwind Labs headquartered in Tromsø." in [h.memory.content for h in hits]
+    alone = svc.search("u", question, top_k=8, expand_hops=0).hits
+    assert "Northwind Labs headquartered in Tromsø." not in [h.memory.content for h in alone]
 
 
 def test_import_twice_changes_nothing(svc: MemoryService) -> None:
