@@ -165,6 +165,21 @@ def by_id(driver: Any, element_id: str) -> Any:
     )
 
 
+def _replaced(old: Any, expected_conditions: Any) -> bool:
+    """Whether the page `old` belongs to is gone. Chromium's driver reports an element of a
+    document being torn down as "Node with given id does not belong to the document" (an
+    unknown error, not a stale reference) when the check lands mid-navigation: that is gone
+    too."""
+    from selenium.common.exceptions import WebDriverException
+
+    try:
+        return bool(expected_conditions.staleness_of(old)(None))
+    except WebDriverException as e:
+        if "does not belong to the document" in str(e):
+            return True
+        raise
+
+
 def follow(driver: Any, element: Any) -> None:
     """Clicks a link or a submit button and waits until the next page has replaced this one
     (a click returns before the navigation it starts has finished)."""
@@ -174,7 +189,7 @@ def follow(driver: Any, element: Any) -> None:
 
     old = driver.find_element(By.TAG_NAME, "html")
     element.click()
-    WebDriverWait(driver, 30).until(expected_conditions.staleness_of(old))
+    WebDriverWait(driver, 30).until(lambda d: _replaced(old, expected_conditions))
     WebDriverWait(driver, 30).until(
         lambda d: d.execute_script("return document.readyState") == "complete"
     )
