@@ -120,7 +120,7 @@ def test_without_tesseract_the_page_stays_empty_and_the_report_says_why(
         service.close()
     mixed, scan = report.outcomes
     assert mixed.action == "added" and mixed.ocr_pages == 0
-    assert mixed.note == "1 pages without a text layer not read: 'tesseract' not found" + (
+    assert mixed.note == "1 page without a text layer not read: 'tesseract' not found" + (
         " (install tesseract-ocr)"
     )
     assert "\n" not in mixed.note
@@ -132,9 +132,7 @@ def test_without_tesseract_the_page_stays_empty_and_the_report_says_why(
 def test_ocr_off_is_said_too(tmp_path: Path) -> None:
     (tmp_path / "mixed.pdf").write_bytes(mixed_pdf())
     doc = load_path(tmp_path / "mixed.pdf", ocr=PageOcr(enabled=False))
-    assert doc.ocr_pages == 0 and doc.notes == (
-        "1 pages without a text layer not read: OCR is off",
-    )
+    assert doc.ocr_pages == 0 and doc.notes == ("1 page without a text layer not read: OCR is off",)
 
 
 def test_a_page_over_the_pixel_limit_is_skipped_not_decoded(tmp_path: Path) -> None:

@@ -99,12 +99,13 @@ def read_pages(pages: list[Any], texts: list[str], ocr: PageOcr | None) -> Pages
     empty = [i for i, t in enumerate(texts) if not t.strip()]
     if not empty or ocr is None:
         return out
+    pages_ = f"{len(empty)} page{'s' if len(empty) != 1 else ''}"
     if not ocr.enabled:
-        out.notes.append(f"{len(empty)} pages without a text layer not read: OCR is off")
+        out.notes.append(f"{pages_} without a text layer not read: OCR is off")
         return out
     if not available(ocr.command):
         out.notes.append(
-            f"{len(empty)} pages without a text layer not read: {ocr.command!r} not found"
+            f"{pages_} without a text layer not read: {ocr.command!r} not found"
             " (install tesseract-ocr)"
         )
         return out
