@@ -163,8 +163,13 @@ OUTCOME_KEYS = (
     "superseded",
     "duplicate_of",
     "error",
+    "ocr_pages",
+    "note",
 )
-_COUNTS = ("chunks", "quarantined", "rejected", "superseded")
+_COUNTS = ("chunks", "quarantined", "rejected", "superseded", "ocr_pages")
+
+
+_TOTALS = ("documents", "chunks", "skipped", "failed", "ocr_pages")
 
 
 def report(rec: Mapping[str, Any]) -> dict[str, Any]:
@@ -177,7 +182,7 @@ def report(rec: Mapping[str, Any]) -> dict[str, Any]:
         outcomes.append(one)
     return {
         "dry_run": bool(rec.get("dry_run")),
-        **{k: int(rec.get(k) or 0) for k in ("documents", "chunks", "skipped", "failed")},
+        **{k: int(rec.get(k) or 0) for k in _TOTALS},
         "seconds": float(rec.get("seconds") or 0.0),
         "outcomes": outcomes,
     }
@@ -193,11 +198,12 @@ def merged_reports(reports: list[dict[str, Any]]) -> dict[str, Any]:
         "chunks": 0,
         "skipped": 0,
         "failed": 0,
+        "ocr_pages": 0,
         "seconds": 0.0,
         "outcomes": [],
     }
     for r in reports:
-        for key in ("documents", "chunks", "skipped", "failed"):
+        for key in _TOTALS:
             out[key] += int(r.get(key) or 0)
         out["seconds"] = round(out["seconds"] + float(r.get("seconds") or 0.0), 3)
         out["outcomes"].extend(r.get("outcomes") or [])

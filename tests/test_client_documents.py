@@ -28,7 +28,16 @@ from tests.test_mcp import HttpServer, start_http_server
 
 DOC_KEYS = {"source", "title", "headings", "start", "end"}
 LISTED_KEYS = {"source", "title", "chunks", "quarantined", "content_hash", "ingested_at"}
-REPORT_KEYS = {"dry_run", "documents", "chunks", "skipped", "failed", "seconds", "outcomes"}
+REPORT_KEYS = {
+    "dry_run",
+    "documents",
+    "chunks",
+    "skipped",
+    "failed",
+    "ocr_pages",
+    "seconds",
+    "outcomes",
+}
 
 
 def tag() -> str:

@@ -102,6 +102,8 @@ def cmd_ingest(args: argparse.Namespace) -> int:
         + (f", {o.rejected} refused by the firewall" if o.rejected else "")
         + (f" = {o.duplicate_of}" if o.duplicate_of else "")
         + (f": {o.error.removeprefix(o.source + ': ')}" if o.error else "")
+        + (f", {o.ocr_pages} scanned page(s) read by OCR" if o.ocr_pages else "")
+        + (f"; {o.note}" if o.note else "")
         for o in report.outcomes
     ]
     verb = "would store" if report.dry_run else "stored"

@@ -1,4 +1,4 @@
-"""Documents (Markdown, plain text, HTML, the text layer of a PDF) turned into text and chunks.
+"""Documents (Markdown, plain text, HTML, a PDF's text layer or OCR) turned into text and chunks.
 
 Ingested documents live in the same memory as what users tell graphmem: each chunk becomes a
 record of kind=document, recalled next to user memories and filed under its document and
@@ -15,6 +15,7 @@ from graphmem.documents.chunking import (
     chunk,
 )
 from graphmem.documents.fetch import discover, load_url
+from graphmem.documents.scanned import PageOcr
 from graphmem.documents.sources import (
     SUPPORTED_SUFFIXES,
     Document,
@@ -31,6 +32,7 @@ __all__ = [
     "Chunk",
     "Document",
     "DocumentError",
+    "PageOcr",
     "Section",
     "chunk",
     "discover",

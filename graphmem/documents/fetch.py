@@ -14,6 +14,7 @@ import urllib.request
 from pathlib import Path
 from urllib.parse import urlsplit
 
+from graphmem.documents.scanned import PageOcr
 from graphmem.documents.sources import (
     _CONTENT_TYPES,
     SUPPORTED_SUFFIXES,
@@ -30,10 +31,12 @@ def load_url(
     timeout: float = 20.0,
     max_bytes: int = 50_000_000,
     opener: urllib.request.OpenerDirector | None = None,
+    ocr: PageOcr | None = None,
 ) -> Document:
     """A document from an http(s) URL (redirects followed); its format from the response's
     Content-Type, else the URL's suffix. At most `max_bytes` are read. `opener`: a urllib
-    OpenerDirector to fetch with (e.g. one whose redirect handler refuses some hosts)."""
+    OpenerDirector to fetch with (e.g. one whose redirect handler refuses some hosts). `ocr`:
+    how a PDF's scanned pages are read (graphmem.documents.scanned)."""
     scheme = urlsplit(url).scheme.lower()
     if scheme not in ("http", "https"):
         raise _error(url, f"is not an http or https URL (scheme {scheme or 'none'!r})")
@@ -57,7 +60,7 @@ def load_url(
     # no usable Content-Type: the suffix of the URL redirected to, else (in load_bytes) the URL's
     media = (content_type or "").split(";")[0].strip().lower()
     fmt = None if media in _CONTENT_TYPES else SUPPORTED_SUFFIXES.get(_suffix(final))
-    return load_bytes(data, url, content_type=content_type, fmt=fmt)
+    return load_bytes(data, url, content_type=content_type, fmt=fmt, ocr=ocr)
 
 
 def discover(folder: str | Path) -> list[Path]:

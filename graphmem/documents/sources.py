@@ -22,6 +22,7 @@ from html.parser import HTMLParser
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
+from graphmem.documents.scanned import PageOcr, PagesRead, read_pages
 from graphmem.errors import InvalidInputError
 
 SUPPORTED_SUFFIXES: dict[str, str] = {
@@ -68,6 +69,10 @@ class Document:
     text: str
     format: str
     sections: tuple[Section, ...]
+    ocr_pages: int = 0
+    """PDF pages without a text layer whose text was read by OCR (graphmem.documents.scanned)."""
+    notes: tuple[str, ...] = ()
+    """One line per page left empty, and why (OCR off, Tesseract missing, over a limit)."""
 
     @property
     def content_hash(self) -> str:
@@ -323,23 +328,29 @@ def _parse_html(source: str) -> tuple[str, str, tuple[Section, ...]]:
 # --- pdf and plain text -------------------------------------------------------------------
 
 
-def _parse_pdf(data: bytes, uri: str) -> tuple[str, str, tuple[Section, ...]]:
+def _parse_pdf(
+    data: bytes, uri: str, ocr: PageOcr | None
+) -> tuple[str, str, tuple[Section, ...], PagesRead]:
     import pypdf  # only a PDF pays for the import
 
     try:
         reader = pypdf.PdfReader(io.BytesIO(data))
         if reader.is_encrypted and not reader.decrypt(""):
             raise _error(uri, "is an encrypted PDF; decrypt it first")
-        pages = [page.extract_text() or "" for page in reader.pages]
+        pages = list(reader.pages)
+        read = read_pages(pages, [page.extract_text() or "" for page in pages], ocr)
         meta_title = (reader.metadata.title if reader.metadata else None) or ""
     except Exception as exc:  # a malformed file can break pypdf anywhere: still one line
         if isinstance(exc, DocumentError):
             raise
         raise _error(uri, f"is not a readable PDF ({exc})") from exc
-    text, sections = _Builder("\n\n".join(normalise(p) for p in pages if p.strip())).build()
+    text, sections = _Builder("\n\n".join(normalise(p) for p in read.texts if p.strip())).build()
     if not text.strip():
-        raise _error(uri, "has no text layer (scanned?); OCR it first")
-    return _one_line(str(meta_title)) or _first_line(text), text, sections
+        if ocr is None:
+            raise _error(uri, "has no text layer (scanned?); OCR it first")
+        why = "; ".join(read.notes) or "no text found on its pages"
+        raise _error(uri, f"has no text layer (scanned?); OCR read nothing: {why}")
+    return _one_line(str(meta_title)) or _first_line(text), text, sections, read
 
 
 def _first_line(text: str) -> str:
@@ -387,11 +398,18 @@ def _suffix(uri: str) -> str:
 
 
 def load_bytes(
-    data: bytes, uri: str, *, content_type: str | None = None, fmt: str | None = None
+    data: bytes,
+    uri: str,
+    *,
+    content_type: str | None = None,
+    fmt: str | None = None,
+    ocr: PageOcr | None = None,
 ) -> Document:
     """A document from bytes already in hand. The format comes from `fmt`, else the
     `content_type` (its charset parameter is honoured), else the suffix of `uri`; a server that
-    sends a .md file as text/plain still gets it read as markdown."""
+    sends a .md file as text/plain still gets it read as markdown. With `ocr`, PDF pages
+    without a text layer are read by OCR (graphmem.documents.scanned); without, they stay
+    empty."""
     media, _, params = (content_type or "").partition(";")
     media = media.strip().lower()
     found = re.search(r"charset\s*=\s*\"?([^\";\s]+)", params, re.I)
@@ -406,17 +424,22 @@ def load_bytes(
     if fmt is None:
         what = f"type {media!r}" if media else f"suffix {_suffix(uri) or '(none)'!r}"
         raise _error(uri, f"has an unsupported {what} (supported: {_SUPPORTED})")
+    read = PagesRead([])
     if fmt == "pdf":
-        title, text, sections = _parse_pdf(data, uri)
+        title, text, sections, read = _parse_pdf(data, uri, ocr)
     else:
         source = _decode(data, uri, fmt, charset)
         parse = {"markdown": _parse_markdown, "html": _parse_html, "text": _parse_text}[fmt]
         title, text, sections = parse(source)
     name = _path(uri).name or urlsplit(uri).netloc
-    return Document(uri, _one_line(title) or name, text, fmt, sections)
+    return Document(
+        uri, _one_line(title) or name, text, fmt, sections, read.ocr_pages, tuple(read.notes)
+    )
 
 
-def load_path(path: str | Path, *, max_bytes: int = 50_000_000) -> Document:
+def load_path(
+    path: str | Path, *, max_bytes: int = 50_000_000, ocr: PageOcr | None = None
+) -> Document:
     """A document from a file, its format from its suffix (see SUPPORTED_SUFFIXES)."""
     file = Path(path).expanduser().resolve()
     uri = str(file)
@@ -434,4 +457,4 @@ def load_path(path: str | Path, *, max_bytes: int = 50_000_000) -> Document:
         data = file.read_bytes()
     except OSError as exc:
         raise _error(uri, f"cannot be read: {exc.strerror or exc}") from exc
-    return load_bytes(data, uri, fmt=fmt)
+    return load_bytes(data, uri, fmt=fmt, ocr=ocr)

@@ -19,6 +19,10 @@ class DocumentOutcome(Result):
     superseded: int = Field(0, description="Old chunks a changed document replaced.")
     duplicate_of: Sometimes[str] = Field(None, description="The source holding the same text.")
     error: Sometimes[str] = Field(None, description="Why it failed.")
+    ocr_pages: int = Field(0, description="PDF pages without a text layer read by OCR.")
+    note: Sometimes[str] = Field(
+        None, description="Pages left empty and why (no Tesseract, OCR off, over a limit)."
+    )
 
 
 class IngestResult(Result):
@@ -27,6 +31,7 @@ class IngestResult(Result):
     chunks: int = Field(description="Chunks written.")
     skipped: int = Field(description="Documents skipped (unchanged, duplicate, checkpointed).")
     failed: int = Field(description="Documents that could not be read or stored.")
+    ocr_pages: int = Field(0, description="Scanned PDF pages read by OCR, all documents.")
     seconds: float = Field(description="How long the ingest took.")
     outcomes: list[DocumentOutcome] = Field(description="One per document, in order.")
 

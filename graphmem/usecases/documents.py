@@ -34,6 +34,7 @@ from graphmem import lifecycle, workers
 from graphmem.actor import audit_by
 from graphmem.context import Context
 from graphmem.documents import Chunk, Document, DocumentError, chunk, discover, load_path, load_url
+from graphmem.documents.scanned import PageOcr
 from graphmem.errors import InvalidInputError
 from graphmem.filters import MemoryFilter, MetaCondition
 from graphmem.guard import WriteDecision
@@ -57,7 +58,8 @@ EMBED_BATCH = 64
 class DocumentOutcome:
     """What ingesting one source did. `action`: added, replaced, unchanged, duplicate,
     failed, checkpointed (done by an earlier run of the same batch), or in a dry run
-    would_add / would_replace."""
+    would_add / would_replace. `ocr_pages`: PDF pages without a text layer read by OCR;
+    `note`: pages left empty and why (Tesseract missing, OCR off, an image over a limit)."""
 
     source: str
     action: str
@@ -68,9 +70,13 @@ class DocumentOutcome:
     superseded: int = 0
     duplicate_of: str | None = None
     error: str | None = None
+    ocr_pages: int = 0
+    note: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
-        return {k: v for k, v in asdict(self).items() if v not in (None, "")}
+        """Set fields only; ocr_pages only for a PDF with scanned pages (most have none)."""
+        unset = {k for k in ("ocr_pages",) if not getattr(self, k)}
+        return {k: v for k, v in asdict(self).items() if v not in (None, "") and k not in unset}
 
 
 @dataclass
@@ -105,6 +111,7 @@ class IngestReport:
             "chunks": self.chunks,
             "skipped": self.skipped,
             "failed": self.failed,
+            "ocr_pages": sum(o.ocr_pages for o in self.outcomes),  # scanned pages read
             "seconds": round(self.seconds, 3),
             "outcomes": [o.to_dict() for o in self.outcomes],
         }
@@ -156,10 +163,16 @@ def expand(sources: Iterable[DocumentSource]) -> list[str | Document]:
     return unique
 
 
-def load(source: str | Document, opener: OpenerDirector | None = None) -> Document:
+def load(
+    source: str | Document, opener: OpenerDirector | None = None, ocr: PageOcr | None = None
+) -> Document:
+    """The document a source names; with `ocr`, a PDF's pages without a text layer are read
+    by OCR (a scanned contract is searchable, not stored empty)."""
     if isinstance(source, Document):
         return source
-    return load_url(source, opener=opener) if is_url(source) else load_path(source)
+    if is_url(source):
+        return load_url(source, opener=opener, ocr=ocr)
+    return load_path(source, ocr=ocr)
 
 
 def chunk_content(doc: Document, piece: Chunk) -> str:
@@ -247,12 +260,13 @@ def _ingest_one(
     opener: OpenerDirector | None,
 ) -> DocumentOutcome:
     try:
-        doc = load(source, opener)
+        doc = load(source, opener, PageOcr.of(ctx.settings.images))
         pieces = _chunks(ctx, doc, *sizes)
     except InvalidInputError as e:
         uri = source.uri if isinstance(source, Document) else source
         return DocumentOutcome(uri, "failed", error=e.message)
     outcome = DocumentOutcome(doc.uri, "added", title=doc.title, chunks=len(pieces))
+    outcome.ocr_pages, outcome.note = doc.ocr_pages, "; ".join(doc.notes) or None
     current = chunks_of(ctx, owner, uri=doc.uri)
     if current and all(m.metadata.get("doc_hash") == doc.content_hash for m in current):
         outcome.action, outcome.chunks = "unchanged", 0
