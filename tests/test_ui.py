@@ -411,3 +411,36 @@ def test_the_operator_rejects_and_the_memory_is_gone(
         "/u/alice/quarantine", data={"memory_id": held.id, "action": "delete", "csrf": token}
     )
     assert bad.status_code == 400 and "approve or reject" in bad.text
+
+
+def test_the_memories_page_filters_by_metadata(client: TestClient) -> None:
+    login(client, OPERATOR)
+    r = client.get("/u/pager/memories", params={"metadata": "i=7|12"})
+    assert r.status_code == 200
+    found = sorted(re.findall(r"bulk memory number (\d+)", r.text))
+    assert found == ["12", "7"]
+    assert 'value="i=7|12"' in r.text  # the filter stays in the form and the pager's links
+
+
+@pytest.mark.parametrize("value", ["i", "=7", "i=", "i=7,,j=2"])
+def test_a_bad_metadata_filter_gets_a_message(client: TestClient, value: str) -> None:
+    login(client, OPERATOR)
+    r = client.get("/u/pager/memories", params={"metadata": value})
+    assert r.status_code == 400 and "metadata" in r.text and "Traceback" not in r.text
+
+
+def test_search_shows_what_a_filter_takes_out(client: TestClient) -> None:
+    token = login(client, AGENT)
+    plain = client.post("/u/alice/search", data={"query": "Bob jazz Paris", "csrf": token})
+    assert plain.status_code == 200 and 'id="filter-effect"' not in plain.text
+    r = client.post(
+        "/u/alice/search",
+        data={"query": "Bob jazz Paris", "as_of": "2001-01-01", "csrf": token},
+    )
+    assert r.status_code == 200
+    assert 'id="filter-effect"' in r.text and "as of 2001-01-01" in r.text
+    # nothing was valid in 2001: every unfiltered hit is marked as taken out
+    section = r.text[r.text.index('id="filter-effect"') :]
+    assert "taken out by the filter" in section and "Bob likes jazz and blues music" in section
+    counts = r'id="filter-counts">[1-9]\d* of the unfiltered hits taken out, 0 brought'
+    assert re.search(counts, r.text)

@@ -12,6 +12,8 @@ channel and forgetting).
 
 from __future__ import annotations
 
+import dataclasses
+import math
 import re
 from typing import TYPE_CHECKING, Any
 
@@ -26,7 +28,13 @@ from graphmem.ui.html import page, seg
 from graphmem.ui.sessions import Refused, Session
 from graphmem.ui.views_graph import graph_body, timeline_body
 from graphmem.ui.views_memories import FILTERS, STATUSES, memories_body, memory_body
-from graphmem.ui.views_ops import health_body, quarantine_body, search_form, search_results
+from graphmem.ui.views_ops import (
+    filter_effect,
+    health_body,
+    quarantine_body,
+    search_form,
+    search_results,
+)
 from graphmem.visibility import Viewer
 
 if TYPE_CHECKING:
@@ -119,11 +127,44 @@ async def memories(
         agent_id=given["agent"] or None,
         run_id=given["run"] or None,
         valid_at=given["valid_at"] or None,
+        metadata=metadata_filter(given["metadata"]),
     )
     svc = service_of(request)
     result = await run_in_threadpool(svc.list_memories, user, req, viewer=viewer_of(session))
     body = memories_body(user, result, given, page_no, limit, statuses)
     return render(request, session, user, "Memories", body, "memories")
+
+
+def metadata_filter(text: str) -> dict[str, Any] | None:
+    """`key=value` pairs, comma-separated, as `memory_list`'s metadata filter; `a|b` is one of.
+
+    A form field is always text, while metadata keeps numbers and booleans as they were
+    written, so each value also matches its number or boolean reading: `i=7` finds {"i": 7}
+    and {"i": "7"} alike."""
+    if not text.strip():
+        return None
+    wanted: dict[str, Any] = {}
+    for part in text.split(","):
+        key, sep, value = (x.strip() for x in part.partition("="))
+        if not sep or not key or not value:
+            raise InvalidInputError("metadata", f"{part.strip()!r} is not key=value")
+        options: list[Any] = []
+        for v in (x.strip() for x in value.split("|")):
+            options += [v, *_typed(v)]
+        wanted[key] = {"in": options}
+    return wanted
+
+
+def _typed(value: str) -> list[Any]:
+    if value in ("true", "false"):
+        return [value == "true"]
+    for kind in (int, float):
+        try:
+            number = kind(value)
+        except ValueError:
+            continue
+        return [number] if math.isfinite(number) else []
+    return []
 
 
 def _trail(svc: MemoryService, user: str, memory_id: str) -> list[dict[str, Any]]:
@@ -213,8 +254,16 @@ async def search(request: Request, session: Session, user: str, form: FormData |
     svc = service_of(request)
     viewer = viewer_of(session)
 
-    def run() -> tuple[Any, dict[str, str]]:
+    filtered = bool(req.memory_type or req.as_of)
+
+    def run() -> tuple[Any, Any, dict[str, str]]:
         result = svc.search_request(user, req)
+        # the same query without its filter, so the page can show what the filter changed
+        plain = (
+            svc.search_request(user, dataclasses.replace(req, memory_type=None, as_of=None))
+            if filtered
+            else None
+        )
         labels = {h.memory.id: h.memory.content for h in result.hits}
         for h in result.hits:
             explain = getattr(h, "explain", None) or {}
@@ -228,10 +277,12 @@ async def search(request: Request, session: Session, user: str, form: FormData |
                         labels[mid] = svc.get(user, mid, viewer=viewer).content
                     except NotFoundError:
                         labels[mid] = "(not visible)"
-        return result, labels
+        return result, plain, labels
 
-    result, labels = await run_in_threadpool(run)
+    result, plain, labels = await run_in_threadpool(run)
     body = search_form(user, session, given) + search_results(user, result, labels)
+    if plain is not None:
+        body += filter_effect(user, given, result, plain)
     return render(request, session, user, "Search", body, "search")
 
 

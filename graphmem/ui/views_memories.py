@@ -28,7 +28,7 @@ from graphmem.ui.html import (
 
 STATUSES = tuple(s.value for s in Status)
 TYPES = tuple(t.value for t in MemoryType)
-FILTERS = ("type", "status", "source", "session", "agent", "run", "sort", "valid_at")
+FILTERS = ("type", "status", "source", "session", "agent", "run", "metadata", "sort", "valid_at")
 SOURCES = tuple(s.value for s in Source)
 
 
@@ -50,6 +50,7 @@ def filter_form(user: str, given: Mapping[str, str], statuses: tuple[str, ...]) 
         f"{text_input('agent', given.get('agent'), 'agent')}"
         f"{text_input('run', given.get('run'), 'run')}"
         f"{text_input('valid_at', given.get('valid_at'), 'valid at (ISO date)')}"
+        f"{text_input('metadata', given.get('metadata'), 'metadata (key=value, …)', size=20)}"
         f'<label for="f-sort">sort</label>{select("sort", SORTS, given.get("sort"), blank="")}'
         '<button type="submit" id="apply-filters">Filter</button></form>'
     )

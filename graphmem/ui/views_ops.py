@@ -157,6 +157,46 @@ def search_results(user: str, result: SearchResult, labels: Mapping[str, str]) -
     )
 
 
+def filter_effect(
+    user: str, given: Mapping[str, str], filtered: SearchResult, plain: SearchResult
+) -> Html:
+    """The same query with and without its type / as_of filter, side by side: which hits the
+    filter took out, and which it brought in (as_of brings back versions since replaced)."""
+    kept = {h.memory.id for h in filtered.hits}
+    unfiltered = {h.memory.id for h in plain.hits}
+    named = ", ".join(
+        f"{label} {given[key]}"
+        for key, label in (("memory_type", "type"), ("as_of", "as of"))
+        if given.get(key)
+    )
+    rows = []
+    for rank in range(max(len(filtered.hits), len(plain.hits))):
+        with_f = filtered.hits[rank] if rank < len(filtered.hits) else None
+        without = plain.hits[rank] if rank < len(plain.hits) else None
+        rows.append(
+            (
+                f"#{rank + 1}",
+                _compared(user, with_f, unfiltered, "only with the filter"),
+                _compared(user, without, kept, "taken out by the filter"),
+            )
+        )
+    out = sum(1 for i in unfiltered if i not in kept)
+    added = sum(1 for i in kept if i not in unfiltered)
+    return (
+        f'<h2 id="filter-effect">What the filter changes ({esc(named)})</h2>'
+        f'<p class="count" id="filter-counts">{out} of the unfiltered hits taken out,'
+        f" {added} brought in</p>"
+        + table(("rank", f"with {named}", "without the filter"), rows, "compare")
+    )
+
+
+def _compared(user: str, hit: Hit | None, other: set[str], note: str) -> Html:
+    if hit is None:
+        return ""
+    mark = "" if hit.memory.id in other else f' <span class="tag changed">{esc(note)}</span>'
+    return memory_link(user, hit.memory) + mark
+
+
 def quarantine_body(user: str, session: Session, held: list[HeldMemory]) -> Html:
     if not held:
         return '<p id="nothing-held">nothing is held for review</p>'
