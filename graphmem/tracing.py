@@ -26,7 +26,8 @@ it stays on until the process exits (buffered spans are flushed then) or `stop()
 from __future__ import annotations
 
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 from graphmem.extras import require_extra
@@ -165,6 +166,36 @@ def carry(fn: Callable[..., R], name: str | None = None, /, **attrs: Attr) -> Ca
     return run
 
 
+@contextmanager
+def joined(headers: Mapping[str, str], name: str, /, **attrs: Attr) -> Iterator[None]:
+    """A span `name` for one incoming request, child of the caller's trace when its HTTP
+    headers carry a W3C `traceparent` (and `tracestate`), so an agent that traces its own
+    calls sees graphmem's steps inside them. A trace already current (the MCP request's
+    `_meta.traceparent`, which the MCP framework attaches) wins over the headers. A no-op
+    when tracing is off."""
+    tracer = _tracer
+    if tracer is None:
+        yield
+        return
+    from opentelemetry import context as otel
+    from opentelemetry import trace
+    from opentelemetry.trace.propagation.tracecontext import TraceContextTextMapPropagator
+
+    token = None
+    carrier = {k.lower(): v for k, v in headers.items() if k.lower() in _TRACE_HEADERS}
+    if carrier and not trace.get_current_span().get_span_context().is_valid:
+        token = otel.attach(TraceContextTextMapPropagator().extract(carrier))
+    try:
+        with _Live(tracer, name, _attributes(attrs, None)):
+            yield
+    finally:
+        if token is not None:
+            otel.detach(token)
+
+
+_TRACE_HEADERS = frozenset({"traceparent", "tracestate"})
+
+
 def enabled() -> bool:
     return _tracer is not None
 
@@ -227,4 +258,4 @@ def stop() -> None:
         provider.shutdown()
 
 
-__all__ = ["Step", "carry", "configure", "enabled", "note", "span", "start", "stop"]
+__all__ = ["Step", "carry", "configure", "enabled", "joined", "note", "span", "start", "stop"]

@@ -305,3 +305,57 @@ def test_a_search_over_mcp_yields_a_search_span(
     assert tree["graphmem.search"] == SEARCH_STEPS
     assert tree["graphmem.write"] == WRITE_STEPS
     _assert_clean(finished)
+
+
+TRACE_ID = "4bf92f3577b34da6a3ce929d0e0e4736"
+CALLER_SPAN = "00f067aa0ba902b7"
+TRACEPARENT = f"00-{TRACE_ID}-{CALLER_SPAN}-01"
+
+
+def test_an_mcp_call_joins_the_trace_named_in_its_meta(
+    spans: tuple[MemoryService, InMemorySpanExporter],
+) -> None:
+    svc, exporter = spans
+    server = create_server(svc, settings=McpSettings(working_backend="memory"), default_user=USER)
+
+    async def go() -> Any:
+        async with Client(server) as c:
+            return await c.call_tool(
+                "memory_search", {"query": QUERY}, meta={"traceparent": TRACEPARENT}
+            )
+
+    assert not asyncio.run(go()).is_error
+    finished = exporter.get_finished_spans()
+    assert {format(s.context.trace_id, "032x") for s in finished} == {TRACE_ID}
+    call = next(s for s in finished if s.name == "graphmem.mcp.call")
+    assert call.parent is not None and format(call.parent.span_id, "016x") == CALLER_SPAN
+    assert call.attributes is not None and call.attributes["graphmem.tool"] == "memory_search"
+    assert _tree(finished)["graphmem.mcp.call"] == {"graphmem.search"}
+
+
+@pytest.mark.slow
+def test_an_http_call_joins_the_trace_named_in_its_traceparent_header(tmp_path: Path) -> None:
+    """A real `graphmem serve` with console traces: a caller that sends the W3C header gets
+    graphmem's spans in its own trace, under its own span."""
+    from fastmcp.client.transports import StreamableHttpTransport
+
+    from tests.test_mcp import start_http_server
+
+    with start_http_server(tmp_path, GRAPHMEM_TRACING_MODE="console") as srv:
+        transport = StreamableHttpTransport(
+            srv.url, auth=srv.tokens["alice"], headers={"traceparent": TRACEPARENT}
+        )
+
+        async def go() -> Any:
+            async with Client(transport, timeout=60) as c:
+                await c.call_tool("memory_write", {"content": CONTENT, "memory_type": "fact"})
+                return await c.call_tool("memory_search", {"query": QUERY})
+
+        assert not asyncio.run(go()).is_error
+        lines = srv.log.read_text("utf-8").splitlines()
+    found = [json.loads(ln) for ln in lines if ln.startswith('{"name": "graphmem.')]
+    calls = [s for s in found if s["name"] == "graphmem.mcp.call"]
+    assert len(calls) == 2 and all(s["parent_id"] == f"0x{CALLER_SPAN}" for s in calls)
+    assert {s["context"]["trace_id"] for s in found} == {f"0x{TRACE_ID}"}
+    assert {"graphmem.write", "graphmem.search"} <= {s["name"] for s in found}
+    assert not any(p.lower() in "\n".join(lines).lower() for p in (CONTENT, QUERY, "zorblat9"))

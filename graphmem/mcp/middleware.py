@@ -25,7 +25,7 @@ from fastmcp.server.dependencies import get_http_headers
 from fastmcp.server.middleware import Middleware
 from pydantic import ValidationError as PydanticValidationError
 
-from graphmem import logs, metrics
+from graphmem import logs, metrics, tracing
 from graphmem.actor import current_actor
 from graphmem.guard import RateLimitExceeded
 from graphmem.guard.ratelimit import Budget
@@ -159,8 +159,13 @@ class GuardMiddleware(Middleware):
             self.ctx.service.guard.check_rate(user, tool, units, kind=budget)
 
     async def on_call_tool(self, context: Any, call_next: Any) -> Any:
-        incoming = get_http_headers().get(logs.REQUEST_ID_HEADER)
-        with logs.request_context(logs.new_request_id(incoming)):
+        headers = get_http_headers()
+        name = context.message.name
+        tool = name if name in self.tools else "(unknown tool)"  # made-up names stay out
+        with (
+            logs.request_context(logs.new_request_id(headers.get(logs.REQUEST_ID_HEADER))),
+            tracing.joined(headers, "graphmem.mcp.call", tool=tool),
+        ):
             return await self._call_tool(context, call_next)
 
     async def on_read_resource(self, context: Any, call_next: Any) -> Any:
