@@ -49,6 +49,12 @@ WRITE_STEPS = {
     "graphmem.write.project",
     "graphmem.write.merge",
 }
+UPDATE_STEPS = {
+    "graphmem.update.screen",
+    "graphmem.update.embed",
+    "graphmem.update.commit",
+    "graphmem.update.project",
+}
 SEARCH_STEPS = {
     "graphmem.search.embed_query",
     "graphmem.search.vector",
@@ -132,6 +138,24 @@ def test_a_write_and_a_search_give_the_expected_span_trees(
     cached = exporter.get_finished_spans()
     assert [s.name for s in cached] == ["graphmem.search"]
     assert cached[0].attributes is not None and cached[0].attributes["graphmem.cached"] is True
+
+
+def test_an_update_gives_its_steps(spans: tuple[MemoryService, InMemorySpanExporter]) -> None:
+    svc, exporter = spans
+    mem = svc.write(USER, CONTENT, memory_type="fact")
+    exporter.clear()
+    svc.update(USER, mem.id, "Wilhelmina moved her kayak zorblat9 to the Quaywharf boathouse")
+    found = exporter.get_finished_spans()
+    assert _tree(found)["graphmem.update"] == UPDATE_STEPS
+    commit = next(s for s in found if s.name == "graphmem.update.commit")
+    assert commit.attributes is not None and commit.attributes["graphmem.version"] is True
+    _assert_clean(found)
+
+    exporter.clear()
+    svc.update(USER, mem.id, metadata={"boat": "kayak"})  # no new content: nothing to embed
+    assert _tree(exporter.get_finished_spans())["graphmem.update"] == UPDATE_STEPS - {
+        "graphmem.update.embed"
+    }
 
 
 def test_spans_carry_counts_and_the_hashed_user_never_content_queries_or_ids(

@@ -94,7 +94,9 @@ def _update(
             text = check_content(content, ctx.settings.max_content_chars)
         # New secrets are numbered after the memory's own references, and sealed to it below.
         sealer = Sealer(refs_in(f"{mem.content} {json.dumps(mem.metadata, ensure_ascii=False)}"))
-        decision = ctx.guard.screen_write(text, mem.source.value, new_meta, sealer=sealer)
+        with span("graphmem.update.screen") as step:
+            decision = ctx.guard.screen_write(text, mem.source.value, new_meta, sealer=sealer)
+            step.set(quarantined=decision.action == "quarantine")
         metrics.write_decision(decision.action)
         if decision.action == "reject":
             reason = decision.reasons or "refused"
@@ -114,16 +116,23 @@ def _update(
     mem.updated_at = utcnow()
     if decision is not None and decision.action == "quarantine":
         return hold_update(ctx, before, mem, decision, tool)
-    vec = ctx.embedder.encode([mem.content]) if content is not None else None
+    vec = None
+    if content is not None:
+        with span("graphmem.update.embed", texts=1):
+            vec = ctx.embedder.encode([mem.content])
     secrets = seal(ctx, mem.user_id, [mem], [decision]) if decision is not None else []
     with ctx.write_lock:
-        if content is not None and before.content != mem.content:
-            ctx.temporal.keep_version(before, mem)  # a new version, not an overwrite
-        ctx.records.update_content(mem, search_text(mem.content), secrets=secrets)
-        if vec is not None:
-            ctx.project([mem], vec)
-        else:
-            ctx.projector.apply(ctx.records.outbox_for([mem.id]))
+        with span("graphmem.update.commit") as step:
+            versioned = content is not None and before.content != mem.content
+            if versioned:
+                ctx.temporal.keep_version(before, mem)  # a new version, not an overwrite
+            ctx.records.update_content(mem, search_text(mem.content), secrets=secrets)
+            step.set(version=versioned)
+        with span("graphmem.update.project", memories=1):
+            if vec is not None:
+                ctx.project([mem], vec)
+            else:
+                ctx.projector.apply(ctx.records.outbox_for([mem.id]))
         ctx.invalidate(mem.user_id)  # last: a search cached before it was made is unreachable
         ctx.records.audit(
             mem.user_id,
