@@ -55,6 +55,12 @@ UPDATE_STEPS = {
     "graphmem.update.commit",
     "graphmem.update.project",
 }
+INGEST_STEPS = {
+    "graphmem.ingest.screen",
+    "graphmem.ingest.embed",
+    "graphmem.ingest.commit",
+    "graphmem.ingest.project",
+}
 SEARCH_STEPS = {
     "graphmem.search.embed_query",
     "graphmem.search.vector",
@@ -156,6 +162,29 @@ def test_an_update_gives_its_steps(spans: tuple[MemoryService, InMemorySpanExpor
     assert _tree(exporter.get_finished_spans())["graphmem.update"] == UPDATE_STEPS - {
         "graphmem.update.embed"
     }
+
+
+def test_an_ingest_gives_one_trace_per_document(
+    spans: tuple[MemoryService, InMemorySpanExporter], tmp_path: Path
+) -> None:
+    svc, exporter = spans
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "boats.md").write_text(f"# Boats\n\n{CONTENT}.\n", "utf-8")
+    (docs / "paddles.md").write_text("# Paddles\n\nCarbon paddles weigh less.\n", "utf-8")
+    report = svc.ingest(USER, docs)
+    assert report.documents == 2
+    found = exporter.get_finished_spans()
+    roots = [s for s in found if s.name == "graphmem.ingest.document"]
+    assert len(roots) == 2 and len({s.context.trace_id for s in roots}) == 2
+    assert _tree(found)["graphmem.ingest.document"] == INGEST_STEPS
+    assert all(s.attributes and s.attributes["graphmem.action"] == "added" for s in roots)
+    _assert_clean(found)
+
+    exporter.clear()
+    svc.ingest(USER, docs)  # unchanged: nothing screened, embedded or written
+    again = exporter.get_finished_spans()
+    assert {s.name for s in again} == {"graphmem.ingest.document"}
 
 
 def test_spans_carry_counts_and_the_hashed_user_never_content_queries_or_ids(

@@ -23,60 +23,30 @@ import json
 import logging
 import time
 from collections.abc import Callable, Iterable
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 from urllib.request import OpenerDirector
 
-import numpy as np
-
-from graphmem import lifecycle, workers
-from graphmem.actor import audit_by
 from graphmem.context import Context
 from graphmem.documents import Chunk, Document, DocumentError, chunk, discover, load_path, load_url
 from graphmem.documents.scanned import PageOcr
 from graphmem.errors import InvalidInputError
 from graphmem.filters import MemoryFilter, MetaCondition
-from graphmem.guard import WriteDecision
-from graphmem.model import Kind, Memory, MemoryType, Source, Status, check_user, new_id, utcnow
+from graphmem.model import Kind, Memory, Status, check_user
 from graphmem.stores.records import RecordQuery
-from graphmem.summary import summarize
-from graphmem.temporal import Supersession
-from graphmem.text import search_text
-from graphmem.usecases.write import seal
+from graphmem.tracing import span
+from graphmem.usecases.document_store import (  # chunk_content: the bench takes it from here
+    DocumentOutcome,
+    chunk_content,  # noqa: F401
+    store,
+)
 
 log = logging.getLogger("graphmem.documents")
 
 # The states a document's current chunks can be in: what "already ingested" means.
 _CURRENT = (Status.ACTIVE.value, Status.QUARANTINED.value)
 _EVERY = (*_CURRENT, Status.ARCHIVED.value, Status.SUPERSEDED.value)
-EMBED_BATCH = 64
-"""Chunks embedded per model call: a 500-page PDF is embedded in steps, then written at once."""
-
-
-@dataclass
-class DocumentOutcome:
-    """What ingesting one source did. `action`: added, replaced, unchanged, duplicate,
-    failed, checkpointed (done by an earlier run of the same batch), or in a dry run
-    would_add / would_replace. `ocr_pages`: PDF pages without a text layer read by OCR;
-    `note`: pages left empty and why (Tesseract missing, OCR off, an image over a limit)."""
-
-    source: str
-    action: str
-    title: str = ""
-    chunks: int = 0
-    quarantined: int = 0
-    rejected: int = 0
-    superseded: int = 0
-    duplicate_of: str | None = None
-    error: str | None = None
-    ocr_pages: int = 0
-    note: str | None = None
-
-    def to_dict(self) -> dict[str, Any]:
-        """Set fields only; ocr_pages only for a PDF with scanned pages (most have none)."""
-        unset = {k for k in ("ocr_pages",) if not getattr(self, k)}
-        return {k: v for k, v in asdict(self).items() if v not in (None, "") and k not in unset}
 
 
 @dataclass
@@ -175,15 +145,6 @@ def load(
     return load_path(source, ocr=ocr)
 
 
-def chunk_content(doc: Document, piece: Chunk) -> str:
-    """A chunk as stored: its title and heading path on the first line, then its text. The
-    heading line is what lets a chunk that says only "Founded in 1998." be found by the name
-    of what was founded, by keyword and by meaning."""
-    trail = [doc.title] if doc.title else []
-    trail += [h for h in piece.heading_path if h and h != doc.title]
-    return f"{' › '.join(trail)}\n{piece.text}" if trail else piece.text
-
-
 def document_filter(uri: str | None = None, content_hash: str | None = None) -> MemoryFilter:
     conds = []
     if uri is not None:
@@ -236,9 +197,12 @@ def ingest(
         if _mark(source) in done:
             outcome = DocumentOutcome(source, "checkpointed")
         else:
-            outcome = _ingest_one(
-                ctx, owner, item, dry_run, (target_chars, max_chars), tool, opener
-            )
+            # one trace per document: a batch of a thousand files is a thousand short traces
+            with span("graphmem.ingest.document", user=owner, dry_run=dry_run) as step:
+                outcome = _ingest_one(
+                    ctx, owner, item, dry_run, (target_chars, max_chars), tool, opener
+                )
+                step.set(action=outcome.action, chunks=outcome.chunks)
             if checkpoint and not dry_run and outcome.action != "failed":
                 _check_off(checkpoint, _mark(source))
         report.outcomes.append(outcome)
@@ -282,7 +246,7 @@ def _ingest_one(
     if dry_run:
         outcome.action = "would_replace" if current else "would_add"
         return outcome
-    _store(ctx, owner, doc, pieces, current, outcome, tool)
+    store(ctx, owner, doc, pieces, current, outcome, tool)
     return outcome
 
 
@@ -296,121 +260,6 @@ def _chunks(ctx: Context, doc: Document, target: int | None, most: int | None) -
     if not pieces:
         raise DocumentError("source", f"{doc.uri[:200]}: has no text to store")
     return pieces
-
-
-def _store(
-    ctx: Context,
-    owner: str,
-    doc: Document,
-    pieces: list[Chunk],
-    current: list[Memory],
-    outcome: DocumentOutcome,
-    tool: str | None,
-) -> None:
-    """Screen every chunk, embed and extract them in batches, then commit the document in one
-    records transaction that also supersedes its old chunks: recall never sees old and new
-    together, and a crash never leaves half a document that a re-run would take for whole."""
-    now = utcnow()
-    memories: list[Memory] = []
-    decisions: list[WriteDecision] = []
-    for piece in pieces:
-        got = _screened(ctx, owner, doc, piece, now)
-        if got is None:
-            outcome.rejected += 1
-            continue
-        m, decision = got
-        outcome.quarantined += m.status == Status.QUARANTINED
-        memories.append(m)
-        decisions.append(decision)
-    if not memories:
-        outcome.action, outcome.superseded = "failed", 0
-        outcome.error = "the memory firewall refused every chunk; nothing was stored"
-        return
-    texts = [m.content for m in memories]
-    vecs_parts, extractions = [], []
-    for start in range(0, len(texts), EMBED_BATCH):
-        batch = texts[start : start + EMBED_BATCH]
-        pending = workers.pool("embed").submit(ctx.embedder.encode, batch)
-        try:
-            extractions.extend(ctx.extractor.extract_many(batch))
-        finally:
-            vecs_parts.append(pending.result())
-    vecs = np.concatenate(vecs_parts)
-    supersede = [
-        Supersession(m.id, memories[min(i, len(memories) - 1)].id, now)
-        for i, m in enumerate(current)
-    ]
-    secrets = seal(ctx, owner, memories, decisions)
-    with ctx.writing(owner), ctx.write_lock:
-        graph = ctx.linker.link(owner, memories, extractions)
-        ctx.records.insert(memories, [search_text(t) for t in texts], graph, supersede, secrets)
-        ctx.project(memories, vecs)
-        if supersede:
-            ctx.projector.apply(ctx.records.outbox_for([x.old_id for x in supersede]))
-        ctx.invalidate(owner)
-    ids = [m.id for m in memories]
-    outcome.chunks = len(ids)
-    # Content-free, like every audit row: counts and ids, never the text or the source.
-    ctx.records.audit(
-        owner,
-        "ingest",
-        ids,
-        {
-            "count": len(ids),
-            "tool": tool,
-            "action": outcome.action,
-            "quarantined": outcome.quarantined,
-            "rejected": outcome.rejected,
-            "superseded": outcome.superseded,
-            **audit_by(),
-        },
-    )
-
-
-def _screened(
-    ctx: Context, owner: str, doc: Document, piece: Chunk, now: Any
-) -> tuple[Memory, WriteDecision] | None:
-    """The chunk as a record, screened like any `source=document` write; None if refused."""
-    # The text a page author wrote is screened (content, title, headings); the fields graphmem
-    # computed (hashes, offsets, the source) are not: a hex digest is no instruction, and the
-    # classifier was not trained on them.
-    written: dict[str, Any] = {"doc_title": doc.title, "doc_headings": list(piece.heading_path)}
-    content = chunk_content(doc, piece)
-    decision = ctx.guard.screen_write(content, Source.DOCUMENT.value, written)
-    if decision.status is None:
-        return None
-    metadata: dict[str, Any] = {
-        "doc_uri": doc.uri,
-        **(decision.metadata_after_masking or written),
-        "doc_format": doc.format,
-        "doc_hash": doc.content_hash,
-        "doc_start": piece.start,
-        "doc_end": piece.end,
-        "chunk_index": piece.index,
-        "chunk_hash": piece.content_hash,
-    }
-    m = Memory(
-        id=new_id(),
-        user_id=owner,
-        content=decision.content_after_masking,
-        memory_type=MemoryType.FACT,
-        # from the screened text, so a vaulted secret is not left in clear in the summary
-        summary=summarize(_body(decision.content_after_masking, content != piece.text)),
-        source=Source.DOCUMENT,
-        metadata=metadata,
-        status=Status(decision.status),
-        created_at=now,
-        updated_at=now,
-        valid_from=now,
-        kind=Kind.DOCUMENT,
-    )
-    m.decay_score = lifecycle.decay_score(m, now, ctx.settings)
-    return m, decision
-
-
-def _body(screened: str, has_trail: bool) -> str:
-    """The screened chunk without its heading line (chunk_content puts one first)."""
-    return screened.split("\n", 1)[1] if has_trail and "\n" in screened else screened
 
 
 def delete_document(ctx: Context, owner: str, uri: str) -> list[str]:
