@@ -40,7 +40,7 @@ from graphmem.errors import InvalidInputError
 from graphmem.model import Hit
 from graphmem.ranking import check_weight
 from graphmem.stores.graph import RELATION_TYPES, GraphEdge, GraphStore
-from graphmem.text import tokens
+from graphmem.text import derived_cache, tokens
 
 
 @dataclass(frozen=True)
@@ -328,6 +328,7 @@ def _edge_key(e: GraphEdge) -> tuple[str, str, str]:
     return (e.source_id, e.target_id, e.relation_type)
 
 
+@derived_cache
 @lru_cache(maxsize=65536)
 def _words(name: str) -> frozenset[str]:
     """An entity name's keyword tokens; names recur across searches, stemming them is not free."""

@@ -38,9 +38,11 @@ from graphmem.stores import (
     VectorStore,
     shared_working_purger,
 )
+from graphmem.stores.erase_notices import EraseNotices, EraseWatcher
 from graphmem.stores.records import MemoryRecords
 from graphmem.stores.records.locks import user_lock
 from graphmem.summary import SummaryVectors
+from graphmem.text import forget_derived
 from graphmem.usecases.versions import Temporal
 
 log = logging.getLogger("graphmem.context")
@@ -67,6 +69,9 @@ def default_purgers(cache: ResultCache, guard: Guard, s: Settings) -> dict[str, 
     shared = shared_working_purger(s.server.working_backend, s.redis_url)
     if shared is not None:
         out["working_memory"] = shared
+    if s.redis_url:  # replicas: the others drop their in-process caches (stores.erase_notices)
+        notices = EraseNotices(s.redis_url)
+        out["replica_notice"] = (lambda _user: notices.announce() and 1, lambda _user: 0)
     return out
 
 
@@ -185,6 +190,32 @@ class Context:
         except Exception as e:  # noqa: BLE001 - entries expire by TTL if Redis is down now
             log.warning("could not invalidate the search cache for a user: %s", e)
             metrics.store_error("cache", "invalidate")
+
+    def forget_text_caches(self) -> int:
+        """Empty this process's caches keyed by what users wrote, which cannot be purged by
+        user: the summary vectors and the text-derived ranking caches
+        (graphmem.text.forget_derived). Returns the entries dropped."""
+        return self.summaries.forget_all() + forget_derived()
+
+    def forget_everyone_cached(self) -> int:
+        """All of the above and every user's cached query embeddings: after another replica
+        erased a user this process cannot name."""
+        return self.embedder.forget_all() + self.forget_text_caches()
+
+    def erase_watcher(self) -> EraseWatcher | None:
+        """With replicas (a shared Redis), the tick that drops this process's caches when
+        another replica erases a user; None for a lone embedded store."""
+        if not self.settings.redis_url:
+            return None
+        return EraseWatcher(EraseNotices(self.settings.redis_url), self.forget_everyone_cached)
+
+    def close(self) -> None:
+        """Flush the buffered access counts, then close every store."""
+        self.access.flush()
+        self.records.close()
+        self.vectors.close()
+        self.graph.close()
+        self.cache.close()
 
     def drain_outbox(self, *, force: bool = True) -> tuple[int, int]:
         """Apply pending projections now, backoff or not; calls retry due ones on their own.

@@ -104,6 +104,14 @@ class Embedder:
                 del self._cache[k]
         return len(keys)
 
+    def forget_all(self) -> int:
+        """Drop every cached query (another replica erased a user we cannot name); returns how
+        many there were."""
+        with self._lock:
+            n = len(self._cache)
+            self._cache.clear()
+        return n
+
     def cached_queries(self, user_id: str) -> int:
         with self._lock:
             return sum(1 for k in self._cache if k[0] == user_id)

@@ -43,7 +43,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Literal
 
-from graphmem.text import CJK_STOP_CHARS, STOPWORDS, stem
+from graphmem.text import CJK_STOP_CHARS, STOPWORDS, derived_cache, stem
 
 Verdict = Literal["same", "update", "different"]
 
@@ -340,6 +340,7 @@ def _drop_zh_negators(text: str) -> tuple[str, int]:
     return "".join(out), count
 
 
+@derived_cache
 @lru_cache(maxsize=16_384)
 def gist(text: str) -> Gist:
     """The speaker, content words, polarity and values of one memory."""

@@ -40,6 +40,7 @@ from graphmem.stores import (
     open_records,
     open_vectors,
 )
+from graphmem.stores.erase_notices import WATCH_SECONDS
 from graphmem.stores.records import Relation
 from graphmem.summary import SummaryVectors
 from graphmem.usecases import compact as compacting
@@ -138,6 +139,7 @@ class MemoryService(DocumentsAPI, ImagesAPI):
         ctx.drain_outbox()
         self.compactor: PeriodicCompactor | None = None
         self.drainer: workers.Periodic | None = None
+        self.erase_watch: workers.Periodic | None = None
 
     # ------------------------------------------------------------------ what callers read
     @property
@@ -193,7 +195,8 @@ class MemoryService(DocumentsAPI, ImagesAPI):
         """Start the server's background jobs (one-shot CLI commands do not, so a long import
         never races a compaction): compaction every `compact_interval_seconds`, and the outbox
         drain every `outbox_drain_seconds`, so that after a store outage an idle server still
-        catches its projections up instead of waiting for the next call or a restart."""
+        catches its projections up instead of waiting for the next call or a restart; with
+        replicas, the watch for another replica's erase (graphmem.stores.erase_notices)."""
         s = self.settings
         if s.compact_interval_seconds > 0 and self.compactor is None:
             self.compactor = PeriodicCompactor(self.context, s.compact_interval_seconds).start()
@@ -201,17 +204,15 @@ class MemoryService(DocumentsAPI, ImagesAPI):
             self.drainer = workers.Periodic(
                 "outbox", s.outbox_drain_seconds, lambda: self.drain_outbox(force=False)
             ).start()
+        watch = self.context.erase_watcher() if self.erase_watch is None else None
+        if watch is not None:  # replicas: another's erase empties this process's caches too
+            self.erase_watch = workers.Periodic("erase-notices", WATCH_SECONDS, watch).start()
 
     def close(self) -> None:
-        for job in (self.compactor, self.drainer):
+        for job in (self.compactor, self.drainer, self.erase_watch):
             if job is not None:
                 job.stop()
-        ctx = self.context
-        ctx.access.flush()
-        ctx.records.close()
-        ctx.vectors.close()
-        ctx.graph.close()
-        ctx.cache.close()
+        self.context.close()
 
     def __enter__(self) -> MemoryService:
         return self

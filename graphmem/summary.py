@@ -133,6 +133,14 @@ class SummaryVectors:
         self._cache: OrderedDict[tuple[str, str], np.ndarray] = OrderedDict()
         self._lock = threading.Lock()
 
+    def forget_all(self) -> int:
+        """Drop every cached summary vector (their keys hold summaries users wrote): after an
+        erase, here or on another replica. Returns how many there were."""
+        with self._lock:
+            n = len(self._cache)
+            self._cache.clear()
+        return n
+
     def scores(self, qvec: np.ndarray, memories: Iterable[Memory]) -> dict[str, float]:
         """Cosine of the query to each memory's summary (its content if it has none)."""
         keyed = [(m.id, m.summary or summarize(m.content)) for m in memories]

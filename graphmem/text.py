@@ -32,6 +32,7 @@ from __future__ import annotations
 import re
 import unicodedata
 from functools import lru_cache
+from typing import Any, TypeVar
 
 import snowballstemmer
 
@@ -62,6 +63,28 @@ _HAN = re.compile("[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
 TOKENIZER_VERSION = 3
 
 
+T = TypeVar("T")
+_DERIVED: list[Any] = []
+
+
+def derived_cache(cached: T) -> T:
+    """Register an lru_cache whose keys are text users wrote (a memory's content, an entity's
+    name, a word), so erasing a user can empty it: `forget_derived` clears them all."""
+    _DERIVED.append(cached)
+    return cached
+
+
+def forget_derived() -> int:
+    """Empty every cache of text derived from what users wrote; returns the entries dropped.
+    Keyed by the text alone, an entry cannot be traced to its user, so all of them go."""
+    dropped = 0
+    for cached in _DERIVED:
+        dropped += cached.cache_info().currsize
+        cached.cache_clear()
+    return dropped
+
+
+@derived_cache
 @lru_cache(maxsize=65_536)
 def stem(word: str) -> str:
     """Snowball's English stem, cached: the pure-Python stemmer costs ~0.1 ms a word, and the

@@ -42,7 +42,7 @@ from functools import lru_cache
 from typing import Literal
 
 from graphmem.meaning import values_in
-from graphmem.text import STOPWORDS, stem
+from graphmem.text import STOPWORDS, derived_cache, stem
 
 Action = Literal["allow", "low_confidence", "quarantine", "supersede"]
 AUTHORITY = "user"  # the source that may change the user's own world without review
@@ -111,6 +111,7 @@ _EXTRA_STOP = frozenset(
 )
 
 
+@derived_cache
 @lru_cache(maxsize=16_384)
 def extract_claim(text: str) -> Claim:
     """Frame, polarity, values and update marker of one memory (English and Chinese).

@@ -32,6 +32,7 @@ from graphmem.guard.policy import Action, Sealer, apply
 # One limit and one message for writes (graphmem.model.check_metadata) and the screen, which
 # bounds its own work for callers that screen metadata no write has checked.
 from graphmem.model import MAX_METADATA_BYTES, metadata_too_large
+from graphmem.text import derived_cache
 
 # Integers this long may be phone or card numbers written as JSON numbers; shorter ones are
 # counts, sizes and years.
@@ -53,6 +54,7 @@ def _identifier_like(raw: str, sanitized: str) -> bool:
 _CACHED_LEN = 64
 
 
+@derived_cache
 @lru_cache(maxsize=4096)
 def _canonical_pii(s: str, max_depth: int) -> tuple[Canonical, tuple[PiiFinding, ...]]:
     canon = canonicalize(s, max_depth=max_depth)
@@ -62,6 +64,7 @@ def _canonical_pii(s: str, max_depth: int) -> tuple[Canonical, tuple[PiiFinding,
 _CACHED_JOINED = 512
 
 
+@derived_cache
 @lru_cache(maxsize=1024)
 def _rules_risk(joined: str, source_weight: float) -> InjectionResult:
     """The phrase rules' score of a metadata object's joined non-identifier strings. Short

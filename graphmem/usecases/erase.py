@@ -107,6 +107,8 @@ def erase_user(ctx: Context, user_id: str, requested_by: str = "user") -> Erasur
     deleted["vectors"] = before_vectors
     deleted["graph.nodes"] = before_nodes
     deleted["query_cache"] = ctx.embedder.forget_user(user_id)
+    # keyed by text alone, the summary vectors and ranking caches cannot be purged by user
+    deleted["text_caches"] = ctx.forget_text_caches()
     for name, (purge, _) in ctx.purgers.items():
         deleted[name] = purge(user_id)
     _forget_checkpoint(ctx, user_id)

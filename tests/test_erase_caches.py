@@ -1,0 +1,80 @@
+"""An erase empties what the process keeps in memory about what users wrote, and with replicas
+(a shared Redis) every other replica empties its own within a second.
+
+Rows are not the only copies: a process caches query embeddings by (user, query), summary
+vectors by (memory, summary) and ranking facts by text (a memory's gist and claim, stemmed
+words, entity names, metadata strings). Real stores and real replicas here: two services on
+their own data directories, sharing the test Redis, the way two servers behind a balancer do.
+"""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import pytest
+
+from graphmem import MemoryService, Settings
+from graphmem.embedder import Embedder
+from graphmem.guard.consensus import extract_claim
+from graphmem.meaning import gist
+from graphmem.stores.erase_notices import EraseNotices
+from tests.conftest import service_url
+
+FACT = "Quillon Varga keeps the spare boathouse key under the blue heron statue"
+
+
+def test_an_erase_empties_this_processs_text_caches(tmp_path: Path, embedder: Embedder) -> None:
+    with MemoryService(Settings(data_dir=tmp_path / "data"), embedder=embedder) as svc:
+        svc.write("quillon", FACT, memory_type="fact")
+        svc.write("quillon", "Quillon Varga moved the boathouse key to the shed")
+        assert svc.search("quillon", "where is the boathouse key", 5).hits
+        assert gist.cache_info().currsize and extract_claim.cache_info().currsize
+        receipt = svc.forget_user("quillon")
+    assert receipt.verified
+    assert receipt.deleted["text_caches"] > 0
+    assert gist.cache_info().currsize == 0 and extract_claim.cache_info().currsize == 0
+    assert svc.context.summaries.forget_all() == 0
+
+
+@pytest.mark.services
+def test_another_replicas_erase_empties_this_replicas_caches(
+    tmp_path: Path, embedder: Embedder
+) -> None:
+    redis = service_url("GRAPHMEM_TEST_REDIS_URL")
+    first = MemoryService(Settings(data_dir=tmp_path / "a", redis_url=redis), embedder=embedder)
+    other = MemoryService(Settings(data_dir=tmp_path / "b", redis_url=redis))
+    try:
+        other.write("quillon", FACT, memory_type="fact")
+        assert other.search("quillon", "where is the boathouse key", 5).hits
+        assert other.context.embedder.cached_queries("quillon") == 1
+        other.start_background()  # what `graphmem serve` does; it starts the erase watch
+        time.sleep(1.5)  # its first look notes where the counter stands
+
+        receipt = first.forget_user("quillon")  # on the first replica
+        assert receipt.deleted["replica_notice"] == 1 and receipt.verified
+        deadline = time.monotonic() + 10
+        while other.context.embedder.cached_queries("quillon") and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert other.context.embedder.cached_queries("quillon") == 0
+        assert other.erase_watch is not None
+    finally:
+        first.close()
+        other.close()
+
+
+@pytest.mark.services
+def test_the_watch_notes_the_counter_first_then_acts_on_each_move() -> None:
+    from graphmem.stores.erase_notices import EraseWatcher
+
+    notices = EraseNotices(service_url("GRAPHMEM_TEST_REDIS_URL"))
+    calls: list[int] = []
+    watch = EraseWatcher(notices, lambda: calls.append(1) or 3)
+    try:
+        assert watch() is False and calls == []  # the first look only notes the counter
+        assert watch() is False
+        notices.announce()
+        assert watch() is True and calls == [1] and watch.dropped == 3
+        assert watch() is False
+    finally:
+        notices.close()
