@@ -339,7 +339,12 @@ def test_tracing_on_without_the_extra_is_one_line_naming_it(tmp_path: Path) -> N
     assert errors[0].endswith("pip install 'graphmem[otel]'")
 
 
-def test_a_search_over_mcp_yields_a_search_span(
+TRACE_ID = "4bf92f3577b34da6a3ce929d0e0e4736"
+CALLER_SPAN = "00f067aa0ba902b7"
+TRACEPARENT = f"00-{TRACE_ID}-{CALLER_SPAN}-01"
+
+
+def test_mcp_calls_yield_their_spans_and_join_the_trace_named_in_meta(
     spans: tuple[MemoryService, InMemorySpanExporter],
 ) -> None:
     svc, exporter = spans
@@ -348,7 +353,9 @@ def test_a_search_over_mcp_yields_a_search_span(
     async def go() -> Any:
         async with Client(server) as c:
             await c.call_tool("memory_write", {"content": CONTENT, "memory_type": "fact"})
-            return await c.call_tool("memory_search", {"query": QUERY})
+            return await c.call_tool(
+                "memory_search", {"query": QUERY}, meta={"traceparent": TRACEPARENT}
+            )
 
     res = asyncio.run(go())
     assert not res.is_error, res.content[0].text
@@ -358,32 +365,14 @@ def test_a_search_over_mcp_yields_a_search_span(
     assert tree["graphmem.search"] == SEARCH_STEPS
     assert tree["graphmem.write"] == WRITE_STEPS
     _assert_clean(finished)
-
-
-TRACE_ID = "4bf92f3577b34da6a3ce929d0e0e4736"
-CALLER_SPAN = "00f067aa0ba902b7"
-TRACEPARENT = f"00-{TRACE_ID}-{CALLER_SPAN}-01"
-
-
-def test_an_mcp_call_joins_the_trace_named_in_its_meta(
-    spans: tuple[MemoryService, InMemorySpanExporter],
-) -> None:
-    svc, exporter = spans
-    server = create_server(svc, settings=McpSettings(working_backend="memory"), default_user=USER)
-
-    async def go() -> Any:
-        async with Client(server) as c:
-            return await c.call_tool(
-                "memory_search", {"query": QUERY}, meta={"traceparent": TRACEPARENT}
-            )
-
-    assert not asyncio.run(go()).is_error
-    finished = exporter.get_finished_spans()
-    assert {format(s.context.trace_id, "032x") for s in finished} == {TRACE_ID}
-    call = next(s for s in finished if s.name == "graphmem.mcp.call")
-    assert call.parent is not None and format(call.parent.span_id, "016x") == CALLER_SPAN
-    assert call.attributes is not None and call.attributes["graphmem.tool"] == "memory_search"
-    assert _tree(finished)["graphmem.mcp.call"] == {"graphmem.search"}
+    # the search named its caller's trace; the write, sent without one, started its own
+    calls = [s for s in finished if s.name == "graphmem.mcp.call"]
+    assert len(calls) == 2 and tree["graphmem.mcp.call"] == {"graphmem.write", "graphmem.search"}
+    joined = [s for s in calls if format(s.context.trace_id, "032x") == TRACE_ID]
+    assert len(joined) == 1 and joined[0].parent is not None
+    assert format(joined[0].parent.span_id, "016x") == CALLER_SPAN
+    assert joined[0].attributes is not None
+    assert joined[0].attributes["graphmem.tool"] == "memory_search"
 
 
 @pytest.mark.slow
