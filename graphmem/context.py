@@ -169,9 +169,11 @@ class Context:
 
     @contextlib.contextmanager
     def serialised(self, user_id: str, wait: bool = True) -> Iterator[bool]:
-        """The user's lock, then the process's write lock: where a drain projects one user's
-        rows. Without `wait` it yields False at once when another thread or replica holds the
-        user's lock (a drain inside a write must not wait for a lock while holding one)."""
+        """The user's lock, then the process's write lock: the one way every use-case that
+        changes a user's memories (write, update, forget, merge, review, import, erase) and
+        the drain that projects their rows take both, always in this order. Without `wait` it
+        yields False at once when another thread or replica holds the user's lock (a drain
+        inside a write must not wait for a lock while holding one)."""
         if wait:
             with self.writing(user_id), self.write_lock:
                 yield True

@@ -118,7 +118,7 @@ def backfill_relations(
         for i, m in enumerate(memories):
             by_user.setdefault(m.user_id, []).append(i)
         for uid, idx in by_user.items():
-            with ctx.writing(uid), ctx.write_lock:
+            with ctx.serialised(uid):
                 ms = [memories[i] for i in idx]
                 rows = ctx.linker.link(uid, ms, [extractions[i] for i in idx])
                 rep.relations += len(rows.relations)

@@ -109,7 +109,7 @@ def store(
         for i, m in enumerate(current)
     ]
     secrets = seal(ctx, owner, memories, decisions)
-    with ctx.writing(owner), ctx.write_lock:
+    with ctx.serialised(owner):
         with span("graphmem.ingest.commit", memories=len(memories), superseded=len(supersede)):
             graph = ctx.linker.link(owner, memories, extractions)
             texts_indexed = [search_text(t) for t in texts]

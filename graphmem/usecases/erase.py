@@ -86,7 +86,7 @@ def erase_user(ctx: Context, user_id: str, requested_by: str = "user") -> Erasur
     before_nodes = _safe(lambda: len(ctx.graph.node_ids(user_id)))
     ctx.access.flush()
     markers = _markers(ctx, user_id)
-    with ctx.writing(user_id), ctx.write_lock:
+    with ctx.serialised(user_id):
         deleted: dict[str, Any] = {
             f"records.{t}": n for t, n in ctx.records.erase_user(user_id, requested_by).items()
         }

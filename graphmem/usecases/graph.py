@@ -45,7 +45,7 @@ def relate(
         if str(mid) not in found:
             raise NotFoundError(str(mid))
     rel = Relation(user_id, str(source_id), str(target_id), rtype, w)
-    with ctx.writing(user_id), ctx.write_lock:
+    with ctx.serialised(user_id):
         ctx.records.save_graph(GraphRows(user_id, {}, [rel]), set_strength=True)
         ctx.projector.apply(ctx.records.outbox_for([rel.source_id, rel.target_id]))
         ctx.invalidate(user_id)  # last: a search cached before it was made is unreachable

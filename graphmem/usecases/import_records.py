@@ -380,7 +380,7 @@ def import_relations(
     if not new or report.dry_run:
         return
     touched = sorted({i for rel in new for i in (rel.source_id, rel.target_id)})
-    with ctx.writing(user_id), ctx.write_lock:
+    with ctx.serialised(user_id):
         ctx.records.save_graph(GraphRows(user_id, {}, new), set_strength=True)
         ctx.projector.apply(ctx.records.outbox_for(touched))
         ctx.invalidate(user_id)  # last: a search cached before it was made is unreachable

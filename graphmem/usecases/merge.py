@@ -23,7 +23,7 @@ def merge(ctx: Context, user_id: str, members: Sequence[Memory]) -> Memory:
     """Merge a group of one user's memories; returns the survivor as stored."""
     survivor, losers = united(list(members), utcnow(), ctx.settings)
     ids = [m.id for m in losers]
-    with ctx.writing(user_id), ctx.write_lock:
+    with ctx.serialised(user_id):
         done = ctx.records.merge(user_id, survivor, ids)
         if done:
             touched = [survivor.id, *done]

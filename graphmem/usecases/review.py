@@ -113,7 +113,7 @@ def review(
     pending = {m.id for m in quarantined(ctx, user_id, 10_000)}
     ids = [i for i in ids if i in pending]
     if approve:
-        with ctx.writing(user_id), ctx.write_lock:
+        with ctx.serialised(user_id):
             done = ctx.records.set_status(
                 user_id, ids, Status.ACTIVE.value, only_from=Status.QUARANTINED.value
             )

@@ -155,7 +155,7 @@ def forget(
     `reason` is the audit action (forget, or expire when a TTL ran out)."""
     user_id = check_user(user_id)
     ids = [str(i) for i in memory_ids]
-    with ctx.writing(user_id), ctx.write_lock:
+    with ctx.serialised(user_id):
         versions = ctx.temporal.version_copies(user_id, ids)  # earlier contents go too
         images = shas_of(list(ctx.records.get(user_id, ids + versions).values()))
         deleted = ctx.records.delete(user_id, ids + versions)
@@ -171,7 +171,7 @@ def set_status(
     ctx: Context, user_id: str, ids: list[str], status: Status, only_from: Status
 ) -> list[str]:
     """Archive or restore: one records transaction, then the projections follow."""
-    with ctx.writing(user_id), ctx.write_lock:
+    with ctx.serialised(user_id):
         done = ctx.records.set_status(user_id, ids, status.value, only_from=only_from.value)
         if done:
             ctx.projector.apply(ctx.records.outbox_for(done), ctx.stored_vectors(done))

@@ -168,7 +168,7 @@ def _write(
     finally:
         vecs = pending.result()
     secrets = seal(ctx, user_id, memories, decisions)
-    with ctx.writing(user_id), ctx.write_lock:
+    with ctx.serialised(user_id):
         with span("graphmem.write.plan") as step:
             plan = _plan(ctx, user_id, memories, vecs)
             graph = ctx.linker.link(user_id, memories, extractions)
@@ -258,7 +258,7 @@ def hold_update(
     vec = ctx.embedder.encode([pending.content])
     extractions = ctx.extractor.extract_many([pending.content])
     secrets = seal(ctx, pending.user_id, [pending], [decision])
-    with ctx.writing(pending.user_id), ctx.write_lock:
+    with ctx.serialised(pending.user_id):
         graph = ctx.linker.link(pending.user_id, [pending], extractions)
         ctx.records.insert([pending], [search_text(pending.content)], graph, None, secrets)
         ctx.project([pending], vec)
