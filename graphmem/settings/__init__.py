@@ -334,6 +334,9 @@ class Settings(BaseSettings):
     graph_seed_sharpness: float = Field(
         2.0, ge=0, description="each seed passes on (its score / the best's) ** this (2: tuned)"
     )
+    graph_facet_fanout: int = Field(
+        5, ge=0, le=20, description="facet members for a list question (fanout.py; 0: off)"
+    )
     graph_reply_weight: float = Field(
         1.0,
         ge=0,
