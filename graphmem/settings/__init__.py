@@ -332,13 +332,10 @@ class Settings(BaseSettings):
     )
     graph_seeds: int = Field(10, description="how many top hybrid hits seed the expansion")
     graph_seed_sharpness: float = Field(
-        6.0,
-        ge=0,
-        description="a seed passes (its score / the best seed's) ** this to its neighbours:"
-        " above 1 the best seeds lead the walk and weak ones add little (1: proportional,"
-        " 0: all equal). 6 with graph_reply_weight 1 was chosen on the LoCoMo tune split"
-        " (multi-hop recall@10 +5.8 points there) and raised test-split recall@10 too"
-        " (docs/benchmarks.md; graphmem.associative)",
+        2.0, ge=0, description="each seed passes on (its score / the best's) ** this (2: tuned)"
+    )
+    graph_facet_fanout: int = Field(
+        5, ge=0, le=20, description="facet members for a list question (fanout.py; 0: off)"
     )
     graph_reply_weight: float = Field(
         1.0,

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from concurrent.futures import Future
 from dataclasses import replace
 from typing import Any
@@ -30,7 +30,7 @@ from graphmem.stores.records import RecordQuery
 from graphmem.stores.vectors import VectorFilter
 from graphmem.text import query_terms
 from graphmem.tracing import carry, note, span
-from graphmem.usecases import libraries
+from graphmem.usecases import fanout, libraries
 from graphmem.visibility import only_visible, readable_statuses
 
 log = logging.getLogger("graphmem.retrieval")
@@ -271,6 +271,17 @@ def retrieve(
             final *= kind_w
         return TracedHit(mem, final, channels, explain=why if req.explain else None)
 
+    def admits(m: Memory) -> bool:
+        """May a memory reached other than by the channels (graph, facets) be a hit?"""
+        return (
+            m.status.value in statuses
+            and window.admits(m)
+            and (mt is None or m.memory_type.value == mt)
+            and (since is None or m.created_at >= since)
+            and narrow.admits(m)
+            and not is_expired(m, now)
+        )
+
     with span("graphmem.search.fuse", candidates=len(rows), learned=fused is not None):
         hits = [
             score(m)
@@ -330,16 +341,7 @@ def retrieve(
             key=lambda r: (-r.score, r.memory_id),
         )[: max(s.graph_candidates, top_k)]
         new = only_visible(ctx.records.get(user_id, [r.memory_id for r in newcomers]))
-        new = {
-            i: m
-            for i, m in new.items()
-            if m.status.value in statuses
-            and window.admits(m)
-            and (mt is None or m.memory_type.value == mt)
-            and (since is None or m.created_at >= since)
-            and narrow.admits(m)
-            and not is_expired(m, now)
-        }
+        new = {i: m for i, m in new.items() if admits(m)}
         if new and qvec is not None and "vectors" not in degraded:
             try:
                 vec_scores.update(ctx.vectors.scores(qvec, user_id, list(new)))
@@ -369,10 +371,35 @@ def retrieve(
         hits.sort(key=lambda h: (-h.score, h.memory.id))
     if s.subject_boost > 0 and _boost_subjects(hits, query, s.subject_boost):
         hits.sort(key=lambda h: (-h.score, h.memory.id))
+    if hops > 0 and graph_w > 0 and s.graph_facet_fanout > 0 and hits:
+        _fan_out(ctx, user_id, req, hits, rq, qvec, score, admits)
     if bridged:
         _bridge(hits, bridged, base, graph_w)
     top: list[Hit] = list(hits[:top_k])
     return SearchResult(hits=top, took_ms=0.0, degraded=degraded)
+
+
+def _fan_out(
+    ctx: Context,
+    user_id: str,
+    req: ValidSearch,
+    hits: list[TracedHit],
+    rq: RecordQuery,
+    qvec: np.ndarray | None,
+    make: Callable[[Memory], TracedHit],
+    admits: Callable[[Memory], bool],
+) -> None:
+    """A list question's facet members after its best hits (graphmem.usecases.fanout)."""
+    try:
+        with span("graphmem.search.facets") as step:
+            picks = fanout.fan_out(
+                ctx, user_id, req.query, hits, rq, qvec, admits, ctx.settings.graph_facet_fanout
+            )
+            step.set(picks=len(picks))
+    except Exception as e:  # noqa: BLE001 - without the fan-out, the search as it was
+        log.warning("facet fan-out unavailable: %s", e)
+        return
+    fanout.place(hits, picks, make, req.query, req.explain)
 
 
 def _boost_subjects(hits: list[TracedHit], query: str, boost: float) -> bool:
