@@ -915,10 +915,11 @@ def markdown(r: dict[str, Any]) -> str:
         ("stages_hybrid-nograph", "an uncached hybrid search without graph expansion"),
     ):
         got = [(s["size"], s["search"][key]) for s in r["sizes"] if key in s.get("search", {})]
-        if not got:
-            continue
-        L += ["", f"#### Where {what} spends its time (ms per search, wall and CPU)", ""]
-        L += search_stages.markdown_rows(got)
+        if got:
+            L += ["", f"#### Where {what} spends its time (ms per search, wall and CPU)", ""]
+            L += search_stages.markdown_rows(got)
+        elif r["sizes"] and f"{key}_uncached" in r["sizes"][0].get("search", {}):
+            L += _old_stages(r, f"{key}_uncached", what)  # a result file from before
     starts = [s for s in r["sizes"] if s.get("start")]
     if starts:
         L += ["", "#### Start (a fresh process: open the service, answer the first search)", ""]
@@ -976,6 +977,18 @@ def markdown(r: dict[str, Any]) -> str:
         L += ["", "#### Targets", ""]
         L += [f"- {t}" for t in r["targets"]]
     return "\n".join(L) + "\n"
+
+
+def _old_stages(r: dict[str, Any], key: str, what: str) -> list[str]:
+    """The wall-only stage table of result files written before the per-stage CPU."""
+    L = ["", f"#### Where {what} spends its time (mean ms per search)", ""]
+    names = list(dict.fromkeys(n for s in r["sizes"] for n in s["search"].get(key, {})))
+    L += ["| stage | " + " | ".join(f"{s['size']:,}" for s in r["sizes"]) + " |"]
+    L += ["|---|" + "---|" * len(r["sizes"])]
+    for n in names:
+        cells = [fmt(s["search"].get(key, {}).get(n, {}).get("mean_ms"), 2) for s in r["sizes"]]
+        L.append(f"| {n} | " + " | ".join(cells) + " |")
+    return L
 
 
 def check_targets(r: dict[str, Any]) -> list[str]:
