@@ -2,8 +2,9 @@
 open format that `graphmem import --from graphmem-v1` restores exactly.
 
 What is written is what the records store holds, not what recall shows: every memory in every
-status (versions, held, archived), every document chunk with its history, the entity links and
-every relation, so nothing is lost by leaving or by moving between stores. Vectors and the graph
+status (versions, held, archived), every document chunk with its history, every image memory
+with its bytes (graphmem.usecases.images_v1), the entity links and every relation, so nothing
+is lost by leaving or by moving between stores. Vectors and the graph
 projection are not written: they are derived, and the importing store rebuilds them with its
 own embedder. Secrets stay vault references (`[secret:password#1]`): their values are
 encrypted under the source store's key and never leave it. Every line is sorted and encoded
