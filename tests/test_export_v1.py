@@ -130,7 +130,7 @@ plans = st.fixed_dictionaries(
         "document": st.sampled_from(["", "Repot the fern in April.", "The cactus needs no water."]),
         "held": st.booleans(),
         "session": st.sampled_from([None, "s1"]),
-        "images": st.lists(st.sampled_from(IMAGES), max_size=2),
+        "images": st.lists(st.sampled_from(IMAGES), min_size=1, max_size=2),
     }
 )
 
