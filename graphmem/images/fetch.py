@@ -21,6 +21,7 @@ No proxy is used (http_proxy and friends are ignored): the checked address is th
 
 from __future__ import annotations
 
+import concurrent.futures
 import http.client
 import ipaddress
 import socket
@@ -36,6 +37,9 @@ ACCEPTED_TYPES = frozenset((*MIME.values(), "image/jpg", "image/pjpeg"))
 """Content-Types taken as an image (the bytes are decoded and checked afterwards anyway)."""
 REDIRECTS = (301, 302, 303, 307, 308)
 BLOCK = 64 * 1024
+_RESOLVER = concurrent.futures.ThreadPoolExecutor(max_workers=4, thread_name_prefix="image-dns")
+"""getaddrinfo has no timeout of its own: it runs here, and the fetch waits for it no longer
+than its deadline (a lookup left hanging finishes in its thread and is dropped)."""
 
 
 @dataclass(frozen=True)
@@ -61,7 +65,11 @@ def _public(ip: ipaddress.IPv4Address | ipaddress.IPv6Address) -> bool:
 
 def _connect(host: str, port: int, timeout: float, allow_private: bool) -> socket.socket:
     """A TCP connection to an address of `host` that the rules allow; OSError otherwise."""
-    infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
+    lookup = _RESOLVER.submit(socket.getaddrinfo, host, port, type=socket.SOCK_STREAM)
+    try:
+        infos = lookup.result(timeout=timeout)
+    except concurrent.futures.TimeoutError:
+        raise TimeoutError("the host name was not resolved in time") from None
     refused: str | None = None
     last: OSError | None = None
     for family, kind, proto, _, addr in infos:
