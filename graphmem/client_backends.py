@@ -104,7 +104,12 @@ class EmbeddedBackend:
         return self.service.forget(user_id, memory_ids)
 
     def write_image(
-        self, user_id: str, image: bytes, caption: str | None, memory_type: str, **fields: Any
+        self,
+        user_id: str,
+        image: bytes | None,
+        caption: str | None,
+        memory_type: str,
+        **fields: Any,
     ) -> dict[str, Any]:
         m = self.service.write_image(user_id, image, caption, memory_type, tool=TOOL, **fields)
         return m.to_dict()
@@ -307,12 +312,20 @@ class RemoteBackend:
         return await self.tool("memory_reveal", args, memory_id)
 
     async def write_image(
-        self, user_id: str, image: bytes, caption: str | None, memory_type: str, **fields: Any
+        self,
+        user_id: str,
+        image: bytes | None,
+        caption: str | None,
+        memory_type: str,
+        **fields: Any,
     ) -> dict[str, Any]:
-        """memory_write_image with the bytes as base64; returns the memory as stored."""
+        """memory_write_image with the bytes as base64 (or the `url` in fields, which the
+        server fetches under its own rules); returns the memory as stored."""
         import base64
 
-        args = {"image": base64.b64encode(image).decode("ascii"), "memory_type": memory_type}
+        args: dict[str, Any] = {"memory_type": memory_type}
+        if image is not None:
+            args["image"] = base64.b64encode(image).decode("ascii")
         args.update({k: v for k, v in {"caption": caption, **fields}.items() if v is not None})
         res = await self.tool("memory_write_image", args)
         rec = {**res, "id": res["memory_id"], "content": res.get("text", "")}

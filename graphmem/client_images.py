@@ -2,8 +2,9 @@
 
 Embedded, the bytes go to MemoryService.write_image; remote, as base64 to the
 memory_write_image tool, and they come back from the image://{memory_id} resource, whose
-tenant check is the server's. Like the document methods, these are mixins of
-graphmem.client's MemoryClient and AsyncMemoryClient.
+tenant check is the server's. An image given by URL is fetched where the store is (by the
+embedded service, or by the server), under that side's URL rules. Like the document methods,
+these are mixins of graphmem.client's MemoryClient and AsyncMemoryClient.
 """
 
 from __future__ import annotations
@@ -40,12 +41,16 @@ def add_image(
     memory_type: str | None,
     metadata: dict[str, Any] | None,
     session_id: str | None,
+    url: str | None = None,
 ) -> Op[dict[str, Any]]:
+    if (image is None) == (url is None):
+        raise InvalidInputError("image", "give the image (a path or its bytes) or its url")
     ident = yield Call("identity")
     user = resolve_user(user_id, ident)
     args: dict[str, Any] = {
         "user_id": user,
-        "image": _bytes_of(image),
+        "image": _bytes_of(image) if image is not None else None,
+        **({"url": url} if url is not None else {}),
         "caption": caption,
         "memory_type": memory_type or "fact",
         **({"metadata": metadata} if metadata is not None else {}),
@@ -80,16 +85,18 @@ class ImageMethods:
 
     def add_image(
         self,
-        image: ImageInput,
+        image: ImageInput | None = None,
         caption: str | None = None,
         *,
+        url: str | None = None,
         user_id: str | None = None,
         memory_type: str | None = None,
         metadata: dict[str, Any] | None = None,
         session_id: str | None = None,
     ) -> dict[str, Any]:
-        """Store an image (a local path or its bytes) as one memory of kind image: the
-        caption and the text read in it become searchable. Returns the memory as a dict."""
+        """Store an image (a local path or its bytes, or `url`: an http(s) URL the store
+        fetches) as one memory of kind image: the caption and the text read in it become
+        searchable. Returns the memory as a dict."""
         return self._run(
             add_image(
                 image,
@@ -98,6 +105,7 @@ class ImageMethods:
                 memory_type=memory_type,
                 metadata=metadata,
                 session_id=session_id,
+                url=url,
             )
         )
 
@@ -128,9 +136,10 @@ class AsyncImageMethods:
 
     async def add_image(
         self,
-        image: ImageInput,
+        image: ImageInput | None = None,
         caption: str | None = None,
         *,
+        url: str | None = None,
         user_id: str | None = None,
         memory_type: str | None = None,
         metadata: dict[str, Any] | None = None,
@@ -144,6 +153,7 @@ class AsyncImageMethods:
                 memory_type=memory_type,
                 metadata=metadata,
                 session_id=session_id,
+                url=url,
             )
         )
 

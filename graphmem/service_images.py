@@ -22,21 +22,24 @@ class ImagesAPI:
     def write_image(
         self,
         user_id: str,
-        image: ImageSource,
+        image: ImageSource | None = None,
         caption: str | None = None,
         memory_type: str = "fact",
         *,
+        url: str | None = None,
         tool: str | None = None,
         **fields: Any,
     ) -> Memory:
-        """Store an image (a file path or its bytes: PNG, JPEG, WebP, GIF's first frame) as
-        one memory of kind `image`: its content is `caption` and the text OCR reads in it,
-        screened and indexed like any memory; EXIF DateTimeOriginal becomes `created_at`
-        unless given. `fields` are write_many's (metadata, source, session_id, ...)."""
+        """Store an image (a file path or its bytes: PNG, JPEG, WebP, GIF's first frame; or,
+        instead, an http(s) `url` to fetch it from, docs/images.md) as one memory of kind
+        `image`: its content is `caption` and the text OCR reads in it, screened and indexed
+        like any memory; EXIF DateTimeOriginal becomes `created_at` unless given. `fields` are
+        write_many's (metadata, source, session_id, ...)."""
         return images.write_image(
             self.context,
             user_id,
             image,
+            url=url,
             caption=caption,
             memory_type=memory_type,
             tool=tool,

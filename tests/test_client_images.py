@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 import graphmem
-from graphmem.errors import NotFoundError
+from graphmem.errors import GraphmemError, NotFoundError
 from tests.imaging import needs_ocr, render
 from tests.test_mcp import HttpServer, start_http_server
 
@@ -54,3 +54,17 @@ def test_remote_client_does_the_same_and_reads_only_its_own_images(
         with pytest.raises(NotFoundError):
             bob.get_image(mid)
         assert bob.search("is platform 9 open?")["results"] == []
+
+
+def test_remote_client_sends_a_url_for_the_server_to_fetch_under_its_rules(
+    server: HttpServer,
+) -> None:
+    """The server fetches, so its rules apply: its own loopback address is refused by default,
+    in one line on the field url, and nothing is stored."""
+    with graphmem.open(url=server.url, token=server.tokens["alice"]) as alice:
+        before = alice.search("status page")["results"]
+        with pytest.raises(GraphmemError) as e:
+            alice.add_image(url=f"{server.url}/healthz", caption="status page")
+        assert str(e.value).startswith("url: ") and "private or loopback" in str(e.value)
+        assert "\n" not in str(e.value)
+        assert alice.search("status page")["results"] == before

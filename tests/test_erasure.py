@@ -176,3 +176,38 @@ def test_erase_removes_image_bytes_thumbnails_and_ocr_text_and_the_scan_reads_th
     assert not any(p.startswith("images/") for p in files_holding(data, {ocr_line}))
     assert tenant_files(gone) == 0 and tenant_files(kept) == 3
     assert svc.image(kept, other.id)[1] == "image/png"
+
+
+def test_erase_removes_the_files_of_images_an_import_restored(
+    svc: MemoryService, tmp_path: Path, embedder: Embedder
+) -> None:
+    """Images restored from a graphmem-v1 export land in the target store's folder for the
+    user, where the erase and its file scan find them like images written there."""
+    from graphmem.usecases.export_v1 import export_v1
+
+    needs_ocr()
+    gone, kept = users()
+    source = MemoryService(Settings(data_dir=tmp_path / "source"), embedder=embedder)
+    try:
+        source.write_image(
+            gone,
+            render(["Lease renewal for flat 12", "Signed by Zhang San"]),
+            caption="imported scan",
+        )
+        export_v1(source.context, gone, tmp_path / "export")
+    finally:
+        source.close()
+    other = svc.write_image(kept, render(["Kept team photo caption"], size=(700, 200)))
+    report = svc.import_from(gone, "graphmem-v1", str(tmp_path / "export"))
+    assert report.added == 1 and report.skipped == []
+    tenant_files = svc.context.purgers["images"][1]
+    assert tenant_files(gone) == 3  # bytes, thumbnail, sidecar
+    data = Path(svc.settings.data_dir)
+    before = {p for p in data.rglob("*") if p.is_file() and p.parts[-4] == "images"}
+    receipt = svc.forget_user(gone)
+    assert receipt.verified, receipt.to_dict()
+    assert receipt.deleted["images"] == 3 and receipt.residue["images"] == 0
+    assert tenant_files(gone) == 0 and tenant_files(kept) == 3
+    assert len([p for p in before if not p.exists()]) == 3  # the imported files themselves
+    assert not any(p.startswith("images/") for p in files_holding(data, {"Lease renewal"}))
+    assert svc.image(kept, other.id)[1] == "image/png"

@@ -1,5 +1,5 @@
-"""Images on the command line: `graphmem add --image PATH` stores one (graphmem.cli.memory
-hands it here), `graphmem image MEMORY_ID` saves it back to a file."""
+"""Images on the command line: `graphmem add --image PATH` (or `--image-url URL`) stores one
+(graphmem.cli.memory hands it here), `graphmem image MEMORY_ID` saves it back to a file."""
 
 from __future__ import annotations
 
@@ -16,20 +16,27 @@ if TYPE_CHECKING:
 
 
 def check_image_args(args: argparse.Namespace) -> None:
-    """`add` takes either the memory's text or `--image PATH` (with an optional --caption)."""
-    if args.image is not None and args.content is not None:
+    """`add` takes either the memory's text, `--image PATH` or `--image-url URL` (with an
+    optional --caption)."""
+    image = args.image is not None or args.image_url is not None
+    if args.image is not None and args.image_url is not None:
+        raise InvalidInputError("image_url", "give --image or --image-url, not both")
+    if image and args.content is not None:
         raise InvalidInputError("content", "with --image, give the words as --caption")
-    if args.image is None and args.content is None:
+    if not image and args.content is None:
         raise InvalidInputError("content", "give the memory's text (or --image PATH)")
-    if args.image is None and args.caption is not None:
-        raise InvalidInputError("caption", "only with --image")
+    if not image and args.caption is not None:
+        raise InvalidInputError("caption", "only with --image or --image-url")
 
 
 def add_image(svc: MemoryService, args: argparse.Namespace, fields: dict[str, Any]) -> Memory:
-    """`add --image PATH [--caption TEXT]`: the caption is the memory's own words; the text
-    read in the image follows it."""
+    """`add --image PATH | --image-url URL [--caption TEXT]`: the caption is the memory's own
+    words; the text read in the image follows it. A URL is fetched by this process, under the
+    images settings' URL rules."""
     given = {k: v for k, v in fields.items() if v}
-    return svc.write_image(user_of(args), args.image, args.caption, args.type, **given)
+    return svc.write_image(
+        user_of(args), args.image, args.caption, args.type, url=args.image_url, **given
+    )
 
 
 def image_line(m: Memory) -> str:

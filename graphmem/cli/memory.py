@@ -44,7 +44,7 @@ def cmd_add(args: argparse.Namespace) -> None:
     check_image_args(args)
     content = args.content if args.content != "-" else sys.stdin.read(MAX_STDIN_CHARS + 1)
     with open_service(args) as svc:
-        if args.image is not None:
+        if args.image is not None or args.image_url is not None:
             m = add_image(svc, args, fields)
         else:
             item = WriteItem(
@@ -203,6 +203,9 @@ def register(add: AddCommand) -> None:
     sp.add_argument("content", nargs="?")
     sp.add_argument(
         "--image", help="store this image file (PNG, JPEG, WebP, GIF); its text is read by OCR"
+    )
+    sp.add_argument(
+        "--image-url", help="fetch the image from this http(s) URL instead (docs/images.md)"
     )
     sp.add_argument("--caption", help="with --image: what it is and why it matters")
     sp.add_argument("--type", default="fact", help=f"one of {', '.join(types)} (default fact)")

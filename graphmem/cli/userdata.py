@@ -163,12 +163,15 @@ def export_v1(args: argparse.Namespace) -> None:
     with open_service(args) as svc:
         manifest = write_export(svc.context, user_of(args), args.file, redact=args.redact)
     counts = manifest["counts"]
+    n = counts["images_withheld"]
+    withheld = f"; {n} left out by --redact: their text shows personal details" if n else ""
     emit(
         args,
         {"exported": counts, "dir": args.file},
         f"exported {counts['memories']} memories ({counts['versions']} versions),"
-        f" {counts['documents']} documents ({counts['chunks']} chunks), {counts['relations']}"
-        f" relations, {counts['entities']} entities to {args.file}",
+        f" {counts['documents']} documents ({counts['chunks']} chunks), {counts['images']}"
+        f" images ({counts['image_files']} files{withheld}), {counts['relations']} relations,"
+        f" {counts['entities']} entities to {args.file}",
     )
 
 

@@ -51,6 +51,21 @@ class ImageSettings(BaseSettings):
     thumbnail_side: int = Field(
         256, ge=16, le=2048, description="thumbnails fit in a square of this many pixels"
     )
+    url_timeout_seconds: float = Field(
+        20.0,
+        gt=0,
+        le=600,
+        description="an image URL must be fetched within this long, redirects included",
+    )
+    url_max_redirects: int = Field(
+        3, ge=0, le=10, description="an image URL may redirect at most this many times"
+    )
+    url_allow_private: bool = Field(
+        False,
+        description="fetch image URLs whose host is a loopback, private, link-local or other"
+        " non-public address; off, they are refused, so a URL cannot make the server reach"
+        " inside its own network (SSRF). It applies to every caller, agents over MCP too",
+    )
 
 
 __all__ = ["ImageSettings"]

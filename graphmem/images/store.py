@@ -52,8 +52,11 @@ class ImageStore:
         return self._tenant(user_id) / sha[:2] / sha
 
     # ------------------------------------------------------------------ write
-    def put(self, user_id: str, img: DecodedImage, ocr: OcrResult, thumb_side: int) -> bool:
-        """Store the bytes, a thumbnail and the OCR text, unless already there; True if new."""
+    def put(self, user_id: str, img: DecodedImage, ocr: OcrResult | None, thumb_side: int) -> bool:
+        """Store the bytes, a thumbnail and the OCR text, unless already there; True if new.
+        `ocr` None: the text was not read here (an image restored from an export, whose text
+        is in its memory, screened): the sidecar says so, and a later write of the same image
+        reads it instead of trusting an empty cache."""
         base = self._base(user_id, img.sha256)
         original = _at(base, f".{img.format}")
         if original.exists():
@@ -64,8 +67,8 @@ class ImageStore:
             "format": img.format,
             "width": img.width,
             "height": img.height,
-            "ocr_status": ocr.status,
-            "ocr_text": ocr.text,
+            "ocr_status": ocr.status if ocr else None,
+            "ocr_text": ocr.text if ocr else "",
         }
         _write(_at(base, ".json"), json.dumps(sidecar, ensure_ascii=False).encode())
         _write(original, img.data)  # last: its presence means the set is complete

@@ -2,8 +2,9 @@
 open format that `graphmem import --from graphmem-v1` restores exactly.
 
 What is written is what the records store holds, not what recall shows: every memory in every
-status (versions, held, archived), every document chunk with its history, the entity links and
-every relation, so nothing is lost by leaving or by moving between stores. Vectors and the graph
+status (versions, held, archived), every document chunk with its history, every image memory
+with its bytes (graphmem.usecases.images_v1), the entity links and every relation, so nothing
+is lost by leaving or by moving between stores. Vectors and the graph
 projection are not written: they are derived, and the importing store rebuilds them with its
 own embedder. Secrets stay vault references (`[secret:password#1]`): their values are
 encrypted under the source store's key and never leave it. Every line is sorted and encoded
@@ -27,6 +28,7 @@ from graphmem.importers import graphmem_v1 as v1
 from graphmem.model import Kind, Memory, Status, check_user
 from graphmem.stores.records import EntityRef, RecordQuery, Relation
 from graphmem.temporal import SUPERSEDED_BY, UPDATE_OF
+from graphmem.usecases.images_v1 import MEASURED, export_images
 from graphmem.usecases.review import hold_reasons
 from graphmem.version import __version__
 
@@ -35,14 +37,17 @@ PAGE = 1000
 
 def redacted(row: dict[str, Any]) -> dict[str, Any]:
     """An exported memory with contact details and personal data masked in its content, summary
-    and string metadata values (graphmem.guard.policy.redact)."""
+    and string metadata values (graphmem.guard.policy.redact). What graphmem measured from an
+    image (its sha256, format, size) is no one's words and is kept: a digest whose digits read
+    like a phone number must still name the image's file."""
     out = dict(row)
     for key in ("content", "summary"):
         if isinstance(out.get(key), str):
             out[key] = redact_text(out[key])
     if isinstance(out.get("metadata"), dict):
         out["metadata"] = {
-            k: redact_text(v) if isinstance(v, str) else v for k, v in out["metadata"].items()
+            k: redact_text(v) if isinstance(v, str) and k not in MEASURED else v
+            for k, v in out["metadata"].items()
         }
     return out
 
@@ -140,19 +145,22 @@ def export_v1(ctx: Context, user_id: str, out_dir: str | Path, *, redact: bool =
     root.mkdir(parents=True, exist_ok=True)
     memories = _rows(ctx, user_id, Kind.MEMORY)
     chunks = _rows(ctx, user_id, Kind.DOCUMENT)
+    images = _rows(ctx, user_id, Kind.IMAGE)
+    records = memories + chunks + images
     relations = _relations(ctx, user_id)
     newer = {r.source_id: r.target_id for r in relations if r.relation_type == SUPERSEDED_BY}
-    ids = [m.id for m in memories] + [m.id for m in chunks]
+    ids = [m.id for m in records]
     links: dict[str, list[EntityRef]] = {}
     for i in range(0, len(ids), PAGE):
         links.update(ctx.records.entities_for(user_id, ids[i : i + PAGE]))
     chunk_rows = [_record(m, newer, redact) for m in chunks]
-    held = [m for m in memories + chunks if m.status == Status.QUARANTINED]
+    held = [m for m in records if m.status == Status.QUARANTINED]
     held.sort(key=lambda m: (m.created_at, m.seq or 0, m.id))
     reasons = hold_reasons(ctx, user_id, [m.id for m in held]) if held else {}
     files = {
         v1.MEMORIES: _write(root, v1.MEMORIES, (_record(m, newer, redact) for m in memories)),
         v1.CHUNKS: _write(root, v1.CHUNKS, chunk_rows),
+        v1.IMAGES: _write(root, v1.IMAGES, (_record(m, newer, redact) for m in images)),
         v1.DOCUMENTS: _write(root, v1.DOCUMENTS, _documents(chunk_rows)),
         v1.ENTITIES: _write(root, v1.ENTITIES, _entities(links)),
         v1.RELATIONS: _write(
@@ -185,7 +193,8 @@ def export_v1(ctx: Context, user_id: str, out_dir: str | Path, *, redact: bool =
             ),
         ),
     }
-    refs = sum(len(REF_RE.findall(m.content)) for m in memories + chunks)
+    image_files, withheld = export_images(ctx, user_id, images, root, redact=redact)
+    refs = sum(len(REF_RE.findall(m.content)) for m in records)
     manifest = {
         "format": v1.NAME,
         "format_version": v1.VERSION,
@@ -202,8 +211,12 @@ def export_v1(ctx: Context, user_id: str, out_dir: str | Path, *, redact: bool =
             "relations": len(relations),
             "quarantined": len(held),
             "vault_references": refs,
+            "images": len(images),
+            "image_files": len(image_files),
+            "images_withheld": withheld,
         },
         "files": files,
+        "image_files": image_files,
     }
     tmp = root / f".{v1.MANIFEST}.tmp"
     tmp.write_text(v1.manifest_text(manifest), encoding="utf-8", newline="\n")

@@ -21,6 +21,7 @@ from graphmem.context import Context
 from graphmem.errors import ImageError, InvalidInputError, NotFoundError
 from graphmem.filters import MemoryFilter, MetaCondition
 from graphmem.images import DecodedImage, ImageStore, OcrResult, decode, read_text
+from graphmem.images.fetch import fetch
 from graphmem.model import Kind, Memory, check_user
 from graphmem.requests import WriteItem
 from graphmem.stores.records import RecordQuery
@@ -33,6 +34,7 @@ ImageSource = str | Path | bytes | bytearray | memoryview
 """A path to an image file, or its bytes."""
 
 SHA_KEY = "image_sha256"
+URL_KEY = "image_url"
 _EVERY = ("active", "archived", "quarantined", "superseded")
 
 
@@ -58,6 +60,26 @@ def load(source: ImageSource, max_bytes: int) -> bytes:
     except OSError as e:
         raise ImageError(f"could not read {str(path)[:200]!r}: {e.strerror}") from None
     return data
+
+
+def source_bytes(ctx: Context, image: ImageSource | None, url: str | None) -> bytes:
+    """The image's bytes: read from a path, as given, or fetched from `url` under the rules of
+    graphmem.images.fetch (checked addresses, redirects and bytes limited). Nothing is stored
+    until they decoded and were written whole, so a failed fetch leaves nothing behind."""
+    s = ctx.settings.images
+    if image is not None and url is not None:
+        raise InvalidInputError("url", "give the image or its url, not both")
+    if url is not None:
+        return fetch(
+            url,
+            max_bytes=s.max_bytes,
+            timeout=s.url_timeout_seconds,
+            max_redirects=s.url_max_redirects,
+            allow_private=s.url_allow_private,
+        ).data
+    if image is None:
+        raise ImageError("give an image (a path to the file or its bytes) or its url")
+    return load(image, s.max_bytes)
 
 
 def compose(caption: str, text: str, img: DecodedImage, max_chars: int) -> tuple[str, bool]:
@@ -95,19 +117,22 @@ def read_image_text(ctx: Context, user_id: str, img: DecodedImage) -> OcrResult:
 def write_image(
     ctx: Context,
     user_id: str,
-    image: ImageSource,
+    image: ImageSource | None,
     *,
+    url: str | None = None,
     caption: str | None = None,
     memory_type: str = "fact",
     tool: str | None = None,
     **fields: Any,
 ) -> Memory:
-    """Store an image as one memory: checked, read, screened, written, its files kept."""
+    """Store an image (given, or fetched from `url`) as one memory: checked, read, screened,
+    written, its files kept. A fetched image's URL is its provenance (metadata `image_url`)."""
     user_id = check_user(user_id)
     s = ctx.settings.images
     if caption is not None and not isinstance(caption, str):
         raise InvalidInputError("caption", "must be a string")
-    img = decode(load(image, s.max_bytes), max_bytes=s.max_bytes, max_pixels=s.max_pixels)
+    data = source_bytes(ctx, image, url)
+    img = decode(data, max_bytes=s.max_bytes, max_pixels=s.max_pixels)
     ocr = read_image_text(ctx, user_id, img)
     content, cut = compose(caption or "", ocr.text, img, ctx.settings.max_content_chars)
     if fields.get("created_at") is None and img.taken_at is not None:
@@ -117,6 +142,7 @@ def write_image(
         **img.describe(),
         "image_ocr": ocr.status,
         **({"image_text_cut": True} if cut else {}),
+        **({URL_KEY: str(url).strip()} if url is not None else {}),
     }
 
     def stamp(m: Memory) -> None:
@@ -179,4 +205,14 @@ def sweep(ctx: Context, user_id: str, shas: set[str]) -> int:
     return sum(store.remove(user_id, sha) for sha in shas - used)
 
 
-__all__ = ["ImageSource", "compose", "image_of", "load", "shas_of", "sweep", "write_image"]
+__all__ = [
+    "URL_KEY",
+    "ImageSource",
+    "compose",
+    "image_of",
+    "load",
+    "shas_of",
+    "source_bytes",
+    "sweep",
+    "write_image",
+]

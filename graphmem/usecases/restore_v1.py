@@ -7,7 +7,9 @@ exported instead of being extracted again, so export -> import -> export gives t
 input, so every record's text goes through the firewall as a write of its source would. A
 record the firewall refuses is reported and skipped; one it holds is stored held, whatever the
 file said; a clear secret is vaulted like in any write. What the file cannot carry is rebuilt
-here: vectors (embedded by this store's model), keyword postings and the graph projection.
+here: vectors (embedded by this store's model), keyword postings and the graph projection. An
+image memory's bytes are checked as a written image's are and stored, with a new thumbnail,
+before its record commits (graphmem.usecases.images_v1).
 
 A record whose id is already stored for the user is left as it is (unchanged, or reported when
 it differs), so importing again writes nothing twice. Records are committed in batches of
@@ -46,12 +48,15 @@ from graphmem.relation_types import RELATION_TYPES
 from graphmem.stores.records import EntityRef, GraphRows, Relation
 from graphmem.temporal import VERSION_META_KEYS
 from graphmem.text import search_text
+from graphmem.usecases.images import sweep
+from graphmem.usecases.images_v1 import MEASURED, check_measured, restore_image
 from graphmem.usecases.import_checkpoint import Checkpoint
 from graphmem.usecases.import_records import MERGED_KEY, ImportReport, Stopped
 from graphmem.usecases.review import UNKNOWN_REASON
 from graphmem.usecases.write import seal
 
 BATCH = 256
+RECORD_FILES = ((v1.MEMORIES, Kind.MEMORY), (v1.CHUNKS, Kind.DOCUMENT), (v1.IMAGES, Kind.IMAGE))
 UNSCREENED_KEYS = frozenset((*VERSION_META_KEYS, "import_format", "import_hash", MERGED_KEY))
 """Metadata graphmem wrote itself (version links, provenance fingerprints): ids and digests
 that no user or peer typed, left out of the screen like a document's computed fields."""
@@ -178,7 +183,7 @@ class Restore:
         self.tick(len(batch))
 
     def run(self) -> None:
-        for name, kind in ((v1.MEMORIES, Kind.MEMORY), (v1.CHUNKS, Kind.DOCUMENT)):
+        for name, kind in RECORD_FILES:
             for batch in self.batches(name):
                 self.records(name, kind, batch)
         for batch in self.batches(v1.ENTITIES):
@@ -195,7 +200,10 @@ class Restore:
             try:
                 if isinstance(obj, str):
                     raise InvalidInputError("record", obj)
-                parsed.append((n, record_of(self.ctx, self.user_id, obj, kind)))
+                m = record_of(self.ctx, self.user_id, obj, kind)
+                if kind == Kind.IMAGE:
+                    check_measured(m.metadata)
+                parsed.append((n, m))
             except InvalidInputError as e:
                 try:
                     self.bad(f"{name} line {n}", e.field, e.message)
@@ -213,6 +221,7 @@ class Restore:
         stored = ctx.records.get(user, [m.id for _, m in parsed])
         new: list[Memory] = []
         decisions = []
+        added: set[str] = set()  # image files this batch stored, removed again if unused
         for n, m in parsed:
             old = stored.get(m.id)
             if old is not None:
@@ -227,12 +236,24 @@ class Restore:
             if decision is None:
                 self.bad(f"{name} line {n}", "content", "refused by the memory firewall")
                 continue
+            if m.kind == Kind.IMAGE:
+                try:
+                    sha = restore_image(ctx, user, self.src, m, dry_run=self.report.dry_run)
+                except InvalidInputError as e:
+                    self.bad(f"{name} line {n}", e.field, e.message)
+                    continue
+                added.update([sha] if sha else [])
             new.append(m)
             decisions.append(decision)
         if self.report.dry_run:
             self.would.update(m.id for m in new)
         elif new:
-            pairs = self.commit(name, list(zip(new, decisions, strict=True)))
+            try:
+                pairs = self.commit(name, list(zip(new, decisions, strict=True)))
+            finally:  # the files of a record that was not stored go (graphmem.usecases.images)
+                if added:
+                    with ctx.write_lock:
+                        sweep(ctx, user, added)
             new, decisions = [m for m, _ in pairs], [d for _, d in pairs]
         self.report.added += len(new)
         self.report.versions += sum(m.status == Status.SUPERSEDED for m in new)
@@ -290,7 +311,8 @@ class Restore:
         the record masked as the policy says and held if the screen holds it."""
         guard, sealer = self.ctx.guard, Sealer()
         keys = SCREENED_DOC_KEYS if m.kind == Kind.DOCUMENT else m.metadata
-        written = {k: m.metadata[k] for k in keys if k in m.metadata and k not in UNSCREENED_KEYS}
+        own = UNSCREENED_KEYS | MEASURED if m.kind == Kind.IMAGE else UNSCREENED_KEYS
+        written = {k: m.metadata[k] for k in keys if k in m.metadata and k not in own}
         d = guard.screen_write(m.content, m.source.value, written or None, sealer=sealer)
         if d.status is None:
             return None
@@ -387,7 +409,7 @@ def restore_v1(
     """Restore an export folder (graphmem_v1.open_source checked it) for `user_id` into
     `report`. With `strict`, a bad record stops the import (InvalidInputError naming it) after
     committing what came before."""
-    parts = (v1.MEMORIES, v1.CHUNKS, v1.ENTITIES, v1.RELATIONS)
+    parts = (v1.MEMORIES, v1.CHUNKS, v1.IMAGES, v1.ENTITIES, v1.RELATIONS)
     total = sum(src.records(p) for p in parts)
     done = [checkpoint.resumed if checkpoint else 0]
     report.resumed = done[0]

@@ -1,8 +1,11 @@
 """The image tool: store an image an agent saw as a memory (the image itself is read back
 through the image://{memory_id} resource, graphmem.mcp.resources).
 
-The image comes as base64, the way MCP carries ImageContent; server paths and URLs are not
-taken from an agent, for the reasons the document tools give (graphmem.mcp.tools.documents).
+The image comes as base64, the way MCP carries ImageContent, or as an http(s) URL the server
+fetches under the images settings' URL rules (graphmem.images.fetch: addresses inside the
+server's network refused unless the operator allowed them, redirects and bytes limited).
+Server paths are not taken from an agent, for the reasons the document tools give
+(graphmem.mcp.tools.documents).
 """
 
 import base64
@@ -60,20 +63,30 @@ def register(mcp: ToolRegistry, ctx: ToolContext) -> None:
         " receipt or whiteboard, a scanned page) as one long-term memory and return its"
         " memory_id. The text in the image is read (English and Chinese) and, with your"
         " caption, becomes searchable like any memory; memory_search finds it (kind: image)"
-        " and the image itself is read back from the image://{memory_id} resource. Give a"
+        " and the image itself is read back from the image://{memory_id} resource. Send the"
+        " image as base64 in `image`, or a public http(s) `url` to fetch it from. Give a"
         " caption that says what it is and why it matters, e.g. 'Receipt for the team lunch"
         " at Hollis Bakery, 3 March'.",
         annotations=tool_annotations("Write an image memory", read_only=False),
     )
     async def memory_write_image(
         image: Annotated[
-            str,
+            str | None,
             Field(
                 min_length=1,
                 description="The image file as base64 (a data:image/...;base64, prefix is"
-                " allowed): PNG, JPEG, WebP or GIF (its first frame).",
+                " allowed): PNG, JPEG, WebP or GIF (its first frame). Or give `url`.",
             ),
-        ],
+        ] = None,
+        url: Annotated[
+            str | None,
+            Field(
+                min_length=1,
+                max_length=2048,
+                description="Instead of `image`: an http(s) URL of the image, fetched by the"
+                " server (public addresses only, unless the operator allowed others).",
+            ),
+        ] = None,
         caption: Annotated[
             str | None,
             Field(
@@ -107,7 +120,9 @@ def register(mcp: ToolRegistry, ctx: ToolContext) -> None:
         ] = None,
     ) -> ImageWriteResult:
         user = ctx.caller()
-        data = decode_base64(image, max_bytes)
+        if (image is None) == (url is None):
+            raise ToolError("image: send the image as base64 in `image`, or its `url` (one)")
+        data = decode_base64(image, max_bytes) if image is not None else None
         fields = {
             "metadata": metadata,
             "source": source,
@@ -122,6 +137,7 @@ def register(mcp: ToolRegistry, ctx: ToolContext) -> None:
                 data,
                 caption,
                 memory_type,
+                url=url,
                 tool="memory_write_image",
                 **{k: v for k, v in fields.items() if v is not None},
             )
