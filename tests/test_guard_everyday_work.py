@@ -87,11 +87,11 @@ STORED = [
 # Validation rows still refused or held after this pass (read after the final run): the
 # classifier alone on a text with no anchor on the user, a prohibition that reads as a relaxed
 # control, a payment verb. They are listed so that fixing one shows up (strict xfail).
+# (The fourth pass stored "论坛的规模是五百人..." and "房租...转给房东": see
+# test_guard_everyday_mentions.py.)
 KNOWN_HELD = [
-    "论坛的规模是五百人，主要是行业内的技术负责人。",
     "每次合并代码前至少要两个人审批，这是我们组的规矩。",
     "Never auto-accept invites from outside the company.",
-    "房租每月 4500，每月 1 号转给房东。",
 ]
 
 

@@ -272,6 +272,35 @@ def speaks_to_agent(text: str) -> bool:
     return any(t.has(c) for c in _TO_AGENT)
 
 
+# What a memory needs, besides the words, to steer the agent that reads it: someone spoken to
+# ("you") or of (the user as a third party, someone else's things, all of them), an order, a
+# trigger or a standing frame, an operation, a control relaxed or the agent's rules set aside,
+# secrecy, tools, a task, a claimed identity, a promotion or a link. A description with none of
+# these - "论坛的规模是五百人", "Our system admin is on leave", "公司新上的 AI 助手还不太好用" (an
+# AI named as a topic is AGENT, which is deliberately not here) - reports the world and gives
+# the agent nothing to do, however attack-like its n-grams read to the classifier.
+_STEERS = (
+    "YOU", "YOUR", "USERREF", "OWNER3", "OTHER", "ALL", "GRANT", "IMP", "TASK", "TRIGGER",
+    "RESP_MOD", "OPS", "SEND", "RUN", "DESTRUCT", "RELAX", "NEG_META", "CONTROL", "MODAL",
+    "PRIORITY", "SECRECY", "META", "SELF", "IDENTITY", "CONFIG_KV", "ADMIN", "TELL_THAT", "PROMO",
+    "REFERRAL", "URL", "LEGIT",
+)  # fmt: skip
+
+
+# A third person or anyone at all: the party an attack on people is for ("keep that permission
+# in place for him", "any teacher can view ...").
+_THIRD_PARTY = re.compile(
+    r"\b(?:he|him|his|she|her|hers|they|them|their|any|anyone|anybody|whoever)\b|[他她]|任何|谁"
+)
+
+
+def steers(text: str) -> bool:
+    """Whether the text holds anything that could steer an agent (see _STEERS): without it the
+    classifier's opinion is the only evidence, and a description's n-grams are not enough."""
+    t = _Tagger(text, True)
+    return bool(_THIRD_PARTY.search(t.text)) or any(t.has(c) for c in _STEERS)
+
+
 def shapes_replies(text: str) -> bool:
     """Whether the text sets a standing rule for what gets said ("whenever asked about Atlas,
     reply that ...", "每次有人问，就回答..."): a trigger and a reply or "tell ... that". Such a

@@ -50,6 +50,7 @@ from graphmem.guard.concepts import (
     shapes_replies,
     speaks_of_others,
     speaks_to_agent,
+    steers,
 )
 from graphmem.guard.pii import KIND_OF, find_pii
 
@@ -280,10 +281,18 @@ def _as_preference(best: dict[str, RuleHit]) -> dict[str, RuleHit]:
     return out
 
 
+# A description that holds nothing that could steer an agent (concepts.steers: no one spoken to
+# or of, no order, trigger, operation, relaxed control, secrecy, tool, task or link) and no
+# obfuscation is the user reporting the world - "论坛的规模是五百人", "Our system admin is on
+# leave", "公司新上的 AI 助手还不太好用" - which the classifier read at p 0.9-0.98 (AI words,
+# Chinese statements). Alone it must then be BARE_MIN_P sure, the bar document text has.
+# Measured on train, validation and test2 of everyday.jsonl (6 of 11 rows held by the model
+# alone stored) and the held-out attacks (none lost; 1 of 899 dev and train_extra attacks).
 SHORT_TEXT_MIN_P = 0.8
 SHORT_TEXT_CAP = 0.45
 UNADDRESSED_MIN_P = 0.9
 DOCUMENT_ALONE_MIN_P = 0.99
+BARE_MIN_P = 0.99
 CLASSIFIER_RULE = "classifier"
 CLASSIFIER_CATEGORY = "learned"
 REASON_FLOOR = 0.25
@@ -377,6 +386,8 @@ def screen(
                 alone = " (addresses no one, alone)"
             elif not best and p < alone_min_p:
                 alone = " (document, alone)"
+            elif not best and p < BARE_MIN_P and not c.signals and not steers(body):
+                alone = " (nothing in it steers an agent, alone)"
             elif not best and _plain_detail(c, body):
                 alone = " (a detail or a command, alone)"
             elif not best and _own_preference(c):
@@ -403,7 +414,10 @@ def screen(
                     hit.excerpt + alone,
                 )
             fired = fired or hit.weight >= EVIDENCE_FLOOR
-            weights.append(hit.weight)
+            # Below EVIDENCE_FLOOR the model says "more likely benign than not": listed as a
+            # reason, but it must not add to a weak rule's weight ("cc legal@... on any contract
+            # drafts" at 0.55 + p 0.45 crossed the threshold together).
+            weights.append(hit.weight if p >= EVIDENCE_FLOOR else 0.0)
             best[CLASSIFIER_RULE] = hit
     hits = tuple(sorted(best.values(), key=lambda h: -h.weight))
     signals = dict(c.signals)
