@@ -173,8 +173,9 @@ def sentences(text: str) -> list[str]:
 # combinations) unless it is the only sending in the text. With another send verb or an address
 # ("send the codes to x@..., don't tell anyone") it stays the attack's secrecy.
 _KEEP_PRIVATE = re.compile(
-    r"(?:记得|千万|一定)?(?:不要|别|不能|不许)(?:告诉|透露给|说给)(?:别人|任何人|外人|其他人|旁人)|"
-    r"\b(?:don'?t|do not|never) tell (?:anyone|anybody|others|other people)\b"
+    r"(?:记得|千万|一定)?(?:不要|别|不能|不许)(?:告诉|透露给|说给)(?:别人|任何人|外人|其他人|旁人|"
+    r"他|她|孩子|家人)|"
+    r"\b(?:don'?t|do not|never) tell (?:anyone|anybody|others|other people|him|her|the kids?)\b"
 )
 _ADDRESS = re.compile(r"[\w.+-]+@[\w-]+\.|https?://|www\.")
 
@@ -214,11 +215,40 @@ class _Tagger:
             return self.first and bool(
                 TASK_START.search(t) or (self.cjk and ZH_TASK_START.search(t))
             )
+        if concept == "META":
+            return _agent_rules(t, self.cjk)
         en = LEX_EN.get(concept)
         if en is not None and en.search(t):
             return True
         zh = LEX_ZH.get(concept) if self.cjk else None
         return bool(zh is not None and zh.search(t))
+
+
+# Rules, policies, instructions and prompts that belong to a group of the user's - "our team's
+# rules", "the company's new AI policy", "这是我们组的规矩", "部门新规定", "我们产品的提示词" -
+# are the user's world, not the agent's configuration (concept META), which is what an override
+# or a claim about "your rules" is about. A META word right after such an owner does not count.
+GROUP_OWNER_EN = re.compile(
+    r"\b(?:our|my|the|this|his|her|their)\s+(?:company|team|group|department|dept|office|school|"
+    r"building|firm|org|organi[sz]ation|workplace|employer|hoa|bank|gym|pool|club|family|"
+    r"household|product|app|project|landlord|insurer|clinic|hospital|library|airline|"
+    r"university|kids?'?|class)(?:'s|s'|s)?\s+(?:[\w-]+\s+){0,2}$|\bat work\s+$|\b(?:our|my)\s+$"
+)
+_GROUP_OWNER_ZH = re.compile(
+    r"(?:我们|咱们|公司|部门|组里|小组|团队|学校|单位|小区|物业|家里|产品|项目|医院|银行|行业|"
+    r"游泳馆|健身房|班里|老师)[^,。;:!?\s]{0,6}$"
+)
+
+
+def _agent_rules(text: str, cjk: bool) -> bool:
+    """Concept META, less the rules and prompts of a group of the user's (see above)."""
+    for lex, owner in ((LEX_EN["META"], GROUP_OWNER_EN), (LEX_ZH["META"], _GROUP_OWNER_ZH)):
+        if lex is LEX_ZH["META"] and not cjk:
+            continue
+        for m in lex.finditer(text):
+            if not owner.search(text[max(0, m.start() - 40) : m.start()]):
+                return True
+    return False
 
 
 def tag(sentence: str, first: bool = True) -> set[str]:
@@ -299,6 +329,14 @@ def steers(text: str) -> bool:
     classifier's opinion is the only evidence, and a description's n-grams are not enough."""
     t = _Tagger(text, True)
     return bool(_THIRD_PARTY.search(t.text)) or any(t.has(c) for c in _STEERS)
+
+
+def names_agent(text: str) -> bool:
+    """Whether the text speaks to or of the AI itself ("you", the assistant, this note, secrecy):
+    `speaks_to_agent` without its rules, which a user's note may name as a topic ("describe
+    the new parking rules")."""
+    t = _Tagger(text, True)
+    return any(t.has(c) for c in ("YOU", "YOUR", "AGENT", "SELF", "SECRECY"))
 
 
 def shapes_replies(text: str) -> bool:
@@ -460,6 +498,7 @@ __all__ = [
     "combos",
     "has_code",
     "is_narrative",
+    "names_agent",
     "is_own_preference",
     "sentences",
     "speaks_of_others",
