@@ -226,7 +226,9 @@ _EN: dict[str, str] = {
             r"\b[a-z_]+\.[a-z_]+\([^)]*\)|\b(?:drop|truncate)\s+table\s+[a-z_]+\s*;|"
             r"\bdelete from\s+[a-z_]+|\bscp\s|\bssh\s+\S+@|\bsudo\s|\bchmod\s|`[^`]{3,}`|"
             r"s3://|~/\.\w+|\$\(|\|\s*(?:ba)?sh\b|\bwget\s|\bcurl\s|"
-            r"\b[a-z]*_?(?:reset|delete|purge|drop|wipe|export|grant|transfer|disable)_[a-z_]+)",
+            r"\b[a-z]*_?(?:reset|delete|purge|drop|wipe|export|grant|transfer|disable)_[a-z_]+|"
+            # a shell variable set for a command: "export NODE_OPTIONS=--max-old-space-size=4096"
+            r"\bexport\s+[a-z_][a-z0-9_]*=\S)",
     "RUN": r"\b(?:type|go to|hit|ping|post to|request|"
            r"run|execute|invoke|trigger|fire off|call|install|set up|schedule|launch)\b",
     "TOOLWORD": r"\b(?:tool|plugin|extension|endpoint|api|console|function|action|job|cron|"

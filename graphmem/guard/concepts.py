@@ -180,7 +180,9 @@ _KEEP_PRIVATE = re.compile(
 _ADDRESS = re.compile(r"[\w.+-]+@[\w-]+\.|https?://|www\.")
 
 
-def _without_keep_private(text: str) -> str:
+def without_keep_private(text: str) -> str:
+    """The text less the user keeping their own secret ("...，别告诉别人"), unless something is
+    sent or an address is named: then the secrecy may be an exfiltration's."""
     stripped = _KEEP_PRIVATE.sub(" ", text)
     if stripped == text or _ADDRESS.search(stripped):
         return text
@@ -194,7 +196,7 @@ class _Tagger:
     rarest concept, so a benign text costs a handful of regex searches, not all of them."""
 
     def __init__(self, text: str, first: bool) -> None:
-        text = _without_keep_private(text)
+        text = without_keep_private(text)
         self.text = text
         self.first = first
         self.cjk = bool(_CJK.search(text))

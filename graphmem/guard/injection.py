@@ -53,6 +53,7 @@ from graphmem.guard.concepts import (
     speaks_of_others,
     speaks_to_agent,
     steers,
+    without_keep_private,
 )
 from graphmem.guard.pii import KIND_OF, find_pii
 
@@ -206,6 +207,10 @@ _OWN_NOTE_START = re.compile(
 
 
 def _owned_topic(r: Rule, text: str, m: re.Match[str]) -> bool:
+    if r.category == "exfiltration":
+        # "给孩子的平板设置了家长密码，记得别告诉他": a secret kept, nothing sent
+        kept = without_keep_private(text)
+        return kept != text and not r.pattern.search(kept)
     before = text[max(0, m.start() - 40) : m.start()]
     if r.id == "system_ref":
         return bool(GROUP_OWNER_EN.search(before) or _OWNED_AFTER.search(text[m.end() :]))
