@@ -130,6 +130,7 @@ _EN: dict[str, str] = {
     "OWN_PARTY": r"\b(?:(?:my|our) (?:\w+ )?(?:assistant|pa|secretary|wife|husband|partner|"
                  r"accountant|lawyer|solicitor|manager|boss|team|colleague|advisor|adviser|tutor|"
                  r"mum|mom|mother|dad|father|sister|brother|son|daughter|aunt|uncle|family|"
+                 r"doctor|gp|dentist|physio|therapist|"
                  r"office|inbox|(?:work|personal|own|private) (?:address|email|account))|"
                  r"(?:cc|copy|send it to|forward it to) me|to me)\b",
     # Sending forbidden: "never share my calendar with anyone outside the company" protects the
@@ -313,7 +314,7 @@ _ZH: dict[str, str] = {
     "PRIORITY": r"(?:为准|优先|只信|只听|听我的|照这条|照做|严格按|按本条|高于)",
     "CONTROL": r"(?:输入密码|审核|查订单|医生签字|老师确认|背景调查|"
                r"确认|审批|审核|复核|核验|核实|验证|认证|身份|授权|签批|签字|风控|反欺诈|"
-               r"安全问题|验证码|两步|双重验证|限额|额度|冷静期|小票|人工|问户主|多问)",
+               r"安全问题|验证码|两步|双重验证|限额|额度|冷静期|小票|人工(?!智能)|问户主|多问)",
     "RELAX": r"(?:不用|不需要|无需|无须|不必|不再|免除|豁免|跳过|取消|解除|关闭|直接|自动|立即|"
              r"马上|一律|视为|已审批|已批准|预先授权|自己批|自行|不用多问|不用问|就行|可以自己|"
              r"标记为已(?:付款|支付|批准|验证|完成))",
@@ -337,7 +338,8 @@ _ZH: dict[str, str] = {
             r"透露|告诉|念给|列出|附上|"
             r"塞进|放进|加到|发布|公开|开放给|复制|发一份|给他看|给她看|收集)",
     "OWN_PARTY": r"(?:我的(?:助理|秘书|老婆|老公|爱人|妻子|丈夫|会计|律师|经理|领导|同事|导师|"
-                 r"父母|爸|妈|团队|工作邮箱|私人邮箱|个人邮箱|邮箱)|(?:抄送|发|转发)(?:一份)?给我|"
+                 r"父母|爸|妈|团队|工作邮箱|私人邮箱|个人邮箱|邮箱|医生)|(?:抄送|发|转发)(?:一份)?给我|"
+                 r"家庭医生|私人医生|主治医生|"
                  r"抄送我(?!们)|"
                  r"(?:回复|回答|答复|跟|和|对)我(?!们)|"
                  # a department of the user's own company: "抄送采购部 ...", "发给财务部"

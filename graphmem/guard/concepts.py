@@ -230,13 +230,17 @@ class _Tagger:
 # rules", "the company's new AI policy", "这是我们组的规矩", "部门新规定", "我们产品的提示词" -
 # are the user's world, not the agent's configuration (concept META), which is what an override
 # or a claim about "your rules" is about. A META word right after such an owner does not count.
-GROUP_OWNER_EN = re.compile(
-    r"\b(?:our|my|the|this|his|her|their)\s+(?:company|team|group|department|dept|office|school|"
-    r"building|firm|org|organi[sz]ation|workplace|employer|hoa|bank|gym|pool|club|family|"
-    r"household|product|app|project|landlord|insurer|clinic|hospital|library|airline|"
-    r"university|kids?'?|class)(?:'s|s'|s)?\s+(?:[\w-]+\s+){0,2}$|\bat work\s+$|\b(?:our|my)\s+$"
+_GROUPS_EN = (
+    r"(?:company|team|group|department|dept|office|school|building|firm|org|organi[sz]ation|"
+    r"workplace|employer|hoa|bank|gym|pool|club|family|household|product|app|project|landlord|"
+    r"insurer|clinic|hospital|library|airline|university|kids?'?|class)(?:'s|s'|s)?"
 )
-_GROUP_OWNER_ZH = re.compile(
+GROUP_OWNER_EN = re.compile(
+    rf"\b(?:our|my|the|this|his|her|their)\s+{_GROUPS_EN}\s+(?:[\w-]+\s+){{0,2}}$|"
+    # a group heading its own rule: "Company policy: ...", "HOA rules: ..."
+    rf"(?:^|[^\w\s]\s*){_GROUPS_EN}\s+(?:[\w-]+\s+)?$|\bat work\s+$|\b(?:our|my)\s+$"
+)
+GROUP_OWNER_ZH = re.compile(
     r"(?:我们|咱们|公司|部门|组里|小组|团队|学校|单位|小区|物业|家里|产品|项目|医院|银行|行业|"
     r"游泳馆|健身房|班里|老师)[^,。;:!?\s]{0,6}$"
 )
@@ -244,7 +248,7 @@ _GROUP_OWNER_ZH = re.compile(
 
 def _agent_rules(text: str, cjk: bool) -> bool:
     """Concept META, less the rules and prompts of a group of the user's (see above)."""
-    for lex, owner in ((LEX_EN["META"], GROUP_OWNER_EN), (LEX_ZH["META"], _GROUP_OWNER_ZH)):
+    for lex, owner in ((LEX_EN["META"], GROUP_OWNER_EN), (LEX_ZH["META"], GROUP_OWNER_ZH)):
         if lex is LEX_ZH["META"] and not cjk:
             continue
         for m in lex.finditer(text):
@@ -306,14 +310,15 @@ def speaks_to_agent(text: str) -> bool:
 
 # What a memory needs, besides the words, to steer the agent that reads it: someone spoken to
 # ("you") or of (the user as a third party, someone else's things, all of them), an order, a
-# trigger or a standing frame, an operation, a control relaxed or the agent's rules set aside,
+# trigger or a standing frame, an operation, a control relaxed (a control merely named -
+# "审批", "verification" - is not enough) or the agent's rules set aside,
 # secrecy, tools, a task, a claimed identity, a promotion or a link. A description with none of
 # these - "论坛的规模是五百人", "Our system admin is on leave", "公司新上的 AI 助手还不太好用" (an
 # AI named as a topic is AGENT, which is deliberately not here) - reports the world and gives
 # the agent nothing to do, however attack-like its n-grams read to the classifier.
 _STEERS = (
     "YOU", "YOUR", "USERREF", "OWNER3", "OTHER", "ALL", "GRANT", "IMP", "TASK", "TRIGGER",
-    "RESP_MOD", "OPS", "SEND", "RUN", "DESTRUCT", "RELAX", "NEG_META", "CONTROL", "MODAL",
+    "RESP_MOD", "OPS", "SEND", "RUN", "DESTRUCT", "RELAX", "NEG_META", "MODAL",
     "PRIORITY", "SECRECY", "META", "SELF", "IDENTITY", "CONFIG_KV", "ADMIN", "TELL_THAT", "PROMO",
     "REFERRAL", "URL", "LEGIT",
 )  # fmt: skip

@@ -43,6 +43,7 @@ from graphmem.guard.canonical import Canonical, canonicalize
 from graphmem.guard.classifier import default_model, is_prose, is_short
 from graphmem.guard.concepts import (
     GROUP_OWNER_EN,
+    GROUP_OWNER_ZH,
     addresses_anyone,
     combos,
     has_code,
@@ -206,12 +207,19 @@ _OWN_NOTE_START = re.compile(
 )
 
 
+# A new rule headed by a group of the user's ("Company policy: ...", "小区物业的新规定：...") is
+# that group's, reported by the user, not a standing rule for the agent.
+_GROUP_HEADED = {"standing_rule", "zh_new_rule"}
+
+
 def _owned_topic(r: Rule, text: str, m: re.Match[str]) -> bool:
     if r.category == "exfiltration":
         # "给孩子的平板设置了家长密码，记得别告诉他": a secret kept, nothing sent
         kept = without_keep_private(text)
         return kept != text and not r.pattern.search(kept)
     before = text[max(0, m.start() - 40) : m.start()]
+    if r.id in _GROUP_HEADED:
+        return bool(GROUP_OWNER_EN.search(before) or GROUP_OWNER_ZH.search(before))
     if r.id == "system_ref":
         return bool(GROUP_OWNER_EN.search(before) or _OWNED_AFTER.search(text[m.end() :]))
     return r.category == "task" and bool(_OWN_NOTE_BEFORE.search(before))
