@@ -144,7 +144,10 @@ _EN: dict[str, str] = {
              r"(?:write|draft|prepare)s? for me)\b",
     # A step made conditional on the user's own check: "only after the smoke tests pass".
     "GATED": r"\b(?:only (?:after|once|when|if)|(?:after|once|when) (?:the )?(?:\w+ )?(?:tests?|"
-             r"ci|checks?|build|review|pipeline) (?:pass(?:es|ed)?|(?:is|are) green|succeed))\b",
+             r"ci|checks?|build|review|pipeline) (?:pass(?:es|ed)?|(?:is|are) green|succeed)|"
+             # "DROP TABLE tmp; -- run after the migration is verified"
+             r"(?:after|once|when) (?:the )?(?:[\w-]+ ){1,2}(?:is|are|has been|have been) "
+             r"(?:verified|checked|confirmed|tested|merged|deployed|done|finished|green))\b",
     "RECIPIENT": r"(?:\b(?:[a-z0-9-]+\.(?:sh|io|net|com|org|biz|xyz|me|co)|"
                  r"anyone|anybody|whoever|everyone|the caller|callers?|next caller|"
                  r"third[- ]part(?:y|ies)|partners?|external|outside|public|other users?|"
@@ -301,7 +304,11 @@ _ZH: dict[str, str] = {
     "YOUR": r"(?:你的|您的|你自己)",
     # "跟客户的会议" is a meeting with clients: company kept, not the clients' things
     "USERREF": r"(?:用户|(?<![跟和与同约见访给向])客户|来电者|户主|读者|账户主人|这个人|此人)",
-    "META": r"(?:防护措施|防护|护栏|内置|说明|基准|政策|"
+    # "说明" is any note or explanation ("税点说明", "说明书"); it is the agent's instructions
+    # only after a word that points at them ("以上说明", "系统说明", "你的说明")
+    "META": r"(?:防护措施|防护|护栏|内置|基准|政策|"
+            r"(?:(?<=以上)|(?<=上面)|(?<=之前)|(?<=前面)|(?<=原来)|(?<=原有)|(?<=系统)|(?<=你的)|"
+            r"(?<=这些)|(?<=所有)|(?<=全部)|(?<=此前)|(?<=先前)|(?<=上述))说明|"
             r"设定|指令|指示|指引|规则|规矩|准则|规定|守则|约束|限制|边界|配置|提示词|策略|"
             r"政策|安全层|安全限制|安全过滤|内容规则|拒绝|运营方|开发者|"
             rf"(?<!{_ZH_NAMED_SYSTEM.replace('|', ')(?<!')})(?<![a-z])(?<![a-z] )系统)",
