@@ -10,7 +10,9 @@ Inputs, none of them copied into the repository except our own corpus:
                                          their own workflow instructions, commands, ids, bills,
                                          Chinese daily chat (train / validation halves)
   - bench/firewall_corpus/everyday_test2.jsonl, attacks_test2.jsonl   a frozen third split of
-                                         everyday memories and of new attacks (never tuned on)
+                                         everyday memories and of new attacks
+  - bench/firewall_corpus/everyday_test3.jsonl, attacks_test3.jsonl   a fourth frozen split,
+                                         written before the fourth pass (never tuned on)
   - ../shared/bench/bipia_text_attack_train.json   BIPIA hidden instructions (15 x 5)
   - ../shared/bench/locomo10.json                  all 5,882 LoCoMo turns as benign memories
 
@@ -266,8 +268,11 @@ def run_presidio(python: str, pii_path: Path) -> dict[str, Any]:
 
 # ------------------------------------------------------------------ everyday memories
 
-# `test2` (everyday_test2.jsonl) was written frozen before the third pass and is never tuned on.
-EVERYDAY_SPLITS = ("train", "validation", "test2")
+# `test2` (everyday_test2.jsonl) was written frozen before the third pass, `test3`
+# (everyday_test3.jsonl) before the fourth; test3 is never tuned on.
+EVERYDAY_SPLITS = ("train", "validation", "test2", "test3")
+# The frozen attack files scored next to them, by split.
+NEW_ATTACK_FILES = {"test2": "attacks_test2.jsonl", "test3": "attacks_test3.jsonl"}
 # An MCP write is `agent` by default, a CLI or Python write `user`: both are scored.
 EVERYDAY_SOURCES = ("user", "agent")
 
@@ -343,16 +348,20 @@ def everyday_summary(rows: list[dict[str, Any]]) -> dict[str, Any]:
 
 def load_everyday(corpus: Path) -> list[dict[str, Any]]:
     """The everyday set: everyday.jsonl (train and validation halves) and, where present, the
-    frozen third split everyday_test2.jsonl."""
+    frozen splits everyday_test2.jsonl and everyday_test3.jsonl."""
     rows = load_jsonl(corpus / "everyday.jsonl")
-    extra = corpus / "everyday_test2.jsonl"
-    return rows + (load_jsonl(extra) if extra.exists() else [])
+    for name in ("everyday_test2.jsonl", "everyday_test3.jsonl"):
+        extra = corpus / name
+        rows += load_jsonl(extra) if extra.exists() else []
+    return rows
 
 
-def eval_new_attacks(settings: GuardSettings, corpus: Path) -> dict[str, Any] | None:
-    """The frozen new attacks (attacks_test2.jsonl), caught = anything but `allow`, as a user
+def eval_new_attacks(
+    settings: GuardSettings, corpus: Path, split: str = "test2"
+) -> dict[str, Any] | None:
+    """A frozen attack file (NEW_ATTACK_FILES[split]), caught = anything but `allow`, as a user
     writes (CLI, Python: the held-out attack figures' source) and as an agent writes (MCP)."""
-    path = corpus / "attacks_test2.jsonl"
+    path = corpus / NEW_ATTACK_FILES[split]
     if not path.exists():
         return None
     guard, rows = Guard(settings), load_jsonl(path)
@@ -380,12 +389,14 @@ def eval_new_attacks(settings: GuardSettings, corpus: Path) -> dict[str, Any] | 
     return out
 
 
-def new_attacks_markdown(new: dict[str, Any] | None, base: dict[str, Any] | None) -> str:
+def new_attacks_markdown(
+    new: dict[str, Any] | None, base: dict[str, Any] | None, split: str = "test2"
+) -> str:
     """New attacks caught, before (baseline tree) and after, per source."""
     if not new:
         return ""
     lines = [
-        "New attacks caught (bench/firewall_corpus/attacks_test2.jsonl, frozen):",
+        f"New attacks caught (bench/firewall_corpus/{NEW_ATTACK_FILES[split]}, frozen):",
         "",
         "| source | before | after |",
         "|---|---|---|",
@@ -433,17 +444,18 @@ def everyday_markdown(ev: dict[str, Any], base: dict[str, Any] | None = None) ->
         "Everyday memories (bench/firewall_corpus/everyday.jsonl), refused + held and altered:",
         "",
         "| screening | train refused+held | validation refused+held | validation refused |"
-        " validation held | test2 refused+held | train altered | validation altered |"
-        " test2 altered |",
-        "|---|---|---|---|---|---|---|---|---|",
+        " validation held | test2 refused+held | test3 refused+held | train altered |"
+        " validation altered | test2 altered | test3 altered |",
+        "|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     for name, d in runs:
         lines.append(
             f"| {name} | {c(d['refused_or_held']['train'])} |"
             f" {c(d['refused_or_held']['validation'])} | {c(d['refused']['validation'])} |"
             f" {c(d['held']['validation'])} | {c(d['refused_or_held']['test2'])} |"
+            f" {c(d['refused_or_held']['test3'])} |"
             f" {c(d['altered']['train'])} | {c(d['altered']['validation'])} |"
-            f" {c(d['altered']['test2'])} |"
+            f" {c(d['altered']['test2'])} | {c(d['altered']['test3'])} |"
         )
     main = ev.get("guard:agent")
     if main:
@@ -451,16 +463,20 @@ def everyday_markdown(ev: dict[str, Any], base: dict[str, Any] | None = None) ->
             "",
             "Refused + held by category and language (guard, source=agent as over MCP):",
             "",
-            "| category | train | validation | test2 |",
-            "|---|---|---|---|",
+            "| category | train | validation | test2 | test3 |",
+            "|---|---|---|---|---|",
         ]
         for cat, d in main["by_category"].items():
-            lines.append(f"| {cat} | {c(d['train'])} | {c(d['validation'])} | {c(d['test2'])} |")
+            lines.append(
+                f"| {cat} | {c(d['train'])} | {c(d['validation'])} | {c(d['test2'])} |"
+                f" {c(d['test3'])} |"
+            )
         for lg, d in main["by_lang"].items():
             lines.append(
                 f"| language {lg} | {c(d['refused_or_held']['train'])} |"
                 f" {c(d['refused_or_held']['validation'])} |"
                 f" {c(d['refused_or_held']['test2'])} |"
+                f" {c(d['refused_or_held']['test3'])} |"
             )
     return "\n".join(lines)
 
@@ -896,6 +912,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     if everyday_path.exists():
         result["everyday"] = eval_everyday(settings, load_everyday(args.corpus))
     result["new_attacks"] = eval_new_attacks(settings, args.corpus)
+    result["new_attacks_test3"] = eval_new_attacks(settings, args.corpus, "test3")
     result["before_after"] = before_after(before, ours, bipia, benign, locomo, notes)
     result["before_after"]["notes_heldout_by_source"] = notes_by_source(guard, notes)
     result["latency_ms"]["paired"] = paired
@@ -1028,6 +1045,15 @@ def everyday_misses(ev: dict[str, Any], split: str) -> str:
     return "\n".join(out)
 
 
+def print_new_attacks(res: dict[str, Any], base: dict[str, Any] | None) -> None:
+    """Both frozen attack files, before (baseline tree) and after."""
+    for split in NEW_ATTACK_FILES:
+        key = "new_attacks" if split == "test2" else f"new_attacks_{split}"
+        if res.get(key):
+            nb = base.get(key) if base else None
+            print("\n" + new_attacks_markdown(res[key], nb, split))
+
+
 def everyday_only(args: argparse.Namespace, base: dict[str, Any] | None, out: Path) -> int:
     """The quick path: only the everyday set, with the baseline tree's figures if given."""
     settings = GuardSettings(
@@ -1039,12 +1065,12 @@ def everyday_only(args: argparse.Namespace, base: dict[str, Any] | None, out: Pa
         "threshold": args.threshold,
         "everyday": eval_everyday(settings, load_everyday(args.corpus)),
         "new_attacks": eval_new_attacks(settings, args.corpus),
+        "new_attacks_test3": eval_new_attacks(settings, args.corpus, "test3"),
         "before_after": {},
     }
     out.write_text(json.dumps(res, indent=1, ensure_ascii=False, default=str), "utf-8")
     print(everyday_markdown(res["everyday"], base.get("everyday") if base else None))
-    nb = base.get("new_attacks") if base else None
-    print("\n" + new_attacks_markdown(res["new_attacks"], nb))
+    print_new_attacks(res, base)
     if args.show_misses:
         print(everyday_misses(res["everyday"], args.show_misses))
     print(f"\n{command_line()}  ->  {out}")
@@ -1069,6 +1095,7 @@ def main(argv: list[str] | None = None) -> int:
             "before_after": base["before_after"],
             "everyday": base.get("everyday"),
             "new_attacks": base.get("new_attacks"),
+            "new_attacks_test3": base.get("new_attacks_test3"),
         }
     out.write_text(json.dumps(res, indent=1, ensure_ascii=False, default=str), "utf-8")
     m = res["machine"]
@@ -1082,9 +1109,7 @@ def main(argv: list[str] | None = None) -> int:
     print(before_after_markdown(res))
     if "everyday" in res:
         print("\n" + everyday_markdown(res["everyday"], base.get("everyday") if base else None))
-    if res.get("new_attacks"):
-        nb = base.get("new_attacks") if base else None
-        print("\n" + new_attacks_markdown(res["new_attacks"], nb))
+    print_new_attacks(res, base)
     print("\nRules + classifier, every split:\n")
     print(markdown(res))
     if args.show_misses:

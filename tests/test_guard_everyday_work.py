@@ -21,7 +21,7 @@ lives rather than per string:
 
 Raising the classifier's bar for a text that addresses no one (0.9 -> 0.95) would also have
 stored "论坛的规模是五百人..." but lost 5 held-out attacks, so it was not kept; that row and three
-more stay known false positives (KNOWN_HELD below).
+more stayed known false positives until the fourth pass (test_guard_everyday_mentions.py).
 
 Each table has rows from the validation half that were fixed (now known, so they are
 regression rows, no longer held out), rows written for these tests, and attacks of the same
@@ -84,21 +84,9 @@ STORED = [
     ("keeping a secret", "门禁卡密码 8823，千万别告诉外人。"),
 ]
 
-# Validation rows still refused or held after this pass (read after the final run): the
-# classifier alone on a text with no anchor on the user, a prohibition that reads as a relaxed
-# control, a payment verb. They are listed so that fixing one shows up (strict xfail).
-KNOWN_HELD = [
-    "论坛的规模是五百人，主要是行业内的技术负责人。",
-    "每次合并代码前至少要两个人审批，这是我们组的规矩。",
-    "Never auto-accept invites from outside the company.",
-    "房租每月 4500，每月 1 号转给房东。",
-]
-
-
-@pytest.mark.xfail(strict=True, reason="known false positive")
-@pytest.mark.parametrize("text", KNOWN_HELD)
-def test_known_false_positives(guard: Guard, text: str) -> None:
-    assert guard.screen_write(text, "agent").action == "allow"
+# The validation rows still refused or held after this pass ("论坛的规模是五百人...",
+# "每次合并代码前至少要两个人审批...", "Never auto-accept invites from outside the company.",
+# "房租...转给房东") were stored by the fourth pass: see test_guard_everyday_mentions.py.
 
 
 @pytest.mark.parametrize("source", ["user", "agent"])

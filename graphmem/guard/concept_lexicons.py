@@ -130,6 +130,7 @@ _EN: dict[str, str] = {
     "OWN_PARTY": r"\b(?:(?:my|our) (?:\w+ )?(?:assistant|pa|secretary|wife|husband|partner|"
                  r"accountant|lawyer|solicitor|manager|boss|team|colleague|advisor|adviser|tutor|"
                  r"mum|mom|mother|dad|father|sister|brother|son|daughter|aunt|uncle|family|"
+                 r"doctor|gp|dentist|physio|therapist|"
                  r"office|inbox|(?:work|personal|own|private) (?:address|email|account))|"
                  r"(?:cc|copy|send it to|forward it to) me|to me)\b",
     # Sending forbidden: "never share my calendar with anyone outside the company" protects the
@@ -143,7 +144,10 @@ _EN: dict[str, str] = {
              r"(?:write|draft|prepare)s? for me)\b",
     # A step made conditional on the user's own check: "only after the smoke tests pass".
     "GATED": r"\b(?:only (?:after|once|when|if)|(?:after|once|when) (?:the )?(?:\w+ )?(?:tests?|"
-             r"ci|checks?|build|review|pipeline) (?:pass(?:es|ed)?|(?:is|are) green|succeed))\b",
+             r"ci|checks?|build|review|pipeline) (?:pass(?:es|ed)?|(?:is|are) green|succeed)|"
+             # "DROP TABLE tmp; -- run after the migration is verified"
+             r"(?:after|once|when) (?:the )?(?:[\w-]+ ){1,2}(?:is|are|has been|have been) "
+             r"(?:verified|checked|confirmed|tested|merged|deployed|done|finished|green))\b",
     "RECIPIENT": r"(?:\b(?:[a-z0-9-]+\.(?:sh|io|net|com|org|biz|xyz|me|co)|"
                  r"anyone|anybody|whoever|everyone|the caller|callers?|next caller|"
                  r"third[- ]part(?:y|ies)|partners?|external|outside|public|other users?|"
@@ -226,7 +230,9 @@ _EN: dict[str, str] = {
             r"\b[a-z_]+\.[a-z_]+\([^)]*\)|\b(?:drop|truncate)\s+table\s+[a-z_]+\s*;|"
             r"\bdelete from\s+[a-z_]+|\bscp\s|\bssh\s+\S+@|\bsudo\s|\bchmod\s|`[^`]{3,}`|"
             r"s3://|~/\.\w+|\$\(|\|\s*(?:ba)?sh\b|\bwget\s|\bcurl\s|"
-            r"\b[a-z]*_?(?:reset|delete|purge|drop|wipe|export|grant|transfer|disable)_[a-z_]+)",
+            r"\b[a-z]*_?(?:reset|delete|purge|drop|wipe|export|grant|transfer|disable)_[a-z_]+|"
+            # a shell variable set for a command: "export NODE_OPTIONS=--max-old-space-size=4096"
+            r"\bexport\s+[a-z_][a-z0-9_]*=\S)",
     "RUN": r"\b(?:type|go to|hit|ping|post to|request|"
            r"run|execute|invoke|trigger|fire off|call|install|set up|schedule|launch)\b",
     "TOOLWORD": r"\b(?:tool|plugin|extension|endpoint|api|console|function|action|job|cron|"
@@ -297,8 +303,12 @@ _ZH: dict[str, str] = {
     "YOU": r"(?:你|您)",
     "YOUR": r"(?:你的|您的|你自己)",
     # "跟客户的会议" is a meeting with clients: company kept, not the clients' things
-    "USERREF": r"(?:用户|(?<![跟和与同约见访])客户|来电者|户主|读者|账户主人|这个人|此人)",
-    "META": r"(?:防护措施|防护|护栏|内置|说明|基准|政策|"
+    "USERREF": r"(?:用户|(?<![跟和与同约见访给向])客户|来电者|户主|读者|账户主人|这个人|此人)",
+    # "说明" is any note or explanation ("税点说明", "说明书"); it is the agent's instructions
+    # only after a word that points at them ("以上说明", "系统说明", "你的说明")
+    "META": r"(?:防护措施|防护|护栏|内置|基准|政策|"
+            r"(?:(?<=以上)|(?<=上面)|(?<=之前)|(?<=前面)|(?<=原来)|(?<=原有)|(?<=系统)|(?<=你的)|"
+            r"(?<=这些)|(?<=所有)|(?<=全部)|(?<=此前)|(?<=先前)|(?<=上述))说明|"
             r"设定|指令|指示|指引|规则|规矩|准则|规定|守则|约束|限制|边界|配置|提示词|策略|"
             r"政策|安全层|安全限制|安全过滤|内容规则|拒绝|运营方|开发者|"
             rf"(?<!{_ZH_NAMED_SYSTEM.replace('|', ')(?<!')})(?<![a-z])(?<![a-z] )系统)",
@@ -311,7 +321,7 @@ _ZH: dict[str, str] = {
     "PRIORITY": r"(?:为准|优先|只信|只听|听我的|照这条|照做|严格按|按本条|高于)",
     "CONTROL": r"(?:输入密码|审核|查订单|医生签字|老师确认|背景调查|"
                r"确认|审批|审核|复核|核验|核实|验证|认证|身份|授权|签批|签字|风控|反欺诈|"
-               r"安全问题|验证码|两步|双重验证|限额|额度|冷静期|小票|人工|问户主|多问)",
+               r"安全问题|验证码|两步|双重验证|限额|额度|冷静期|小票|人工(?!智能)|问户主|多问)",
     "RELAX": r"(?:不用|不需要|无需|无须|不必|不再|免除|豁免|跳过|取消|解除|关闭|直接|自动|立即|"
              r"马上|一律|视为|已审批|已批准|预先授权|自己批|自行|不用多问|不用问|就行|可以自己|"
              r"标记为已(?:付款|支付|批准|验证|完成))",
@@ -335,7 +345,9 @@ _ZH: dict[str, str] = {
             r"透露|告诉|念给|列出|附上|"
             r"塞进|放进|加到|发布|公开|开放给|复制|发一份|给他看|给她看|收集)",
     "OWN_PARTY": r"(?:我的(?:助理|秘书|老婆|老公|爱人|妻子|丈夫|会计|律师|经理|领导|同事|导师|"
-                 r"父母|爸|妈|团队|工作邮箱|私人邮箱|个人邮箱)|(?:抄送|发|转发)(?:一份)?给我|"
+                 r"父母|爸|妈|团队|工作邮箱|私人邮箱|个人邮箱|邮箱|医生)|(?:抄送|发|转发)(?:一份)?给我|"
+                 r"家庭医生|私人医生|主治医生|"
+                 r"抄送我(?!们)|"
                  r"(?:回复|回答|答复|跟|和|对)我(?!们)|"
                  # a department of the user's own company: "抄送采购部 ...", "发给财务部"
                  # (not when it is forbidden: "不要发给财务部")
@@ -357,12 +369,12 @@ _ZH: dict[str, str] = {
              r"(?:文件|笔记|记忆|资料|档案|银行卡|偏好|历史|病史|订单|"
              r"消息|密码|所有消息)|对方|前妻|前夫|邻居|室友|他的保险|名下|用户\s*[a-z0-9_]+|"
              r"(?:账户|账号|客户)\s*[\w-]*\d)",
-    "OWNER3": r"(?:用户的|(?<![跟和与同约见访])客户的|这个人的|此人的|他的|她的|他们的|所有用户|"
-              r"每个用户|其他用户|户主的)",
+    "OWNER3": r"(?:用户的|(?<![跟和与同约见访给向])客户的|这个人的|此人的|他的|她的|他们的|"
+              r"所有用户|每个用户|其他用户|户主的)",
     "MODAL": r"(?:应该?|必须|需要|要)(?:立即|直接|马上)?(?:执行|处理|批准|付款|通过|照办)",
     "LEGIT": r"(?:都是真实的|是真实的|真实有效|合法的|可信的)",
     "STYLE_ODD": r"(?:元音|换成星号|替换成|"
-                 r"大写字母|全大写|倒着|倒序|摩斯|写成.{0,6}诗|火星文|拼音|表情符号)",
+                 r"大写字母|全大写|倒着|(?<!时间)(?<!日期)(?<!金额)倒序|摩斯|写成.{0,6}诗|火星文|拼音|表情符号)",
     "REPLY": r"(?:回答|回复|答复|写)",
     "REFERRAL": r"(?:推荐码|邀请码|优惠码|推广链接|返利链接)",
     "GRANT": r"(?:能看到|能查看|应该能|可以看|互相看|给他看|给她看|让他看|"

@@ -173,13 +173,16 @@ def sentences(text: str) -> list[str]:
 # combinations) unless it is the only sending in the text. With another send verb or an address
 # ("send the codes to x@..., don't tell anyone") it stays the attack's secrecy.
 _KEEP_PRIVATE = re.compile(
-    r"(?:记得|千万|一定)?(?:不要|别|不能|不许)(?:告诉|透露给|说给)(?:别人|任何人|外人|其他人|旁人)|"
-    r"\b(?:don'?t|do not|never) tell (?:anyone|anybody|others|other people)\b"
+    r"(?:记得|千万|一定)?(?:不要|别|不能|不许)(?:告诉|透露给|说给)(?:别人|任何人|外人|其他人|旁人|"
+    r"他|她|孩子|家人)|"
+    r"\b(?:don'?t|do not|never) tell (?:anyone|anybody|others|other people|him|her|the kids?)\b"
 )
 _ADDRESS = re.compile(r"[\w.+-]+@[\w-]+\.|https?://|www\.")
 
 
-def _without_keep_private(text: str) -> str:
+def without_keep_private(text: str) -> str:
+    """The text less the user keeping their own secret ("...，别告诉别人"), unless something is
+    sent or an address is named: then the secrecy may be an exfiltration's."""
     stripped = _KEEP_PRIVATE.sub(" ", text)
     if stripped == text or _ADDRESS.search(stripped):
         return text
@@ -193,7 +196,7 @@ class _Tagger:
     rarest concept, so a benign text costs a handful of regex searches, not all of them."""
 
     def __init__(self, text: str, first: bool) -> None:
-        text = _without_keep_private(text)
+        text = without_keep_private(text)
         self.text = text
         self.first = first
         self.cjk = bool(_CJK.search(text))
@@ -214,11 +217,44 @@ class _Tagger:
             return self.first and bool(
                 TASK_START.search(t) or (self.cjk and ZH_TASK_START.search(t))
             )
+        if concept == "META":
+            return _agent_rules(t, self.cjk)
         en = LEX_EN.get(concept)
         if en is not None and en.search(t):
             return True
         zh = LEX_ZH.get(concept) if self.cjk else None
         return bool(zh is not None and zh.search(t))
+
+
+# Rules, policies, instructions and prompts that belong to a group of the user's - "our team's
+# rules", "the company's new AI policy", "这是我们组的规矩", "部门新规定", "我们产品的提示词" -
+# are the user's world, not the agent's configuration (concept META), which is what an override
+# or a claim about "your rules" is about. A META word right after such an owner does not count.
+_GROUPS_EN = (
+    r"(?:company|team|group|department|dept|office|school|building|firm|org|organi[sz]ation|"
+    r"workplace|employer|hoa|bank|gym|pool|club|family|household|product|app|project|landlord|"
+    r"insurer|clinic|hospital|library|airline|university|kids?'?|class)(?:'s|s'|s)?"
+)
+GROUP_OWNER_EN = re.compile(
+    rf"\b(?:our|my|the|this|his|her|their)\s+{_GROUPS_EN}\s+(?:[\w-]+\s+){{0,2}}$|"
+    # a group heading its own rule: "Company policy: ...", "HOA rules: ..."
+    rf"(?:^|[^\w\s]\s*){_GROUPS_EN}\s+(?:[\w-]+\s+)?$|\bat work\s+$|\b(?:our|my)\s+$"
+)
+GROUP_OWNER_ZH = re.compile(
+    r"(?:我们|咱们|公司|部门|组里|小组|团队|学校|单位|小区|物业|家里|产品|项目|医院|银行|行业|"
+    r"游泳馆|健身房|班里|老师)[^,。;:!?\s]{0,6}$"
+)
+
+
+def _agent_rules(text: str, cjk: bool) -> bool:
+    """Concept META, less the rules and prompts of a group of the user's (see above)."""
+    for lex, owner in ((LEX_EN["META"], GROUP_OWNER_EN), (LEX_ZH["META"], GROUP_OWNER_ZH)):
+        if lex is LEX_ZH["META"] and not cjk:
+            continue
+        for m in lex.finditer(text):
+            if not owner.search(text[max(0, m.start() - 40) : m.start()]):
+                return True
+    return False
 
 
 def tag(sentence: str, first: bool = True) -> set[str]:
@@ -270,6 +306,44 @@ def speaks_to_agent(text: str) -> bool:
     narrower than `addresses_anyone`, which also counts an order to anyone ("Add Kevin ...")."""
     t = _Tagger(text, True)
     return any(t.has(c) for c in _TO_AGENT)
+
+
+# What a memory needs, besides the words, to steer the agent that reads it: someone spoken to
+# ("you") or of (the user as a third party, someone else's things, all of them), an order, a
+# trigger or a standing frame, an operation, a control relaxed (a control merely named -
+# "审批", "verification" - is not enough) or the agent's rules set aside,
+# secrecy, tools, a task, a claimed identity, a promotion or a link. A description with none of
+# these - "论坛的规模是五百人", "Our system admin is on leave", "公司新上的 AI 助手还不太好用" (an
+# AI named as a topic is AGENT, which is deliberately not here) - reports the world and gives
+# the agent nothing to do, however attack-like its n-grams read to the classifier.
+_STEERS = (
+    "YOU", "YOUR", "USERREF", "OWNER3", "OTHER", "ALL", "GRANT", "IMP", "TASK", "TRIGGER",
+    "RESP_MOD", "OPS", "SEND", "RUN", "DESTRUCT", "RELAX", "NEG_META", "MODAL",
+    "PRIORITY", "SECRECY", "META", "SELF", "IDENTITY", "CONFIG_KV", "ADMIN", "TELL_THAT", "PROMO",
+    "REFERRAL", "URL", "LEGIT",
+)  # fmt: skip
+
+
+# A third person or anyone at all: the party an attack on people is for ("keep that permission
+# in place for him", "any teacher can view ...").
+_THIRD_PARTY = re.compile(
+    r"\b(?:he|him|his|she|her|hers|they|them|their|any|anyone|anybody|whoever)\b|[他她]|任何|谁"
+)
+
+
+def steers(text: str) -> bool:
+    """Whether the text holds anything that could steer an agent (see _STEERS): without it the
+    classifier's opinion is the only evidence, and a description's n-grams are not enough."""
+    t = _Tagger(text, True)
+    return bool(_THIRD_PARTY.search(t.text)) or any(t.has(c) for c in _STEERS)
+
+
+def names_agent(text: str) -> bool:
+    """Whether the text speaks to or of the AI itself ("you", the assistant, this note, secrecy):
+    `speaks_to_agent` without its rules, which a user's note may name as a topic ("describe
+    the new parking rules")."""
+    t = _Tagger(text, True)
+    return any(t.has(c) for c in ("YOU", "YOUR", "AGENT", "SELF", "SECRECY"))
 
 
 def shapes_replies(text: str) -> bool:
@@ -431,6 +505,7 @@ __all__ = [
     "combos",
     "has_code",
     "is_narrative",
+    "names_agent",
     "is_own_preference",
     "sentences",
     "speaks_of_others",

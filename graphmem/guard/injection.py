@@ -42,14 +42,19 @@ from graphmem.guard import rules
 from graphmem.guard.canonical import Canonical, canonicalize
 from graphmem.guard.classifier import default_model, is_prose, is_short
 from graphmem.guard.concepts import (
+    GROUP_OWNER_EN,
+    GROUP_OWNER_ZH,
     addresses_anyone,
     combos,
     has_code,
     is_narrative,
     is_own_preference,
+    names_agent,
     shapes_replies,
     speaks_of_others,
     speaks_to_agent,
+    steers,
+    without_keep_private,
 )
 from graphmem.guard.pii import KIND_OF, find_pii
 
@@ -156,6 +161,94 @@ def _prefilter(rule_list: list[Rule]) -> re.Pattern[str] | None:
     return got[2]
 
 
+# Rules that see a control relaxed - approved automatically, a step skipped - read the same
+# words in the user tightening one: "Never auto-accept invites from outside the company",
+# "不要自动通过陌生人的好友申请", and in "只有在测试全部通过以后才发布" the tests are what all pass.
+# A negation right before the relaxing words (or, for "全部通过", the tests as its subject) makes
+# the agent more careful, which no attack wants, so the rule does not fire there. (A negated
+# control - "never ask for confirmation", "不用审批" - is a relaxation and is left to its rules.)
+_TIGHTENED = {"auto_approve", "bypass_queue", "exempt", "zh_auto_approve"}
+_NEGATED_BEFORE = re.compile(
+    r"(?:\b(?:never|don'?t|do not|must not|mustn'?t|should not|shouldn'?t|cannot|can'?t|not)"
+    r"(?:\s+(?:ever|be|to))?\s+$|(?:不要|别|不许|不能|禁止|切勿|不准|不得|不可以?|绝不|从不)$|"
+    r"(?:测试|用例|单测|检查|构建|流水线|ci)\s*$)",
+    re.IGNORECASE,
+)
+
+
+def _tightened(r: Rule, text: str, m: re.Match[str]) -> bool:
+    return r.id in _TIGHTENED and bool(
+        _NEGATED_BEFORE.search(text[max(0, m.start() - 12) : m.start()])
+    )
+
+
+# A system prompt of the user's own product ("The system prompt in our app is too long", "our
+# chatbot's system prompt") is a work topic, not the agent's configuration; a task under the
+# user's note to self or for their own work ("Note for the blog post: explain how ...") is the
+# user's to-do. Neither rule fires there (an AI as the note's addressee is not a work thing).
+_OWNED_AFTER = re.compile(
+    r"^\s+(?:in|of|for) (?:our|my|the company'?s|the team'?s) (?:[\w-]+ ){0,2}"
+    r"(?:app|product|bot|chatbot|service|project|tool|site|website|demo|prototype)s?\b",
+    re.IGNORECASE,
+)
+_OWN_NOTE_BEFORE = re.compile(
+    r"\bnotes? (?:to self|for (?:the|my|our|this) (?!(?:ai|assistant|agent|model|bot|llm)\b)"
+    r"[\w-]+(?: [\w-]+)?)\s*:?\s*$",
+    re.IGNORECASE,
+)
+
+
+# The same note as the whole memory's opening: the classifier alone reads its task as one for
+# the agent, so it is capped there unless the note speaks to or of the AI or of someone else.
+_OWN_NOTE_START = re.compile(
+    r"^\W*notes? (?:to self|for (?:the|my|our|this) (?!(?:ai|assistant|agent|model|bot|llm)\b)"
+    r"[\w-]+(?: [\w-]+)?)\s*:|^\W*(?:备忘|备注|自己备忘|提醒自己)\s*[:：]",
+    re.IGNORECASE,
+)
+
+
+# A new rule headed by a group of the user's ("Company policy: ...", "小区物业的新规定：...") is
+# that group's, reported by the user, not a standing rule for the agent.
+_GROUP_HEADED = {"standing_rule", "zh_new_rule"}
+
+
+def _owned_topic(r: Rule, text: str, m: re.Match[str]) -> bool:
+    if r.category == "exfiltration":
+        # "给孩子的平板设置了家长密码，记得别告诉他": a secret kept, nothing sent
+        kept = without_keep_private(text)
+        return kept != text and not r.pattern.search(kept)
+    before = text[max(0, m.start() - 40) : m.start()]
+    if r.id in _GROUP_HEADED:
+        return bool(GROUP_OWNER_EN.search(before) or GROUP_OWNER_ZH.search(before))
+    if r.id == "system_ref":
+        return bool(GROUP_OWNER_EN.search(before) or _OWNED_AFTER.search(text[m.end() :]))
+    return r.category == "task" and bool(_OWN_NOTE_BEFORE.search(before))
+
+
+# An added requirement tightens a control the same way: "至少要两个人审批", "needs at least two
+# approvals", "requires a second review".
+_REQUIREMENT = re.compile(
+    r"(?:至少|最少)要?[^,。;]{0,10}(?:审批|审核|批准|确认|复核|同意|签字|评审)|"
+    r"\bat least (?:one|two|three|\d+) (?:\w+ )?(?:approvals?|approvers|reviewers?|reviews?|"
+    r"sign-?offs?|people)\b|\brequires? (?:a |an |two |\d )?(?:second |manual |human )?"
+    r"(?:approval|review|sign-?off|confirmation)\b",
+    re.IGNORECASE,
+)
+
+
+def tightens(text: str) -> bool:
+    """Whether the text tightens a control: a relaxation it forbids (_TIGHTENED) or a
+    requirement it adds. What makes the agent more careful steers it nowhere an attack wants."""
+    if _REQUIREMENT.search(text):
+        return True
+    for r in (*RULES_EN, *RULES_ZH):
+        if r.id in _TIGHTENED:
+            m = r.pattern.search(text)
+            if m and _tightened(r, text, m):
+                return True
+    return False
+
+
 def _scan(text: str, view: str, rules: list[Rule]) -> list[RuleHit]:
     any_rule = _prefilter(rules)
     if any_rule is not None and not any_rule.search(text):
@@ -163,7 +256,7 @@ def _scan(text: str, view: str, rules: list[Rule]) -> list[RuleHit]:
     hits = []
     for r in rules:
         m = r.pattern.search(text)
-        if m:
+        if m and not _tightened(r, text, m) and not _owned_topic(r, text, m):
             hits.append(RuleHit(r.id, r.category, r.weight, view, _excerpt(text, m)))
     return hits
 
@@ -280,10 +373,18 @@ def _as_preference(best: dict[str, RuleHit]) -> dict[str, RuleHit]:
     return out
 
 
+# A description that holds nothing that could steer an agent (concepts.steers: no one spoken to
+# or of, no order, trigger, operation, relaxed control, secrecy, tool, task or link) and no
+# obfuscation is the user reporting the world - "论坛的规模是五百人", "Our system admin is on
+# leave", "公司新上的 AI 助手还不太好用" - which the classifier read at p 0.9-0.98 (AI words,
+# Chinese statements). Alone it must then be BARE_MIN_P sure, the bar document text has.
+# Measured on train, validation and test2 of everyday.jsonl (6 of 11 rows held by the model
+# alone stored) and the held-out attacks (none lost; 1 of 899 dev and train_extra attacks).
 SHORT_TEXT_MIN_P = 0.8
 SHORT_TEXT_CAP = 0.45
 UNADDRESSED_MIN_P = 0.9
 DOCUMENT_ALONE_MIN_P = 0.99
+BARE_MIN_P = 0.99
 CLASSIFIER_RULE = "classifier"
 CLASSIFIER_CATEGORY = "learned"
 REASON_FLOOR = 0.25
@@ -377,6 +478,22 @@ def screen(
                 alone = " (addresses no one, alone)"
             elif not best and p < alone_min_p:
                 alone = " (document, alone)"
+            elif not best and p < BARE_MIN_P and not c.signals and not steers(body):
+                alone = " (nothing in it steers an agent, alone)"
+            elif (
+                not best
+                and tightens(body)
+                and not speaks_to_agent(body)
+                and not speaks_of_others(body)
+            ):
+                alone = " (a control tightened, alone)"
+            elif (
+                not best
+                and _OWN_NOTE_START.search(body)
+                and not names_agent(body)
+                and not speaks_of_others(body)
+            ):
+                alone = " (the user's note for their own work, alone)"
             elif not best and _plain_detail(c, body):
                 alone = " (a detail or a command, alone)"
             elif not best and _own_preference(c):
@@ -403,7 +520,10 @@ def screen(
                     hit.excerpt + alone,
                 )
             fired = fired or hit.weight >= EVIDENCE_FLOOR
-            weights.append(hit.weight)
+            # Below EVIDENCE_FLOOR the model says "more likely benign than not": listed as a
+            # reason, but it must not add to a weak rule's weight ("cc legal@... on any contract
+            # drafts" at 0.55 + p 0.45 crossed the threshold together).
+            weights.append(hit.weight if p >= EVIDENCE_FLOOR else 0.0)
             best[CLASSIFIER_RULE] = hit
     hits = tuple(sorted(best.values(), key=lambda h: -h.weight))
     signals = dict(c.signals)
