@@ -67,6 +67,7 @@ SEARCH_STEPS = {
     "graphmem.search.keyword",
     "graphmem.search.fuse",
     "graphmem.search.walk",
+    "graphmem.search.facets",
 }
 
 
