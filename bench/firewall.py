@@ -12,7 +12,9 @@ Inputs, none of them copied into the repository except our own corpus:
   - bench/firewall_corpus/everyday_test2.jsonl, attacks_test2.jsonl   a frozen third split of
                                          everyday memories and of new attacks
   - bench/firewall_corpus/everyday_test3.jsonl, attacks_test3.jsonl   a fourth frozen split,
-                                         written before the fourth pass (never tuned on)
+                                         written before the fourth pass (tuned on by the fifth)
+  - bench/firewall_corpus/everyday_test4.jsonl, attacks_test4.jsonl   a fifth frozen split,
+                                         written before the fifth pass (never tuned on)
   - ../shared/bench/bipia_text_attack_train.json   BIPIA hidden instructions (15 x 5)
   - ../shared/bench/locomo10.json                  all 5,882 LoCoMo turns as benign memories
 
@@ -269,10 +271,17 @@ def run_presidio(python: str, pii_path: Path) -> dict[str, Any]:
 # ------------------------------------------------------------------ everyday memories
 
 # `test2` (everyday_test2.jsonl) was written frozen before the third pass, `test3`
-# (everyday_test3.jsonl) before the fourth; test3 is never tuned on.
-EVERYDAY_SPLITS = ("train", "validation", "test2", "test3")
+# (everyday_test3.jsonl) before the fourth, `test4` (everyday_test4.jsonl) before the fifth;
+# the fifth pass tunes on test3, and test4 is never tuned on.
+EVERYDAY_SPLITS = ("train", "validation", "test2", "test3", "test4")
+# The frozen splits scored after train and validation, in the order they were written.
+FROZEN_SPLITS = ("test2", "test3", "test4")
 # The frozen attack files scored next to them, by split.
-NEW_ATTACK_FILES = {"test2": "attacks_test2.jsonl", "test3": "attacks_test3.jsonl"}
+NEW_ATTACK_FILES = {
+    "test2": "attacks_test2.jsonl",
+    "test3": "attacks_test3.jsonl",
+    "test4": "attacks_test4.jsonl",
+}
 # An MCP write is `agent` by default, a CLI or Python write `user`: both are scored.
 EVERYDAY_SOURCES = ("user", "agent")
 
@@ -348,9 +357,9 @@ def everyday_summary(rows: list[dict[str, Any]]) -> dict[str, Any]:
 
 def load_everyday(corpus: Path) -> list[dict[str, Any]]:
     """The everyday set: everyday.jsonl (train and validation halves) and, where present, the
-    frozen splits everyday_test2.jsonl and everyday_test3.jsonl."""
+    frozen splits everyday_test2.jsonl, everyday_test3.jsonl and everyday_test4.jsonl."""
     rows = load_jsonl(corpus / "everyday.jsonl")
-    for name in ("everyday_test2.jsonl", "everyday_test3.jsonl"):
+    for name in (f"everyday_{s}.jsonl" for s in FROZEN_SPLITS):
         extra = corpus / name
         rows += load_jsonl(extra) if extra.exists() else []
     return rows
@@ -444,18 +453,20 @@ def everyday_markdown(ev: dict[str, Any], base: dict[str, Any] | None = None) ->
         "Everyday memories (bench/firewall_corpus/everyday.jsonl), refused + held and altered:",
         "",
         "| screening | train refused+held | validation refused+held | validation refused |"
-        " validation held | test2 refused+held | test3 refused+held | train altered |"
-        " validation altered | test2 altered | test3 altered |",
-        "|---|---|---|---|---|---|---|---|---|---|---|",
+        " validation held |"
+        + "".join(f" {s} refused+held |" for s in FROZEN_SPLITS)
+        + " train altered | validation altered |"
+        + "".join(f" {s} altered |" for s in FROZEN_SPLITS),
+        "|---|---|---|---|---|" + "---|---|" + "---|" * 2 * len(FROZEN_SPLITS),
     ]
     for name, d in runs:
+        rh, alt = d["refused_or_held"], d["altered"]
         lines.append(
-            f"| {name} | {c(d['refused_or_held']['train'])} |"
-            f" {c(d['refused_or_held']['validation'])} | {c(d['refused']['validation'])} |"
-            f" {c(d['held']['validation'])} | {c(d['refused_or_held']['test2'])} |"
-            f" {c(d['refused_or_held']['test3'])} |"
-            f" {c(d['altered']['train'])} | {c(d['altered']['validation'])} |"
-            f" {c(d['altered']['test2'])} | {c(d['altered']['test3'])} |"
+            f"| {name} | {c(rh['train'])} | {c(rh['validation'])} |"
+            f" {c(d['refused']['validation'])} | {c(d['held']['validation'])} |"
+            + "".join(f" {c(rh[s])} |" for s in FROZEN_SPLITS if s in rh)
+            + f" {c(alt['train'])} | {c(alt['validation'])} |"
+            + "".join(f" {c(alt[s])} |" for s in FROZEN_SPLITS if s in alt)
         )
     main = ev.get("guard:agent")
     if main:
@@ -463,20 +474,19 @@ def everyday_markdown(ev: dict[str, Any], base: dict[str, Any] | None = None) ->
             "",
             "Refused + held by category and language (guard, source=agent as over MCP):",
             "",
-            "| category | train | validation | test2 | test3 |",
-            "|---|---|---|---|---|",
+            "| category | train | validation |" + "".join(f" {s} |" for s in FROZEN_SPLITS),
+            "|---|---|---|" + "---|" * len(FROZEN_SPLITS),
         ]
         for cat, d in main["by_category"].items():
             lines.append(
-                f"| {cat} | {c(d['train'])} | {c(d['validation'])} | {c(d['test2'])} |"
-                f" {c(d['test3'])} |"
+                f"| {cat} | {c(d['train'])} | {c(d['validation'])} |"
+                + "".join(f" {c(d[s])} |" for s in FROZEN_SPLITS)
             )
         for lg, d in main["by_lang"].items():
+            rh = d["refused_or_held"]
             lines.append(
-                f"| language {lg} | {c(d['refused_or_held']['train'])} |"
-                f" {c(d['refused_or_held']['validation'])} |"
-                f" {c(d['refused_or_held']['test2'])} |"
-                f" {c(d['refused_or_held']['test3'])} |"
+                f"| language {lg} | {c(rh['train'])} | {c(rh['validation'])} |"
+                + "".join(f" {c(rh[s])} |" for s in FROZEN_SPLITS)
             )
     return "\n".join(lines)
 
@@ -913,6 +923,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         result["everyday"] = eval_everyday(settings, load_everyday(args.corpus))
     result["new_attacks"] = eval_new_attacks(settings, args.corpus)
     result["new_attacks_test3"] = eval_new_attacks(settings, args.corpus, "test3")
+    result["new_attacks_test4"] = eval_new_attacks(settings, args.corpus, "test4")
     result["before_after"] = before_after(before, ours, bipia, benign, locomo, notes)
     result["before_after"]["notes_heldout_by_source"] = notes_by_source(guard, notes)
     result["latency_ms"]["paired"] = paired
@@ -1066,6 +1077,7 @@ def everyday_only(args: argparse.Namespace, base: dict[str, Any] | None, out: Pa
         "everyday": eval_everyday(settings, load_everyday(args.corpus)),
         "new_attacks": eval_new_attacks(settings, args.corpus),
         "new_attacks_test3": eval_new_attacks(settings, args.corpus, "test3"),
+        "new_attacks_test4": eval_new_attacks(settings, args.corpus, "test4"),
         "before_after": {},
     }
     out.write_text(json.dumps(res, indent=1, ensure_ascii=False, default=str), "utf-8")
@@ -1096,6 +1108,7 @@ def main(argv: list[str] | None = None) -> int:
             "everyday": base.get("everyday"),
             "new_attacks": base.get("new_attacks"),
             "new_attacks_test3": base.get("new_attacks_test3"),
+            "new_attacks_test4": base.get("new_attacks_test4"),
         }
     out.write_text(json.dumps(res, indent=1, ensure_ascii=False, default=str), "utf-8")
     m = res["machine"]
