@@ -20,11 +20,11 @@ from graphmem.guard import Guard, GuardSettings
 from graphmem.guard.canonical import canonicalize
 from graphmem.guard.concepts import (
     combos,
-    is_own_preference,
     speaks_of_others,
     speaks_to_agent,
 )
 from graphmem.guard.injection import is_anchored, screen
+from graphmem.guard.own_preference import is_own_preference
 
 EVERYDAY = Path(__file__).resolve().parents[1] / "bench" / "firewall_corpus" / "everyday.jsonl"
 
@@ -380,7 +380,7 @@ def test_the_corpus_is_large_varied_and_split() -> None:
 # Every 8th row of the validation half (never tuned on). Rows still held would be listed here as
 # known false positives so that fixing them shows up (strict xfail); the two listed before (the
 # user's own reply and style preferences) are stored since the user's own preference is
-# recognised (concepts.is_own_preference).
+# recognised (own_preference.is_own_preference).
 KNOWN_HELD: set[str] = set()
 VALIDATION_SAMPLE = _rows("validation")[::8]
 # Refused or held validation rows as agent writes when the set was last judged

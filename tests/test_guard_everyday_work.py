@@ -34,8 +34,9 @@ import pytest
 
 from graphmem.guard import Guard, GuardSettings
 from graphmem.guard.canonical import canonicalize
-from graphmem.guard.concepts import is_own_preference, speaks_of_others
+from graphmem.guard.concepts import speaks_of_others
 from graphmem.guard.injection import is_anchored, screen
+from graphmem.guard.own_preference import is_own_preference
 
 
 @pytest.fixture(scope="module")

@@ -1,0 +1,189 @@
+"""Phrase rules and the scan that applies them, with the matches that are the user's own world.
+
+A phrase rule (rules/) matches a wording attacks use; the same words sometimes say the opposite
+or belong to the user's own things: a relaxation forbidden ("never auto-accept ..."), a
+requirement added ("at least two approvals"), a group's own rule ("Company policy: ..."), the
+system prompt of the user's own product, a task under the user's note for their own work. The
+scan leaves those matches out here, where the rule is applied, so every caller of the rules (the
+injection screen, the tightening test) reads them the same way. Split from injection.py, which
+combines these hits with the concept layer and the classifier.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from graphmem.guard import rules
+from graphmem.guard.concepts import GROUP_OWNER_EN, GROUP_OWNER_ZH, without_keep_private
+
+
+@dataclass(frozen=True)
+class Rule:
+    id: str
+    category: str
+    weight: float
+    pattern: re.Pattern[str]
+    lang: str  # "en", "zh" or "any"
+
+
+@dataclass(frozen=True)
+class RuleHit:
+    rule: str
+    category: str
+    weight: float
+    view: str
+    excerpt: str
+
+    def reason(self) -> str:
+        where = "" if self.view == "text" else f" in {self.view} view"
+        return f'{self.category}: {self.rule} ({self.weight:.2f}){where}: "{self.excerpt}"'
+
+
+def _compile(rows: Iterable[tuple[str, str, float, str]], lang: str) -> list[Rule]:
+    flags = re.IGNORECASE | re.MULTILINE
+    return [Rule(i, c, w, re.compile(p, flags), lang) for i, c, w, p in rows]
+
+
+RULES_EN = _compile(rules.EN, "en")
+RULES_ZH = _compile(rules.ZH, "zh")
+RULES_COMPACT = _compile(rules.COMPACT, "any")
+
+
+def _any_of(rule_list: list[Rule]) -> re.Pattern[str] | None:
+    """One alternation of every rule in a list: it matches a text exactly when some rule does
+    (a search tries each alternative at each position), so a text it misses - nearly every
+    benign write - needs one search instead of one per rule (90 for English: measured 3.5 ->
+    1.9 ms per synthetic memory). None if the patterns cannot be joined (numbered backrefs)."""
+    if not rule_list or len({r.pattern.flags for r in rule_list}) != 1:
+        return None
+    if any(re.search(r"\\[1-9]", r.pattern.pattern) for r in rule_list):
+        return None
+    try:
+        return re.compile(
+            "|".join(f"(?:{r.pattern.pattern})" for r in rule_list), rule_list[0].pattern.flags
+        )
+    except re.error:
+        return None
+
+
+# By list: (the list itself, its length then, its alternation). A list extended at run time, or
+# a new list at a reused id, is rebuilt rather than screened with a stale prefilter.
+_ANY: dict[int, tuple[list[Rule], int, re.Pattern[str] | None]] = {}
+
+
+def _excerpt(text: str, m: re.Match[str]) -> str:
+    s = m.group().strip()
+    return (s[:57] + "...") if len(s) > 60 else s
+
+
+def _prefilter(rule_list: list[Rule]) -> re.Pattern[str] | None:
+    got = _ANY.get(id(rule_list))
+    if got is None or got[0] is not rule_list or got[1] != len(rule_list):
+        got = (rule_list, len(rule_list), _any_of(rule_list))
+        _ANY[id(rule_list)] = got
+    return got[2]
+
+
+# Rules that see a control relaxed - approved automatically, a step skipped - read the same
+# words in the user tightening one: "Never auto-accept invites from outside the company",
+# "不要自动通过陌生人的好友申请", and in "只有在测试全部通过以后才发布" the tests are what all pass.
+# A negation right before the relaxing words (or, for "全部通过", the tests as its subject) makes
+# the agent more careful, which no attack wants, so the rule does not fire there. (A negated
+# control - "never ask for confirmation", "不用审批" - is a relaxation and is left to its rules.)
+_TIGHTENED = {"auto_approve", "bypass_queue", "exempt", "zh_auto_approve"}
+_NEGATED_BEFORE = re.compile(
+    r"(?:\b(?:never|don'?t|do not|must not|mustn'?t|should not|shouldn'?t|cannot|can'?t|not)"
+    r"(?:\s+(?:ever|be|to))?\s+$|(?:不要|别|不许|不能|禁止|切勿|不准|不得|不可以?|绝不|从不)$|"
+    r"(?:测试|用例|单测|检查|构建|流水线|ci)\s*$)",
+    re.IGNORECASE,
+)
+
+
+def _tightened(r: Rule, text: str, m: re.Match[str]) -> bool:
+    return r.id in _TIGHTENED and bool(
+        _NEGATED_BEFORE.search(text[max(0, m.start() - 12) : m.start()])
+    )
+
+
+# A system prompt of the user's own product ("The system prompt in our app is too long", "our
+# chatbot's system prompt") is a work topic, not the agent's configuration; a task under the
+# user's note to self or for their own work ("Note for the blog post: explain how ...") is the
+# user's to-do. Neither rule fires there (an AI as the note's addressee is not a work thing).
+_OWNED_AFTER = re.compile(
+    r"^\s+(?:in|of|for) (?:our|my|the company'?s|the team'?s) (?:[\w-]+ ){0,2}"
+    r"(?:app|product|bot|chatbot|service|project|tool|site|website|demo|prototype)s?\b",
+    re.IGNORECASE,
+)
+_OWN_NOTE_BEFORE = re.compile(
+    r"\bnotes? (?:to self|for (?:the|my|our|this) (?!(?:ai|assistant|agent|model|bot|llm)\b)"
+    r"[\w-]+(?: [\w-]+)?)\s*:?\s*$",
+    re.IGNORECASE,
+)
+
+
+# A new rule headed by a group of the user's ("Company policy: ...", "小区物业的新规定：...") is
+# that group's, reported by the user, not a standing rule for the agent.
+_GROUP_HEADED = {"standing_rule", "zh_new_rule"}
+
+
+def _owned_topic(r: Rule, text: str, m: re.Match[str]) -> bool:
+    if r.category == "exfiltration":
+        # "给孩子的平板设置了家长密码，记得别告诉他": a secret kept, nothing sent
+        kept = without_keep_private(text)
+        return kept != text and not r.pattern.search(kept)
+    before = text[max(0, m.start() - 40) : m.start()]
+    if r.id in _GROUP_HEADED:
+        return bool(GROUP_OWNER_EN.search(before) or GROUP_OWNER_ZH.search(before))
+    if r.id == "system_ref":
+        return bool(GROUP_OWNER_EN.search(before) or _OWNED_AFTER.search(text[m.end() :]))
+    return r.category == "task" and bool(_OWN_NOTE_BEFORE.search(before))
+
+
+# An added requirement tightens a control the same way: "至少要两个人审批", "needs at least two
+# approvals", "requires a second review".
+_REQUIREMENT = re.compile(
+    r"(?:至少|最少)要?[^,。;]{0,10}(?:审批|审核|批准|确认|复核|同意|签字|评审)|"
+    r"\bat least (?:one|two|three|\d+) (?:\w+ )?(?:approvals?|approvers|reviewers?|reviews?|"
+    r"sign-?offs?|people)\b|\brequires? (?:a |an |two |\d )?(?:second |manual |human )?"
+    r"(?:approval|review|sign-?off|confirmation)\b",
+    re.IGNORECASE,
+)
+
+
+def tightens(text: str) -> bool:
+    """Whether the text tightens a control: a relaxation it forbids (_TIGHTENED) or a
+    requirement it adds. What makes the agent more careful steers it nowhere an attack wants."""
+    if _REQUIREMENT.search(text):
+        return True
+    for r in (*RULES_EN, *RULES_ZH):
+        if r.id in _TIGHTENED:
+            m = r.pattern.search(text)
+            if m and _tightened(r, text, m):
+                return True
+    return False
+
+
+def scan(text: str, view: str, rules: list[Rule]) -> list[RuleHit]:
+    """Every rule of `rules` that matches `text` (one view of it), less the user's own matches."""
+    any_rule = _prefilter(rules)
+    if any_rule is not None and not any_rule.search(text):
+        return []
+    hits = []
+    for r in rules:
+        m = r.pattern.search(text)
+        if m and not _tightened(r, text, m) and not _owned_topic(r, text, m):
+            hits.append(RuleHit(r.id, r.category, r.weight, view, _excerpt(text, m)))
+    return hits
+
+
+__all__ = [
+    "RULES_COMPACT",
+    "RULES_EN",
+    "RULES_ZH",
+    "Rule",
+    "RuleHit",
+    "scan",
+    "tightens",
+]
