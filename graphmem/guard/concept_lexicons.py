@@ -11,6 +11,16 @@ from __future__ import annotations
 import re
 
 # ------------------------------------------------------------------ English lexicons
+# "email" the noun, not the sending verb: after a word that makes it a thing someone has or uses
+# ("Priya's work email changed to ...", "Grandma doesn't do email", "reach her by email") or
+# before what says which address it is ("email is ...", "email changed to ..."). Such a text
+# names a contact detail; nothing is sent. Shared with the phrase rules (rules/en.py).
+EMAIL_NOUN = (
+    r"(?<!'s )(?<!work )(?<!personal )(?<!school )(?<!office )(?<!home )(?<!private )"
+    r"(?<!new )(?<!old )(?<!main )(?<!business )(?<!uni )(?<! do )(?<!does )(?<! by )"
+    r"(?<!via )(?<!over )(?<!no )"
+    r"(?!(?<=mail)\s*(?:is\b|was\b|address|changed|has changed|is now|[:=]|是))"
+)
 # All patterns read folded text (lower case, NFKC, homoglyphs folded).
 # fmt: off
 
@@ -119,7 +129,7 @@ _EN: dict[str, str] = {
     "SEND": r"(?<!going )(?<!looking )(?<!look )(?<!moving )(?<!step )"
             r"\b(?:pass along|pass on|hand over|give out|respond with|reply with|answer with|"
             # "email" the noun ("Ravi's email is ...", "work email: ...") names a contact
-            r"zip|send|forward|(?<!'s )e-?mail(?!\s*(?:is\b|was\b|address|[:=]|是))|text|sms|"
+            rf"zip|send|forward|{EMAIL_NOUN}e-?mail{EMAIL_NOUN}|text|sms|"
             r"share|copy|mirror|sync|upload|post|export|dump|"
             r"leak|reveal|disclose|tell|give|show|list|read out|return|attach|include|insert|put|"
             r"slip|append|embed|publish|expose|make \w+ (?:\w+ )?available|load|bcc|cc|collect|"
@@ -131,6 +141,13 @@ _EN: dict[str, str] = {
                  r"accountant|lawyer|solicitor|manager|boss|team|colleague|advisor|adviser|tutor|"
                  r"mum|mom|mother|dad|father|sister|brother|son|daughter|aunt|uncle|family|"
                  r"doctor|gp|dentist|physio|therapist|"
+                 # the user's own people at work and at home, by role
+                 r"co-?founder|founder|ceo|cto|cfo|coo|supervisor|(?:team )?lead|coworkers?|"
+                 r"co-workers?|teammates?|deputy|intern|editor|bookkeeper|nanny|babysitter|"
+                 r"coach|teacher|professor|mentor|friend|cousin|grand(?:ma|pa|mother|father|"
+                 r"parents)|nephew|niece|in-laws|kids|children|fianc[eé]e?|girlfriend|"
+                 r"boyfriend|spouse|parents|landlord|realtor|contractor|co-?author|"
+                 r"collaborator|"
                  r"office|inbox|(?:work|personal|own|private) (?:address|email|account))|"
                  r"(?:cc|copy|send it to|forward it to) me|to me)\b",
     # Sending forbidden: "never share my calendar with anyone outside the company" protects the
@@ -148,12 +165,16 @@ _EN: dict[str, str] = {
              # "DROP TABLE tmp; -- run after the migration is verified"
              r"(?:after|once|when) (?:the )?(?:[\w-]+ ){1,2}(?:is|are|has been|have been) "
              r"(?:verified|checked|confirmed|tested|merged|deployed|done|finished|green))\b",
-    "RECIPIENT": r"(?:\b(?:[a-z0-9-]+\.(?:sh|io|net|com|org|biz|xyz|me|co)|"
+    # a bare domain, not the domain of an address (which the address alternative below reads)
+    "RECIPIENT": r"(?:\b(?:(?<![@\w.-])[a-z0-9-]+\.(?:sh|io|net|com|org|biz|xyz|me|co)|"
                  r"anyone|anybody|whoever|everyone|the caller|callers?|next caller|"
                  r"third[- ]part(?:y|ies)|partners?|external|outside|public|other users?|"
                  r"another user|every user|all users|insurer|codeword|the phrase|marketing|"
                  r"dropbox|google drive|bucket|webhook|server|pastebin)\b|https?://|s3://|ftp://|"
-                 r"www\.|[\w.+-]+@[\w-]+\.[a-z]{2,}|\+?\d[\d\s-]{7,}\d)",
+                 # an address after "from" sent the mail ("ignore emails from news@..."): a
+                 # sender, which receives nothing
+                 r"www\.|(?<![\w.+-])(?<!from )(?<!from the )[\w.+-]+@[\w-]+\.[a-z]{2,}|"
+                 r"\+?\d[\d\s-]{7,}\d)",
     "OWNER3": r"(?:\b(?:the user'?s|users'|the customer'?s|customers'|this person'?s|"
               r"the account (?:holder|owner)'?s|his|her|their)\b|"
               r"\b(?!(?:it|that|what|there|here|who|he|she|let|today|tomorrow|yesterday|one|"
@@ -352,7 +373,11 @@ _ZH: dict[str, str] = {
                  # a department of the user's own company: "抄送采购部 ...", "发给财务部"
                  # (not when it is forbidden: "不要发给财务部")
                  r"(?<!不要)(?<!别)(?<!不许)(?<!不能)(?<!禁止)"
-                 r"(?:抄送|发给|转给|转发给)(?:公司|我们)?的?[\u4e00-\u9fff]{1,3}部(?!分|门外))",
+                 r"(?:抄送|发给|转给|转发给)(?:公司|我们)?的?[\u4e00-\u9fff]{1,3}部(?!分|门外)|"
+                 # ... or one of the user's colleagues by role: "抄送给法务 ...", "发给财务小周"
+                 r"(?<!不要)(?<!别)(?<!不许)(?<!不能)(?<!禁止)(?:抄送|发给|转给|转发给)给?"
+                 r"(?:公司|我们)?的?(?:法务|财务|人事|行政|采购|出纳|会计|老板|领导|主管|总监|"
+                 r"同事|助理|秘书|导师|律师))",
     "PROHIBIT": r"(?:不要|别|不许|不能|禁止|切勿|不准)(?:把[^,。]{0,12})?(?:发给|发到|转发|分享|"
                 r"共享|透露|泄露|告诉|抄送|上传)",
     "GATED": r"(?:(?:通过|成功|跑完|测过)(?:了)?(?:之后|以后|后)(?:再|才)|"

@@ -41,7 +41,11 @@ _SEND = (r"(?<!looking )(?<!look )(?<!looks )(?<!moving )(?<!going )"
          r"copy|bcc|cc|submit|export|dump|sync|push|disclose|reveal|tell|give|append|include|"
          r"attach|paste|publish|expose|summari[sz]e)"
          # "email" the noun: "Ravi's email is x@y.com", "work email: ..." names a contact detail
-         r"(?<!'s email)(?<!'s e-mail)(?!(?<=mail)\s*(?:is\b|was\b|address|[:=]|是))")
+         # (concept_lexicons.EMAIL_NOUN, which also reads "her work email changed to ...")
+         r"(?<!'s email)(?<!'s e-mail)"
+         r"(?<!work email)(?<!personal email)(?<!school email)(?<!office email)"
+         r"(?<!new email)(?<!old email)(?<! do email)(?<!does email)(?<! by email)"
+         r"(?!(?<=mail)\s*(?:is\b|was\b|address|changed|has changed|is now|[:=]|是))")
 _OWNED = (r"(?:the user'?s?'?|users'|user'?s|all(?: of)?(?: the)?|every|each|the customer'?s|"
           r"customers'|customer'?s|clients?'?s?|his|her|their|private|saved|stored|"
           r"other users'?|another user'?s)")
@@ -238,7 +242,9 @@ EN: list[tuple[str, str, float, str]] = [
     # ("Always cc legal@... on contract drafts"), so it is left to send_dest and the concepts.
     ("bcc_address", "exfiltration", 0.65, r"\bbcc\b[^.\n]{0,20}@"),
     ("markdown_exfil", "exfiltration", 0.85,
-     r"!\[[^\]]*\]\(\s*https?://[^)\s]*[?&][^)\s]*=|\{\{[^}]{1,40}\}\}|\$\{[^}]{1,40}\}"),
+     # not a shell parameter expansion: "${f%.heic}.jpg", "${name:-guest}", "${path##*/}"
+     r"!\[[^\]]*\]\(\s*https?://[^)\s]*[?&][^)\s]*=|\{\{[^}]{1,40}\}\}|"
+     r"\$\{(?![a-z_]\w*(?:%|#|/|\^|,|:[-=?+]|:\d))[^}]{1,40}\}"),
     ("in_url", "exfiltration", 0.55,
      r"\b(?:in|into|to) the (?:url|link|query string|query parameter)\b|"
      r"\bas a (?:url|query) parameter\b"),
