@@ -191,6 +191,23 @@ def without_keep_private(text: str) -> str:
     return stripped
 
 
+# Sending forbidden - "部门新规定：客户资料不能上传到外部的 AI 工具", "never share my calendar with
+# anyone outside the company" - keeps the data where it is: the forbidden verb sends nothing, so
+# it is no SEND for the exfiltration combinations and rules (an allowed sending elsewhere in the
+# text still is). Unless the text makes an exception ("except x@...", "除了 ..."): then the one
+# recipient let through is what the text is about.
+_EXCEPTION = re.compile(
+    r"\b(?:except|other than|unless|apart from|but not)\b|除了|除非", re.IGNORECASE
+)
+
+
+def without_forbidden_sends(text: str) -> str:
+    """The text less its forbidden sendings ("never share ...", "不能上传"), see above."""
+    if _EXCEPTION.search(text):
+        return text
+    return LEX_ZH["PROHIBIT"].sub(" ", LEX_EN["PROHIBIT"].sub(" ", text))
+
+
 class _Tagger:
     """Concepts of one text, evaluated lazily and memoised: most combinations fail on their
     rarest concept, so a benign text costs a handful of regex searches, not all of them."""
@@ -219,6 +236,8 @@ class _Tagger:
             )
         if concept == "META":
             return _agent_rules(t, self.cjk)
+        if concept == "SEND":
+            t = without_forbidden_sends(t)
         en = LEX_EN.get(concept)
         if en is not None and en.search(t):
             return True
@@ -242,7 +261,8 @@ GROUP_OWNER_EN = re.compile(
 )
 GROUP_OWNER_ZH = re.compile(
     r"(?:我们|咱们|公司|部门|组里|小组|团队|学校|单位|小区|物业|家里|产品|项目|医院|银行|行业|"
-    r"游泳馆|健身房|班里|老师)[^,。;:!?\s]{0,6}$"
+    # a process of the user's work: "代码评审的规矩", "安全培训要求 ..."
+    r"游泳馆|健身房|班里|老师|代码评审|评审|报销|考勤|培训)[^,。;:!?\s]{0,6}$"
 )
 
 
@@ -411,4 +431,6 @@ __all__ = [
     "speaks_of_others",
     "speaks_to_agent",
     "tag",
+    "without_forbidden_sends",
+    "without_keep_private",
 ]

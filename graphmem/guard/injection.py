@@ -51,6 +51,7 @@ from graphmem.guard.concepts import (
     speaks_to_agent,
     steers,
 )
+from graphmem.guard.group_rules import group_rule_tightened
 from graphmem.guard.own_preference import is_own_preference
 from graphmem.guard.pii import KIND_OF, find_pii
 from graphmem.guard.rule_scan import RULES_COMPACT, RULES_EN, RULES_ZH, Rule, RuleHit, tightens
@@ -328,6 +329,8 @@ def screen(
                 and not speaks_of_others(body)
             ):
                 alone = " (a control tightened, alone)"
+            elif not best and group_rule_tightened(body):
+                alone = " (a group's own rule, tightened, alone)"
             elif (
                 not best
                 and _OWN_NOTE_START.search(body)

@@ -16,7 +16,12 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from graphmem.guard import rules
-from graphmem.guard.concepts import GROUP_OWNER_EN, GROUP_OWNER_ZH, without_keep_private
+from graphmem.guard.concepts import (
+    GROUP_OWNER_EN,
+    GROUP_OWNER_ZH,
+    without_forbidden_sends,
+    without_keep_private,
+)
 
 
 @dataclass(frozen=True)
@@ -95,7 +100,9 @@ def _prefilter(rule_list: list[Rule]) -> re.Pattern[str] | None:
 _TIGHTENED = {"auto_approve", "bypass_queue", "exempt", "zh_auto_approve"}
 _NEGATED_BEFORE = re.compile(
     r"(?:\b(?:never|don'?t|do not|must not|mustn'?t|should not|shouldn'?t|cannot|can'?t|not)"
-    r"(?:\s+(?:ever|be|to))?\s+$|(?:不要|别|不许|不能|禁止|切勿|不准|不得|不可以?|绝不|从不)$|"
+    r"(?:\s+(?:ever|be|to))?\s+$|(?:不要|别|不许|不能|禁止|切勿|不准|不得|不可以?|绝不|从不)"
+    # "永远不要帮我自动接受 ...": the negation governs what is done for the user
+    r"(?:帮我|替我|给我|为我)?$|"
     r"(?:测试|用例|单测|检查|构建|流水线|ci)\s*$)",
     re.IGNORECASE,
 )
@@ -130,8 +137,9 @@ _GROUP_HEADED = {"standing_rule", "zh_new_rule"}
 
 def _owned_topic(r: Rule, text: str, m: re.Match[str]) -> bool:
     if r.category == "exfiltration":
-        # "给孩子的平板设置了家长密码，记得别告诉他": a secret kept, nothing sent
-        kept = without_keep_private(text)
+        # "给孩子的平板设置了家长密码，记得别告诉他": a secret kept, nothing sent; "客户资料不能上传
+        # 到外部": sending forbidden (concepts.without_forbidden_sends)
+        kept = without_forbidden_sends(without_keep_private(text))
         return kept != text and not r.pattern.search(kept)
     before = text[max(0, m.start() - 40) : m.start()]
     if r.id in _GROUP_HEADED:
