@@ -26,9 +26,10 @@ EMAIL_NOUN = (
 
 _EN: dict[str, str] = {
     # "my assistant", "our agent", "the landlord's agent": people (a PA, an estate agent), not AI;
-    # so is one with a phone number or an email ("the travel agent's number is ...")
-    "AGENT": r"(?<!\bmy )(?<!\bour )(?<!'s )\b(?:language model|helper bot|helper|travel agent|"
-             r"assistant|ai|agent|bot|chatbot|model|llm|gpt|copilot|support bot)s?\b"
+    # so is one with a phone number or an email ("the travel agent's number is ..."); and a
+    # domain's or a path's "ai" ("leo@brightpath.ai") is no AI at all
+    "AGENT": r"(?<!\bmy )(?<!\bour )(?<!'s )(?<![.@/])\b(?:language model|helper bot|helper|"
+             r"travel agent|assistant|ai|agent|bot|chatbot|model|llm|gpt|copilot|support bot)s?\b"
              r"(?!'s (?:(?:phone|mobile|cell|office|direct|work) )?(?:number|phone|mobile|email|"
              r"e-mail|fax|extension|office|address)\b)",
     "FIRST": r"\b(?:i|i'm|i've|i'd|i'll|my|me|we|we're|we've|our|us)\b",
@@ -304,7 +305,7 @@ _ZH_NOT_AGENT_AFTER = (
     "船|店|展|手办|模特"
 )
 ZH_AGENT = (
-    rf"(?:(?<![a-z])ai(?![a-z])|助手|智能体|大模型|客服机器人|"
+    rf"(?:(?<![a-z.@/])ai(?![a-z])|助手|智能体|大模型|客服机器人|"
     rf"(?<!{_ZH_NOT_AGENT_BEFORE.replace('|', ')(?<!')})(?:机器人|模型)"
     rf"(?!{_ZH_NOT_AGENT_AFTER}))"
 )
