@@ -52,7 +52,9 @@ _WORK_THING = re.compile(
     r"meeting (?:notes|minutes)|minutes|notes|to-?do(?: list)?s?|calendar|timesheets?|"
     r"expenses?|expense reports?|receipts?|invoices?|budget|ledger|bookkeeping|spreadsheets?|"
     r"documents?|docs|files?|folders?|slides|reports?|drafts?|tickets?|ticket numbers?|"
-    r"letters?|cover letters?|memos?|agendas?)\b|"
+    r"letters?|cover letters?|memos?|agendas?|code ?names?|project names?)\b|"
+    # a project's code name is the user's work's too ("从现在开始，项目代号改成“北极星”")
+    r"项目代号|代号|项目名称?|"
     r"会议纪要|纪要|会议记录|笔记|待办|日程|记账|账本|账目|报销|发票|预算|金额|文档|文件夹?|"
     r"表格|周报|日报|月报|报告|幻灯片|提交信息|提交记录|分支|代码注释|工单"
 )
