@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from graphmem import MemoryService, Settings
+from graphmem.cli.imports import report_text
 from graphmem.embedder import Embedder
 from graphmem.errors import InvalidInputError, NotFoundError
 from graphmem.images import ImageSettings
@@ -80,6 +81,7 @@ def test_imported_images_are_served_from_the_target_store(
     export_v1(source.context, "u", tmp_path / "x")
     report = target.import_from("u", "graphmem-v1", str(tmp_path / "x"))
     assert report.skipped == [] and report.added == 4
+    assert (report.images, report.images_without_bytes) == (3, 0)
     card = by_caption(target, "u", "business card")
     assert target.image("u", card) == (CONTACT, "image/png")
     assert target.image("u", card, thumbnail=True)[0][:4] == b"\x89PNG"
@@ -104,6 +106,8 @@ def test_redact_leaves_out_the_bytes_of_an_image_whose_text_has_contact_details(
     assert "415-555-0134" not in text and "joe.rivera@" not in text
     report = target.import_from("u", "graphmem-v1", str(tmp_path / "r"))
     assert report.skipped == [] and report.added == 4  # the record comes back, without bytes
+    assert (report.images, report.images_without_bytes) == (3, 1)  # and the report says so
+    assert "1 without their bytes" in report_text(report.to_dict())
     with pytest.raises(NotFoundError):
         target.image("u", by_caption(target, "u", "business card"))
     assert target.image("u", by_caption(target, "u", "standup note"))[0] == PLAIN

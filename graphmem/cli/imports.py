@@ -40,6 +40,11 @@ def report_text(data: dict[str, Any]) -> str:
         parts.append(f"{data['turns_skipped']} turns not worth keeping")
     if data["unresolved_links"]:
         parts.append(f"{data['unresolved_links']} links to missing notes")
+    if data.get("images"):
+        bare = data.get("images_without_bytes", 0)
+        parts.append(
+            f"{data['images']} images" + (f" ({bare} without their bytes)" if bare else "")
+        )
     if data.get("vault_references"):
         parts.append(f"{data['vault_references']} secret references without their values")
     if data.get("resumed"):

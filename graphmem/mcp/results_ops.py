@@ -158,6 +158,12 @@ class ImportResult(Result):
     vault_references: int = Field(
         0, description="graphmem-v1: secret references restored without their values."
     )
+    images: int = Field(0, description="graphmem-v1: image memories restored.")
+    images_without_bytes: int = Field(
+        0,
+        description="graphmem-v1: image memories restored without the image's bytes, which"
+        " the export left out (--redact).",
+    )
     skipped: int = Field(description="Records not written (see problems).")
     problems: list[str] = Field(description="One line per skipped record (the first 50).")
 

@@ -70,6 +70,11 @@ class ImportReport:
     vault_references: int = 0
     """graphmem-v1: `[secret:...]` references restored without their values, which stay in the
     exporting store's vault."""
+    images: int = 0
+    """graphmem-v1: image memories restored."""
+    images_without_bytes: int = 0
+    """graphmem-v1: image memories restored without their image, whose bytes the export left
+    out (--redact, or files gone at export): `graphmem image ID` has nothing to serve."""
     users: dict[str, int] = field(default_factory=dict)
     skipped: list[str] = field(default_factory=list)
     strict: bool = False

@@ -48,7 +48,7 @@ from graphmem.relation_types import RELATION_TYPES
 from graphmem.stores.records import EntityRef, GraphRows, Relation
 from graphmem.temporal import VERSION_META_KEYS
 from graphmem.text import search_text
-from graphmem.usecases.images import sweep
+from graphmem.usecases.images import SHA_KEY, sweep
 from graphmem.usecases.images_v1 import MEASURED, check_measured, restore_image
 from graphmem.usecases.import_checkpoint import Checkpoint
 from graphmem.usecases.import_records import MERGED_KEY, ImportReport, Stopped
@@ -222,6 +222,7 @@ class Restore:
         new: list[Memory] = []
         decisions = []
         added: set[str] = set()  # image files this batch stored, removed again if unused
+        bare: set[str] = set()  # image records whose bytes the export does not carry
         for n, m in parsed:
             old = stored.get(m.id)
             if old is not None:
@@ -243,6 +244,8 @@ class Restore:
                     self.bad(f"{name} line {n}", e.field, e.message)
                     continue
                 added.update([sha] if sha else [])
+                if self.src.image_path(str(m.metadata[SHA_KEY])) is None:
+                    bare.add(m.id)
             new.append(m)
             decisions.append(decision)
         if self.report.dry_run:
@@ -259,6 +262,8 @@ class Restore:
         self.report.versions += sum(m.status == Status.SUPERSEDED for m in new)
         self.report.quarantined += sum(m.status == Status.QUARANTINED for m in new)
         self.report.vault_references += sum(len(REF_RE.findall(m.content)) for m in new)
+        self.report.images += sum(m.kind == Kind.IMAGE for m in new)
+        self.report.images_without_bytes += sum(m.id in bare for m in new)
         self.documents.update(
             str(m.metadata.get("doc_uri")) for m in new if m.kind == Kind.DOCUMENT
         )
