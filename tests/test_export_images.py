@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from graphmem import MemoryService, Settings
-from graphmem.embedder import Embedder
+from graphmem.embedding import Embedder
 from graphmem.errors import InvalidInputError, NotFoundError
 from graphmem.images import ImageSettings
 from graphmem.importers import graphmem_v1 as v1
