@@ -55,7 +55,7 @@ WORKDIR /home/graphmem
 # a runtime that cannot run it on this CPU, fails the build instead of the first search. It also
 # leaves ONNX Runtime's optimised graph in ~/.cache/graphmem, so the server opens it at once.
 # Cosines are compared above the model's floor (multilingual-e5 puts unrelated texts near 0.8).
-RUN python -c "from graphmem.embedder import embedder_for; from graphmem.settings import Settings; e = embedder_for(Settings()); v = e.encode(['a cat sat on the mat', 'a kitten rests on a rug', 'the quarterly tax filing deadline']); s = (v @ v.T - e.score_floor) / (1 - e.score_floor); assert v.shape == (3, 384) and s[0, 1] > s[0, 2] + 0.2, s; print('embedding model ok')"
+RUN python -c "from graphmem.embedding import embedder_for; from graphmem.settings import Settings; e = embedder_for(Settings()); v = e.encode(['a cat sat on the mat', 'a kitten rests on a rug', 'the quarterly tax filing deadline']); s = (v @ v.T - e.score_floor) / (1 - e.score_floor); assert v.shape == (3, 384) and s[0, 1] > s[0, 2] + 0.2, s; print('embedding model ok')"
 VOLUME ["/data"]
 EXPOSE 8765
 HEALTHCHECK --interval=10s --timeout=5s --start-period=60s --retries=6 \

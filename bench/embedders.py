@@ -45,7 +45,7 @@ def _locomo(path: Path) -> tuple[list[str], list[str]]:
 
 def measure(spec: str, data: Path, n: int) -> dict:
     from graphmem import MemoryService, Settings
-    from graphmem.embedder import embedder_for
+    from graphmem.embedding import embedder_for
     from tests.test_multilingual import CROSS_PAIRS, DISTRACTORS, ZH_PAIRS
 
     model, *overrides = spec.split("+")

@@ -58,7 +58,7 @@ class Mem0Peer:
         import mem0
         from mem0 import Memory
 
-        from graphmem.embedder import MINILM, resolve_model_path
+        from graphmem.embedding import MINILM, resolve_model_path
 
         model_path = resolve_model_path(MINILM)
         config = {

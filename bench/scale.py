@@ -719,7 +719,7 @@ def run_component(args: argparse.Namespace, overrides: dict[str, Any]) -> dict[s
     what = args.component
     closer: Callable[[], None] = lambda: None  # noqa: E731
     if what == "model":
-        from graphmem.embedder import shared_embedder
+        from graphmem.embedding import shared_embedder
 
         emb = shared_embedder(settings.embedding_model)
         for q in queries:

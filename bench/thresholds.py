@@ -35,7 +35,7 @@ REFERENCE = "all-MiniLM-L6-v2"
 
 
 def _pairs(model: str, data: list[dict], conversations: int) -> dict[str, np.ndarray]:
-    from graphmem.embedder import embedder_for
+    from graphmem.embedding import embedder_for
     from graphmem.settings import Settings
 
     emb = embedder_for(Settings(embedding_model=model))
@@ -68,7 +68,7 @@ def duplicates(model: str, thresholds: list[float]) -> list[tuple[float, float, 
     sys.path.insert(0, str(Path(__file__).resolve().parent))
     from lifecycle import duplicate_set
 
-    from graphmem.embedder import shared_embedder
+    from graphmem.embedding import shared_embedder
 
     items, _ = duplicate_set(20, 4, 1)
     key = [(i["metadata"]["person"], i["metadata"]["fact"]) for i in items]

@@ -20,8 +20,8 @@ import numpy as np
 
 from graphmem import metrics, tracing
 from graphmem.breaker import Breaker
-from graphmem.embed_base import own
-from graphmem.embedder import Embedder
+from graphmem.embedding import Embedder
+from graphmem.embedding.base import own
 from graphmem.extractors import Extractor
 from graphmem.guard import Guard
 from graphmem.guard.vault import Vault
@@ -149,7 +149,7 @@ class Context:
 
     @property
     def merge_similarity(self) -> float:
-        """The merge cosine: the setting, else the embedding model's own (embed_base.own)."""
+        """The merge cosine: the setting, else the embedding model's own (embedding.base.own)."""
         return own(self.settings.merge_similarity, self.embedder.merge_similarity)
 
     @property

@@ -20,7 +20,7 @@ import numpy as np
 
 from graphmem import metrics
 from graphmem.breaker import Breaker
-from graphmem.embedder import Embedder
+from graphmem.embedding import Embedder
 from graphmem.errors import BusyError
 from graphmem.filters import meta_tokens
 from graphmem.model import Memory, utcnow

@@ -18,7 +18,7 @@ from typing import Any
 from graphmem import workers
 from graphmem.actor import CLI, Actor
 from graphmem.context import AccessTracker, Context, Purger, default_purgers
-from graphmem.embedder import Embedder, embedder_for, settings_for_store
+from graphmem.embedding import Embedder, embedder_for, settings_for_store
 from graphmem.extractors import Extractor, make_extractor
 from graphmem.guard import Guard
 from graphmem.guard.vault import Vault, key_path

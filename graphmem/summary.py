@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 if TYPE_CHECKING:
-    from graphmem.embedder import Embedder
+    from graphmem.embedding import Embedder
     from graphmem.model import Memory
 
 MAX_SUMMARY = 64

@@ -18,7 +18,7 @@ import pymysql
 import pytest
 
 from graphmem import MemoryService, Settings
-from graphmem.embedder import Embedder, shared_embedder
+from graphmem.embedding import Embedder, shared_embedder
 from graphmem.stores.records.mysql import parse_mysql_url
 
 

@@ -9,7 +9,7 @@ import pytest
 
 from graphmem import MemoryService, Settings
 from graphmem.cli.main import main
-from graphmem.embedder import Embedder
+from graphmem.embedding import Embedder
 from graphmem.projection import rebuild_graph
 from graphmem.usecases.backfill import backfill_relations, rebuild
 

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from graphmem.embedder import Embedder
+from graphmem.embedding import Embedder
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "bench"))
 import docs_scale  # noqa: E402

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from graphmem import MemoryService, Settings
-from graphmem.embedder import Embedder
+from graphmem.embedding import Embedder
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "bench"))
 import store_bytes  # noqa: E402

@@ -12,7 +12,7 @@ import pytest
 
 import graphmem.usecases.search as search_usecase
 from graphmem import MemoryService, Settings
-from graphmem.embedder import Embedder
+from graphmem.embedding import Embedder
 from graphmem.stores.cache import InProcessCache, RedisCache, ResultCache, cache_key
 from tests.conftest import service_url
 

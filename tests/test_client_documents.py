@@ -20,7 +20,7 @@ import graphmem
 from graphmem.client import MemoryClient
 from graphmem.client_backends import EmbeddedBackend
 from graphmem.client_docs import OUTCOME_KEYS
-from graphmem.embedder import Embedder
+from graphmem.embedding import Embedder
 from graphmem.errors import DocumentNotFoundError, InvalidInputError
 from graphmem.service import MemoryService
 from graphmem.settings import Settings

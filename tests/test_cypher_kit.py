@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 from graphmem import MemoryService, Settings, Status
-from graphmem.embedder import Embedder
+from graphmem.embedding import Embedder
 from graphmem.guard import Guard, GuardSettings
 from graphmem.relation_types import RELATION_TYPES
 from tests.conftest import open_neo4j

@@ -10,7 +10,7 @@ import pytest
 from graphmem import MemoryService, Settings
 from graphmem.cli.doctor import diagnose
 from graphmem.cli.main import main
-from graphmem.embedder import Embedder
+from graphmem.embedding import Embedder
 from tests.conftest import service_url
 
 

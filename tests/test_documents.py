@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 
 from graphmem import MemoryService
 from graphmem.documents import Document, DocumentError, load_bytes
-from graphmem.embedder import Embedder
+from graphmem.embedding import Embedder
 from graphmem.errors import InvalidInputError, NotFoundError
 from graphmem.model import Kind, Status
 from tests.conftest import service_on

@@ -15,7 +15,7 @@ from PIL import Image
 
 from graphmem import MemoryService
 from graphmem.documents import PageOcr, load_path
-from graphmem.embedder import Embedder
+from graphmem.embedding import Embedder
 from graphmem.model import Kind
 from graphmem.settings import Settings
 from tests.imaging import needs_ocr, render

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from graphmem import MemoryService, Settings
-from graphmem.embedder import Embedder
+from graphmem.embedding import Embedder
 from graphmem.model import new_id
 from graphmem.stores.vectors import VectorFilter, VectorPoint
 from graphmem.stores.vectors.edge import EdgeFootprint, EdgeVectors

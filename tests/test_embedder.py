@@ -7,8 +7,8 @@ from pathlib import Path
 
 import numpy as np
 
-from graphmem.embed_onnx import OnnxQueryEncoder
-from graphmem.embedder import MINILM, SentenceEmbedder, resolve_model_path, shared_embedder
+from graphmem.embedding import MINILM, SentenceEmbedder, resolve_model_path, shared_embedder
+from graphmem.embedding.onnx import OnnxQueryEncoder
 
 QUERIES = ["where did I park the car?", "我刚才说的那个项目你觉得风险点在哪", "Apollo budget"]
 

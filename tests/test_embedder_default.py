@@ -15,14 +15,14 @@ import pytest
 
 from graphmem import MemoryService, Settings
 from graphmem.cli.doctor import diagnose
-from graphmem.embed_minilm import (
+from graphmem.embedding import MINILM, Embedder, SentenceEmbedder, shared_embedder
+from graphmem.embedding.minilm import (
     MODEL_SHA256,
     MiniLMEmbedder,
     ModelFileError,
     _checked,
     open_session,
 )
-from graphmem.embedder import MINILM, Embedder, SentenceEmbedder, shared_embedder
 from graphmem.usecases.backfill import EMBEDDING_META, rebuild
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -84,7 +84,7 @@ def test_packaged_embedders_need_no_torch(tmp_path: Path, model: str | None, ide
 
 def test_torch_model_without_the_extra_is_one_clear_error() -> None:
     script = BLOCK_TORCH + textwrap.dedent("""
-        from graphmem.embedder import shared_embedder
+        from graphmem.embedding import shared_embedder
         try:
             shared_embedder("all-MiniLM-L6-v2", query_runtime="torch")
         except Exception as e:

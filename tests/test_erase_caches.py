@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from graphmem import MemoryService, Settings
-from graphmem.embedder import Embedder
+from graphmem.embedding import Embedder
 from graphmem.guard.consensus import extract_claim
 from graphmem.meaning import gist
 from graphmem.stores.erase_notices import EraseNotices

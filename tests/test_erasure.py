@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from graphmem import MemoryService, Settings
-from graphmem.embedder import Embedder
+from graphmem.embedding import Embedder
 from graphmem.stores.records.mysql import MySQLRecords
 from graphmem.stores.vectors.qdrant import QdrantServerVectors
 from graphmem.usecases.erase import files_holding, residue

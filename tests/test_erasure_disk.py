@@ -12,7 +12,7 @@ import uuid
 from pathlib import Path
 
 from graphmem import MemoryService, Settings
-from graphmem.embedder import Embedder
+from graphmem.embedding import Embedder
 from graphmem.text import tokens
 
 

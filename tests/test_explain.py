@@ -9,7 +9,7 @@ from collections.abc import Iterator
 import pytest
 
 from graphmem import MemoryService, Settings
-from graphmem.embedder import Embedder
+from graphmem.embedding import Embedder
 from graphmem.mcp.server import create_server
 from graphmem.settings.server import McpSettings
 from tests.test_mcp import ok

@@ -14,7 +14,7 @@ import pytest
 
 from graphmem import MemoryService, Settings
 from graphmem.cli.imports import report_text
-from graphmem.embedder import Embedder
+from graphmem.embedding import Embedder
 from graphmem.errors import InvalidInputError, NotFoundError
 from graphmem.images import ImageSettings
 from graphmem.importers import graphmem_v1 as v1

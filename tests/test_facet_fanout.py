@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from graphmem import MemoryService, Settings
-from graphmem.embedder import Embedder
+from graphmem.embedding import Embedder
 from graphmem.facets import facets_asked
 from graphmem.requests import SearchRequest
 

@@ -21,7 +21,7 @@ from pathlib import Path
 import pytest
 
 from graphmem import MemoryService, Settings
-from graphmem.embedder import Embedder
+from graphmem.embedding import Embedder
 from graphmem.stores.cache import RedisCache
 from graphmem.stores.graph.neo4j import Neo4jGraph
 from graphmem.stores.records.mysql import MySQLRecords

@@ -19,7 +19,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from graphmem import MemoryService
-from graphmem.embedder import Embedder
+from graphmem.embedding import Embedder
 from graphmem.errors import InvalidInputError
 from graphmem.filters import MemoryFilter, same_value
 from graphmem.model import Memory

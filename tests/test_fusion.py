@@ -8,7 +8,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from graphmem import MemoryService, Settings, fusion
-from graphmem.embedder import Embedder
+from graphmem.embedding import Embedder
 
 
 def test_query_language() -> None:

@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from graphmem import MemoryService, Settings, ranking
-from graphmem.embedder import Embedder
+from graphmem.embedding import Embedder
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "bench"))
 import zh_recall  # noqa: E402

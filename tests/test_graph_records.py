@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 
 from graphmem import MemoryService, Settings
 from graphmem.cli.doctor import diagnose
-from graphmem.embedder import Embedder
+from graphmem.embedding import Embedder
 from graphmem.projection import rebuild_graph
 from graphmem.relation_types import RELATION_TYPES
 from graphmem.stores.graph import GraphEdge

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from graphmem import InvalidInputError, MemoryService, NotFoundError, Settings
-from graphmem.embedder import Embedder
+from graphmem.embedding import Embedder
 from graphmem.stores.graph.networkx import NetworkxGraph
 from tests.conftest import open_neo4j
 

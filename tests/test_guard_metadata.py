@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 from graphmem import MemoryService, Settings
-from graphmem.embedder import Embedder
+from graphmem.embedding import Embedder
 from graphmem.errors import InvalidInputError
 from graphmem.guard import Guard, GuardSettings
 from graphmem.guard.metadata import MAX_METADATA_BYTES

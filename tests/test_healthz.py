@@ -20,7 +20,7 @@ import pytest
 from starlette.testclient import TestClient
 
 from graphmem import MemoryService, Settings
-from graphmem.embedder import Embedder
+from graphmem.embedding import Embedder
 from graphmem.mcp.http import failing_stores
 from graphmem.mcp.server import create_server
 from graphmem.settings.server import McpSettings

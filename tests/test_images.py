@@ -14,7 +14,7 @@ import pytest
 from PIL import Image
 
 from graphmem import MemoryService, Settings
-from graphmem.embedder import Embedder
+from graphmem.embedding import Embedder
 from graphmem.errors import ImageError, NotFoundError
 from graphmem.images import ImageSettings, decode
 from graphmem.images.ocr import tidy

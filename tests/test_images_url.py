@@ -19,7 +19,7 @@ from fastmcp import Client
 
 import graphmem
 from graphmem import MemoryService, Settings
-from graphmem.embedder import Embedder
+from graphmem.embedding import Embedder
 from graphmem.errors import InvalidInputError
 from graphmem.images import ImageSettings
 from graphmem.mcp.server import create_server

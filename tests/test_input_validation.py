@@ -22,7 +22,7 @@ from fastmcp import Client, FastMCP
 from graphmem import MemoryService, Settings
 from graphmem.associative import check_hops
 from graphmem.cli import userdata as cli_module
-from graphmem.embedder import Embedder
+from graphmem.embedding import Embedder
 from graphmem.errors import InvalidInputError
 from graphmem.mcp.server import create_server
 from graphmem.model import MAX_METADATA_BYTES, check_metadata, parse_time_range

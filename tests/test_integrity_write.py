@@ -15,7 +15,7 @@ import pytest
 from fastmcp import Client
 
 from graphmem import MemoryService, Settings
-from graphmem.embedder import Embedder
+from graphmem.embedding import Embedder
 from graphmem.errors import NotFoundError
 from graphmem.guard import Guard, GuardSettings
 from graphmem.model import Memory, Status

@@ -12,7 +12,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from graphmem import MemoryService
-from graphmem.embedder import Embedder
+from graphmem.embedding import Embedder
 from graphmem.stores.working import InProcessWorkingMemory
 from graphmem.working import WorkingMemoryPatch, patch_session
 from tests.conftest import service_on

@@ -13,7 +13,7 @@ import pytest
 
 from graphmem import MemoryService, Settings
 from graphmem.cli.doctor import check_keywords, diagnose
-from graphmem.embedder import Embedder
+from graphmem.embedding import Embedder
 from graphmem.text import TOKENIZER_VERSION, _encode, query_terms, tokens
 from graphmem.usecases.backfill import TOKENIZER_META, rebuild
 

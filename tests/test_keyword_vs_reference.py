@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from graphmem import MemoryService, Settings
-from graphmem.embedder import Embedder
+from graphmem.embedding import Embedder
 from graphmem.stores.records import RecordQuery
 from graphmem.stores.records.sqlite import SQLiteRecords
 from graphmem.text import query_terms

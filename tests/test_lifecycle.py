@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from graphmem import MemoryService, Settings, lifecycle, ranking
-from graphmem.embedder import Embedder
+from graphmem.embedding import Embedder
 from graphmem.model import Memory, Status, utcnow
 from graphmem.stores.records.mysql import MySQLRecords
 from graphmem.stores.vectors.qdrant import QdrantServerVectors

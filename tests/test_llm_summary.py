@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from graphmem import MemoryService, Settings
-from graphmem.embedder import Embedder
+from graphmem.embedding import Embedder
 from graphmem.settings import LlmSettings
 from graphmem.summary import MAX_SUMMARY, summarize
 

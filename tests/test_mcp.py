@@ -34,7 +34,7 @@ from hypothesis import HealthCheck, given
 from hypothesis import strategies as st
 
 from graphmem import MemoryService, Settings
-from graphmem.embedder import Embedder
+from graphmem.embedding import Embedder
 from graphmem.mcp.http import token_verifier
 from graphmem.mcp.identity import (
     TokenTable,

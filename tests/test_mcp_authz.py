@@ -22,7 +22,7 @@ import pytest
 from fastmcp import Client, FastMCP
 
 from graphmem import MemoryService, Settings
-from graphmem.embedder import Embedder
+from graphmem.embedding import Embedder
 from graphmem.guard import Guard, GuardSettings, InProcessRateLimiter
 from graphmem.mcp.identity import hash_token, parse_env_tokens
 from graphmem.mcp.middleware import TOOL_BUDGETS, charges

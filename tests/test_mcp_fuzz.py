@@ -27,7 +27,7 @@ from hypothesis import strategies as st
 
 from graphmem import MemoryService, Settings
 from graphmem.cli.doctor import diagnose
-from graphmem.embedder import Embedder
+from graphmem.embedding import Embedder
 from graphmem.guard import Guard, GuardSettings
 from graphmem.mcp.server import create_server
 from graphmem.settings.server import McpSettings

@@ -15,7 +15,7 @@ from fastmcp import Client, FastMCP
 from mcp.types import BlobResourceContents
 
 from graphmem import MemoryService, Settings
-from graphmem.embedder import Embedder
+from graphmem.embedding import Embedder
 from graphmem.mcp.server import create_server
 from graphmem.settings.server import McpSettings
 from tests.imaging import needs_ocr, png_bomb, render

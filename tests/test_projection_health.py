@@ -15,7 +15,7 @@ import pytest
 from graphmem import MemoryService, Settings
 from graphmem.cli.doctor import diagnose
 from graphmem.cli.main import main
-from graphmem.embedder import Embedder
+from graphmem.embedding import Embedder
 from graphmem.model import utcnow
 from graphmem.stores.graph.networkx import NetworkxGraph
 

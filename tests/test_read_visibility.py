@@ -20,7 +20,7 @@ import pytest
 from fastmcp import Client, FastMCP
 
 from graphmem import MemoryService, NotFoundError, Settings, Status
-from graphmem.embedder import Embedder
+from graphmem.embedding import Embedder
 from graphmem.guard import Guard, GuardSettings
 from graphmem.mcp.server import create_server
 from graphmem.settings.server import McpSettings

@@ -22,7 +22,7 @@ import pytest
 
 import graphmem.usecases.search as search_usecase
 from graphmem import Settings
-from graphmem.embedder import Embedder
+from graphmem.embedding import Embedder
 from graphmem.errors import StoreUnavailableError
 from graphmem.guard import Guard, GuardSettings, RateLimitExceeded
 from graphmem.guard.ratelimit import bucket_key

@@ -21,7 +21,7 @@ from pathlib import Path
 import pytest
 
 from graphmem import MemoryService, Settings
-from graphmem.embedder import Embedder
+from graphmem.embedding import Embedder
 from graphmem.errors import BusyError
 from graphmem.model import Memory, Status, utcnow
 from graphmem.stores.records.locks import user_lock

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from graphmem import InvalidInputError, MemoryService, SearchRequest, Settings, WriteItem
-from graphmem.embedder import Embedder
+from graphmem.embedding import Embedder
 from graphmem.errors import FirewallRejected
 from graphmem.guard import Guard, GuardSettings
 from graphmem.requests import recipes

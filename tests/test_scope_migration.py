@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from graphmem import MemoryService, Settings
-from graphmem.embedder import Embedder
+from graphmem.embedding import Embedder
 from graphmem.filters import MemoryFilter
 from graphmem.stores.records.mysql import MySQLRecords
 from graphmem.stores.vectors import VectorFilter, VectorPoint

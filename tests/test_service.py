@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from graphmem import InvalidInputError, MemoryService, NotFoundError, Settings, fusion, ranking
-from graphmem.embedder import Embedder
+from graphmem.embedding import Embedder
 from graphmem.model import utcnow
 from graphmem.requests import learned_fusion
 from graphmem.stores.records.mysql import MySQLRecords

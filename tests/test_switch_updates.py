@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from graphmem import MemoryService, Settings
-from graphmem.embedder import Embedder
+from graphmem.embedding import Embedder
 from graphmem.extractors.switches import switch_terms
 from graphmem.model import Status
 from graphmem.text import query_terms

@@ -26,7 +26,7 @@ from opentelemetry.sdk.trace import ReadableSpan
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 
 from graphmem import MemoryService, Settings, tracing
-from graphmem.embedder import Embedder
+from graphmem.embedding import Embedder
 from graphmem.mcp.server import create_server
 from graphmem.settings.server import McpSettings
 from graphmem.stores.id_hash import IdHasher

@@ -12,7 +12,7 @@ import pytest
 from starlette.testclient import TestClient
 
 from graphmem import MemoryService
-from graphmem.embedder import Embedder
+from graphmem.embedding import Embedder
 from graphmem.mcp.identity import default_label, hash_token
 from graphmem.model import Status
 from graphmem.ui import create_app

@@ -28,7 +28,7 @@ from typing import Any
 import pytest
 
 from graphmem import MemoryService
-from graphmem.embedder import Embedder
+from graphmem.embedding import Embedder
 from graphmem.model import Status
 from graphmem.visibility import Viewer
 from tests.ui_support import AGENT, FACTS, OPERATOR, UPDATED, add_bulk, seeded_service, tokens

@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from graphmem import MemoryService, Settings
-from graphmem.embedder import Embedder
+from graphmem.embedding import Embedder
 from graphmem.extractors.normalize import Normalizer
 from graphmem.extractors.slots import compile_rules, find_slots
 from graphmem.model import Status

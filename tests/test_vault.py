@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from graphmem.embedder import Embedder
+from graphmem.embedding import Embedder
 from graphmem.errors import NotFoundError
 from graphmem.service import MemoryService
 from graphmem.settings import Settings

@@ -21,7 +21,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from graphmem import MemoryService, Settings
-from graphmem.embedder import Embedder
+from graphmem.embedding import Embedder
 from graphmem.guard.checksums import IBAN_LENGTHS
 from graphmem.guard.vault import VaultKeyError
 from graphmem.mcp.server import create_server

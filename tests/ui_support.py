@@ -10,7 +10,7 @@ from pathlib import Path
 import numpy as np
 
 from graphmem import MemoryService, Settings
-from graphmem.embedder import Embedder
+from graphmem.embedding import Embedder
 from graphmem.mcp.identity import TokenTable
 
 OPERATOR = "gm_test_operator_token_0123456789abcdef"

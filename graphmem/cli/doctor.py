@@ -130,7 +130,7 @@ def check_embeddings(records: Any, vectors: Any, settings: Settings, sample: int
     """
     import numpy as np
 
-    from graphmem.embedder import DEFAULT_MODEL, embedder_for, settings_for_store
+    from graphmem.embedding import DEFAULT_MODEL, embedder_for, settings_for_store
     from graphmem.usecases.backfill import EMBEDDING_META
 
     recorded = records.meta(EMBEDDING_META)

