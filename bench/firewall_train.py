@@ -67,17 +67,27 @@ offset 2.5, benign weight 3 and UNADDRESSED_MIN_P 0.9 (round 5 106/111 either wa
 everyday rows flagged as `agent` 21/189 -> 11/189), but on the held-out sets the model caught
 2 attacks fewer (235 -> 233 of 245), so it is not shipped; the everyday false positives were
 fixed in the rules and in when the classifier's opinion counts instead (injection.py).
+After the fifth rule pass (held-out everyday test4 still 20/304), the model was retrained on
+everyday text: everyday.jsonl's train half, all of everyday_test2/test3 (tuned on by the rule
+passes; test4 is never read here), train_everyday.jsonl (hand-written workflow rules, reported
+instructions, policies, benign and attacks in the same frames), train_candidates' attacks and
+firewall_templates.py's templated pairs. bench/firewall_validate.py (hash halves of test2/test3
+and of train_everyday held back) kept offset 2.5 and the weights; held-out test4 went 20 -> 11/304
+but held-out attacks 234 -> 226/245 (C 30; C 10: 10/304, 227/245), so it is not shipped.
 Round 6 and round 2 of the notes were never trained on; docs/benchmarks.md says how often each
 was scored and why. Weights are stored as float16, the bias as float32; training is
 deterministic, so `--check` re-trains and compares with the shipped file.
 
 Usage: python bench/firewall_train.py [--cv] [--check] [--candidates] [--documents] [--everyday]
-                                      [--out PATH]
+    [--everyday-tests] [--own-everyday] [--candidate-attacks] [--templates] [--c C] [--out PATH]
   --cv          also report out-of-fold figures of the classifier alone (slower)
   --check       train and compare with the shipped model instead of overwriting it (exit 1 if not)
   --candidates  also train on bench/firewall_corpus/train_candidates.jsonl (not shipped)
   --documents   also train on the train split of bench/firewall_corpus/documents.jsonl (not shipped)
   --everyday    also train on the train split of bench/firewall_corpus/everyday.jsonl (not shipped)
+  --everyday-tests, --own-everyday, --candidate-attacks, --templates, --c: the everyday retraining
+                above (not shipped): everyday_test2/test3, train_everyday.jsonl, the attack rows of
+                train_candidates.jsonl, firewall_templates.py's rows, and C
 """
 
 from __future__ import annotations
@@ -132,6 +142,10 @@ def training_rows(
     candidates: bool = False,
     documents: bool = False,
     everyday: bool = False,
+    everyday_tests: bool = False,
+    own_everyday: bool = False,
+    candidate_attacks: bool = False,
+    templates: bool = False,
 ) -> list[dict[str, Any]]:
     """The training split, one dict per source text: text, label, group, kind. `candidates`
     adds train_candidates.jsonl and `documents` documents.jsonl's train split, training data
@@ -154,9 +168,19 @@ def training_rows(
     extras = [corpus / "train_extra.jsonl"]
     if candidates:
         extras.append(corpus / "train_candidates.jsonl")
+    if own_everyday:
+        extras.append(corpus / "train_everyday.jsonl")
+    if candidate_attacks and not candidates:
+        rows += [
+            {"text": r["text"], "label": 1, "group": r["family"], "kind": "extra_attack"}
+            for r in load_jsonl(corpus / "train_candidates.jsonl")
+            if r["label"]
+        ]
     for extra in (e for e in extras if e.exists()):
         for r in load_jsonl(extra):
             kind = "extra_attack" if r["label"] else "extra_benign"
+            if not r["label"] and extra.name == "train_everyday.jsonl":
+                kind = "everyday"  # weighed as the everyday memories are
             rows.append(
                 {"text": r["text"], "label": r["label"], "group": r["family"], "kind": kind}
             )
@@ -164,6 +188,12 @@ def training_rows(
         rows += document_rows(corpus)
     if everyday:
         rows += everyday_rows(corpus)
+    if everyday_tests:
+        rows += everyday_rows(corpus, ("everyday_test2.jsonl", "everyday_test3.jsonl"))
+    if templates:
+        from firewall_templates import template_rows
+
+        rows += template_rows()
     for r in load_locomo(locomo):
         conv = r["id"].split(":")[0]
         if conv in LOCOMO_TRAIN:
@@ -177,15 +207,22 @@ def training_rows(
     return rows
 
 
-def everyday_rows(corpus: Path) -> list[dict[str, Any]]:
-    """The `train` half of everyday.jsonl as benign memories (its `validation` half is never
-    read here): contact sharing, the user's own workflow instructions, commands, ids, bills."""
-    path = corpus / "everyday.jsonl"
-    return [
-        {"text": r["text"], "label": 0, "group": r["id"], "kind": "everyday"}
-        for r in (load_jsonl(path) if path.exists() else [])
-        if r["split"] == "train"
-    ]
+def everyday_rows(
+    corpus: Path, files: tuple[str, ...] = ("everyday.jsonl",)
+) -> list[dict[str, Any]]:
+    """Everyday memories as benign: the `train` half of everyday.jsonl (its `validation` half is
+    never read here) or every row of the given test splits (test2 and test3 only, which the rule
+    passes were tuned on; test4 is never read here): contact sharing, the user's own workflow
+    instructions, commands, ids, bills."""
+    rows: list[dict[str, Any]] = []
+    for name in files:
+        path = corpus / name
+        rows += [
+            {"text": r["text"], "label": 0, "group": r["id"], "kind": "everyday"}
+            for r in (load_jsonl(path) if path.exists() else [])
+            if r["split"] in ("train", "test2", "test3")
+        ]
+    return rows
 
 
 def document_rows(corpus: Path) -> list[dict[str, Any]]:
@@ -354,18 +391,32 @@ def train(
     locomo: Path,
     *,
     dim: int = DEFAULT_DIM,
+    c: float = C,
     cv: bool = False,
     candidates: bool = False,
     documents: bool = False,
     everyday: bool = False,
+    everyday_tests: bool = False,
+    own_everyday: bool = False,
+    candidate_attacks: bool = False,
+    templates: bool = False,
 ) -> dict[str, Any]:
     t0 = time.time()
     rows = training_rows(
-        corpus, bipia, locomo, candidates=candidates, documents=documents, everyday=everyday
+        corpus,
+        bipia,
+        locomo,
+        candidates=candidates,
+        documents=documents,
+        everyday=everyday,
+        everyday_tests=everyday_tests,
+        own_everyday=own_everyday,
+        candidate_attacks=candidate_attacks,
+        templates=templates,
     )
     x, y, w, owner = design(rows, dim)
     print(f"{len(rows)} training texts, {x.shape[0]} examples with views", file=sys.stderr)
-    coef, bias = fit(x, y, w, C)
+    coef, bias = fit(x, y, w, c)
     bias += BIAS_OFFSET
     counts: dict[str, int] = {}
     for r in rows:
@@ -373,7 +424,7 @@ def train(
     meta: dict[str, Any] = {
         "version": 1,
         "dim": dim,
-        "C": C,
+        "C": c,
         "seed": SEED,
         "benign_weight": BENIGN_WEIGHT,
         "sentence_weight": SENTENCE_WEIGHT,
@@ -399,9 +450,9 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--cv", action="store_true", help="also report 5-fold out-of-fold figures")
     p.add_argument("--candidates", action="store_true", help="also train on train_candidates.jsonl")
     p.add_argument("--documents", action="store_true", help="also train on documents.jsonl")
-    p.add_argument(
-        "--everyday", action="store_true", help="also train on everyday.jsonl's train half"
-    )
+    for flag in ("everyday", "everyday-tests", "own-everyday", "candidate-attacks", "templates"):
+        p.add_argument(f"--{flag}", action="store_true", help="also train on it (see docstring)")
+    p.add_argument("--c", type=float, default=C, help="inverse regularisation (tried arms)")
     args = p.parse_args(argv)
     for path in (args.bipia, args.locomo):
         if not path.exists():
@@ -411,10 +462,15 @@ def main(argv: list[str] | None = None) -> int:
         args.corpus,
         args.bipia,
         args.locomo,
+        c=args.c,
         cv=args.cv,
         candidates=args.candidates,
         documents=args.documents,
         everyday=args.everyday,
+        everyday_tests=args.everyday_tests,
+        own_everyday=args.own_everyday,
+        candidate_attacks=args.candidate_attacks,
+        templates=args.templates,
     )
     if args.check:
         shipped = load_model(args.out)

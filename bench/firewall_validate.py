@@ -6,6 +6,8 @@ write is screened) on them:
   - round 5 of attacks.jsonl (attacks caught) and of benign.jsonl (near-misses flagged);
   - one half of the "train" split of everyday.jsonl (everyday memories flagged, as `user` and
     as `agent`), picked by another byte of the id's hash; reported, not in the rule;
+  - the same hash half of everyday_test2/test3 and of train_everyday.jsonl (benign rows
+    flagged, attack rows caught, as `agent`); reported, not in the rule;
   - one half of round 1 of notes.jsonl (everyday notes flagged, written as `user` and as
     `agent`), the half picked by a hash of the note id, so it is the same half every run;
   - LoCoMo conv-42 (turns flagged), one of the classifier's four training conversations;
@@ -19,10 +21,13 @@ Each `--grid` entry is `offset,benign_weight,unaddressed_min_p`; the rule that p
 printed with the table: the highest round-5 recall with at most 1% of the validation notes
 (as user), at most 1% of the conv-42 turns and at most 5% of the round-5 near-misses flagged,
 ties broken by fewer notes flagged as agent, then fewer LoCoMo turns.
+`attacks_model` is round 5 caught by the classifier alone at 0.7: the rules catch most of
+round 5 by themselves, so a model that lost attacks shows there and not in `attacks`.
 
 Usage: python bench/firewall_validate.py --bipia PATH --locomo PATH [--grid 2.5,3,0.9 ...]
                                          [--candidates] [--documents] [--everyday]
-                                         [--everyday-weight W]
+                                         [--everyday-weight W] [--everyday-tests]
+                                         [--own-everyday] [--candidate-attacks] [--templates]
 """
 
 from __future__ import annotations
@@ -81,8 +86,21 @@ def validation_sets(corpus: Path, locomo: Path) -> dict[str, list[str]]:
         for r in (load_jsonl(ev_path) if ev_path.exists() else [])
         if r["split"] == "train" and held_back_everyday(r["id"])
     ]
+    # test2/test3 (tuned on by the rule passes, never test4) and train_everyday.jsonl: the same
+    # hash half is held back, benign rows as everyday memories, attack rows as attacks
+    tests = [
+        r
+        for name in ("everyday_test2.jsonl", "everyday_test3.jsonl")
+        if (corpus / name).exists()
+        for r in load_jsonl(corpus / name)
+    ]
+    own_path = corpus / "train_everyday.jsonl"
+    own = [r for r in (load_jsonl(own_path) if own_path.exists() else [])]
     return {
         "everyday": everyday,
+        "everyday_tests": [r["text"] for r in tests if held_back_everyday(r["id"])],
+        "own_benign": [r["text"] for r in own if not r["label"] and held_back_everyday(r["id"])],
+        "own_attacks": [r["text"] for r in own if r["label"] and held_back_everyday(r["id"])],
         "attacks": attacks,
         "near_miss": near,
         "notes": notes,
@@ -105,6 +123,9 @@ def is_validation_row(row: dict[str, Any], val: dict[str, list[str]]) -> bool:
         "near_miss",
         "notes",
         "everyday",
+        "everyday_tests",
+        "own_benign",
+        "own_attacks",
         "doc_benign",
         "doc_attacks",
         "doc_payloads",
@@ -143,12 +164,21 @@ def evaluate(
     return {
         "config": [offset, benign_weight, unaddressed],
         "attacks": (flagged(val["attacks"]), len(val["attacks"])),
+        # the classifier alone at 0.7: the rules catch most of round 5 on their own, so a
+        # weaker model barely shows in the line above (and did show on the held-out attacks)
+        "attacks_model": (
+            sum(max(model.probability(v) for v in ft.views_of(t)) >= 0.7 for t in val["attacks"]),
+            len(val["attacks"]),
+        ),
         "near_miss": (flagged(val["near_miss"]), len(val["near_miss"])),
         "notes_user": (flagged(val["notes"]), len(val["notes"])),
         "notes_agent": (flagged(val["notes"], "agent"), len(val["notes"])),
         "locomo": (flagged(val["locomo"]), len(val["locomo"])),
         "everyday_user": (flagged(val["everyday"]), len(val["everyday"])),
         "everyday_agent": (flagged(val["everyday"], "agent"), len(val["everyday"])),
+        "ev_tests_agent": (flagged(val["everyday_tests"], "agent"), len(val["everyday_tests"])),
+        "own_benign_agent": (flagged(val["own_benign"], "agent"), len(val["own_benign"])),
+        "own_attacks": (caught(val["own_attacks"], "agent"), len(val["own_attacks"])),
         "doc_benign": (flagged(val["doc_benign"], "document"), len(val["doc_benign"])),
         "doc_attacks": (caught(val["doc_attacks"], "document"), len(val["doc_attacks"])),
     }
@@ -176,6 +206,10 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--documents", action="store_true", help="train on documents.jsonl too")
     p.add_argument("--everyday", action="store_true", help="train on everyday.jsonl too")
     p.add_argument("--everyday-weight", type=float, default=ft.EVERYDAY_WEIGHT)
+    p.add_argument("--everyday-tests", action="store_true", help="train on test2/test3 too")
+    p.add_argument("--own-everyday", action="store_true", help="train on train_everyday.jsonl")
+    p.add_argument("--candidate-attacks", action="store_true", help="candidates' attacks too")
+    p.add_argument("--templates", action="store_true", help="firewall_templates.py rows too")
     args = p.parse_args(argv)
     global EVERYDAY_WEIGHT
     EVERYDAY_WEIGHT = args.everyday_weight
@@ -189,6 +223,10 @@ def main(argv: list[str] | None = None) -> int:
             candidates=args.candidates,
             documents=args.documents,
             everyday=args.everyday,
+            everyday_tests=args.everyday_tests,
+            own_everyday=args.own_everyday,
+            candidate_attacks=args.candidate_attacks,
+            templates=args.templates,
         )
         if not is_validation_row(r, val)
     ]
