@@ -24,6 +24,14 @@ and printed.
 Usage: python bench/fit_fusion.py [--embedders all-MiniLM-L6-v2,multilingual-e5-small]
        [--data PATH/locomo10.json] [--out graphmem/fusion_weights.json]
 Takes a few minutes on two cores (most of it writing LoCoMo's tuning turns per embedder).
+
+`--add-across SHARE --embedders NAME` fits nothing: it gives the glossary's features (`across`,
+`across_rank`, graphmem.glossary) SHARE of NAME's Chinese model in the file, half each, and
+keeps the other weights' ratios, so Chinese memories rank among themselves as before and only
+English memories a Chinese question translates to come in. A free fit of all seven features
+(the default run) found the English answers as well on the tune half but put a Chinese
+paraphrase's answer first less often; SHARE 0.45 at keyword scale 4 was chosen over 0.2, 0.3
+and 0.6 on the tune half of bench/zh_recall.py, with and without 6 dialogue turns, graph on.
 """
 
 from __future__ import annotations
@@ -74,35 +82,46 @@ class Query:
     bm25: np.ndarray
     relevant: np.ndarray  # bool per candidate
     wanted: int  # evidence count (some may not be among the candidates)
+    across: np.ndarray  # BM25 on the English words of a Chinese question (graphmem.glossary)
+    across_terms: int
 
 
 # ------------------------------------------------------------------------------ gathering
-def candidates(svc: Any, user: str, text: str, pool: int) -> tuple[list[str], dict, dict]:
-    """The search's candidates for `text` with their raw cosine and BM25, as retrieve() does."""
+def candidates(
+    svc: Any, user: str, text: str, pool: int
+) -> tuple[list[str], dict, dict, tuple[dict, int]]:
+    """The search's candidates for `text` with their raw cosine and BM25 (and BM25 on the
+    question's English glossary words), as the search gathers them."""
     from graphmem.stores.records import RecordQuery
     from graphmem.stores.vectors import VectorFilter
-    from graphmem.text import query_terms
+    from graphmem.usecases.keyword_channel import keyword_hits
     from graphmem.visibility import readable_statuses
 
     ctx = svc.context
     statuses = readable_statuses(("active",))
-    kw = dict(
-        ctx.records.keyword_search(RecordQuery(user, None, statuses, None), query_terms(text), pool)
-    )
+    found = keyword_hits(ctx, RecordQuery(user, None, statuses, None), text, pool)
+    kw = found.scores
     qvec = ctx.embedder.encode_query(text, user)
     vec = {
         h.memory_id: h.score
         for h in ctx.vectors.search(qvec, VectorFilter(user, None, statuses, None), pool)
     }
-    missing = [m for m in kw if m not in vec]
+    missing = [m for m in [*kw, *found.across] if m not in vec]
     if missing:
         vec.update(ctx.vectors.scores(qvec, user, missing))
-    ids = sorted(set(vec) | set(kw))
-    return ids, vec, kw
+    ids = sorted(set(vec) | set(kw) | set(found.across))
+    return ids, vec, kw, (found.across, found.across_terms)
 
 
 def query_of(
-    source: str, text: str, ids: list[str], vec: dict, kw: dict, relevant: set[str], wanted: int
+    source: str,
+    text: str,
+    ids: list[str],
+    vec: dict,
+    kw: dict,
+    relevant: set[str],
+    wanted: int,
+    across: tuple[dict, int] = ({}, 0),
 ) -> Query:
     from graphmem.text import query_terms
 
@@ -116,6 +135,8 @@ def query_of(
         np.array([kw.get(i, 0.0) for i in ids]),
         np.array([i in relevant for i in ids]),
         wanted,
+        np.array([across[0].get(i, 0.0) for i in ids]),
+        across[1],
     )
 
 
@@ -125,10 +146,11 @@ def gather_locomo(svc: Any, data: Path) -> list[Query]:
     out = []
     for q in questions:
         user = locomo_user(q.conv)
-        ids, vec, kw = candidates(svc, user, q.question, POOL)
+        ids, vec, kw, across = candidates(svc, user, q.question, POOL)
         rows = svc.records.get(user, ids)
         relevant = {i for i in ids if i in rows and rows[i].metadata.get("dia_id") in q.evidence}
-        out.append(query_of("locomo", q.question, ids, vec, kw, relevant, len(set(q.evidence))))
+        wanted = len(set(q.evidence))
+        out.append(query_of("locomo", q.question, ids, vec, kw, relevant, wanted, across))
     return out
 
 
@@ -140,10 +162,10 @@ def gather_zh(svc: Any) -> list[Query]:
         for q in sc["questions"]:
             if q["split"] != "tune":
                 continue
-            ids, vec, kw = candidates(svc, user, q["question"], POOL)
+            ids, vec, kw, across = candidates(svc, user, q["question"], POOL)
             answers = set(q["answers"])
             relevant = {i for i in ids if answers & set(by_id.get(i, []))}
-            out.append(query_of("zh", q["question"], ids, vec, kw, relevant, 1))
+            out.append(query_of("zh", q["question"], ids, vec, kw, relevant, 1, across))
     return out
 
 
@@ -151,9 +173,10 @@ def gather_zh(svc: Any) -> list[Query]:
 def feature_matrix(q: Query, model: fusion.FusionModel, floor: float) -> np.ndarray:
     """Candidates x FEATURES, computed by graphmem.fusion exactly as the search computes them."""
     fuse = fusion.QueryFusion(model, q.terms, floor, q.cosine.tolist(), q.bm25.tolist())
+    fuse.across({str(i): float(x) for i, x in enumerate(q.across)}, q.across_terms)
     rows = []
-    for c, b in zip(q.cosine, q.bm25, strict=True):
-        _, why = fuse.match(float(c), float(b))
+    for c, b, x in zip(q.cosine, q.bm25, q.across, strict=True):
+        _, why = fuse.match(float(c), float(b), float(x))
         rows.append([why["features"][f] for f in fusion.FEATURES])
     return np.array(rows).reshape(-1, len(fusion.FEATURES))
 
@@ -272,12 +295,37 @@ def fit_embedder(name: str, data: Path) -> dict[str, Any]:
     return {fusion.embedder_key(model_name): out}
 
 
+def add_across(args: argparse.Namespace) -> int:
+    """The glossary's features given `args.add_across` of each named embedder's zh model."""
+    share = args.add_across
+    if not 0 < share < 1:
+        sys.exit("fit_fusion: --add-across takes a share between 0 and 1")
+    doc = json.loads(args.out.read_text(encoding="utf-8"))
+    for name in [e.strip() for e in args.embedders.split(",") if e.strip()]:
+        entry = doc["models"][fusion.embedder_key(name)]["zh"]
+        kept = {f: w for f, w in entry["weights"].items() if f not in ("across", "across_rank")}
+        total = sum(kept.values()) or 1.0
+        weights = {f: round((1 - share) * w / total, 4) for f, w in kept.items()}
+        weights.update(across=round(share / 2, 4), across_rank=round(share / 2, 4))
+        entry.update(weights=weights, across_scale=args.across_scale)
+        entry["name"] = f"{entry.get('name', 'fitted')}+across"
+        print(f"{name} zh: {json.dumps(entry['weights'])}", file=sys.stderr)
+    doc["features"] = list(fusion.FEATURES)
+    doc["across"] = command_line()
+    args.out.write_text(json.dumps(doc, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--embedders", default=DEFAULT_EMBEDDERS)
     p.add_argument("--data", type=Path, default=DEFAULT_DATA, help="locomo10.json")
     p.add_argument("--out", type=Path, default=DEFAULT_OUT)
+    p.add_argument("--add-across", type=float, default=None, metavar="SHARE")
+    p.add_argument("--across-scale", type=float, default=4.0, metavar="SCALE")
     args = p.parse_args(argv)
+    if args.add_across is not None:
+        return add_across(args)
     models: dict[str, Any] = {}
     for name in [e.strip() for e in args.embedders.split(",") if e.strip()]:
         models.update(fit_embedder(name, args.data))

@@ -36,7 +36,18 @@ from typing import Any
 from graphmem.ranking import above_floor
 from graphmem.text import query_terms
 
-FEATURES = ("vector", "keyword", "vector_rank", "keyword_rank", "agreement")
+FEATURES = (
+    "vector",
+    "keyword",
+    "vector_rank",
+    "keyword_rank",
+    "agreement",
+    "across",
+    "across_rank",
+)
+"""`across`, `across_rank`: the keyword channel's match in another script, the English words a
+Chinese question translates to (graphmem.glossary), calibrated like `keyword` over the number
+of those words; 0 for every query the glossary adds nothing to (every English one)."""
 RANK_SCALE = 10.0
 """A channel's rank r (0 = its best) becomes 1 / (1 + r / RANK_SCALE): its tenth hit is 0.5."""
 
@@ -80,13 +91,19 @@ class FusionModel:
     name: str = "builtin"
     fitted_on: str = ""
     metrics: Mapping[str, Any] = field(default_factory=dict)
+    across_scale: float | None = None
+    """The keyword calibration's scale for `across` (keyword_scale when None)."""
 
-    def keyword(self, bm25: float, terms: int) -> float:
+    def keyword(self, bm25: float, terms: int, scale: float | None = None) -> float:
         """A raw BM25 calibrated to [0, 1): what the query could reach, not its best hit."""
         if bm25 <= 0:
             return 0.0
-        scale = self.keyword_scale * max(1, terms) ** self.keyword_length_power
-        return bm25 / (bm25 + scale)
+        base = self.keyword_scale if scale is None else scale
+        return bm25 / (bm25 + base * max(1, terms) ** self.keyword_length_power)
+
+    def across(self, bm25: float, terms: int) -> float:
+        """A BM25 on a Chinese question's English words calibrated like `keyword`."""
+        return self.keyword(bm25, terms, self.across_scale)
 
     def contributions(self, features: Mapping[str, float]) -> dict[str, float]:
         """Each feature's share of the match score (weight x value); they sum to the score."""
@@ -114,7 +131,12 @@ def ranks(scores: Mapping[str, float]) -> dict[str, int]:
 
 
 def features(
-    vector: float, keyword: float, vector_rank: int | None, keyword_rank: int | None
+    vector: float,
+    keyword: float,
+    vector_rank: int | None,
+    keyword_rank: int | None,
+    across: float = 0.0,
+    across_rank: int | None = None,
 ) -> dict[str, float]:
     """A candidate's features from its calibrated channels and its rank in each."""
     return {
@@ -123,6 +145,8 @@ def features(
         "vector_rank": rank_feature(vector_rank),
         "keyword_rank": rank_feature(keyword_rank),
         "agreement": math.sqrt(max(0.0, vector) * max(0.0, keyword)),
+        "across": across,
+        "across_rank": rank_feature(across_rank),
     }
 
 
@@ -143,6 +167,7 @@ def _model(entry: Mapping[str, Any]) -> FusionModel:
         str(entry.get("name", "fitted")),
         str(entry.get("fitted_on", "")),
         dict(entry.get("metrics", {})),
+        float(entry["across_scale"]) if "across_scale" in entry else None,
     )
 
 
@@ -193,6 +218,26 @@ class QueryFusion:
         # recency and frequency keep their configured share; the rest is the fitted match
         self.recency = (weights or {}).get("recency", 0.0)
         self.frequency = (weights or {}).get("frequency", 0.0)
+        self.best = 1.0
+        self._across: list[float] = []
+        self.across_terms = 0
+
+    def across(self, bm25s: Mapping[str, float], terms: int) -> QueryFusion:
+        """The candidates' BM25 on the English words of a Chinese question (features
+        `across`, `across_rank`); none for any other query."""
+        self._across = sorted(-v for v in bm25s.values() if v > 0)
+        self.across_terms = terms
+        return self
+
+    def anchored(self, candidates: Iterable[tuple[float, float, float]]) -> QueryFusion:
+        """Match scores over the best candidate's (cosine, BM25 pairs): the fit ranks, and a
+        fitted keyword scale can leave every match near 0.1, where the graph walk, which adds
+        to a hit as if its match could reach 1 (graphmem.associative.combine_graph), lifted
+        every neighbour of the best seed above the answers ranked below it. Anchored, the best
+        match scores 1 whatever the fitted scale; the order of the candidates is unchanged."""
+        top = max((self._raw(c, b, x)[0] for c, b, x in candidates), default=0.0)
+        self.best = top if top > 0 else 1.0
+        return self
 
     @classmethod
     def for_query(
@@ -216,23 +261,40 @@ class QueryFusion:
             lang,
         )
 
-    def match(self, cosine: float, bm25: float) -> tuple[float, dict[str, Any]]:
-        """The fused match score of one candidate, and how it was made (explain)."""
+    def _raw(self, cosine: float, bm25: float, across: float) -> tuple[float, dict[str, Any]]:
+        """The unanchored match, and how it was made."""
         v = above_floor(cosine, self.floor)
         k = self.model.keyword(bm25, self.terms)
-        vr = bisect_left(self._vector, -cosine) if v > 0 else None
-        kr = bisect_left(self._keyword, -bm25) if k > 0 else None
-        feats = features(v, k, vr, kr)
+        x = self.model.across(across, self.across_terms)
+        ranks = {
+            "vector": bisect_left(self._vector, -cosine) if v > 0 else None,
+            "keyword": bisect_left(self._keyword, -bm25) if k > 0 else None,
+            "across": bisect_left(self._across, -across) if x > 0 else None,
+        }
+        feats = features(v, k, ranks["vector"], ranks["keyword"], x, ranks["across"])
         parts = self.model.contributions(feats)
-        share = 1.0 - self.recency - self.frequency
-        return share * sum(parts.values()), {
+        return sum(parts.values()), {
+            "raw": {"vector": cosine, "keyword": bm25, "across": across},
+            "calibrated": {"vector": v, "keyword": k, "across": x},
+            "ranks": ranks,
+            "features": feats,
+            "contributions": parts,
+        }
+
+    def match(
+        self, cosine: float, bm25: float, across: float = 0.0
+    ) -> tuple[float, dict[str, Any]]:
+        """The fused match score of one candidate, and how it was made (explain)."""
+        raw, why = self._raw(cosine, bm25, across)
+        share = (1.0 - self.recency - self.frequency) / self.best
+        why["contributions"] = {f: share * c for f, c in why["contributions"].items()}
+        if not self.across_terms:  # the query has no English words to find: nothing to show
+            for part in ("raw", "calibrated", "ranks"):
+                why[part].pop("across")
+        return share * raw, {
             "fusion": f"learned:{self.model.name}",
             "language": self.language,
-            "raw": {"vector": cosine, "keyword": bm25},
-            "calibrated": {"vector": v, "keyword": k},
-            "ranks": {"vector": vr, "keyword": kr},
-            "features": feats,
-            "contributions": {f: share * c for f, c in parts.items()},
+            **why,
         }
 
     def combine(self, match: float, channels: Mapping[str, float]) -> float:

@@ -126,6 +126,11 @@ class ChannelPair(Result):
 
     vector: float = Field(description="The vector channel (embedding similarity).")
     keyword: float = Field(description="The keyword channel (BM25).")
+    across: Sometimes[float] = Field(
+        None,
+        description="With learned fusion: BM25 on the English words a Chinese question"
+        " translates to, which find memories written in English.",
+    )
 
 
 class ChannelRanks(Result):
@@ -133,6 +138,9 @@ class ChannelRanks(Result):
 
     vector: int | None = Field(description="Its rank by embedding similarity; null: no match.")
     keyword: int | None = Field(description="Its rank by BM25; null: no keyword match.")
+    across: Sometimes[int] = Field(
+        None, description="Its rank by BM25 on a Chinese question's English words."
+    )
 
 
 class WalkSeed(Result):

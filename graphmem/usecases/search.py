@@ -12,13 +12,12 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Callable, Mapping
-from concurrent.futures import Future
 from dataclasses import replace
 from typing import Any
 
 import numpy as np
 
-from graphmem import associative, fusion, metrics, ranking, temporal, workers
+from graphmem import associative, fusion, metrics, ranking, temporal
 from graphmem.associative import Step, TracedHit
 from graphmem.context import Context
 from graphmem.errors import StoreUnavailableError
@@ -29,8 +28,9 @@ from graphmem.requests import SearchRequest, SearchResult, ValidSearch
 from graphmem.stores.records import RecordQuery
 from graphmem.stores.vectors import VectorFilter
 from graphmem.text import query_terms
-from graphmem.tracing import carry, note, span
+from graphmem.tracing import note, span
 from graphmem.usecases import fanout, libraries
+from graphmem.usecases.keyword_channel import KeywordHits, start_keyword
 from graphmem.visibility import only_visible, readable_statuses
 
 log = logging.getLogger("graphmem.retrieval")
@@ -174,7 +174,7 @@ def retrieve(
     # searches the vectors: SQLite, ONNX Runtime and Qdrant Edge all release the GIL, so on
     # two cores the channels overlap instead of adding up (docs/benchmarks.md).
     rq = RecordQuery(user_id, mt, statuses, since, filter=narrow)
-    keyword = _keyword(ctx, rq, query, pool) if w["keyword"] > 0 else None
+    keyword = start_keyword(ctx, rq, query, pool) if w["keyword"] > 0 else None
     vec_scores: dict[str, float] = {}
     qvec: np.ndarray | None = None
     if w["vector"] > 0 or w["keyword"] == 0:
@@ -198,10 +198,13 @@ def retrieve(
             degraded.append("vectors")
 
     if keyword is None and not vec_scores:
-        keyword = _keyword(ctx, rq, query, pool)  # the fallback when vectors gave nothing
-    kw_scores, kw_reach = keyword.result() if keyword is not None else ({}, 0.0)
+        keyword = start_keyword(ctx, rq, query, pool)  # the fallback when vectors gave nothing
+    found = keyword.result() if keyword is not None else KeywordHits({}, 0.0, {}, 0)
+    kw_scores, kw_reach = found.scores, found.reach
+    # English memories a Chinese question's words translate to: candidates of the fitted fusion
+    across = found.across if req.learned else {}
 
-    ids = list(dict.fromkeys([*vec_scores, *kw_scores, *(bridged or {})]))
+    ids = list(dict.fromkeys([*vec_scores, *kw_scores, *across, *(bridged or {})]))
     # Re-read from the records, the source of truth: a projection that lags behind a status
     # change must not bring back content an agent may not read.
     rows = only_visible(ctx.records.get(user_id, ids))
@@ -225,6 +228,8 @@ def retrieve(
         fusion.QueryFusion.for_query(
             ctx.embedder.model_name, query, vec_scores, kw_scores, floor, w
         )
+        .across(across, found.across_terms)
+        .anchored((vec_scores.get(m, 0.0), kw_scores.get(m, 0.0), across.get(m, 0.0)) for m in rows)
         if req.learned
         else None
     )
@@ -239,7 +244,9 @@ def retrieve(
         }
         why: dict[str, Any] | None = None
         if fused is not None:
-            match, why = fused.match(vec_scores.get(mid, 0.0), kw_scores.get(mid, 0.0))
+            match, why = fused.match(
+                vec_scores.get(mid, 0.0), kw_scores.get(mid, 0.0), across.get(mid, 0.0)
+            )
             channels["keyword"] = why["calibrated"]["keyword"]
             final = fused.combine(match, channels)
         else:
@@ -439,21 +446,6 @@ def _bridge(
             h.score = associative.combine_graph(base.get(h.memory.id, h.score), b.score, graph_w)
             h.path = [b.step]
     hits.sort(key=lambda h: (-h.score, h.memory.id))
-
-
-def _keyword(
-    ctx: Context, rq: RecordQuery, query: str, pool: int
-) -> Future[tuple[dict[str, float], float]]:
-    """Start the keyword channel on the channel pool; its result (or error) is the future's:
-    the hits' BM25 and the query's reach (what calibrates them, graphmem.ranking.keyword)."""
-
-    def run() -> tuple[dict[str, float], float]:
-        with metrics.channel("keyword"), span("graphmem.search.keyword", pool=pool) as step:
-            hits, reach = ctx.records.keyword_search_reach(rq, query_terms(query), pool)
-            step.set(hits=len(hits))
-            return dict(hits), reach
-
-    return workers.pool("channel").submit(carry(run))
 
 
 def similar(ctx: Context, user_id: str, query: str, threshold: float, limit: int) -> list[Memory]:

@@ -1,0 +1,52 @@
+"""The keyword channel of a search: BM25 over the query's own terms and, for a Chinese question,
+over the English words its words translate to (graphmem.glossary), run beside the vector
+channel on the channel pool."""
+
+from __future__ import annotations
+
+from concurrent.futures import Future
+from typing import NamedTuple
+
+from graphmem import metrics, workers
+from graphmem.context import Context
+from graphmem.glossary import english_terms
+from graphmem.stores.records import RecordQuery
+from graphmem.text import query_terms
+from graphmem.tracing import carry, span
+
+
+class KeywordHits(NamedTuple):
+    """The keyword channel's result: each hit's BM25, the query's reach (what calibrates them,
+    graphmem.ranking.keyword), and for a Chinese question the BM25 of the English memories its
+    words translate to (graphmem.glossary), with the number of those English terms."""
+
+    scores: dict[str, float]
+    reach: float
+    across: dict[str, float]
+    across_terms: int
+
+
+def keyword_hits(ctx: Context, rq: RecordQuery, query: str, pool: int) -> KeywordHits:
+    """The keyword channel, as search runs it and bench/fit_fusion.py fits on it. The English
+    terms of a Chinese question are searched apart and kept apart: a match in another script
+    is other evidence than a match of the question's own words, and the fitted fusion weighs
+    it as a feature of its own (graphmem.fusion)."""
+    found, reach = ctx.records.keyword_search_reach(rq, query_terms(query), pool)
+    gloss = english_terms(query)
+    across = dict(ctx.records.keyword_search_reach(rq, gloss, pool)[0]) if gloss else {}
+    return KeywordHits(dict(found), reach, across, len(gloss))
+
+
+def start_keyword(ctx: Context, rq: RecordQuery, query: str, pool: int) -> Future[KeywordHits]:
+    """Start the keyword channel on the channel pool; its result (or error) is the future's."""
+
+    def run() -> KeywordHits:
+        with metrics.channel("keyword"), span("graphmem.search.keyword", pool=pool) as step:
+            found = keyword_hits(ctx, rq, query, pool)
+            step.set(hits=len(found.scores))
+            return found
+
+    return workers.pool("channel").submit(carry(run))
+
+
+__all__ = ["KeywordHits", "keyword_hits", "start_keyword"]
