@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from graphmem import MemoryService, Settings, fusion
-from graphmem.embedder import Embedder
+from graphmem.embedding import Embedder
 from graphmem.glossary import english_terms, segment, table
 from graphmem.text import tokens
 
