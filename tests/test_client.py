@@ -24,7 +24,7 @@ from typing import Any, TypeVar
 import pytest
 
 import graphmem
-from graphmem.client_ops import ITEM_KEYS
+from graphmem.client.ops import ITEM_KEYS
 from graphmem.errors import (
     FirewallRejected,
     InvalidInputError,
@@ -319,9 +319,9 @@ def test_get_all_and_delete_all_follow_the_cursors(
 ) -> None:
     """Small pages, so a listing takes several: get_all stops at `limit`, delete_all at the
     end."""
-    from graphmem import client_ops
+    from graphmem.client import ops
 
-    monkeypatch.setattr(client_ops, "PAGE_SIZE", 2)
+    monkeypatch.setattr(ops, "PAGE_SIZE", 2)
 
     async def body(m: Any) -> None:
         agent = f"pager-{tag()}"
@@ -512,13 +512,13 @@ def test_every_method_on_the_production_stores(tmp_path: Path, mysql_url: str) -
 
 
 def test_the_client_checks_the_limits_the_service_and_the_tools_apply() -> None:
-    from graphmem import client_ops
+    from graphmem.client import ops
     from graphmem.mcp.tools.common import MAX_TOP_K
     from graphmem.requests import MAX_LIST_LIMIT, SORTS
 
-    assert client_ops.SORTS == SORTS
-    assert client_ops.PAGE_SIZE == MAX_LIST_LIMIT
-    assert client_ops.MAX_TOP_K == MAX_TOP_K
+    assert ops.SORTS == SORTS
+    assert ops.PAGE_SIZE == MAX_LIST_LIMIT
+    assert ops.MAX_TOP_K == MAX_TOP_K
 
 
 # ------------------------------------------------------------------ the memory firewall

@@ -18,8 +18,8 @@ import pytest
 
 import graphmem
 from graphmem.client import MemoryClient
-from graphmem.client_backends import EmbeddedBackend
-from graphmem.client_docs import OUTCOME_KEYS
+from graphmem.client.backends import EmbeddedBackend
+from graphmem.client.documents import OUTCOME_KEYS
 from graphmem.embedding import Embedder
 from graphmem.errors import DocumentNotFoundError, InvalidInputError
 from graphmem.service import MemoryService

@@ -9,7 +9,7 @@ backend raises is thrown back into the generator, so a step can handle it.
 
 Backends return memories as plain dicts in `Memory.to_dict()` form (the MCP tools' `memory_id`
 is accepted for `id`); `item` turns one into the mem0-like shape the client returns.
-`search`, which reads memories and documents alike, is in graphmem.client_docs.
+`search`, which reads memories and documents alike, is in graphmem.client.documents.
 """
 
 from __future__ import annotations

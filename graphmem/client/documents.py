@@ -2,7 +2,7 @@
 memories and documents alike.
 
 graphmem stores documents (files, web pages, inline text, cut into chunks) in the same memory as
-memories, so `m.search(...)` can return both. This module adds to graphmem.client_ops what
+memories, so `m.search(...)` can return both. This module adds to graphmem.client.ops what
 documents need, written the same way (generators yielding backend `Call`s, so the embedded
 and the remote client check the same arguments and return the same shapes), and the document
 methods themselves, as mixins of graphmem.client's two classes.
@@ -14,7 +14,7 @@ import os
 from collections.abc import Mapping
 from typing import Any
 
-from graphmem.client_ops import (
+from graphmem.client.ops import (
     MAX_TOP_K,
     SEARCH_FILTERS,
     Call,
@@ -28,7 +28,7 @@ from graphmem.client_ops import (
 )
 from graphmem.errors import InvalidInputError
 
-# Restated, not imported, like client_ops' limits: a remote client must not load the server's
+# Restated, not imported, like ops.py's limits: a remote client must not load the server's
 # document readers. The same as graphmem.filters.parse_kinds and graphmem.mcp.tools.documents.
 KINDS = ("memory", "document", "image", "both")
 FORMATS = ("markdown", "text", "html")
@@ -225,7 +225,7 @@ def search(
     kind_weights: Any = None,
 ) -> Op[dict[str, Any]]:
     """The best hits, memories and document chunks: items with `kind`, `document` and
-    `library` (hit_fields) on top of client_ops.item's keys."""
+    `library` (hit_fields) on top of ops.item's keys."""
     ident = yield Call("identity")
     user = resolve_user(user_id, ident)
     query = check_text(query, "query")

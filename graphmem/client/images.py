@@ -13,7 +13,7 @@ import os
 from pathlib import Path
 from typing import Any
 
-from graphmem.client_ops import Call, Op, R, resolve_user
+from graphmem.client.ops import Call, Op, R, resolve_user
 from graphmem.errors import InvalidInputError
 
 ImageInput = str | os.PathLike[str] | bytes

@@ -9,8 +9,8 @@
 `graphmem.open(url="http://127.0.0.1:8765/mcp", token=...)` reaches a running `graphmem serve`
 instead, through its MCP tools; the same methods return the same shapes (docs/python.md). The
 client classes here only bridge: argument checks and result shapes are in
-graphmem.client_ops (graphmem.client_docs for documents), the calls in
-graphmem.client_backends. The names avoid `Memory`, which
+graphmem.client.ops (graphmem.client.documents for documents), the calls in
+graphmem.client.backends. The names avoid `Memory`, which
 is graphmem's record class (graphmem.model.Memory).
 """
 
@@ -20,10 +20,10 @@ import asyncio
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from graphmem import client_docs as docs
-from graphmem import client_ops as ops
-from graphmem.client_backends import EmbeddedBackend, LoopThread, RemoteBackend
-from graphmem.client_images import AsyncImageMethods, ImageMethods
+from graphmem.client import documents as docs
+from graphmem.client import ops
+from graphmem.client.backends import EmbeddedBackend, LoopThread, RemoteBackend
+from graphmem.client.images import AsyncImageMethods, ImageMethods
 from graphmem.errors import InvalidInputError
 
 if TYPE_CHECKING:

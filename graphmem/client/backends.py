@@ -1,11 +1,11 @@
 """The two places a Python client's calls go: a MemoryService in this process, or the MCP tools
 of a running `graphmem serve`.
 
-Both backends take the same operations (graphmem.client_ops.Call) with the same arguments and
+Both backends take the same operations (graphmem.client.ops.Call) with the same arguments and
 answer with plain dicts in `Memory.to_dict()` form, so the operations and the result shapes in
-graphmem.client_ops hold for both. The embedded backend is synchronous (the service is); the
-remote one is asynchronous (fastmcp's client is); graphmem.client bridges each to the other
-side.
+graphmem.client.ops hold for both. The embedded backend is synchronous (the service is); the
+remote one is asynchronous (fastmcp's client is); graphmem.client.clients bridges each to the
+other side.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ import threading
 from collections.abc import Coroutine, Mapping
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from graphmem.client_ops import Call, Identity
+from graphmem.client.ops import Call, Identity
 from graphmem.errors import (
     DocumentNotFoundError,
     FirewallRejected,
@@ -356,7 +356,7 @@ class RemoteBackend:
         self, user_id: str, sources: list[str], library: str | None, dry_run: bool
     ) -> dict[str, Any]:
         """document_ingest in batches of the most sources one call takes, as one report."""
-        from graphmem.client_docs import MAX_SOURCES, merged_reports
+        from graphmem.client.documents import MAX_SOURCES, merged_reports
 
         extra = {"library": library} if library else {}
         reports = []
