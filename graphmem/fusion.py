@@ -198,6 +198,13 @@ def model_for(model_name: str, lang: str) -> FusionModel:
     return fitted.get((key, lang)) or fitted.get((key, "en")) or fitted.get((key, "zh")) or BUILTIN
 
 
+def weighs_across(model_name: str, query: str) -> bool:
+    """Whether the fitted fusion for this embedder and query gives the glossary's features any
+    weight: only then is a query's translation worth looking up (graphmem.glossary)."""
+    weights = model_for(model_name, language(query)).weights
+    return weights.get("across", 0.0) + weights.get("across_rank", 0.0) > 0
+
+
 class QueryFusion:
     """One query's fusion: its language's model, and the channels' candidates in rank order
     (so a memory reached later, over the graph, is ranked against the same candidates)."""

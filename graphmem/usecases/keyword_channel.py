@@ -26,23 +26,28 @@ class KeywordHits(NamedTuple):
     across_terms: int
 
 
-def keyword_hits(ctx: Context, rq: RecordQuery, query: str, pool: int) -> KeywordHits:
+def keyword_hits(
+    ctx: Context, rq: RecordQuery, query: str, pool: int, *, across: bool = True
+) -> KeywordHits:
     """The keyword channel, as search runs it and bench/fit_fusion.py fits on it. The English
     terms of a Chinese question are searched apart and kept apart: a match in another script
     is other evidence than a match of the question's own words, and the fitted fusion weighs
-    it as a feature of its own (graphmem.fusion)."""
+    it as a feature of its own (graphmem.fusion). `across` False: a fusion that does not weigh
+    them, so neither the dictionary nor the second lookup is paid for."""
     found, reach = ctx.records.keyword_search_reach(rq, query_terms(query), pool)
-    gloss = english_terms(query)
-    across = dict(ctx.records.keyword_search_reach(rq, gloss, pool)[0]) if gloss else {}
-    return KeywordHits(dict(found), reach, across, len(gloss))
+    gloss = english_terms(query) if across else []
+    other = dict(ctx.records.keyword_search_reach(rq, gloss, pool)[0]) if gloss else {}
+    return KeywordHits(dict(found), reach, other, len(gloss))
 
 
-def start_keyword(ctx: Context, rq: RecordQuery, query: str, pool: int) -> Future[KeywordHits]:
+def start_keyword(
+    ctx: Context, rq: RecordQuery, query: str, pool: int, *, across: bool
+) -> Future[KeywordHits]:
     """Start the keyword channel on the channel pool; its result (or error) is the future's."""
 
     def run() -> KeywordHits:
         with metrics.channel("keyword"), span("graphmem.search.keyword", pool=pool) as step:
-            found = keyword_hits(ctx, rq, query, pool)
+            found = keyword_hits(ctx, rq, query, pool, across=across)
             step.set(hits=len(found.scores))
             return found
 

@@ -174,7 +174,11 @@ def retrieve(
     # searches the vectors: SQLite, ONNX Runtime and Qdrant Edge all release the GIL, so on
     # two cores the channels overlap instead of adding up (docs/benchmarks.md).
     rq = RecordQuery(user_id, mt, statuses, since, filter=narrow)
-    keyword = start_keyword(ctx, rq, query, pool) if w["keyword"] > 0 else None
+    # English memories a Chinese question's words translate to, when the fitted fusion weighs them
+    across_wanted = req.learned and fusion.weighs_across(ctx.embedder.model_name, query)
+    keyword = (
+        start_keyword(ctx, rq, query, pool, across=across_wanted) if w["keyword"] > 0 else None
+    )
     vec_scores: dict[str, float] = {}
     qvec: np.ndarray | None = None
     if w["vector"] > 0 or w["keyword"] == 0:
@@ -198,11 +202,10 @@ def retrieve(
             degraded.append("vectors")
 
     if keyword is None and not vec_scores:
-        keyword = start_keyword(ctx, rq, query, pool)  # the fallback when vectors gave nothing
+        # the fallback when vectors gave nothing
+        keyword = start_keyword(ctx, rq, query, pool, across=across_wanted)
     found = keyword.result() if keyword is not None else KeywordHits({}, 0.0, {}, 0)
-    kw_scores, kw_reach = found.scores, found.reach
-    # English memories a Chinese question's words translate to: candidates of the fitted fusion
-    across = found.across if req.learned else {}
+    kw_scores, kw_reach, across = found.scores, found.reach, found.across
 
     ids = list(dict.fromkeys([*vec_scores, *kw_scores, *across, *(bridged or {})]))
     # Re-read from the records, the source of truth: a projection that lags behind a status
