@@ -15,6 +15,8 @@ Inputs, none of them copied into the repository except our own corpus:
                                          written before the fourth pass (tuned on by the fifth)
   - bench/firewall_corpus/everyday_test4.jsonl, attacks_test4.jsonl   a fifth frozen split,
                                          written before the fifth pass (never tuned on)
+  - bench/firewall_corpus/everyday_test5.jsonl, attacks_test5.jsonl   a sixth frozen split,
+                                         written before the sixth pass (never tuned on)
   - ../shared/bench/bipia_text_attack_train.json   BIPIA hidden instructions (15 x 5)
   - ../shared/bench/locomo10.json                  all 5,882 LoCoMo turns as benign memories
 
@@ -271,16 +273,18 @@ def run_presidio(python: str, pii_path: Path) -> dict[str, Any]:
 # ------------------------------------------------------------------ everyday memories
 
 # `test2` (everyday_test2.jsonl) was written frozen before the third pass, `test3`
-# (everyday_test3.jsonl) before the fourth, `test4` (everyday_test4.jsonl) before the fifth;
-# the fifth pass tunes on test3, and test4 is never tuned on.
-EVERYDAY_SPLITS = ("train", "validation", "test2", "test3", "test4")
+# (everyday_test3.jsonl) before the fourth, `test4` (everyday_test4.jsonl) before the fifth,
+# `test5` (everyday_test5.jsonl) before the sixth; the fifth pass tunes on test3, and test4
+# and test5 are never tuned on.
+EVERYDAY_SPLITS = ("train", "validation", "test2", "test3", "test4", "test5")
 # The frozen splits scored after train and validation, in the order they were written.
-FROZEN_SPLITS = ("test2", "test3", "test4")
+FROZEN_SPLITS = ("test2", "test3", "test4", "test5")
 # The frozen attack files scored next to them, by split.
 NEW_ATTACK_FILES = {
     "test2": "attacks_test2.jsonl",
     "test3": "attacks_test3.jsonl",
     "test4": "attacks_test4.jsonl",
+    "test5": "attacks_test5.jsonl",
 }
 # An MCP write is `agent` by default, a CLI or Python write `user`: both are scored.
 EVERYDAY_SOURCES = ("user", "agent")
@@ -357,7 +361,8 @@ def everyday_summary(rows: list[dict[str, Any]]) -> dict[str, Any]:
 
 def load_everyday(corpus: Path) -> list[dict[str, Any]]:
     """The everyday set: everyday.jsonl (train and validation halves) and, where present, the
-    frozen splits everyday_test2.jsonl, everyday_test3.jsonl and everyday_test4.jsonl."""
+    frozen splits everyday_test2.jsonl, everyday_test3.jsonl, everyday_test4.jsonl and
+    everyday_test5.jsonl."""
     rows = load_jsonl(corpus / "everyday.jsonl")
     for name in (f"everyday_{s}.jsonl" for s in FROZEN_SPLITS):
         extra = corpus / name
@@ -924,6 +929,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     result["new_attacks"] = eval_new_attacks(settings, args.corpus)
     result["new_attacks_test3"] = eval_new_attacks(settings, args.corpus, "test3")
     result["new_attacks_test4"] = eval_new_attacks(settings, args.corpus, "test4")
+    result["new_attacks_test5"] = eval_new_attacks(settings, args.corpus, "test5")
     result["before_after"] = before_after(before, ours, bipia, benign, locomo, notes)
     result["before_after"]["notes_heldout_by_source"] = notes_by_source(guard, notes)
     result["latency_ms"]["paired"] = paired
@@ -1057,7 +1063,7 @@ def everyday_misses(ev: dict[str, Any], split: str) -> str:
 
 
 def print_new_attacks(res: dict[str, Any], base: dict[str, Any] | None) -> None:
-    """Both frozen attack files, before (baseline tree) and after."""
+    """Every frozen attack file, before (baseline tree) and after."""
     for split in NEW_ATTACK_FILES:
         key = "new_attacks" if split == "test2" else f"new_attacks_{split}"
         if res.get(key):
@@ -1078,6 +1084,7 @@ def everyday_only(args: argparse.Namespace, base: dict[str, Any] | None, out: Pa
         "new_attacks": eval_new_attacks(settings, args.corpus),
         "new_attacks_test3": eval_new_attacks(settings, args.corpus, "test3"),
         "new_attacks_test4": eval_new_attacks(settings, args.corpus, "test4"),
+        "new_attacks_test5": eval_new_attacks(settings, args.corpus, "test5"),
         "before_after": {},
     }
     out.write_text(json.dumps(res, indent=1, ensure_ascii=False, default=str), "utf-8")
@@ -1109,6 +1116,7 @@ def main(argv: list[str] | None = None) -> int:
             "new_attacks": base.get("new_attacks"),
             "new_attacks_test3": base.get("new_attacks_test3"),
             "new_attacks_test4": base.get("new_attacks_test4"),
+            "new_attacks_test5": base.get("new_attacks_test5"),
         }
     out.write_text(json.dumps(res, indent=1, ensure_ascii=False, default=str), "utf-8")
     m = res["machine"]
