@@ -440,13 +440,26 @@ def train(
     return {"weights": coef, "bias": bias, "meta": meta}
 
 
-def main(argv: list[str] | None = None) -> int:
-    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+def data_arguments(doc: str | None, out: Path) -> argparse.ArgumentParser:
+    """The arguments every firewall trainer takes: its data, where the model goes, --check."""
+    p = argparse.ArgumentParser(description=(doc or "").split("\n\n")[0])
     p.add_argument("--corpus", type=Path, default=CORPUS)
     p.add_argument("--bipia", type=Path, default=SHARED / "bipia_text_attack_train.json")
     p.add_argument("--locomo", type=Path, default=SHARED / "locomo10.json")
-    p.add_argument("--out", type=Path, default=MODEL_PATH)
+    p.add_argument("--out", type=Path, default=out)
     p.add_argument("--check", action="store_true", help="compare with the shipped model")
+    return p
+
+
+def missing_data(args: argparse.Namespace) -> bool:
+    gone = [p for p in (args.bipia, args.locomo) if not p.exists()]
+    for path in gone:
+        print(f"{path} not found (see bench data instructions)", file=sys.stderr)
+    return bool(gone)
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = data_arguments(__doc__, MODEL_PATH)
     p.add_argument("--cv", action="store_true", help="also report 5-fold out-of-fold figures")
     p.add_argument("--candidates", action="store_true", help="also train on train_candidates.jsonl")
     p.add_argument("--documents", action="store_true", help="also train on documents.jsonl")
@@ -454,10 +467,8 @@ def main(argv: list[str] | None = None) -> int:
         p.add_argument(f"--{flag}", action="store_true", help="also train on it (see docstring)")
     p.add_argument("--c", type=float, default=C, help="inverse regularisation (tried arms)")
     args = p.parse_args(argv)
-    for path in (args.bipia, args.locomo):
-        if not path.exists():
-            print(f"{path} not found (see bench data instructions)", file=sys.stderr)
-            return 2
+    if missing_data(args):
+        return 2
     res = train(
         args.corpus,
         args.bipia,

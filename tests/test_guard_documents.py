@@ -18,7 +18,7 @@ from typing import Any
 import pytest
 
 from graphmem.documents import chunk, load_path
-from graphmem.guard import Guard, GuardSettings
+from graphmem.guard import Guard, GuardSettings, injection
 from graphmem.guard.canonical import canonicalize
 from graphmem.guard.injection import DOCUMENT_ALONE_MIN_P
 from graphmem.guard.injection import screen as screen_text
@@ -84,12 +84,17 @@ def test_document_benchmark_chunks_quarantined_no_more_than_today(guard: Guard) 
     assert quarantined <= 1
 
 
-def test_classifier_alone_needs_more_on_documents(guard: Guard) -> None:
-    """A rehearsal notice no rule fires on: the classifier alone quarantines it as a user's
-    memory, but from a page it must be DOCUMENT_ALONE_MIN_P sure, and it is not."""
+def test_classifier_alone_needs_more_on_documents(
+    guard: Guard, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A rehearsal notice no rule fires on: the n-gram classifier alone quarantines it as a
+    user's memory (with the second reading by meaning off; on, it is stored either way), but
+    from a page it must be DOCUMENT_ALONE_MIN_P sure, and it is not."""
     notice = row("doc-ben-en-013")
     content = f"{notice['title']}\n{notice['text']}"
     assert screen_text(canonicalize(content), use_classifier=False).hits == ()
+    assert screen(guard, notice, "user") == "allow"
+    monkeypatch.setattr(injection, "_meaning", lambda _text: None)
     assert screen(guard, notice, "user") == "quarantine"
     assert screen(guard, notice, "document") == "allow"
     capped = screen_text(content, alone_min_p=DOCUMENT_ALONE_MIN_P)

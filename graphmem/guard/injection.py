@@ -46,6 +46,7 @@ from graphmem.guard.concepts import (
     has_code,
     is_narrative,
     names_agent,
+    names_agent_or_link,
     shapes_replies,
     speaks_of_others,
     speaks_to_agent,
@@ -56,6 +57,7 @@ from graphmem.guard.own_preference import is_own_preference
 from graphmem.guard.pii import KIND_OF, find_pii
 from graphmem.guard.rule_scan import RULES_COMPACT, RULES_EN, RULES_ZH, Rule, RuleHit, tightens
 from graphmem.guard.rule_scan import scan as _scan
+from graphmem.guard.second_reading import probability as _meaning
 
 _CJK_RE = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff]")
 
@@ -227,6 +229,12 @@ SHORT_TEXT_CAP = 0.45
 UNADDRESSED_MIN_P = 0.9
 DOCUMENT_ALONE_MIN_P = 0.99
 BARE_MIN_P = 0.99
+# The second reading by meaning (second_reading.py), asked only when the n-gram classifier is
+# the one piece of evidence: below this it calls the text an ordinary memory and the classifier
+# is capped. Chosen with everyday_test4 held out (bench/firewall_meaning.py --without-test4):
+# it kept 74 of the 75 held-out attacks the classifier alone caught and stored 5 of the 15
+# test4 rows it alone held; 0.7 stored 11 of them but lost 10 attacks.
+MEANING_MIN_P = 0.5
 CLASSIFIER_RULE = "classifier"
 CLASSIFIER_CATEGORY = "learned"
 REASON_FLOOR = 0.25
@@ -342,6 +350,14 @@ def screen(
                 alone = " (a detail or a command, alone)"
             elif not best and _own_preference(c):
                 alone = " (the user's own preference, alone)"
+            elif (
+                not best
+                and p >= EVIDENCE_FLOOR
+                and not names_agent_or_link(body)
+                and (q := _meaning(body)) is not None
+            ):
+                if q < MEANING_MIN_P:
+                    alone = f" (read by meaning, p={q:.2f}: an ordinary memory, alone)"
             elif (
                 best
                 and max(h.weight for h in best.values()) <= WEAK_RULE_MAX
