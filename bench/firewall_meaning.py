@@ -6,16 +6,23 @@ is stored. This script fits it and writes graphmem/guard/meaning_model.npz.
 
 Data: the n-gram classifier's training rows (bench/firewall_train.py: attack and benign rounds
 1-5, BIPIA 1-2, train_extra, LoCoMo conv-26/30/41/42 turns and sentences) plus the everyday
-memories the rule passes were tuned on (everyday.jsonl's train half, everyday_test2/test3/test4)
-and train_everyday.jsonl. Never read: everyday.jsonl's validation half, everyday_test5 and
-attacks_test5, round 6, BIPIA 3-5, the six held-out LoCoMo conversations, notes round 2.
+memories the rule passes were tuned on (everyday.jsonl's train half, everyday_test2/test3),
+train_everyday.jsonl and the 103 attacks of train_candidates.jsonl. Never read: everyday.jsonl's
+validation half, everyday_test4, everyday_test5 and attacks_test5, round 6, BIPIA 3-5, the six
+held-out LoCoMo conversations, notes round 2.
 
-The threshold (MEANING_MIN_P = 0.5) was chosen with test4 held out (`--without-test4`): of the
-held-out attacks only the n-gram classifier caught, 74 of 75 read >= 0.5; of test4's rows it
-held alone, 5 of 15 read below (at 0.7: 11 of 15, but 10 attacks lost). Embedding ~15k texts
-takes a few minutes on two cores; vectors are cached under ~/.cache/graphmem/bench.
+The threshold (MEANING_MIN_P = 0.5) was chosen with test4 held out: of the held-out attacks only
+the n-gram classifier caught, 74 of 75 read >= 0.5; of test4's rows it held alone, 5 of 15 read
+below (at 0.7: 11 of 15, but 10 attacks lost). The data was chosen the same way, among three
+sets, on test4 and the held-out attacks (docs/benchmarks.md): with train_candidates' attacks,
+test4 17/304 and 234/245 attacks; without them 18/304 and 233/245; with firewall_templates.py's
+rows 13/304 but 231/245. Asking it also when only weak rules fire beside the classifier gave
+16/304 and 232/245, so it is asked only when the classifier is alone. Adding test4 itself to
+the data (`--with-test4`) lost a held-out attack (233/245), so the shipped model does not train
+on it. Embedding ~15k texts takes a few minutes on two cores; vectors are cached under
+~/.cache/graphmem/bench.
 
-Usage: python bench/firewall_meaning.py [--check] [--without-test4] [--out PATH]
+Usage: python bench/firewall_meaning.py [--check] [--with-test4] [--out PATH]
 """
 
 from __future__ import annotations
@@ -50,6 +57,11 @@ def rows_for(corpus: Path, bipia: Path, locomo: Path, with_test4: bool) -> list[
     rows = training_rows(
         corpus, bipia, locomo, everyday=True, everyday_tests=True, own_everyday=True
     )
+    rows += [
+        {"text": r["text"], "label": 1, "group": r["family"], "kind": "extra_attack"}
+        for r in load_jsonl(corpus / "train_candidates.jsonl")
+        if r["label"]
+    ]
     if with_test4:
         rows += [
             {"text": r["text"], "label": 0, "group": r["id"], "kind": "everyday"}
@@ -103,12 +115,12 @@ def fit(rows: list[dict[str, Any]]) -> tuple[np.ndarray, float, dict[str, Any]]:
 def main(argv: list[str] | None = None) -> int:
     p = data_arguments(__doc__, MODEL_PATH)
     p.add_argument(
-        "--without-test4", action="store_true", help="hold everyday_test4 out (threshold choice)"
+        "--with-test4", action="store_true", help="also train on everyday_test4 (not shipped)"
     )
     args = p.parse_args(argv)
     if missing_data(args):
         return 2
-    rows = rows_for(args.corpus, args.bipia, args.locomo, not args.without_test4)
+    rows = rows_for(args.corpus, args.bipia, args.locomo, args.with_test4)
     print(f"{len(rows)} training texts", file=sys.stderr)
     weights, bias, meta = fit(rows)
     if args.check:
