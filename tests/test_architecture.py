@@ -155,3 +155,26 @@ def test_only_the_settings_read_the_environment() -> None:
     assert touching == set(ENVIRONMENT_WRITERS), (
         "read the variable through graphmem.settings (or name the writer and why here)"
     )
+
+
+def test_no_test_module_imports_another() -> None:
+    """What tests share lives in tests/helpers/ (or in a conftest fixture): a test module that
+    imports another runs that module's imports and fixtures too, and ties the two together so
+    neither can be moved or changed on its own."""
+    tests = ROOT / "tests"
+    offenders = []
+    for path in sorted(tests.rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ImportFrom) and node.module and not node.level:
+                names = [node.module, *(f"{node.module}.{a.name}" for a in node.names)]
+            elif isinstance(node, ast.Import):
+                names = [a.name for a in node.names]
+            else:
+                continue
+            for name in names:
+                parts = name.split(".")
+                if parts[0] == "tests" and len(parts) > 1:
+                    leaf = parts[1]
+                    if leaf == "conftest" or leaf.startswith("test_"):
+                        offenders.append(f"{path.relative_to(ROOT)}: {name}")
+    assert offenders == []

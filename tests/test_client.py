@@ -32,8 +32,8 @@ from graphmem.errors import (
     StoreUnavailableError,
 )
 from graphmem.visibility import HeldForReviewError
-from tests.conftest import service_url
-from tests.test_mcp import HttpServer, child_env, free_port, start_http_server
+from tests.helpers.mcp import HttpServer, child_env, free_port, start_http_server
+from tests.helpers.services import service_url
 
 ROOT = Path(__file__).resolve().parents[1]
 T = TypeVar("T")

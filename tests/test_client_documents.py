@@ -24,7 +24,7 @@ from graphmem.embedding import Embedder
 from graphmem.errors import DocumentNotFoundError, InvalidInputError
 from graphmem.service import MemoryService
 from graphmem.settings import Settings
-from tests.test_mcp import HttpServer, start_http_server
+from tests.helpers.mcp import HttpServer, start_http_server
 
 DOC_KEYS = {"source", "title", "headings", "start", "end"}
 LISTED_KEYS = {"source", "title", "chunks", "quarantined", "content_hash", "ingested_at"}
