@@ -467,4 +467,3 @@ class Settings(BaseSettings):
     @property
     def summary_llm_timeout_seconds(self) -> float:
         return self.llm.summary_timeout_seconds
-
