@@ -32,7 +32,6 @@ from graphmem.client.ops import Call, Identity, run_sync
 from graphmem.embedding import Embedder
 from graphmem.errors import InvalidInputError
 from graphmem.mcp.server import create_server
-from graphmem.requests import SearchOptions, SearchRequest
 from graphmem.settings.server import McpSettings
 
 USER = "rule"
@@ -109,6 +108,20 @@ ROWS = [
         ["--top-k", "0"],
         "top_k: must be at least 1",
         {"top_k": 0},
+    ),
+    Bad(
+        "top_k not a number",
+        {"top_k": "many"},
+        ["--top-k", "many"],
+        "top_k: 'many' is not an integer",
+        {"top_k": "many"},
+    ),
+    Bad(
+        "an unknown kind in a list",
+        {"kinds": ["memory", "bogus"]},
+        None,
+        f"kinds: 'bogus' {KINDS_ONE_OF}",
+        {"kinds": ["memory", "bogus"]},
     ),
     Bad(
         "too many hops",
@@ -252,6 +265,8 @@ def test_the_client_refuses_before_any_call(row: Bad) -> None:
 def test_the_search_options_are_the_request_fields() -> None:
     """MemoryService.search takes every SearchRequest field as a keyword, declared once as the
     request (SearchOptions is its keyword form, kept equal here)."""
+    from graphmem.requests import SearchOptions, SearchRequest  # here: main has no SearchOptions
+
     fields = {f.name for f in dataclasses.fields(SearchRequest)} - {"query", "top_k"}
     assert set(SearchOptions.__annotations__) == fields
     params = inspect.signature(MemoryService.search).parameters
