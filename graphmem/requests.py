@@ -295,6 +295,35 @@ class ListRequest:
                 raise InvalidInputError("status", f"{name!r} is not one of {allowed}") from None
         return tuple(dict.fromkeys(out))
 
+    def checked(self) -> CheckedList:
+        """Every option but the cursor (read against the sort it was made for) parsed and
+        bounded, in the order a listing reads them; the first wrong one raises
+        InvalidInputError naming it."""
+        return CheckedList(
+            limit=self.checked_limit(),
+            sort=self.checked_sort(),
+            statuses=self.checked_statuses(),
+            memory_type=parse_memory_type(self.memory_type).value if self.memory_type else None,
+            created_after=parse_datetime(self.created_after, "created_after"),
+            filter=self.memory_filter(),
+            created_before=parse_datetime(self.created_before, "created_before"),
+            valid_at=parse_datetime(self.valid_at, "valid_at"),
+        )
+
+
+@dataclass(frozen=True)
+class CheckedList:
+    """A listing's options, checked: what the records store pages by."""
+
+    limit: int
+    sort: str
+    statuses: tuple[str, ...]
+    memory_type: str | None
+    created_after: datetime | None
+    filter: MemoryFilter
+    created_before: datetime | None
+    valid_at: datetime | None
+
 
 @dataclass
 class MemoryPage:
@@ -403,6 +432,7 @@ class CheckedFields:
 
 __all__ = [
     "CheckedFields",
+    "CheckedList",
     "ListRequest",
     "MemoryPage",
     "SearchOptions",

@@ -32,6 +32,7 @@ from graphmem.client.ops import Call, Identity, run_sync
 from graphmem.embedding import Embedder
 from graphmem.errors import InvalidInputError
 from graphmem.mcp.server import create_server
+from graphmem.requests import ListRequest
 from graphmem.settings.server import McpSettings
 
 USER = "rule"
@@ -183,24 +184,28 @@ def via_service(svc: MemoryService, row: Bad) -> str:
     return str(e.value)
 
 
-def via_mcp(server: FastMCP, row: Bad) -> str:
+def via_mcp(
+    server: FastMCP, row: Bad, tool: str = "memory_search", given: dict[str, Any] | None = None
+) -> str:
+    args = {"query": "tea"} if given is None else given
+
     async def go() -> Any:
         async with Client(server) as c:
-            return await c.call_tool(
-                "memory_search", {"query": "tea", **row.args}, raise_on_error=False
-            )
+            return await c.call_tool(tool, {**args, **row.args}, raise_on_error=False)
 
     res = asyncio.run(go())
     assert res.is_error, res
     return str(res.content[0].text)
 
 
-def via_cli(svc: MemoryService, row: Bad) -> str:
-    """`graphmem search ... --json` on the open service, as a server runs a CLI's command."""
+def via_cli(svc: MemoryService, row: Bad, command: str = "search") -> str:
+    """`graphmem search ... --json` (or list) on the open service, as a server runs a CLI's
+    command."""
     assert row.flags is not None
     out, err = io.StringIO(), io.StringIO()
+    argv = [command, *(["tea"] if command == "search" else []), "--user", USER, "--json"]
     with held_service(svc, out, err):
-        code = cli_main(["search", "tea", "--user", USER, "--json", *row.flags])
+        code = cli_main([*argv, *row.flags])
     assert code != 0, out.getvalue()
     assert err.getvalue() == "", err.getvalue()  # one JSON error on stdout, no stack trace
     doc = json.loads(out.getvalue())["error"]
@@ -280,3 +285,35 @@ def test_the_keyword_api_still_searches(svc: MemoryService) -> None:
     assert res.hits and res.hits[0].memory.content == "I drink green tea every morning"
     with pytest.raises(TypeError):
         svc.search(USER, "tea", no_such_option=1)  # type: ignore[call-arg]
+
+
+# ------------------------------------------------------------------ listing: the same filters
+
+# The filters a search shares with a listing, and a listing's own page size.
+SHARED_FILTERS = {"confidence above 1", "unknown source", "unknown memory type"}
+LIST_ROWS = [r for r in ROWS if r.name in SHARED_FILTERS] + [
+    Bad(
+        "a page of none",
+        {"limit": 0},
+        ["--limit", "0"],
+        "limit: must be between 1 and 100",
+    ),
+]
+
+
+@pytest.mark.parametrize("row", LIST_ROWS, ids=lambda r: r.name)
+def test_every_interface_refuses_a_listing_alike(
+    row: Bad, svc: MemoryService, server: FastMCP
+) -> None:
+    """A listing takes the same filters as a search, and refuses them in the same words."""
+    with pytest.raises(InvalidInputError) as e:
+        svc.list_memories(USER, ListRequest(**row.args))
+    seen = {"service": str(e.value), "mcp": via_mcp(server, row, "memory_list", {})}
+    if row.flags is not None:
+        seen["cli"] = via_cli(svc, row, "list")
+    if row.client is not None:
+        client = graphmem.MemoryClient(EmbeddedBackend(svc))
+        with pytest.raises(InvalidInputError) as e:
+            client.get_all(user_id=USER, **row.client)
+        seen["client"] = str(e.value)
+    assert seen == {k: row.error for k in seen}

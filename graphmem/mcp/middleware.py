@@ -31,7 +31,7 @@ from graphmem.errors import InvalidInputError
 from graphmem.guard import RateLimitExceeded
 from graphmem.guard.ratelimit import Budget
 from graphmem.mcp.context import Lane, ToolContext, current_lane
-from graphmem.requests import SearchRequest
+from graphmem.requests import ListRequest, SearchRequest
 from graphmem.settings import Settings
 
 log = logging.getLogger("graphmem.mcp")
@@ -129,11 +129,12 @@ JSON_ARGS = {
 }
 
 
-# The request whose checks are the rules behind a tool's JSON schema. The schema tells a model
+# The requests whose checks are the rules behind a tool's JSON schema. The schema tells a model
 # what to send; when it refuses an argument, the rule's own words are the error, the same the
 # service, the CLI and the Python client give for that input (graphmem.validation).
 RULES: dict[str, Callable[[dict[str, Any], Settings], object]] = {
     "memory_search": lambda args, settings: SearchRequest(**args).validated(settings),
+    "memory_list": lambda args, _settings: ListRequest(**args).checked(),
 }
 
 
