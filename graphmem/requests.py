@@ -6,9 +6,9 @@ from exactly those, so identical calls share a cached result); `validated` turns
 store, as a write batch item; `checked` applies every rule a write's fields obey, before the
 firewall screens the content.
 
-Named search recipes (`SearchRecipe`) are data: channel weights, and optionally the hops and
-graph weight they search with. The `profiles` setting feeds them; a recipe that leaves hops or
-graph weight unset uses the settings' defaults.
+Named search recipes (`SearchRecipe`) are data: channel weights, fed by the `profiles`
+setting. The rules the options share with the other interfaces (kinds, kind weights, top_k)
+are in graphmem.validation.
 """
 
 from __future__ import annotations
@@ -16,14 +16,13 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
-from typing import Any
+from typing import Any, TypedDict
 
 from graphmem import associative, fusion, ranking
 from graphmem.errors import InvalidInputError
 from graphmem.filters import MemoryFilter
 from graphmem.model import (
     Hit,
-    Kind,
     Memory,
     MemoryType,
     Source,
@@ -32,7 +31,6 @@ from graphmem.model import (
     check_content,
     check_label,
     check_metadata,
-    check_number,
     check_session_id,
     check_top_k,
     parse_datetime,
@@ -42,6 +40,7 @@ from graphmem.model import (
 )
 from graphmem.settings import Settings
 from graphmem.stores.cache import cache_key
+from graphmem.validation import parse_kind_weights
 
 # ------------------------------------------------------------------ search
 
@@ -59,33 +58,11 @@ def filter_of(request: SearchRequest | ListRequest) -> MemoryFilter:
     )
 
 
-def parse_kind_weights(value: Any) -> dict[str, float]:
-    """`kind_weights`: a factor per record kind, e.g. {"document": 0.8}; kinds left out keep
-    1.0. A factor scales a hit's final score, so 0.5 halves how much documents count against
-    memories of equal match (0 would drop a kind: use `kinds` for that)."""
-    if value is None:
-        return {}
-    if not isinstance(value, Mapping):
-        raise InvalidInputError("kind_weights", 'must be an object like {"document": 0.8}')
-    out: dict[str, float] = {}
-    for key, w in value.items():
-        name = str(key).strip().lower()
-        if name not in {k.value for k in Kind}:
-            raise InvalidInputError(
-                "kind_weights", f"{str(key)[:40]!r} is not a kind (memory, document or image)"
-            )
-        out[name] = check_number(w, f"kind_weights.{name}", 0.0, 10.0, low_open=True)
-    return {k: v for k, v in sorted(out.items()) if v != 1.0}
-
-
 @dataclass(frozen=True)
 class SearchRecipe:
-    """A named way to search: channel weights, and the graph expansion that goes with them
-    (None: the settings' expand_hops / graph_weight)."""
+    """A named way to search: its channel weights (the `profiles` setting)."""
 
     weights: Mapping[str, float]
-    expand_hops: int | None = None
-    graph_weight: float | None = None
 
 
 def recipes(settings: Settings) -> dict[str, SearchRecipe]:
@@ -165,12 +142,7 @@ class SearchRequest:
         w = ranking.parse_weights(
             weights, {k: r.weights for k, r in named.items()}, s.weights, self.profile
         )
-        recipe = named.get(self.profile) if self.profile else None
-        if graph_w is None:
-            graph_w = recipe.graph_weight if recipe and recipe.graph_weight is not None else None
-        hops = self.expand_hops
-        if hops is None:
-            hops = recipe.expand_hops if recipe and recipe.expand_hops is not None else None
+        hops = s.expand_hops if self.expand_hops is None else self.expand_hops
         return ValidSearch(
             query=query,
             top_k=top_k,
@@ -178,7 +150,7 @@ class SearchRequest:
             window=window,
             weights=w,
             graph_weight=s.graph_weight if graph_w is None else graph_w,
-            hops=associative.check_hops(s.expand_hops if hops is None else hops),
+            hops=associative.check_hops(hops),
             relation_types=associative.parse_relation_types(self.relation_types),
             include_archived=self.include_archived,
             as_of=as_of,
@@ -193,6 +165,32 @@ class SearchRequest:
             and weights in (None, "", {}),
             explain=bool(self.explain),
         )
+
+
+class SearchOptions(TypedDict, total=False):
+    """A search's options past the query and top_k, as `MemoryService.search` takes them as
+    keywords: exactly `SearchRequest`'s fields (tests/test_requests.py holds the two equal), so
+    the keyword API stays typed while the request type is what every interface builds."""
+
+    memory_type: str | None
+    time_range: str | None
+    session_id: str | None
+    weights: str | Mapping[str, Any] | None
+    profile: str | None
+    include_archived: bool
+    track_access: bool
+    expand_hops: int | None
+    relation_types: str | list[str] | None
+    as_of: str | datetime | None
+    include_history: bool
+    source: str | list[str] | None
+    min_confidence: float | None
+    metadata: Mapping[str, Any] | None
+    agent_id: str | None
+    run_id: str | None
+    kinds: str | list[str] | None
+    kind_weights: Mapping[str, Any] | None
+    explain: bool
 
 
 def learned_fusion(setting: str, query: str) -> bool:
@@ -296,6 +294,35 @@ class ListRequest:
                 allowed = ", ".join(s.value for s in Status)
                 raise InvalidInputError("status", f"{name!r} is not one of {allowed}") from None
         return tuple(dict.fromkeys(out))
+
+    def checked(self) -> CheckedList:
+        """Every option but the cursor (read against the sort it was made for) parsed and
+        bounded, in the order a listing reads them; the first wrong one raises
+        InvalidInputError naming it."""
+        return CheckedList(
+            limit=self.checked_limit(),
+            sort=self.checked_sort(),
+            statuses=self.checked_statuses(),
+            memory_type=parse_memory_type(self.memory_type).value if self.memory_type else None,
+            created_after=parse_datetime(self.created_after, "created_after"),
+            filter=self.memory_filter(),
+            created_before=parse_datetime(self.created_before, "created_before"),
+            valid_at=parse_datetime(self.valid_at, "valid_at"),
+        )
+
+
+@dataclass(frozen=True)
+class CheckedList:
+    """A listing's options, checked: what the records store pages by."""
+
+    limit: int
+    sort: str
+    statuses: tuple[str, ...]
+    memory_type: str | None
+    created_after: datetime | None
+    filter: MemoryFilter
+    created_before: datetime | None
+    valid_at: datetime | None
 
 
 @dataclass
@@ -405,8 +432,10 @@ class CheckedFields:
 
 __all__ = [
     "CheckedFields",
+    "CheckedList",
     "ListRequest",
     "MemoryPage",
+    "SearchOptions",
     "SearchRecipe",
     "SearchRequest",
     "SearchResult",

@@ -12,8 +12,7 @@ from __future__ import annotations
 
 import builtins
 from collections.abc import Mapping
-from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from graphmem import workers
 from graphmem.actor import CLI, Actor
@@ -26,7 +25,14 @@ from graphmem.linking import Linker
 from graphmem.metrics import LatencyRecorder
 from graphmem.model import Memory
 from graphmem.projection import Projector, rebuild_graph
-from graphmem.requests import ListRequest, MemoryPage, SearchRequest, SearchResult, WriteItem
+from graphmem.requests import (
+    ListRequest,
+    MemoryPage,
+    SearchOptions,
+    SearchRequest,
+    SearchResult,
+    WriteItem,
+)
 from graphmem.service_documents import DocumentsAPI
 from graphmem.service_images import ImagesAPI
 from graphmem.settings import Settings
@@ -59,6 +65,9 @@ from graphmem.usecases.erase import ErasureReceipt
 from graphmem.usecases.review import HeldMemory
 from graphmem.usecases.versions import Temporal
 from graphmem.visibility import Viewer
+
+if TYPE_CHECKING:
+    from typing_extensions import Unpack  # typing's own from Python 3.12
 
 
 def build_context(
@@ -373,56 +382,20 @@ class MemoryService(DocumentsAPI, ImagesAPI):
         query: str,
         top_k: int = 5,
         *,
-        memory_type: str | None = None,
-        time_range: str | None = None,
-        session_id: str | None = None,
-        weights: str | Mapping[str, Any] | None = None,
-        profile: str | None = None,
-        include_archived: bool = False,
-        track_access: bool = True,
-        expand_hops: int | None = None,
-        relation_types: str | builtins.list[str] | None = None,
-        as_of: str | datetime | None = None,
-        include_history: bool = False,
         tool: str | None = None,
-        source: str | builtins.list[str] | None = None,
-        min_confidence: float | None = None,
-        metadata: Mapping[str, Any] | None = None,
-        agent_id: str | None = None,
-        run_id: str | None = None,
-        kinds: str | builtins.list[str] | None = None,
-        kind_weights: Mapping[str, Any] | None = None,
+        **options: Unpack[SearchOptions],
     ) -> SearchResult:
         """Hybrid recall, expanded `expand_hops` (default 2, 0 disables) over the memory graph,
         optionally only over `relation_types`; every hit carries the path that brought it.
         Current memories only, unless the query asks about the past, `as_of` (what was valid
-        then) or `include_history` is given (graphmem.temporal.recall_window).
+        then) or `include_history` is given (graphmem.temporal.recall_window). The options
+        are SearchRequest's fields, declared once there; `tool` is accepted and unused (a
+        search writes no audit row).
 
         Results are cached per user (keyed by every argument) until that user's next write,
         update or forget, or the cache TTL; a cached hit re-reads its memory from the records.
         """
-        request = SearchRequest(
-            query=query,
-            top_k=top_k,
-            memory_type=memory_type,
-            time_range=time_range,
-            session_id=session_id,
-            weights=weights,
-            profile=profile,
-            include_archived=include_archived,
-            track_access=track_access,
-            expand_hops=expand_hops,
-            relation_types=relation_types,
-            as_of=as_of,
-            include_history=include_history,
-            source=source,
-            min_confidence=min_confidence,
-            metadata=metadata,
-            agent_id=agent_id,
-            run_id=run_id,
-            kinds=kinds,
-            kind_weights=kind_weights,
-        )
+        request = SearchRequest(query=query, top_k=top_k, **options)
         return searching.search(self.context, user_id, request)
 
     def search_request(self, user_id: str, request: SearchRequest) -> SearchResult:

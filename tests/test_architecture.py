@@ -1,7 +1,8 @@
 """The floor plan, checked: no import cycles inside graphmem/ (extractors/ included: it is
 graphmem.extractors), and no module over 500 lines. Run it alone with
 `python -m pytest tests/test_architecture.py`; on failure it prints the modules of every
-cycle, which is where to start untangling.
+cycle, which is where to start untangling. Also: only graphmem/settings/ reads the process
+environment.
 
 Imports are read from the source (ast), every `import` in a module counts, also those inside
 functions (a lazy import hides a cycle, it does not remove it); only imports under
@@ -12,6 +13,7 @@ from __future__ import annotations
 
 import ast
 import os
+import re
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -129,3 +131,50 @@ def test_no_module_over_500_lines() -> None:
         if (n := len(p.read_text(encoding="utf-8").splitlines())) > MAX_LINES
     }
     assert long == {}
+
+
+# Modules that touch os.environ outside graphmem/settings/, and why none of them reads a
+# setting: each writes a variable for a library or a child process, or hands the environment on.
+ENVIRONMENT_WRITERS = {
+    "graphmem/images/ocr.py": "hands the environment on to the Tesseract child process",
+    "graphmem/embedding/e5.py": "sets OMP_NUM_THREADS for the engine it is about to load",
+    "graphmem/embedding/embedder.py": "keeps the Hugging Face libraries offline (setdefault)",
+}
+ENVIRONMENT = re.compile(r"\bos\.(?:environ|getenv|putenv)\b|\bgetenv\(|\bfrom os import\b.*\benv")
+
+
+def test_only_the_settings_read_the_environment() -> None:
+    """Configuration is read in one place, graphmem/settings/ (the tree, or environment.py for
+    the few variables read outside it), so every variable graphmem honours is named there."""
+    touching = {
+        rel
+        for path in _modules().values()
+        if not (rel := path.relative_to(ROOT).as_posix()).startswith("graphmem/settings/")
+        and ENVIRONMENT.search(path.read_text(encoding="utf-8"))
+    }
+    assert touching == set(ENVIRONMENT_WRITERS), (
+        "read the variable through graphmem.settings (or name the writer and why here)"
+    )
+
+
+def test_no_test_module_imports_another() -> None:
+    """What tests share lives in tests/helpers/ (or in a conftest fixture): a test module that
+    imports another runs that module's imports and fixtures too, and ties the two together so
+    neither can be moved or changed on its own."""
+    tests = ROOT / "tests"
+    offenders = []
+    for path in sorted(tests.rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ImportFrom) and node.module and not node.level:
+                names = [node.module, *(f"{node.module}.{a.name}" for a in node.names)]
+            elif isinstance(node, ast.Import):
+                names = [a.name for a in node.names]
+            else:
+                continue
+            for name in names:
+                parts = name.split(".")
+                if parts[0] == "tests" and len(parts) > 1:
+                    leaf = parts[1]
+                    if leaf == "conftest" or leaf.startswith("test_"):
+                        offenders.append(f"{path.relative_to(ROOT)}: {name}")
+    assert offenders == []

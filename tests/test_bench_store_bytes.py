@@ -14,7 +14,7 @@ from graphmem.embedding import Embedder
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "bench"))
 import store_bytes  # noqa: E402
 
-from tests.test_bench_build_store import TEXTS as SAMPLE_TEXTS  # noqa: E402
+from tests.helpers.bench import TEXTS as SAMPLE_TEXTS
 
 TEXTS = SAMPLE_TEXTS[:6]  # the same real-sounding memories the build_store test writes
 
@@ -72,7 +72,7 @@ def test_not_a_store_is_refused(tmp_path: Path) -> None:
 
 @pytest.mark.services
 def test_copy_into_mysql_keeps_rows_and_measures_them(store: Path) -> None:
-    from tests.conftest import fresh_mysql_database
+    from tests.helpers.services import fresh_mysql_database
 
     with fresh_mysql_database() as url:
         copied = store_bytes.copy_to_mysql(store, url, limit=4)
@@ -101,7 +101,7 @@ def test_redis_keys_by_kind() -> None:
 
     import redis
 
-    from tests.conftest import service_url
+    from tests.helpers.services import service_url
 
     url = service_url("GRAPHMEM_TEST_REDIS_URL")
     prefix = f"graphmem-test:{uuid.uuid4().hex[:8]}:"

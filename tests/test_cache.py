@@ -14,7 +14,8 @@ import graphmem.usecases.search as search_usecase
 from graphmem import MemoryService, Settings
 from graphmem.embedding import Embedder
 from graphmem.stores.cache import InProcessCache, RedisCache, ResultCache, cache_key
-from tests.conftest import service_url
+from tests.helpers.cache import services_sharing_stores
+from tests.helpers.services import service_url
 
 
 def _prefix() -> str:
@@ -101,22 +102,6 @@ def svc_pair(
     a, b = services_sharing_stores(settings, embedder, caches[0], caches[1])
     yield a, b
     a.close()
-
-
-def services_sharing_stores(
-    settings: Settings, embedder: Embedder, cache_a: ResultCache, cache_b: ResultCache
-) -> tuple[MemoryService, MemoryService]:
-    """Two services on the same records, vectors and graph, each with its own cache object."""
-    a = MemoryService(settings, embedder=embedder, cache=cache_a)
-    b = MemoryService(
-        settings,
-        embedder=embedder,
-        records=a.records,
-        vectors=a.vectors,
-        graph=a.graph_store,
-        cache=cache_b,
-    )
-    return a, b
 
 
 def test_search_is_served_from_cache_until_the_user_writes(svc_pair) -> None:

@@ -9,7 +9,7 @@ import subprocess
 import sys
 
 from graphmem.cli.main import build_parser, version
-from tests.test_mcp import child_env
+from tests.helpers.mcp import child_env
 
 HEAVY = (
     "numpy",

@@ -14,20 +14,8 @@ from typing import Any
 import pytest
 
 from graphmem.cli.main import build_parser, main
-from tests.test_mcp import free_port
-from tests.test_two_process import graphmem, held_store, http_serve, one_line
-
-__all__ = ["held_store", "http_serve"]  # fixtures, shared with test_two_process
-
-
-def json_error(out: str, err: str) -> dict[str, Any]:
-    """The one JSON error a failed --json command prints: on stdout, alone."""
-    assert err == "", err
-    assert out.count("\n") == 1, out
-    doc = json.loads(out)
-    assert set(doc) == {"error"} and set(doc["error"]) == {"field", "message"}, doc
-    assert isinstance(doc["error"]["message"], str) and doc["error"]["message"]
-    return dict(doc["error"])
+from tests.helpers.cli import graphmem, json_error, one_line
+from tests.helpers.mcp import free_port
 
 
 # ----------------------------------------------------------------------------- in-process

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from graphmem.cli.filters import scalar
-from tests.test_cli_errors import json_error
+from tests.helpers.cli import json_error
 
 NOTES = [  # content, created_at, flags
     ("Ann flies to Oslo in May", "2024-01-01T10:00:00Z", ["--type", "event", "--agent", "travel"]),

@@ -32,8 +32,8 @@ from graphmem.errors import (
     StoreUnavailableError,
 )
 from graphmem.visibility import HeldForReviewError
-from tests.conftest import service_url
-from tests.test_mcp import HttpServer, child_env, free_port, start_http_server
+from tests.helpers.mcp import HttpServer, child_env, free_port, start_http_server
+from tests.helpers.services import service_url
 
 ROOT = Path(__file__).resolve().parents[1]
 T = TypeVar("T")
@@ -512,13 +512,14 @@ def test_every_method_on_the_production_stores(tmp_path: Path, mysql_url: str) -
 
 
 def test_the_client_checks_the_limits_the_service_and_the_tools_apply() -> None:
+    from graphmem import validation
     from graphmem.client import ops
     from graphmem.mcp.tools.common import MAX_TOP_K
     from graphmem.requests import MAX_LIST_LIMIT, SORTS
 
     assert ops.SORTS == SORTS
     assert ops.PAGE_SIZE == MAX_LIST_LIMIT
-    assert ops.MAX_TOP_K == MAX_TOP_K
+    assert MAX_TOP_K == validation.MAX_TOP_K  # the client checks top_k by that rule itself
 
 
 # ------------------------------------------------------------------ the memory firewall

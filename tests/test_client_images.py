@@ -10,8 +10,8 @@ import pytest
 
 import graphmem
 from graphmem.errors import GraphmemError, NotFoundError
+from tests.helpers.mcp import HttpServer, start_http_server
 from tests.imaging import needs_ocr, render
-from tests.test_mcp import HttpServer, start_http_server
 
 SIGN = ["Platform 9 closed until Monday", "Use the east entrance"]
 

@@ -190,7 +190,7 @@ def test_compose_passwords_reach_the_stores_byte_for_byte(password: str) -> None
     entrypoint hands it to the server: the URL parsers get the password back exactly."""
     import redis.connection
 
-    from tests.test_docker_entrypoint import load_entrypoint
+    from tests.helpers.docker import load_entrypoint
 
     entrypoint = load_entrypoint()
     dotenv = {k: password for k in ("MYSQL_PASSWORD", "REDIS_PASSWORD", "NEO4J_PASSWORD")}

@@ -24,7 +24,7 @@ from graphmem import MemoryService, Settings, Status
 from graphmem.embedding import Embedder
 from graphmem.guard import Guard, GuardSettings
 from graphmem.relation_types import RELATION_TYPES
-from tests.conftest import open_neo4j
+from tests.helpers.services import open_neo4j
 
 if TYPE_CHECKING:
     from neo4j import Record

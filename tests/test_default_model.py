@@ -14,7 +14,7 @@ from graphmem.cli.doctor import diagnose
 from graphmem.embedding import DEFAULT_MODEL, MINILM, shared_embedder
 from graphmem.requests import learned_fusion
 from graphmem.usecases.backfill import EMBEDDING_META, rebuild
-from tests.test_multilingual import CROSS_PAIRS, DISTRACTORS, ZH_PAIRS, top1
+from tests.helpers.multilingual import CROSS_PAIRS, DISTRACTORS, ZH_PAIRS, top1
 
 E5_ID = "multilingual-e5-small@int8"
 

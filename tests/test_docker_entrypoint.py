@@ -3,31 +3,19 @@ percent-encoded, so that any character in a password reaches MySQL and Redis unc
 
 from __future__ import annotations
 
-import importlib.util
 import os
 import subprocess
 import sys
 from pathlib import Path
-from types import ModuleType
 
 import pytest
 import redis.connection
 
 from graphmem.settings import Settings
 from graphmem.stores.records.mysql import parse_mysql_url
+from tests.helpers.docker import SCRIPT, load_entrypoint
 
-ROOT = Path(__file__).resolve().parents[1]
-SCRIPT = ROOT / "deploy" / "docker" / "entrypoint.py"
 PASSWORDS = ["p@ss/w:rd", "#?&=+ %20é", "::@@//", "%", "plain"]
-
-
-def load_entrypoint() -> ModuleType:
-    """The script as a module (it lives outside the package, as the image copies it)."""
-    spec = importlib.util.spec_from_file_location("graphmem_docker_entrypoint", SCRIPT)
-    assert spec and spec.loader
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
 
 
 ep = load_entrypoint()

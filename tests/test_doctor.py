@@ -11,7 +11,7 @@ from graphmem import MemoryService, Settings
 from graphmem.cli.doctor import diagnose
 from graphmem.cli.main import main
 from graphmem.embedding import Embedder
-from tests.conftest import service_url
+from tests.helpers.services import service_url
 
 
 def test_embedded_stores_healthy_then_drift_detected(tmp_path: Path, embedder: Embedder,

@@ -17,8 +17,8 @@ from graphmem.documents import Document, DocumentError, load_bytes
 from graphmem.embedding import Embedder
 from graphmem.errors import InvalidInputError, NotFoundError
 from graphmem.model import Kind, Status
-from tests.conftest import service_on
-from tests.test_documents_parse import _pdf, server  # noqa: F401 - a fixture: a local HTTP server
+from tests.helpers.documents import _pdf
+from tests.helpers.services import service_on
 
 RATINGS = """# Huadong Hospital Group
 
@@ -275,7 +275,7 @@ def test_private_documents_never_cross_users(svc: MemoryService, mine: list[str]
 
 
 def test_every_format_and_a_url_ingest_into_one_recall(
-    svc: MemoryService, tmp_path: Path, server: str  # noqa: F811 - the fixture
+    svc: MemoryService, tmp_path: Path, page_server: str
 ) -> None:
     user = _user()
     (tmp_path / "a.md").write_text("# Alpha\n\n## Notes\n\nAlpha ships quarterly.\n", "utf-8")
@@ -286,7 +286,7 @@ def test_every_format_and_a_url_ingest_into_one_recall(
         "utf-8",
     )
     (tmp_path / "d.pdf").write_bytes(_pdf([["Delta handbook", "Delta pays on Fridays."]]))
-    report = svc.ingest(user, [tmp_path, f"{server}/page"])
+    report = svc.ingest(user, [tmp_path, f"{page_server}/page"])
     assert report.failed == 0, report.to_dict()
     assert sorted(d["title"] for d in svc.documents(user)) == [
         "Alpha", "Bravo", "Charlie", "Delta handbook", "Served"]

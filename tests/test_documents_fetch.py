@@ -8,7 +8,6 @@ import pytest
 from graphmem.actor import Actor
 from graphmem.documents import DocumentError, load_url
 from graphmem.mcp.tools import documents as tools
-from tests.test_documents_parse import server  # noqa: F401 - a fixture: a local HTTP server
 
 
 def test_internal_addresses_are_recognised() -> None:
@@ -21,13 +20,13 @@ def test_internal_addresses_are_recognised() -> None:
 
 
 def test_an_agents_fetch_refuses_a_redirect_inside(
-    server: str,  # noqa: F811 - the fixture
+    page_server: str,
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     # Only the redirect target counts as internal here, so the first hop is let through.
     monkeypatch.setattr(tools, "_internal", lambda url: url.endswith("/page"))
     agent, operator = Actor("t", "agent"), Actor("t", "operator")
     with pytest.raises(DocumentError, match="redirected to an address inside"):
-        load_url(f"{server}/moved", opener=tools._opener(agent))
+        load_url(f"{page_server}/moved", opener=tools._opener(agent))
     assert tools._opener(operator) is None
-    assert load_url(f"{server}/moved", opener=tools._opener(operator)).title == "Served"
+    assert load_url(f"{page_server}/moved", opener=tools._opener(operator)).title == "Served"

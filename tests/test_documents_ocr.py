@@ -18,8 +18,8 @@ from graphmem.documents import PageOcr, load_path
 from graphmem.embedding import Embedder
 from graphmem.model import Kind
 from graphmem.settings import Settings
+from tests.helpers.documents import _pdf
 from tests.imaging import needs_ocr, render
-from tests.test_documents_parse import _pdf
 
 SCAN_LINES = [
     "Lindqvist Shipping invoice 4471",

@@ -19,7 +19,8 @@ from graphmem.embedding import Embedder
 from graphmem.guard.consensus import extract_claim
 from graphmem.meaning import gist
 from graphmem.stores.erase_notices import EraseNotices
-from tests.conftest import service_url
+from tests.helpers.services import service_url
+from tests.helpers.waiting import wait_until
 
 FACT = "Quillon Varga keeps the spare boathouse key under the blue heron statue"
 
@@ -49,7 +50,9 @@ def test_another_replicas_erase_empties_this_replicas_caches(
         assert other.search("quillon", "where is the boathouse key", 5).hits
         assert other.context.embedder.cached_queries("quillon") == 1
         other.start_background()  # what `graphmem serve` does; it starts the erase watch
-        time.sleep(1.5)  # its first look notes where the counter stands
+        watch = other.erase_watch
+        assert watch is not None
+        wait_until(lambda: watch.runs >= 1, "the erase watch's first look at the counter")
 
         receipt = first.forget_user("quillon")  # on the first replica
         assert receipt.deleted["replica_notice"] == 1 and receipt.verified

@@ -15,7 +15,7 @@ from graphmem.embedding import Embedder
 from graphmem.stores.records.mysql import MySQLRecords
 from graphmem.stores.vectors.qdrant import QdrantServerVectors
 from graphmem.usecases.erase import files_holding, residue
-from tests.conftest import open_neo4j
+from tests.helpers.services import open_neo4j
 from tests.imaging import needs_ocr, render
 
 TURNS = [
@@ -124,8 +124,8 @@ def test_cli_erase_reaches_working_memory_an_mcp_server_kept_in_redis(
     from graphmem.mcp.server import create_server
     from graphmem.settings import McpSettings
     from graphmem.stores import open_working
-    from tests.conftest import service_url
-    from tests.test_mcp import ok
+    from tests.helpers.mcp import ok
+    from tests.helpers.services import service_url
 
     redis_url = service_url("GRAPHMEM_TEST_REDIS_URL")
     user = f"wm-{uuid.uuid4().hex[:8]}"

@@ -12,7 +12,7 @@ from graphmem import MemoryService, Settings
 from graphmem.embedding import Embedder
 from graphmem.mcp.server import create_server
 from graphmem.settings.server import McpSettings
-from tests.test_mcp import ok
+from tests.helpers.mcp import ok
 
 
 @pytest.fixture

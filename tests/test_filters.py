@@ -27,7 +27,7 @@ from graphmem.requests import ListRequest
 from graphmem.stores.records import RecordQuery
 from graphmem.stores.vectors import VectorFilter
 from graphmem.text import query_terms
-from tests.conftest import service_on
+from tests.helpers.services import service_on
 
 WORDS = ["Apollo", "budget", "Lisbon", "contract", "flight", "doctor", "Priya", "review",
          "项目", "风险", "garden", "piano", "because", "after"]

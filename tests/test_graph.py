@@ -14,7 +14,7 @@ from graphmem.stores.graph import GraphEdge, GraphNode, GraphStore
 from graphmem.stores.graph.neo4j import cypher_dir, load_statements
 from graphmem.stores.graph.networkx import NetworkxGraph
 from graphmem.stores.records import EntityRef
-from tests.conftest import open_neo4j
+from tests.helpers.services import open_neo4j
 
 
 @pytest.fixture

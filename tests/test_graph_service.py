@@ -15,7 +15,7 @@ import pytest
 from graphmem import InvalidInputError, MemoryService, NotFoundError, Settings
 from graphmem.embedding import Embedder
 from graphmem.stores.graph.networkx import NetworkxGraph
-from tests.conftest import open_neo4j
+from tests.helpers.services import open_neo4j
 
 PROJECT = "Zhang San leads Project Apollo, a debt-risk platform for hospitals"
 BUDGET = "Apollo's funding was cut in half by the board"  # shares no word with the question

@@ -11,7 +11,7 @@ import pytest
 from graphmem.guard import Guard, GuardSettings, RateLimitExceeded
 from graphmem.guard.ratelimit import bucket_key
 from graphmem.stores.ratelimit import InProcessRateLimiter, RedisRateLimiter
-from tests.conftest import service_url
+from tests.helpers.services import service_url
 
 
 class Clock:

@@ -24,7 +24,7 @@ from graphmem.embedding import Embedder
 from graphmem.mcp.http import failing_stores
 from graphmem.mcp.server import create_server
 from graphmem.settings.server import McpSettings
-from tests.test_mcp import free_port, start_http_server
+from tests.helpers.mcp import free_port, start_http_server
 
 ROOT = Path(__file__).resolve().parents[1]
 HEALTHCHECK = ROOT / "deploy" / "docker" / "healthcheck.py"

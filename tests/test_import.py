@@ -18,6 +18,7 @@ import pytest
 from graphmem.model import Status
 from graphmem.service import MemoryService
 from graphmem.visibility import Viewer
+from tests.helpers.importing import mem0_export, mem0_row
 
 FIXTURES = Path(__file__).parent / "fixtures" / "import"
 MCP_MEMORY = FIXTURES / "mcp-memory.jsonl"
@@ -100,27 +101,6 @@ def test_dry_run_counts_and_writes_nothing(svc: MemoryService) -> None:
 
 
 # ---------------------------------------------------------------------- mem0
-
-
-def mem0_export(path: Path, rows: list[dict[str, Any]]) -> Path:
-    """mem0 1.x `Memory.get_all()` result: {"results": [...]} (docs.mem0.ai, Memory
-    Operations > get all; fields id, memory, hash, metadata, created_at, updated_at,
-    user_id, agent_id, run_id)."""
-    path.write_text(json.dumps({"results": rows}), encoding="utf-8")
-    return path
-
-
-def mem0_row(mid: str, text: str, user: str = "alice", **more: Any) -> dict[str, Any]:
-    return {
-        "id": mid,
-        "memory": text,
-        "hash": f"h-{mid}",
-        "metadata": more.pop("metadata", None),
-        "created_at": "2025-03-01T09:00:00-08:00",
-        "updated_at": None,
-        "user_id": user,
-        **more,
-    }
 
 
 def mem0_history(path: Path, events: list[tuple[str, str | None, str | None, str, str]]) -> Path:

@@ -41,7 +41,7 @@ def peer_graph(monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
     """The graph written as mcp-neo4j-memory writes it; yields the Bolt address."""
     import neo4j
 
-    from tests.conftest import service_url
+    from tests.helpers.services import service_url
 
     url = service_url("GRAPHMEM_TEST_NEO4J_URL")
     user = os.environ.get("GRAPHMEM_TEST_NEO4J_USER", "neo4j")
@@ -104,7 +104,7 @@ def graphiti_graph(monkeypatch: pytest.MonkeyPatch) -> Iterator[tuple[str, str]]
     itself needs an LLM to build a graph. Yields (Bolt address, group id)."""
     import neo4j
 
-    from tests.conftest import service_url
+    from tests.helpers.services import service_url
 
     url = service_url("GRAPHMEM_TEST_NEO4J_URL")
     user = os.environ.get("GRAPHMEM_TEST_NEO4J_USER", "neo4j")

@@ -16,7 +16,7 @@ import pytest
 from graphmem.errors import InvalidInputError
 from graphmem.service import MemoryService
 from graphmem.usecases import import_records
-from tests.test_import import mem0_export, mem0_row
+from tests.helpers.importing import mem0_export, mem0_row
 
 TEXTS = [
     "Lives in Lisbon",

@@ -15,7 +15,7 @@ from graphmem import MemoryService
 from graphmem.embedding import Embedder
 from graphmem.stores.working import InProcessWorkingMemory
 from graphmem.working import WorkingMemoryPatch, patch_session
-from tests.conftest import service_on
+from tests.helpers.services import service_on
 
 WORDS = ["Apollo", "budget", "Zhang San", "Lisbon", "contract", "because", "after", "风险",
          "项目", "Priya", "flight", "doctor", "so", "then", "医疗"]

@@ -14,7 +14,7 @@ from graphmem.embedding import Embedder
 from graphmem.stores.records import RecordQuery
 from graphmem.stores.records.sqlite import SQLiteRecords
 from graphmem.text import query_terms
-from tests.test_records import mem, put
+from tests.helpers.records import mem, put
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "bench"))
 from bm25_ref import BM25Ref  # noqa: E402

@@ -14,7 +14,7 @@ from graphmem.model import Memory, Status, utcnow
 from graphmem.stores.records.mysql import MySQLRecords
 from graphmem.stores.vectors.qdrant import QdrantServerVectors
 from graphmem.summary import MAX_SUMMARY
-from tests.conftest import open_neo4j
+from tests.helpers.services import open_neo4j
 
 USERS = ("u", "v")
 

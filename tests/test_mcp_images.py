@@ -18,8 +18,8 @@ from graphmem import MemoryService, Settings
 from graphmem.embedding import Embedder
 from graphmem.mcp.server import create_server
 from graphmem.settings.server import McpSettings
+from tests.helpers.mcp import http_client, start_http_server
 from tests.imaging import needs_ocr, png_bomb, render
-from tests.test_mcp import http_client, start_http_server
 
 RECEIPT = ["Invoice 4471 from Hollis Bakery", "Total due: 38.50 EUR by March 3"]
 

@@ -26,10 +26,10 @@ from typing import Any
 
 import pytest
 
-from tests.conftest import stop_process
+from tests.helpers.mcp import TOOLS, HttpServer, free_port, post, start_http_server
+from tests.helpers.schemas import assert_typed, check_schema_strictly
+from tests.helpers.services import stop_process
 from tests.imaging import render
-from tests.test_mcp import TOOLS, HttpServer, free_port, post, start_http_server
-from tests.test_mcp_schemas import assert_typed, check_schema_strictly
 
 pytestmark = pytest.mark.services
 

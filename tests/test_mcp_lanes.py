@@ -28,6 +28,7 @@ from graphmem.mcp.identity import TokenTable, generate_token, hash_token
 from graphmem.mcp.middleware import lane_of
 from graphmem.mcp.server import create_server
 from graphmem.settings.server import McpSettings
+from tests.helpers.waiting import wait_until_async
 
 # anyio's default thread limiter has 40 tokens: as many writes as that, all waiting for the
 # write lock, used to hold every worker thread the server had.
@@ -69,10 +70,20 @@ def write_lock_held(svc: MemoryService) -> Iterator[None]:
 
 
 def test_searches_and_health_answer_while_writes_queue_on_the_write_lock(
-    svc: MemoryService,
+    svc: MemoryService, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     svc.write_many("alice", [write_args(-1)])
     server = server_for(svc)
+    lane_threads = McpSettings(working_backend="memory").write_workers
+    entered = [0]  # write_many calls that have started (each then waits for the lock)
+    write_many, counting = svc.write_many, threading.Lock()
+
+    def counted(*args: Any, **kwargs: Any) -> Any:
+        with counting:
+            entered[0] += 1
+        return write_many(*args, **kwargs)
+
+    monkeypatch.setattr(svc, "write_many", counted)
 
     async def scenario() -> tuple[float, float, int]:
         with write_lock_held(svc):
@@ -80,7 +91,8 @@ def test_searches_and_health_answer_while_writes_queue_on_the_write_lock(
                 asyncio.create_task(call(server, "memory_write", write_args(i)))
                 for i in range(QUEUED_WRITES)
             ]
-            await asyncio.sleep(1.0)  # every write has reached the service and is waiting
+            # every write lane thread is in the service, waiting for the lock
+            await wait_until_async(lambda: entered[0] >= lane_threads, "the writes in the service")
             t = time.perf_counter()
             res = await asyncio.wait_for(
                 call(server, "memory_search", {"query": "where did Priya move?"}), 60

@@ -22,8 +22,8 @@ from graphmem.embedding import Embedder
 from graphmem.guard import Guard, GuardSettings
 from graphmem.mcp.server import create_server
 from graphmem.settings.server import McpSettings
-from tests.conftest import open_neo4j
-from tests.test_mcp import err, http_client, ok, run, start_http_server
+from tests.helpers.mcp import err, http_client, ok, run, start_http_server
+from tests.helpers.services import open_neo4j
 
 RUN = uuid.uuid4().hex[:8]
 

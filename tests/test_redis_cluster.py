@@ -30,8 +30,8 @@ from graphmem.stores.cache import RedisCache
 from graphmem.stores.ratelimit import RedisRateLimiter
 from graphmem.stores.redis_client import is_cluster, is_cluster_url, open_redis, user_key
 from graphmem.stores.working import RedisWorkingMemory, WorkingMemory
-from tests.conftest import service_url
-from tests.test_cache import services_sharing_stores
+from tests.helpers.cache import services_sharing_stores
+from tests.helpers.services import service_url
 
 CLUSTER_URL = os.environ.get("GRAPHMEM_TEST_REDIS_CLUSTER_URL", "")
 

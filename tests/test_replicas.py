@@ -28,6 +28,7 @@ from graphmem.stores.records.locks import user_lock
 from graphmem.stores.records.mysql import MySQLRecords
 from graphmem.stores.vectors.qdrant import QdrantServerVectors
 from graphmem.usecases.compact import COMPACTOR_LOCK, PeriodicCompactor, compact
+from tests.helpers.waiting import wait_until
 
 pytestmark = pytest.mark.services
 
@@ -134,8 +135,8 @@ def test_rows_of_a_replica_that_died_mid_drain_come_back_after_the_lease(
     queue_rows(a, 5)
     assert len(a.outbox_claim(10, utcnow(), 1.0)) == 5  # then "a" dies without applying them
     assert b.outbox_claim(10, utcnow(), 60) == []
-    time.sleep(1.2)
-    assert len(b.outbox_claim(10, utcnow(), 60)) == 5
+    back = wait_until(lambda: b.outbox_claim(10, utcnow(), 60), "the rows after the lease", 30)
+    assert len(back) == 5
 
 
 # ---------------------------------------------------------------- replicas of the service
@@ -271,7 +272,7 @@ def shared_cache_replicas(
     """Two services on one database, one vector index, one Redis (cache and rate limits)."""
     from graphmem.guard.settings import GuardSettings
     from graphmem.stores.cache import RedisCache
-    from tests.conftest import service_url
+    from tests.helpers.services import service_url
 
     redis_url = service_url("GRAPHMEM_TEST_REDIS_URL")
     prefix = f"graphmem-test:{uuid.uuid4().hex[:8]}:"

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.conftest import service_url
+from tests.helpers.services import service_url
 
 pytestmark = pytest.mark.services
 

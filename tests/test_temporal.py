@@ -19,7 +19,7 @@ from graphmem.stores.records.mysql import MySQLRecords
 from graphmem.stores.vectors.qdrant import QdrantServerVectors
 from graphmem.temporal import asks_about_past
 from graphmem.usecases.backfill import backfill_relations, rebuild
-from tests.conftest import open_neo4j
+from tests.helpers.services import open_neo4j
 
 USERS = ("u", "zh", "b", "other")
 JAN_23, MAR_24, JUN_24 = "2023-01-10T09:00:00Z", "2024-03-01T09:00:00Z", "2024-06-01T09:00:00Z"

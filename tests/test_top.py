@@ -16,7 +16,7 @@ import pytest
 from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, generate_latest
 
 from graphmem.cli.top import parse, quantile, render, rows
-from tests.conftest import stop_process
+from tests.helpers.services import stop_process
 
 BUCKETS = (0.005, 0.01, 0.025, 0.05, 0.1, 0.25)
 

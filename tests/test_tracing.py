@@ -30,7 +30,7 @@ from graphmem.embedding import Embedder
 from graphmem.mcp.server import create_server
 from graphmem.settings.server import McpSettings
 from graphmem.stores.id_hash import IdHasher
-from tests.test_extras import blocked_env, graphmem
+from tests.helpers.extras import blocked_env, graphmem
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -382,7 +382,7 @@ def test_an_http_call_joins_the_trace_named_in_its_traceparent_header(tmp_path: 
     graphmem's spans in its own trace, under its own span."""
     from fastmcp.client.transports import StreamableHttpTransport
 
-    from tests.test_mcp import start_http_server
+    from tests.helpers.mcp import start_http_server
 
     with start_http_server(tmp_path, GRAPHMEM_TRACING_MODE="console") as srv:
         transport = StreamableHttpTransport(

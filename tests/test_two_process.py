@@ -13,8 +13,6 @@ import json
 import stat
 import subprocess
 import sys
-import time
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -32,71 +30,13 @@ from graphmem.localserver import (
 )
 from graphmem.mcp.local import is_loopback, local_url
 from graphmem.stores.vectors.edge import EdgeVectors
-from tests.conftest import stop_process
-from tests.test_mcp import child_env, free_port, graphmem_exe
-
-START_TIMEOUT_S = 240  # the model loads first; a shared CI machine can be slow
-
-
-def graphmem(data_dir: Path, *argv: str, stdin: str | None = None) -> tuple[int, str, str]:
-    """Run the `graphmem` command as a user would, in its own process."""
-    done = subprocess.run(
-        [graphmem_exe(), *argv],
-        env=child_env(data_dir),
-        cwd=data_dir.parent,
-        input=stdin,
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
-    return done.returncode, done.stdout, done.stderr
-
-
-def one_line(err: str) -> str:
-    assert "Traceback" not in err, err
-    assert err.count("\n") == 1, err
-    return err.strip()
-
-
-def wait_for(predicate: object, what: str, proc: subprocess.Popen[bytes], log: Path) -> None:
-    deadline = time.monotonic() + START_TIMEOUT_S
-    while not predicate():  # type: ignore[operator]
-        if proc.poll() is not None:
-            pytest.fail(f"graphmem serve exited with {proc.returncode}:\n{log.read_text()}")
-        if time.monotonic() > deadline:
-            pytest.fail(f"graphmem serve: no {what} after {START_TIMEOUT_S} s:\n{log.read_text()}")
-        time.sleep(0.25)
-
-
-@pytest.fixture(scope="module")
-def http_serve(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Path, int]]:
-    """`graphmem serve` over HTTP on a free loopback port, with one memory stored before."""
-    tmp = tmp_path_factory.mktemp("two")
-    data_dir = tmp / "data"
-    code, _, err = graphmem(data_dir, "add", "Ann's sister Bea lives in Lisbon")
-    assert code == 0, err
-    assert "created a new store in" in err  # the first run says where the memories are
-    log = tmp / "serve.log"
-    port = free_port()
-    env = child_env(data_dir, GRAPHMEM_TOKENS="two-process-test-token-0001=ann")
-    with open(log, "wb") as sink:
-        proc = subprocess.Popen(
-            [graphmem_exe(), "serve", "--port", str(port)],
-            env=env,
-            cwd=tmp,
-            stdin=subprocess.DEVNULL,
-            stdout=sink,
-            stderr=subprocess.STDOUT,
-        )
-    try:
-        wait_for(lambda: b"MCP server on" in log.read_bytes(), "start", proc, log)
-        yield data_dir, proc.pid
-    finally:
-        stop_process(proc)
-        assert proc.returncode == 0, log.read_text()
-        # a normal stop (SIGTERM) removes the card: nothing claims the store any more
-        assert not card_path(data_dir).exists()
-        assert "Traceback" not in log.read_text()
+from tests.helpers.cli import (
+    graphmem,
+    one_line,
+    wait_for,
+)
+from tests.helpers.mcp import child_env, free_port, graphmem_exe
+from tests.helpers.services import stop_process
 
 
 def test_the_server_publishes_a_private_card(http_serve: tuple[Path, int]) -> None:
@@ -208,34 +148,6 @@ def test_a_card_of_this_process_or_a_foreign_file_is_not_a_server(tmp_path: Path
     (tmp_path / SERVER_FILE).write_text("not json")
     assert running(tmp_path) is None
     assert isinstance(mine, ServerCard)
-
-
-HOLD = """
-import sys, time
-from pathlib import Path
-from graphmem.stores.vectors.edge import EdgeVectors
-held = EdgeVectors(Path(sys.argv[1]) / "vectors", dim=384)
-print("held", flush=True)
-time.sleep(120)
-"""
-
-
-@pytest.fixture
-def held_store(tmp_path: Path) -> Iterator[Path]:
-    """A store whose vectors another process (not a server: no card) holds open."""
-    data_dir = tmp_path / "data"
-    EdgeVectors(data_dir / "vectors", dim=384).close()
-    proc = subprocess.Popen(
-        [sys.executable, "-c", HOLD, str(data_dir)],
-        env=child_env(data_dir),
-        stdout=subprocess.PIPE,
-        text=True,
-    )
-    try:
-        assert proc.stdout is not None and proc.stdout.readline().strip() == "held"
-        yield data_dir
-    finally:
-        stop_process(proc)
 
 
 def test_the_edge_lock_is_a_typed_error(held_store: Path) -> None:

@@ -293,7 +293,7 @@ def test_graphmem_ui_serves_the_login_page(tmp_path: Path, command: str) -> None
 
     import httpx
 
-    from tests.conftest import stop_process
+    from tests.helpers.services import stop_process
 
     data = tmp_path / "data"
     env = {**os.environ, "GRAPHMEM_DATA_DIR": str(data), "PYTHONPATH": os.getcwd()}

@@ -27,7 +27,7 @@ from graphmem.guard.vault import VaultKeyError
 from graphmem.mcp.server import create_server
 from graphmem.settings import McpSettings
 from graphmem.visibility import Viewer
-from tests.test_mcp import ok
+from tests.helpers.mcp import ok
 
 rng = random.Random()
 

@@ -259,7 +259,7 @@ def test_the_installed_wheel_serves_mcp_over_stdio_without_torch(installed: Inst
     from fastmcp import Client
     from fastmcp.client.transports import StdioTransport
 
-    from tests.test_extras import BLOCKER
+    from tests.helpers.extras import BLOCKER
 
     site = installed.work / "no-torch"
     site.mkdir(exist_ok=True)

@@ -16,7 +16,6 @@ from __future__ import annotations
 import argparse
 import contextlib
 import json
-import os
 import sys
 from collections.abc import Callable, Iterator
 from contextvars import ContextVar
@@ -175,10 +174,10 @@ def open_service(args: argparse.Namespace) -> contextlib.AbstractContextManager[
 
 
 def user_of(args: argparse.Namespace) -> str:
-    given = getattr(args, "user", None)
-    if given or os.environ.get("GRAPHMEM_USER_ID"):
-        return given or os.environ["GRAPHMEM_USER_ID"]
-    return settings_of(args).user_id
+    from graphmem.settings import environment
+
+    given = getattr(args, "user", None) or environment.user_id()
+    return given or settings_of(args).user_id
 
 
 def emit(args: argparse.Namespace, data: Any, text: str) -> None:

@@ -39,16 +39,16 @@ def document_line(m: Memory) -> str:
     )
 
 
-def kind_weights(spec: str | None) -> dict[str, Any] | None:
-    """--kind-weights: 'document=0.8,memory=1' or a JSON object."""
+def kind_weights(spec: str | None) -> Any:
+    """--kind-weights: 'document=0.8,memory=1' or JSON. Only the flag's syntax is read here; the
+    value is checked by the rule every interface shares (graphmem.validation), in the service."""
     if not spec:
         return None
-    if spec.lstrip().startswith("{"):
+    if spec.lstrip()[:1] in ("{", "["):
         try:
-            value = json.loads(spec)
+            return json.loads(spec)
         except ValueError as e:
             raise InvalidInputError("kind_weights", f"is not valid JSON: {e}") from None
-        return value if isinstance(value, dict) else {"": value}
     out: dict[str, Any] = {}
     for part in spec.split(","):
         key, sep, value = part.partition("=")

@@ -15,81 +15,37 @@ from collections.abc import Mapping
 from typing import Any
 
 from graphmem.client.ops import (
-    MAX_TOP_K,
     SEARCH_FILTERS,
     Call,
     Op,
     R,
-    check_int,
     check_text,
     item,
     merged_filters,
     resolve_user,
 )
 from graphmem.errors import InvalidInputError
+from graphmem.validation import check_interface_top_k, kinds_word, parse_kind_weights
 
 # Restated, not imported, like ops.py's limits: a remote client must not load the server's
-# document readers. The same as graphmem.filters.parse_kinds and graphmem.mcp.tools.documents.
-KINDS = ("memory", "document", "image", "both")
+# document readers. The same as graphmem.mcp.tools.documents.
 FORMATS = ("markdown", "text", "html")
 MAX_INLINE_CHARS = 2_000_000
 MAX_SOURCES = 50  # the most one document_ingest call takes; the remote backend sends batches
-MAX_KIND_WEIGHT = 10.0
 
 
 # ------------------------------------------------------------------ arguments
 
 
-def check_kinds(value: Any) -> str | None:
-    """`kinds`: "memory", "document", "image" or "both" (None: every kind), or a list of
-    kinds; returned as the one word the MCP tool takes."""
-    if value is None:
-        return None
-    items = [value] if isinstance(value, str) else value
-    if not isinstance(items, (list, tuple, set, frozenset)) or not items:
-        raise InvalidInputError("kinds", 'must be "memory", "document", "image" or "both"')
-    names = set()
-    for v in items:
-        name = v.strip().lower() if isinstance(v, str) else None
-        if name not in KINDS:
-            raise InvalidInputError(
-                "kinds", f"{str(v)[:40]!r} is not one of memory, document, image, both"
-            )
-        names.add(name)
-    return names.pop() if len(names) == 1 else "both"
-
-
-def check_kind_weights(value: Any) -> dict[str, float] | None:
-    """`kind_weights`: a score factor per kind, e.g. {"document": 0.8}, each in (0, 10]."""
-    if value is None:
-        return None
-    if not isinstance(value, Mapping):
-        raise InvalidInputError("kind_weights", 'must be a dict like {"document": 0.8}')
-    out: dict[str, float] = {}
-    for key, w in value.items():
-        if key not in ("memory", "document", "image"):
-            raise InvalidInputError(
-                "kind_weights", f"{str(key)[:40]!r} is not a kind (memory, document or image)"
-            )
-        if isinstance(w, bool) or not isinstance(w, (int, float)):
-            raise InvalidInputError(f"kind_weights.{key}", "must be a number")
-        if not 0 < w <= MAX_KIND_WEIGHT:
-            raise InvalidInputError(
-                f"kind_weights.{key}",
-                f"must be above 0 and at most {MAX_KIND_WEIGHT:g} (use kinds to leave a kind out)",
-            )
-        out[key] = float(w)
-    return out or None
-
-
 def search_kinds(kinds: Any, kind_weights: Any) -> dict[str, Any]:
-    """The search arguments `kinds` and `kind_weights` that were given, checked."""
+    """The search arguments `kinds` and `kind_weights` that were given, checked by the rules
+    every interface shares (graphmem.validation), in the form the MCP tool takes."""
     out: dict[str, Any] = {}
-    checked = check_kinds(kinds)
-    if checked is not None:
-        out["kinds"] = checked
-    weights = check_kind_weights(kind_weights)
-    if weights is not None:
+    word = kinds_word(kinds)
+    if word is not None:
+        out["kinds"] = word
+    weights = parse_kind_weights(kind_weights)
+    if weights:
         out["kind_weights"] = weights
     return out
 
@@ -229,7 +185,7 @@ def search(
     ident = yield Call("identity")
     user = resolve_user(user_id, ident)
     query = check_text(query, "query")
-    top_k = check_int(top_k, "top_k", 1, MAX_TOP_K)
+    top_k = check_interface_top_k(top_k)
     where = {
         **merged_filters(filters, SEARCH_FILTERS, agent_id, run_id),
         **search_kinds(kinds, kind_weights),
@@ -414,8 +370,6 @@ class AsyncDocumentMethods:
 __all__ = [
     "AsyncDocumentMethods",
     "DocumentMethods",
-    "check_kind_weights",
-    "check_kinds",
     "delete_document",
     "documents",
     "hit_fields",

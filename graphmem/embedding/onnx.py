@@ -48,12 +48,13 @@ from typing import Any
 
 import numpy as np
 
+from graphmem.settings import environment
+
 log = logging.getLogger("graphmem.embedder")
 
 
 def default_cache_dir() -> Path:
-    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
-    return Path(base) / "graphmem" / "onnx"
+    return environment.cache_home() / "graphmem" / "onnx"
 
 
 def _mean_pooling_pipeline(model: Any) -> tuple[Any, bool] | None:

@@ -14,7 +14,6 @@ without a `name` (graphmem's own graph also labels its nodes Memory) are not rea
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable, Iterator
 from typing import Any, TypeVar
 from urllib.parse import unquote, urlsplit, urlunsplit
@@ -22,6 +21,8 @@ from urllib.parse import unquote, urlsplit, urlunsplit
 from graphmem.errors import InvalidInputError
 from graphmem.importers.base import Record
 from graphmem.importers.mcp_memory import McpMemoryImporter
+from graphmem.settings import environment
+from graphmem.settings.environment import NEO4J_DATABASE, NEO4J_PASSWORD, NEO4J_USERNAME
 
 T = TypeVar("T")
 
@@ -43,8 +44,8 @@ def connection(location: str) -> tuple[str, tuple[str, str] | None]:
         raise InvalidInputError(
             "source", "must be a Bolt address like bolt://localhost:7687 for neo4j-memory"
         )
-    user = unquote(parts.username) if parts.username else os.environ.get("NEO4J_USERNAME")
-    password = unquote(parts.password) if parts.password else os.environ.get("NEO4J_PASSWORD")
+    user = unquote(parts.username) if parts.username else environment.value(NEO4J_USERNAME)
+    password = unquote(parts.password) if parts.password else environment.value(NEO4J_PASSWORD)
     host = parts.hostname + (f":{parts.port}" if parts.port else "")
     url = urlunsplit((parts.scheme, host, parts.path, parts.query, ""))
     return url, (user or "neo4j", password) if password else None
@@ -62,7 +63,7 @@ def read_graph(location: str, reader: Callable[[Any], T]) -> T:
         with (
             neo4j.GraphDatabase.driver(url, auth=auth) as driver,
             driver.session(
-                database=os.environ.get("NEO4J_DATABASE") or None,
+                database=environment.value(NEO4J_DATABASE),
                 default_access_mode=neo4j.READ_ACCESS,
             ) as s,
         ):

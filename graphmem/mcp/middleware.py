@@ -16,7 +16,7 @@ import contextlib
 import json
 import logging
 import time
-from collections.abc import Collection, Mapping
+from collections.abc import Callable, Collection, Mapping
 from typing import Any
 
 from fastmcp.exceptions import ResourceError, ToolError
@@ -27,9 +27,12 @@ from pydantic import ValidationError as PydanticValidationError
 
 from graphmem import logs, metrics, tracing
 from graphmem.actor import current_actor
+from graphmem.errors import InvalidInputError
 from graphmem.guard import RateLimitExceeded
 from graphmem.guard.ratelimit import Budget
 from graphmem.mcp.context import Lane, ToolContext, current_lane
+from graphmem.requests import ListRequest, SearchRequest
+from graphmem.settings import Settings
 
 log = logging.getLogger("graphmem.mcp")
 
@@ -126,11 +129,42 @@ JSON_ARGS = {
 }
 
 
-def pydantic_message(e: PydanticValidationError) -> str:
-    parts = []
+# The requests whose checks are the rules behind a tool's JSON schema. The schema tells a model
+# what to send; when it refuses an argument, the rule's own words are the error, the same the
+# service, the CLI and the Python client give for that input (graphmem.validation).
+RULES: dict[str, Callable[[dict[str, Any], Settings], object]] = {
+    "memory_search": lambda args, settings: SearchRequest(**args).validated(settings),
+    "memory_list": lambda args, _settings: ListRequest(**args).checked(),
+}
+
+
+def rule_message(tool: str, args: Mapping[str, Any], settings: Settings) -> str | None:
+    """The rule's one-line error for these arguments, or None when the tool has no request,
+    the arguments do not make one, or the rule accepts them (the schema is stricter there)."""
+    check = RULES.get(tool)
+    if check is None:
+        return None
+    try:
+        check(dict(args), settings)
+    except InvalidInputError as e:
+        return str(e)
+    except Exception:  # an argument the request does not take: the schema's words stand
+        return None
+    return None
+
+
+def pydantic_message(e: PydanticValidationError, rule: str | None = None) -> str:
+    """The schema's refusals, one `field: message` each; a refusal of the field `rule` (a
+    rule_message) names is said in the rule's words instead."""
+    ruled = rule.split(":", 1)[0].split(".", 1)[0] if rule else None
+    parts: list[str] = []
     for d in e.errors(include_url=False, include_input=False):
         loc = ".".join(str(x) for x in d["loc"]) or "arguments"
         msg = d["msg"]
+        if rule and d["loc"] and str(d["loc"][0]) == ruled:
+            if rule not in parts:
+                parts.append(rule)
+            continue
         if d["type"] == "unexpected_keyword_argument":
             msg = "is not an argument of this tool"
         elif d["type"] in ("missing_argument", "missing"):
@@ -213,7 +247,8 @@ class GuardMiddleware(Middleware):
         except FastMCPValidationError as e:
             cause = e.__cause__
             if isinstance(cause, PydanticValidationError):
-                raise ToolError(pydantic_message(cause)) from None
+                rule = rule_message(name, args, self.ctx.service.settings)
+                raise ToolError(pydantic_message(cause, rule)) from None
             raise
         finally:
             current_lane.reset(lane_token)

@@ -53,21 +53,20 @@ def page(
     next one. An agent asking to list quarantined memories is refused by name rather than
     given an empty page: those are read through the review queue."""
     user_id = check_user(user_id)
-    limit = request.checked_limit()
-    sort = request.checked_sort()
-    statuses = request.checked_statuses()
-    held = [s for s in statuses if s in HELD_BACK]
+    c = request.checked()
+    limit, sort = c.limit, c.sort
+    held = [s for s in c.statuses if s in HELD_BACK]
     if held and viewer != Viewer.OPERATOR:
         raise InvalidInputError("status", f"{held[0]} memories are listed for an operator only")
-    statuses = readable_statuses(statuses, viewer)
+    statuses = readable_statuses(c.statuses, viewer)
     q = RecordQuery(
         user_id,
-        parse_memory_type(request.memory_type).value if request.memory_type else None,
+        c.memory_type,
         statuses,
-        parse_datetime(request.created_after, "created_after"),
-        filter=request.memory_filter(),
-        created_before=parse_datetime(request.created_before, "created_before"),
-        valid_at=parse_datetime(request.valid_at, "valid_at"),
+        c.created_after,
+        filter=c.filter,
+        created_before=c.created_before,
+        valid_at=c.valid_at,
     )
     after = _decode_cursor(request.cursor, sort) if request.cursor else None
     ctx.access.flush()  # so most_accessed sees this process's latest reads

@@ -16,6 +16,7 @@ from mcp.types import ToolAnnotations
 
 from graphmem.errors import GraphmemError, InvalidInputError, NotFoundError, StoreUnavailableError
 from graphmem.relation_types import RelationName
+from graphmem.validation import MAX_TOP_K
 from graphmem.visibility import HeldForReviewError
 
 if TYPE_CHECKING:
@@ -25,7 +26,6 @@ if TYPE_CHECKING:
 MemoryTypeName = Literal["fact", "preference", "event", "task"]
 SourceName = Literal["user", "agent", "document", "system"]
 TIME_RANGE_PATTERN = r"^\s*[1-9]\d*\s*[mhdwyMHDWY]\s*$"
-MAX_TOP_K = 50
 MAX_IDS = 50
 
 

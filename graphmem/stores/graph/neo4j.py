@@ -8,7 +8,6 @@ name, type}) linked by MENTIONS. Constraints and indexes are applied on connect.
 from __future__ import annotations
 
 import logging
-import os
 import re
 from functools import lru_cache
 from importlib import resources
@@ -18,6 +17,7 @@ from typing import Any
 
 from graphmem.errors import StoreUnavailableError
 from graphmem.extras import require_extra
+from graphmem.settings import environment
 from graphmem.stores.graph.port import GraphEdge, GraphNode
 
 _NAME = re.compile(r"^//\s*name:\s*(\w+)\s*$", re.MULTILINE)
@@ -28,8 +28,8 @@ def cypher_dir() -> Traversable:
     own `graphmem/cypher` data: the repository's top-level cypher/ folder, linked into the
     package so a wheel carries it and a checkout reads it in place. Never a path relative to
     the source file, which breaks as soon as the package is installed anywhere else."""
-    env = os.environ.get("GRAPHMEM_CYPHER_DIR")
-    return Path(env) if env else resources.files("graphmem") / "cypher"
+    given = environment.cypher_dir()
+    return Path(given) if given else resources.files("graphmem") / "cypher"
 
 
 @lru_cache(maxsize=32)
