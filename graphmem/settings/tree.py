@@ -408,6 +408,12 @@ class Settings(BaseSettings):
     merge_neighbours: int = Field(
         5, ge=1, description="nearest neighbours checked per memory for a merge"
     )
+    search_last_turn: bool = Field(
+        True,
+        description="a query of several lines (a dialogue) is also searched by its last line,"
+        " each memory keeping its better score (graphmem.usecases.focus); one-line queries are"
+        " unaffected",
+    )
     recall_on_summaries: bool = Field(
         False,
         description="score the vector channel on each candidate's summary, not its content;"

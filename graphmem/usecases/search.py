@@ -29,7 +29,7 @@ from graphmem.stores.records import RecordQuery
 from graphmem.stores.vectors import VectorFilter
 from graphmem.text import query_terms
 from graphmem.tracing import note, span
-from graphmem.usecases import fanout, libraries
+from graphmem.usecases import fanout, focus, libraries
 from graphmem.usecases.keyword_channel import KeywordHits, start_keyword
 from graphmem.visibility import only_visible, readable_statuses
 
@@ -89,7 +89,23 @@ def _library_results(
 
 
 def _recall(ctx: Context, tenant: str, request: SearchRequest) -> SearchResult:
-    """One tenant's (a user's or a library's) result: cached, or retrieved and cached."""
+    """One tenant's (a user's or a library's) result; a dialogue is also searched by its last
+    turn, each memory keeping its better score (graphmem.usecases.focus)."""
+    turn = (
+        focus.last_turn(request.query)
+        if ctx.settings.search_last_turn and isinstance(request.query, str)
+        else None
+    )
+    whole = _recall_once(ctx, tenant, request)
+    if turn is None:
+        return whole
+    with span("graphmem.search.last_turn"):
+        by_turn = _recall_once(ctx, tenant, replace(request, query=turn))
+    return focus.merged(whole, by_turn, request.top_k)
+
+
+def _recall_once(ctx: Context, tenant: str, request: SearchRequest) -> SearchResult:
+    """One query's result: cached, or retrieved and cached."""
     if request.explain:  # explanations are computed, never cached
         return retrieve(ctx, tenant, request.validated(ctx.settings))
     key = request.cache_key()
