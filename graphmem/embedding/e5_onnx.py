@@ -151,9 +151,9 @@ class E5Tokenizer:
     runs of spaces collapsed, a leading word marker, then the best-scoring segmentation
     (Viterbi); a character no piece covers is one <unk>.
 
-    Plain Python, ~1 ms for a 140-character memory. The `tokenizers` library's Unigram model
-    gives the same ids ten times faster, but its trie of 250k pieces holds ~270 MB, more than
-    the rest of the embedder, and it fuses a run of unknown characters into one <unk>."""
+    Plain Python, word by word, ~0.2 ms for a 140-character memory. The `tokenizers` library's
+    Unigram model gives the same ids faster, but its trie of 250k pieces holds ~270 MB, more
+    than the rest of the embedder, and it fuses a run of unknown characters into one <unk>."""
 
     def __init__(self, f: E5File) -> None:
         self.bos, self.eos, self.unk = f.bos, f.eos, f.unk
@@ -170,8 +170,21 @@ class E5Tokenizer:
         return (s if s.startswith(" ") else " " + s).replace(" ", META)
 
     def content_ids(self, text: str) -> list[int]:
-        """Token ids of `text` (its prefix included), without <s> and </s>."""
-        return self._viterbi(self.normalize(text))
+        """Token ids of `text` (its prefix included), without <s> and </s>.
+
+        No piece holds the word marker except as its first character, so every segmentation
+        breaks before each marker and the best one is the best of each word, joined. Searching
+        word by word bounds each position's candidates by the word's length instead of the
+        longest piece: the same ids (checked on every LoCoMo turn and the Chinese set), a
+        7-turn dialogue query 4.5 -> 0.8 ms."""
+        s = self.normalize(text)
+        out: list[int] = []
+        start = 0
+        for i in range(1, len(s) + 1):
+            if i == len(s) or s[i] == META:
+                out += self._viterbi(s[start:i])
+                start = i
+        return out
 
     def _viterbi(self, s: str) -> list[int]:
         n = len(s)
