@@ -203,10 +203,31 @@ _PREFERENCE_DAMPED = {
 # is the user's own people's ("抄送给我的助理 ...": no outside recipient, see
 # own_preference.is_own_preference), so it counts like the narrative "cc my assistant at ...".
 _PREFERENCE_SEND = {"send_dest", "zh_send_dest"}
+# The same for the combination of sending, data and a recipient, which the user's own people
+# veto unless the text also says "you" - as the user's own rule to the assistant does ("When you
+# book my travel, always cc my assistant at ..." was refused at risk 1.0). They all read the one
+# sending, so only the strongest counts, as for the standing frames below.
+_PREFERENCE_SEND_COMBO = {"c_exfil_out"}
+
+
+def _weighed(h: RuleHit, weight: float) -> RuleHit:
+    return RuleHit(h.rule, h.category, weight, h.view, h.excerpt)
 
 
 def _as_preference(best: dict[str, RuleHit]) -> dict[str, RuleHit]:
-    best = {k: _dampen(h) if k in _PREFERENCE_SEND else h for k, h in best.items()}
+    sends = sorted(
+        (
+            _dampen(h)
+            if k in _PREFERENCE_SEND
+            else _weighed(h, round(h.weight * _NARRATIVE_FACTOR, 3))
+            for k, h in best.items()
+            if k in _PREFERENCE_SEND or k in _PREFERENCE_SEND_COMBO
+        ),
+        key=lambda h: -h.weight,
+    )
+    best = dict(best)
+    for i, h in enumerate(sends):
+        best[h.rule] = h if i == 0 else _weighed(h, 0.0)
     framed = sorted(
         (h for h in best.values() if h.rule in _PREFERENCE_DAMPED), key=lambda h: -h.weight
     )
