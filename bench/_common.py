@@ -4,6 +4,7 @@ anonymous and file-backed resident memory)."""
 from __future__ import annotations
 
 import contextlib
+import inspect
 import os
 import platform
 import resource
@@ -16,6 +17,20 @@ from typing import Any
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 RESULTS_DIR = REPO_ROOT / "bench" / "results"
+
+
+def search_options(svc: Any) -> set[str]:
+    """The keyword options `svc.search` takes, so a bench run against an older source tree
+    passes only what that version knows. A search that takes `**options` (typed by
+    graphmem.requests.SearchOptions) takes every option that type names: reading only the
+    signature's names dropped `expand_hops=0`, and the graph walk ran in the "no graph" modes."""
+    params = inspect.signature(svc.search).parameters
+    names = set(params)
+    if any(p.kind is inspect.Parameter.VAR_KEYWORD for p in params.values()):
+        from graphmem import requests
+
+        names |= set(getattr(requests, "SearchOptions", dict).__annotations__)
+    return names
 
 
 def percentile(values: list[float], p: float) -> float | None:

@@ -44,7 +44,6 @@ from __future__ import annotations
 
 import argparse
 import hashlib
-import inspect
 import json
 import os
 import re
@@ -70,6 +69,7 @@ from _common import (  # noqa: E402
     parse_sets,
     peak_rss_mb,
     percentile,
+    search_options,
     settings_snapshot,
     wait_for_quiet,
 )
@@ -627,7 +627,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     t0 = time.perf_counter()
     svc = MemoryService(settings)
     load_s = time.perf_counter() - t0
-    accepted = set(inspect.signature(svc.search).parameters)
+    accepted = search_options(svc)
     mode_args = {
         m: (w, {k: v for k, v in kw.items() if k in accepted}) for m, (w, kw) in mode_args.items()
     }

@@ -59,7 +59,6 @@ from __future__ import annotations
 
 import argparse
 import cProfile
-import inspect
 import io
 import json
 import os
@@ -90,6 +89,7 @@ from _common import (  # noqa: E402
     parse_sets,
     peak_rss_mb,
     percentile,
+    search_options,
     settings_snapshot,
     wait_for_quiet,
 )
@@ -361,7 +361,7 @@ def measure_search(
         if quiet_s:
             out["wait_for_quiet"][label] = wait_for_quiet(timeout=quiet_s)
 
-    accepted = set(inspect.signature(svc.search).parameters)
+    accepted = search_options(svc)
     modes = {m: {k: v for k, v in kw.items() if k in accepted} for m, kw in MODES.items()}
     if "expand_hops" not in accepted:
         modes.pop("hybrid-nograph")  # no graph expansion in this version: same as hybrid

@@ -33,7 +33,6 @@ Usage:
 from __future__ import annotations
 
 import argparse
-import inspect
 import json
 import math
 import sys
@@ -45,7 +44,14 @@ from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _common import RESULTS_DIR, command_line, fmt, machine_info, make_settings  # noqa: E402
+from _common import (  # noqa: E402
+    RESULTS_DIR,
+    command_line,
+    fmt,
+    machine_info,
+    make_settings,
+    search_options,
+)
 from locomo import (  # noqa: E402
     CATEGORIES,
     DEFAULT_DATA,
@@ -187,7 +193,7 @@ class Lab:
 
     @property
     def has_graph(self) -> bool:
-        return "expand_hops" in inspect.signature(self.svc.search).parameters
+        return "expand_hops" in search_options(self.svc)
 
     def service(self, weights: Any, hops: int | None = None) -> Callable[[Any], list[str]]:
         """svc.search with these weights; hops=None keeps the service's graph default."""

@@ -44,7 +44,6 @@ Usage: python bench/zh_recall.py [--split tune|test|all] [--modes hybrid,vector,
 from __future__ import annotations
 
 import argparse
-import inspect
 import json
 import re
 import sys
@@ -66,6 +65,7 @@ from _common import (  # noqa: E402
     parse_sets,
     peak_rss_mb,
     percentile,
+    search_options,
     settings_snapshot,
 )
 from bm25_ref import from_store  # noqa: E402
@@ -299,7 +299,7 @@ def run_scenario(
         settings = make_settings(**{**overrides, "data_dir": Path(tmp)})
         svc = MemoryService(settings)
         try:
-            accepted = set(inspect.signature(svc.search).parameters)
+            accepted = search_options(svc)
             t0 = time.perf_counter()
             by_id = ingest(svc, scenario)
             ingest_s = time.perf_counter() - t0
