@@ -192,6 +192,9 @@ class Context:
         except Exception as e:  # noqa: BLE001 - entries expire by TTL if Redis is down now
             log.warning("could not invalidate the search cache for a user: %s", e)
             metrics.store_error("cache", "invalidate")
+        forget = getattr(self.graph, "forget_user", None)  # the walk's prepared adjacency
+        if forget is not None:
+            forget(user_id)
 
     def forget_text_caches(self) -> int:
         """Empty this process's caches keyed by what users wrote, which cannot be purged by
@@ -202,7 +205,8 @@ class Context:
     def forget_everyone_cached(self) -> int:
         """All of the above and every user's cached query embeddings: after another replica
         erased a user this process cannot name."""
-        return self.embedder.forget_all() + self.forget_text_caches()
+        forget = getattr(self.graph, "forget_all", None)  # the walk's prepared adjacencies
+        return self.embedder.forget_all() + self.forget_text_caches() + (forget() if forget else 0)
 
     def erase_watcher(self) -> EraseWatcher | None:
         """With replicas (a shared Redis), the tick that drops this process's caches when

@@ -354,6 +354,15 @@ class SQLGraphTables(SQLBase):
             out.extend(self._fetch(" UNION ALL ".join(arms), params))
         return out
 
+    def relation_table(self, user_id: str) -> list[tuple[Any, ...]]:
+        """Every relation of the user as the raw rows `relation_rows` returns (no order): what
+        the walk's prepared adjacency is built from (graphmem.stores.graph.adjacency)."""
+        return self._fetch(
+            "SELECT source_memory_id, target_memory_id, relation_type, strength, valid_from,"
+            " valid_to FROM memory_relations WHERE user_id = ?",
+            [user_id],
+        )
+
     def relations_page(
         self, after_id: int, limit: int, user_id: str | None = None
     ) -> tuple[int, list[Relation]]:

@@ -155,6 +155,11 @@ class GraphTables(StoreHandle, Protocol):
         validity filters applied before the cut) as raw (source, target, type, strength,
         valid_from, valid_to) rows, validity as the database returns it: graph expansion."""
 
+    def relation_table(self, user_id: str) -> list[tuple[Any, ...]]:
+        """Every relation of the user as raw `relation_rows` rows, in no order: the walk's
+        prepared adjacency is built from them."""
+        ...
+
     def relations_page(
         self, after_id: int, limit: int, user_id: str | None = None
     ) -> tuple[int, list[Relation]]:

@@ -1,0 +1,197 @@
+"""One user's relations prepared for the walk: ranked adjacency in flat arrays.
+
+Reading a hop from the records costs two index range reads per frontier memory and a
+`GraphEdge` per row (about 6 ms of a hybrid search at 100,000 memories, docs/benchmarks.md
+"Issue 33"). Here the user's relations are read once, every memory's incident edges are
+ranked once by `port.edge_order`, and a hop reads the head of each memory's ranked list:
+the same `per_node` strongest edges the records adapter cuts, filtered by type and validity
+before the cut exactly as its SQL does.
+
+Layout (compressed sparse rows; an edge is a position in the edge arrays):
+
+- `ids`: the user's memory ids on some edge, sorted, so a memory's index is also its rank
+  in string order (edge_order compares ids as strings);
+- `source`, `target` (int32 indices), `kind` (int8 index into `types`, sorted names),
+  `strength` (float64, as stored), `valid_from`, `valid_to` (float64 epoch seconds, NaN when
+  open);
+- `start`, `slots`: memory i's incident edges are `slots[start[i]:start[i + 1]]`, ranked. A
+  self-loop appears twice in its memory's list, as the records adapter counts it.
+
+About 41 bytes per relation plus the ids: 70 MB for 1.7 million relations at 100,000
+memories, against 3.5 GB for the networkx copy of the same graph.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Iterable
+from typing import Any
+
+import numpy as np
+
+from graphmem.stores.graph.port import GraphEdge
+
+EDGE_OBJECTS = 65_536
+"""GraphEdges kept for reuse per user (a walk reads ~800): made on demand, never all 1.7M."""
+
+RelationRow = tuple[Any, ...]
+"""(source, target, type, strength, valid_from, valid_to) as the records return them."""
+
+
+class Adjacency:
+    __slots__ = (
+        "_edges",
+        "_open",
+        "ids",
+        "index",
+        "kind",
+        "slots",
+        "source",
+        "start",
+        "strength",
+        "target",
+        "types",
+        "user_id",
+        "valid_from",
+        "valid_to",
+    )
+
+    def __init__(
+        self, user_id: str, rows: Iterable[RelationRow], epoch: Callable[[Any], float | None]
+    ) -> None:
+        """Build from the user's relation rows; `epoch` turns a stored validity bound into
+        epoch seconds the way the records adapter does (so `GraphEdge`s compare equal)."""
+        self.user_id = user_id
+        src_ids: list[str] = []
+        dst_ids: list[str] = []
+        type_names: list[str] = []
+        strengths: list[float] = []
+        starts: list[float] = []
+        ends: list[float] = []
+        nan = math.nan
+        for s, t, rt, w, vf, vt in rows:
+            src_ids.append(s)
+            dst_ids.append(t)
+            type_names.append(rt)
+            strengths.append(float(w))
+            a, b = epoch(vf), epoch(vt)
+            starts.append(nan if a is None else a)
+            ends.append(nan if b is None else b)
+        self.ids: list[str] = sorted({*src_ids, *dst_ids})
+        self.index: dict[str, int] = {m: i for i, m in enumerate(self.ids)}
+        self.types: list[str] = sorted(set(type_names))
+        code = {t: i for i, t in enumerate(self.types)}
+        ix = self.index
+        self.source = np.fromiter((ix[m] for m in src_ids), np.int32, len(src_ids))
+        self.target = np.fromiter((ix[m] for m in dst_ids), np.int32, len(dst_ids))
+        self.kind = np.fromiter((code[t] for t in type_names), np.int8, len(type_names))
+        self.strength = np.asarray(strengths, dtype=np.float64)
+        self.valid_from = np.asarray(starts, dtype=np.float64)
+        self.valid_to = np.asarray(ends, dtype=np.float64)
+        self._open = bool(np.isnan(self.valid_from).all() and np.isnan(self.valid_to).all())
+        self._rank()
+        self._edges: dict[int, GraphEdge] = {}
+
+    def _rank(self) -> None:
+        """Each memory's incident edges in edge_order: (-strength, the other end, type,
+        source). Ids and types are indexed in sorted order, so comparing indices compares
+        the strings."""
+        n_edges = len(self.source)
+        edge = np.arange(n_edges, dtype=np.int32)
+        node = np.concatenate([self.source, self.target])  # the memory the entry belongs to
+        other = np.concatenate([self.target, self.source])
+        both = np.concatenate([edge, edge])
+        order = np.lexsort(
+            (
+                self.source[both],
+                self.kind[both],
+                other,
+                -self.strength[both],
+                node,
+            )
+        )
+        self.slots = both[order]
+        counts = np.bincount(node, minlength=len(self.ids))
+        self.start = np.zeros(len(self.ids) + 1, dtype=np.int64)
+        np.cumsum(counts, out=self.start[1:])
+
+    @property
+    def edge_count(self) -> int:
+        return len(self.source)
+
+    def nbytes(self) -> int:
+        """The arrays' bytes (ids and the index dict not counted): for the memory bound."""
+        return sum(
+            a.nbytes
+            for a in (
+                self.source,
+                self.target,
+                self.kind,
+                self.strength,
+                self.valid_from,
+                self.valid_to,
+                self.slots,
+                self.start,
+            )
+        )
+
+    def neighbours(
+        self,
+        memory_ids: list[str],
+        relation_types: tuple[str, ...] | None,
+        per_node: int,
+        at: float | None = None,
+    ) -> list[GraphEdge]:
+        """port.GraphStore.neighbours over the prepared arrays: the strongest `per_node`
+        incident edges of each memory (edge_order), type and validity filtered before the
+        cut. An unknown memory has no edges."""
+        if per_node <= 0 or (relation_types is not None and not relation_types):
+            return []
+        wanted: np.ndarray | None = None
+        if relation_types is not None:
+            codes = [i for i, t in enumerate(self.types) if t in relation_types]
+            if not codes:
+                return []
+            if len(codes) < len(self.types):
+                wanted = np.zeros(len(self.types), dtype=bool)
+                wanted[codes] = True
+        timed = at is not None and not self._open
+        taken: dict[int, None] = {}
+        index, start, slots = self.index, self.start, self.slots
+        for mid in dict.fromkeys(memory_ids):
+            i = index.get(mid)
+            if i is None:
+                continue
+            lo, hi = int(start[i]), int(start[i + 1])
+            if wanted is None and not timed:
+                for e in slots[lo : min(hi, lo + per_node)].tolist():
+                    taken[e] = None
+                continue
+            mine = slots[lo:hi]
+            keep = np.ones(len(mine), dtype=bool)
+            if wanted is not None:
+                keep &= wanted[self.kind[mine]]
+            if timed:
+                vf, vt = self.valid_from[mine], self.valid_to[mine]
+                keep &= (np.isnan(vf) | (vf <= at)) & (np.isnan(vt) | (vt > at))
+            for e in mine[keep][:per_node].tolist():
+                taken[e] = None
+        return [self.edge(e) for e in taken]
+
+    def edge(self, e: int) -> GraphEdge:
+        """Edge `e` as a GraphEdge, made once per edge and reused by later walks."""
+        got = self._edges.get(e)
+        if got is None:
+            if len(self._edges) >= EDGE_OBJECTS:
+                self._edges.clear()
+            vf, vt = float(self.valid_from[e]), float(self.valid_to[e])
+            got = self._edges[e] = GraphEdge(
+                self.user_id,
+                self.ids[self.source[e]],
+                self.ids[self.target[e]],
+                self.types[self.kind[e]],
+                float(self.strength[e]),
+                None if vf != vf else vf,  # NaN: open
+                None if vt != vt else vt,
+            )
+        return got
