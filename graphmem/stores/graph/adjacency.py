@@ -176,22 +176,37 @@ class Adjacency:
                 keep &= (np.isnan(vf) | (vf <= at)) & (np.isnan(vt) | (vt > at))
             for e in mine[keep][:per_node].tolist():
                 taken[e] = None
-        return [self.edge(e) for e in taken]
+        return self.edges(list(taken))
 
-    def edge(self, e: int) -> GraphEdge:
-        """Edge `e` as a GraphEdge, made once per edge and reused by later walks."""
-        got = self._edges.get(e)
-        if got is None:
-            if len(self._edges) >= EDGE_OBJECTS:
-                self._edges.clear()
-            vf, vt = float(self.valid_from[e]), float(self.valid_to[e])
-            got = self._edges[e] = GraphEdge(
-                self.user_id,
-                self.ids[self.source[e]],
-                self.ids[self.target[e]],
-                self.types[self.kind[e]],
-                float(self.strength[e]),
-                None if vf != vf else vf,  # NaN: open
-                None if vt != vt else vt,
-            )
-        return got
+    def edges(self, order: list[int]) -> list[GraphEdge]:
+        """These edges as GraphEdges: made once per edge (reused by later walks), the missing
+        ones read from the arrays in one gather per column (a numpy scalar read per field
+        cost more than the rest of the hop)."""
+        made = self._edges
+        missing = [e for e in order if e not in made]
+        if len(made) + len(missing) > EDGE_OBJECTS:
+            made.clear()
+            missing = order
+        if missing:
+            at = np.asarray(missing, dtype=np.int64)
+            ids, types, user = self.ids, self.types, self.user_id
+            for e, s, t, k, w, vf, vt in zip(
+                missing,
+                self.source[at].tolist(),
+                self.target[at].tolist(),
+                self.kind[at].tolist(),
+                self.strength[at].tolist(),
+                self.valid_from[at].tolist(),
+                self.valid_to[at].tolist(),
+                strict=True,
+            ):
+                made[e] = GraphEdge(
+                    user,
+                    ids[s],
+                    ids[t],
+                    types[k],
+                    w,
+                    None if vf != vf else vf,  # NaN: open
+                    None if vt != vt else vt,
+                )
+        return [made[e] for e in order]

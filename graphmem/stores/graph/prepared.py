@@ -11,10 +11,10 @@ changes a user's memories or relations moves the user's cache version on afterwa
 (`Context.invalidate`, the erase's purge); with replicas the version lives in Redis, so a
 write on any replica moves it for all (docs/deploy.md). An adjacency is used only while the
 version it was built under is still the user's current one, and for no longer than the
-cache's TTL (the bound on a missed invalidation, as for cached results). Otherwise the hop
-reads the records exactly as before, and the user's adjacency is rebuilt on a background
-thread: a search never waits for a build, and a search that finds no current adjacency costs
-what it cost without this wrapper.
+cache's TTL (the bound on a missed invalidation, as for cached results; MAX_AGE when results
+are not cached). Otherwise the hop reads the records exactly as before, and the user's
+adjacency is rebuilt on a background thread: a search never waits for a build, and a search
+that finds no current adjacency costs what it cost without this wrapper.
 
 A build reads all of a user's relations (about 3 s of CPU at 1.7 million); a user who keeps
 writing would rebuild on every search, so a rebuild starts no sooner than REBUILD_GAP times
@@ -43,6 +43,10 @@ from graphmem.stores.graph.records import RecordsGraph, _epoch
 from graphmem.stores.records.port import RecordsStore
 
 log = logging.getLogger("graphmem.graph")
+
+MAX_AGE = 60.0
+"""How long an adjacency is trusted when results are not cached (`search_cache_ttl_seconds`
+0): the cache's TTL bounds a missed invalidation, and without one this does."""
 
 REBUILD_GAP = 9.0
 """A user's next build starts at least this many times its last build's duration after that
