@@ -171,3 +171,16 @@ def test_ranked_like_edge_order_with_ties_and_self_loops() -> None:
             assert sorted(map(_key, adjacency.neighbours([mid], None, per_node))) == sorted(
                 set(map(_key, want))
             )
+
+
+def test_results_not_cached_still_walk_the_adjacency(tmp_path: Path, embedder: Embedder) -> None:
+    """`search_cache_ttl_seconds` 0 (the benchmarks' setting) turns off cached results, not
+    the prepared walk: its versions still move on with every write."""
+    settings = Settings(data_dir=tmp_path / "data", search_cache_ttl_seconds=0)
+    with MemoryService(settings, embedder=embedder) as service:
+        service.write_many("u", [{"content": c, "session_id": "s1"} for c in LINES[:6]])
+        graph = service.graph_store
+        assert isinstance(graph, PreparedGraph)
+        assert graph.prepare("u") is not None
+        service.search("u", "where does Alice work", 5)
+        assert graph.prepared_hops > 0 and graph.record_hops == 0
