@@ -203,10 +203,11 @@ class Context:
         return self.summaries.forget_all() + forget_derived()
 
     def forget_everyone_cached(self) -> int:
-        """All of the above and every user's cached query embeddings: after another replica
-        erased a user this process cannot name."""
-        forget = getattr(self.graph, "forget_all", None)  # the walk's prepared adjacencies
-        return self.embedder.forget_all() + self.forget_text_caches() + (forget() if forget else 0)
+        """All of the above, every user's cached query embeddings and the walk's prepared
+        adjacencies: after another replica erased a user this process cannot name."""
+        forget = getattr(self.graph, "forget_all", None)
+        graph = forget() if forget is not None else 0
+        return graph + self.embedder.forget_all() + self.forget_text_caches()
 
     def erase_watcher(self) -> EraseWatcher | None:
         """With replicas (a shared Redis), the tick that drops this process's caches when

@@ -78,7 +78,7 @@ class PreparedGraph(RecordsGraph):
         self._held: OrderedDict[str, _Held] = OrderedDict()
         # user -> the ticket of their build in flight; forgetting the user takes it away, and a
         # build whose ticket is gone when it ends keeps nothing
-        self._building: dict[str, object] = {}
+        self._building: dict[str, threading.Event] = {}  # set when the build ends
         self._futures: set[Future[None]] = set()
         self._not_before: dict[str, float] = {}  # user -> monotonic time of the next build
         self._lock = threading.Lock()
@@ -124,7 +124,7 @@ class PreparedGraph(RecordsGraph):
             if user_id not in self._building and now >= self._not_before.get(user_id, 0.0):
                 if self._pool is None:
                     self._pool = ThreadPoolExecutor(1, thread_name_prefix="graphmem-adjacency")
-                ticket = self._building[user_id] = object()
+                ticket = self._building[user_id] = threading.Event()
                 future = self._pool.submit(self._build, user_id, version, ticket)
                 self._futures.add(future)
                 future.add_done_callback(self._futures.discard)
@@ -152,7 +152,13 @@ class PreparedGraph(RecordsGraph):
                 except BaseException:  # noqa: BLE001 - cancelled by close; the build logs its own
                     return
 
-    def _build(self, user_id: str, version: str, ticket: object) -> None:
+    def _build(self, user_id: str, version: str, ticket: threading.Event) -> None:
+        try:
+            self._prepare(user_id, version, ticket)
+        finally:
+            ticket.set()
+
+    def _prepare(self, user_id: str, version: str, ticket: threading.Event) -> None:
         start = time.monotonic()
         try:
             adjacency = Adjacency(user_id, self.records.relation_table(user_id), _epoch)
@@ -191,6 +197,10 @@ class PreparedGraph(RecordsGraph):
     def held(self, user_id: str) -> int:
         """Relations held for the user, and 1 for a build time noted under their id
         (erasure's residue count: 0 after `forget_user`)."""
+        with self._lock:
+            running = self._building.get(user_id)
+        if running is not None:  # count what the build in flight leaves, not a moment in it
+            running.wait(60)
         with self._lock:
             held = self._held.get(user_id)
             noted = user_id in self._not_before
