@@ -92,6 +92,8 @@ def test_the_prepared_adjacency_is_the_records_after_writes_deletes_and_erase(
     assert isinstance(graph, PreparedGraph)
     first = graph.prepare("u")
     assert first is not None and first.edge_count > 0
+    paged = sorted(svc.records.relation_table("u", page=3))  # pages end and resume exactly
+    assert paged == sorted(svc.records.relation_table("u")) and len(paged) == first.edge_count
     assert _assert_same_as_records(svc, "u", first) > 1000
 
     # a write moves the user's cache version on: the adjacency is dropped at once, and the

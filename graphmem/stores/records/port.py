@@ -13,6 +13,7 @@ service holds.
 from __future__ import annotations
 
 import builtins
+from collections.abc import Iterator
 from datetime import datetime
 from typing import Any, Protocol
 
@@ -155,9 +156,9 @@ class GraphTables(StoreHandle, Protocol):
         validity filters applied before the cut) as raw (source, target, type, strength,
         valid_from, valid_to) rows, validity as the database returns it: graph expansion."""
 
-    def relation_table(self, user_id: str) -> list[tuple[Any, ...]]:
-        """Every relation of the user as raw `relation_rows` rows, in no order: the walk's
-        prepared adjacency is built from them."""
+    def relation_table(self, user_id: str, page: int = 20_000) -> Iterator[tuple[Any, ...]]:
+        """Every relation of the user as raw `relation_rows` rows, read `page` at a time: the
+        walk's prepared adjacency is built from them."""
         ...
 
     def relations_page(
