@@ -47,7 +47,7 @@ from graphmem.stores import (
     open_vectors,
 )
 from graphmem.stores.erase_notices import WATCH_SECONDS
-from graphmem.stores.graph.prepared import MAX_AGE, PreparedGraph, prepared
+from graphmem.stores.graph.prepared import PreparedGraph, prepared
 from graphmem.stores.records import Relation
 from graphmem.summary import SummaryVectors
 from graphmem.usecases import compact as compacting
@@ -92,9 +92,7 @@ def build_context(
     extractor = extractor or make_extractor(s.extractor, s.entity_aliases)
     cache = cache or open_cache(s)
     # the records graph walks a prepared adjacency while the user's cache version holds
-    graph = prepared(
-        graph, cache.version, s.graph_adjacency_edges, s.search_cache_ttl_seconds or MAX_AGE
-    )
+    graph = prepared(graph, cache.version, s.graph_adjacency_edges)
     guard = guard or Guard(s.guard, redis_url=s.redis_url)
     purgers = default_purgers(cache, guard, s)
     if isinstance(graph, PreparedGraph):

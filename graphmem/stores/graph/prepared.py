@@ -10,13 +10,15 @@ Current by the search cache's version, not by bookkeeping of its own. Every use-
 changes a user's memories or relations moves the user's cache version on afterwards
 (`Context.invalidate`, the erase's purge); with replicas the version lives in Redis, so a
 write on any replica moves it for all (docs/deploy.md). An adjacency is used only while the
-version it was built under is still the user's current one, and for no longer than the
-cache's TTL (the bound on a missed invalidation, as for cached results; MAX_AGE when results
-are not cached). Otherwise the hop reads the records exactly as before, and the user's
-adjacency is rebuilt on a background thread: a search never waits for a build, and a search
-that finds no current adjacency costs what it cost without this wrapper.
+version it was built under is still the user's current one, so a missed invalidation lasts
+exactly as long for it as for cached results: the in-process cache's cannot be missed, and a
+Redis version key lives while the user's results are cached and ends a TTL after the last
+(an age limit of its own rebuilt 100,000 memories' adjacency every minute, 5 s of CPU, and
+slowed the searches beside the build). Otherwise the hop reads the records exactly as before, and the user's adjacency is
+rebuilt on a background thread: a search never waits for a build, and a search that finds no
+current adjacency costs what it cost without this wrapper.
 
-A build reads all of a user's relations (about 3 s of CPU at 1.7 million); a user who keeps
+A build reads all of a user's relations (about 5 s of CPU at 1.7 million); a user who keeps
 writing would rebuild on every search, so a rebuild starts no sooner than REBUILD_GAP times
 the last build's duration after it (builds then take at most a tenth of a core). Held
 adjacencies are bounded by relations over all users (`graph_adjacency_edges`), least
@@ -44,10 +46,6 @@ from graphmem.stores.records.port import RecordsStore
 
 log = logging.getLogger("graphmem.graph")
 
-MAX_AGE = 60.0
-"""How long an adjacency is trusted when results are not cached (`search_cache_ttl_seconds`
-0): the cache's TTL bounds a missed invalidation, and without one this does."""
-
 REBUILD_GAP = 9.0
 """A user's next build starts at least this many times its last build's duration after that
 build ended: at most a tenth of one core goes to rebuilding a user who writes all the time."""
@@ -69,12 +67,10 @@ class PreparedGraph(RecordsGraph):
         records: RecordsStore,
         version: Callable[[str], str],
         max_edges: int,
-        max_age_seconds: float,
     ) -> None:
         super().__init__(records)
         self._version = version
         self.max_edges = max_edges
-        self.max_age = max_age_seconds
         self._held: OrderedDict[str, _Held] = OrderedDict()
         # user -> the ticket of their build in flight; forgetting the user takes it away, and a
         # build whose ticket is gone when it ends keeps nothing
@@ -117,7 +113,7 @@ class PreparedGraph(RecordsGraph):
         with self._lock:
             held = self._held.get(user_id)
             if held is not None:
-                if held.version == version and now - held.built_at < self.max_age:
+                if held.version == version:
                     self._held.move_to_end(user_id)
                     return held.adjacency
                 del self._held[user_id]  # stale: nothing of it stays
@@ -247,11 +243,9 @@ class PreparedGraph(RecordsGraph):
         return out
 
 
-def prepared(
-    graph: GraphStore, version: Callable[[str], str], max_edges: int, max_age_seconds: float
-) -> GraphStore:
+def prepared(graph: GraphStore, version: Callable[[str], str], max_edges: int) -> GraphStore:
     """`graph` wrapped when it reads the records and the bound allows any relations; the other
     adapters hold their own copy (networkx) or are a server (Neo4j)."""
     if type(graph) is RecordsGraph and max_edges > 0:
-        return PreparedGraph(graph.records, version, max_edges, max_age_seconds)
+        return PreparedGraph(graph.records, version, max_edges)
     return graph
