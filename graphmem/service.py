@@ -92,7 +92,7 @@ def build_context(
     extractor = extractor or make_extractor(s.extractor, s.entity_aliases)
     cache = cache or open_cache(s)
     # the records graph walks a prepared adjacency while the user's cache version holds
-    graph = prepared(graph, cache.version, s.graph_adjacency_edges)
+    graph = prepared(graph, cache, s.graph_adjacency_edges)
     guard = guard or Guard(s.guard, redis_url=s.redis_url)
     purgers = default_purgers(cache, guard, s)
     if isinstance(graph, PreparedGraph):

@@ -186,3 +186,31 @@ def test_results_not_cached_still_walk_the_adjacency(tmp_path: Path, embedder: E
         assert graph.prepare("u") is not None
         service.search("u", "where does Alice work", 5)
         assert graph.prepared_hops > 0 and graph.record_hops == 0
+
+
+@pytest.mark.services
+def test_replicas_without_a_shared_cache_walk_the_records(
+    tmp_path: Path, embedder: Embedder, mysql_url: str
+) -> None:
+    """Two services on one MySQL, each with its own in-process cache: a write on one does not
+    move the other's versions, so neither may walk an adjacency; the records show both."""
+    from graphmem.stores.records.mysql import MySQLRecords
+
+    a, b = (
+        MemoryService(
+            Settings(data_dir=tmp_path / f"r{i}"),
+            embedder=embedder,
+            records=MySQLRecords(mysql_url),
+        )
+        for i in range(2)
+    )
+    try:
+        assert not isinstance(a.graph_store, PreparedGraph)
+        assert not isinstance(b.graph_store, PreparedGraph)
+        user = f"shared-{tmp_path.name}"
+        a.write_many(user, [{"content": c, "session_id": "s1"} for c in LINES[:4]])
+        seen = b.graph_store.neighbours(user, sorted(b.records.all_ids(user)), None, 20)
+        assert seen and len(seen) == a.graph_store.edge_count(user)
+    finally:
+        a.close()
+        b.close()

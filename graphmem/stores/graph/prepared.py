@@ -14,9 +14,10 @@ version it was built under is still the user's current one, so a missed invalida
 exactly as long for it as for cached results: the in-process cache's cannot be missed, and a
 Redis version key lives while the user's results are cached and ends a TTL after the last
 (an age limit of its own rebuilt 100,000 memories' adjacency every minute, 5 s of CPU, and
-slowed the searches beside the build). Otherwise the hop reads the records exactly as before, and the user's adjacency is
-rebuilt on a background thread: a search never waits for a build, and a search that finds no
-current adjacency costs what it cost without this wrapper.
+slowed the searches beside the build). Otherwise the hop reads the records exactly as
+before, and the user's adjacency is rebuilt on a background thread: a search never waits for
+a build, and a search that finds no current adjacency costs what it cost without this
+wrapper.
 
 A build reads all of a user's relations (about 5 s of CPU at 1.7 million); a user who keeps
 writing would rebuild on every search, so a rebuild starts no sooner than REBUILD_GAP times
@@ -39,6 +40,7 @@ from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 
+from graphmem.stores.cache.port import ResultCache
 from graphmem.stores.graph.adjacency import Adjacency
 from graphmem.stores.graph.port import GraphEdge, GraphStore
 from graphmem.stores.graph.records import RecordsGraph, _epoch
@@ -243,9 +245,15 @@ class PreparedGraph(RecordsGraph):
         return out
 
 
-def prepared(graph: GraphStore, version: Callable[[str], str], max_edges: int) -> GraphStore:
-    """`graph` wrapped when it reads the records and the bound allows any relations; the other
-    adapters hold their own copy (networkx) or are a server (Neo4j)."""
-    if type(graph) is RecordsGraph and max_edges > 0:
-        return PreparedGraph(graph.records, version, max_edges)
+def prepared(graph: GraphStore, cache: ResultCache, max_edges: int) -> GraphStore:
+    """`graph` wrapped when it reads the records, the bound allows any relations and every
+    write that can reach the store moves `cache`'s versions: one process owns the store (the
+    records' locks are the process's own: SQLite), or the versions are shared (Redis). Replicas
+    on one MySQL with caches of their own would not see each other's writes in an adjacency,
+    so they walk the records as before. The other adapters hold their own copy (networkx) or
+    are a server (Neo4j)."""
+    alone = getattr(getattr(graph, "records", None), "locks", None)
+    versions_seen = cache.backend != "in-process" or getattr(alone, "backend", "") == "process"
+    if type(graph) is RecordsGraph and max_edges > 0 and versions_seen:
+        return PreparedGraph(graph.records, cache.version, max_edges)
     return graph
