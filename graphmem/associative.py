@@ -35,9 +35,10 @@ the same memories.
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from functools import lru_cache
+from operator import attrgetter
 from typing import Any
 
 from graphmem.errors import InvalidInputError
@@ -328,8 +329,10 @@ def explain_walk(
     }
 
 
-def _edge_key(e: GraphEdge) -> tuple[str, str, str]:
-    return (e.source_id, e.target_id, e.relation_type)
+_edge_key: Callable[[GraphEdge], tuple[str, str, str]] = attrgetter(
+    "source_id", "target_id", "relation_type"
+)
+"""An edge's identity and the order the walk takes edges in (C-level: it sorts ~600 a search)."""
 
 
 @derived_cache

@@ -192,6 +192,9 @@ class Context:
         except Exception as e:  # noqa: BLE001 - entries expire by TTL if Redis is down now
             log.warning("could not invalidate the search cache for a user: %s", e)
             metrics.store_error("cache", "invalidate")
+        forget = getattr(self.graph, "forget_user", None)  # the walk's prepared adjacency
+        if forget is not None:
+            forget(user_id)
 
     def forget_text_caches(self) -> int:
         """Empty this process's caches keyed by what users wrote, which cannot be purged by
@@ -200,9 +203,11 @@ class Context:
         return self.summaries.forget_all() + forget_derived()
 
     def forget_everyone_cached(self) -> int:
-        """All of the above and every user's cached query embeddings: after another replica
-        erased a user this process cannot name."""
-        return self.embedder.forget_all() + self.forget_text_caches()
+        """All of the above, every user's cached query embeddings and the walk's prepared
+        adjacencies: after another replica erased a user this process cannot name."""
+        forget = getattr(self.graph, "forget_all", None)
+        graph = forget() if forget is not None else 0
+        return graph + self.embedder.forget_all() + self.forget_text_caches()
 
     def erase_watcher(self) -> EraseWatcher | None:
         """With replicas (a shared Redis), the tick that drops this process's caches when

@@ -47,6 +47,7 @@ from graphmem.stores import (
     open_vectors,
 )
 from graphmem.stores.erase_notices import WATCH_SECONDS
+from graphmem.stores.graph.prepared import PreparedGraph, prepared
 from graphmem.stores.records import Relation
 from graphmem.summary import SummaryVectors
 from graphmem.usecases import compact as compacting
@@ -90,7 +91,12 @@ def build_context(
     graph = graph or open_graph(s, records)
     extractor = extractor or make_extractor(s.extractor, s.entity_aliases)
     cache = cache or open_cache(s)
+    # the records graph walks a prepared adjacency while the user's cache version holds
+    graph = prepared(graph, cache, s.graph_adjacency_edges)
     guard = guard or Guard(s.guard, redis_url=s.redis_url)
+    purgers = default_purgers(cache, guard, s)
+    if isinstance(graph, PreparedGraph):
+        purgers["graph_adjacency"] = (graph.forget_user, graph.held)
     projector = Projector(records, vectors, embedder, graph)
     return Context(
         settings=s,
@@ -110,7 +116,7 @@ def build_context(
         temporal=Temporal(records, vectors, guard, projector, s),
         # Stores outside the records/vectors/graph trio (working memory, result caches)
         # register (purge, count) callables here so erasing a user reaches them too.
-        purgers=default_purgers(cache, guard, s),
+        purgers=purgers,
         vault=Vault(
             records,
             s.vault_key.get_secret_value() if s.vault_key else None,

@@ -19,6 +19,7 @@ from graphmem.embedding import Embedder
 from graphmem.guard.consensus import extract_claim
 from graphmem.meaning import gist
 from graphmem.stores.erase_notices import EraseNotices
+from graphmem.stores.graph.prepared import PreparedGraph
 from tests.helpers.services import service_url
 from tests.helpers.waiting import wait_until
 
@@ -38,6 +39,36 @@ def test_an_erase_empties_this_processs_text_caches(tmp_path: Path, embedder: Em
     assert svc.context.summaries.forget_all() == 0
 
 
+def test_an_erase_empties_the_walks_prepared_adjacency(tmp_path: Path, embedder: Embedder) -> None:
+    """The walk's adjacency (graphmem.stores.graph.prepared) holds a user's memory ids; an erase
+    drops it and leaves every other user's."""
+    with MemoryService(Settings(data_dir=tmp_path / "data"), embedder=embedder) as svc:
+        for user in ("quillon", "keeper"):
+            svc.write_many(
+                user,
+                [
+                    {"content": FACT, "memory_type": "fact", "session_id": "s1"},
+                    {
+                        "content": "Quillon Varga moved the boathouse key to the shed",
+                        "session_id": "s1",
+                    },
+                ],
+            )
+        graph = svc.graph_store
+        assert isinstance(graph, PreparedGraph)
+        held = graph.prepare("quillon")
+        assert held is not None and held.edge_count > 0 and graph.prepare("keeper") is not None
+        kept = graph.held("keeper")
+        receipt = svc.forget_user("quillon")
+        assert receipt.verified
+        assert receipt.deleted["graph_adjacency"] == held.edge_count
+        assert receipt.residue["graph_adjacency"] == 0
+        assert graph.held("quillon") == 0 and graph.held("keeper") == kept > 0
+        assert svc.search("quillon", "where is the boathouse key", 5).hits == []
+        graph.wait()  # the search's look started no build that keeps anything
+        assert graph.held("quillon") == 0
+
+
 @pytest.mark.services
 def test_another_replicas_erase_empties_this_replicas_caches(
     tmp_path: Path, embedder: Embedder
@@ -46,9 +77,12 @@ def test_another_replicas_erase_empties_this_replicas_caches(
     first = MemoryService(Settings(data_dir=tmp_path / "a", redis_url=redis), embedder=embedder)
     other = MemoryService(Settings(data_dir=tmp_path / "b", redis_url=redis))
     try:
-        other.write("quillon", FACT, memory_type="fact")
+        other.write("quillon", FACT, memory_type="fact", session_id="s1")
+        other.write("quillon", "Quillon Varga moved the boathouse key to the shed", session_id="s1")
         assert other.search("quillon", "where is the boathouse key", 5).hits
         assert other.context.embedder.cached_queries("quillon") == 1
+        graph = other.graph_store
+        assert isinstance(graph, PreparedGraph) and graph.prepare("quillon") is not None
         other.start_background()  # what `graphmem serve` does; it starts the erase watch
         watch = other.erase_watch
         assert watch is not None
@@ -60,6 +94,9 @@ def test_another_replicas_erase_empties_this_replicas_caches(
         while other.context.embedder.cached_queries("quillon") and time.monotonic() < deadline:
             time.sleep(0.1)
         assert other.context.embedder.cached_queries("quillon") == 0
+        # the walk's adjacency goes when the watch runs (the query cache above is this process's
+        # embedder, which the first replica's erase reached directly)
+        wait_until(lambda: graph.held("quillon") == 0, "the watch to drop the adjacency")
         assert other.erase_watch is not None
     finally:
         first.close()

@@ -350,6 +350,14 @@ class Settings(BaseSettings):
     )
     graph_fanout: int = Field(20, description="edges followed per memory per hop")
     graph_max_nodes: int = Field(25, description="frontier size cap per hop")
+    graph_adjacency_edges: int = Field(
+        8_000_000,
+        ge=0,
+        description="graph_backend records: relations of the users searched last held in"
+        " memory as ranked arrays for the walk (1.7M relations at 100,000 memories: 68 MB of"
+        " arrays, ~220 MB more process memory measured); beyond it the least recently searched"
+        " users are walked from the records; 0: always walk the records",
+    )
     graph_candidates: int = Field(
         30, description="graph-reached memories (best paths first) re-scored per search"
     )

@@ -54,6 +54,10 @@ class InProcessCache:
                 return Lookup(None, user.version)
             return Lookup(item[1], user.version)
 
+    def version(self, user_id: str) -> str:
+        with self._lock:
+            return self._user(user_id).version
+
     def set(self, user_id: str, key: str, value: Any, version: str) -> bool:
         with self._lock:
             user = self._data.get(user_id)

@@ -39,6 +39,11 @@ class ResultCache(Protocol):
         """Store `value` if `version` is still the user's current one; False if it moved on."""
         ...
 
+    def version(self, user_id: str) -> str:
+        """The user's current version, as `get` reads it: what else the service keeps of a
+        user's data between writes (the walk's prepared adjacency) is current while it holds."""
+        ...
+
     def invalidate(self, user_id: str) -> int:
         """Move the user's version on and drop their entries; returns how many were dropped."""
         ...

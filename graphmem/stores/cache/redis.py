@@ -100,6 +100,11 @@ class RedisCache:
         version, raw = self._get(keys=self.keys(user_id), args=[key, self.ttl])
         return Lookup(json.loads(raw) if raw is not None else None, version.decode())
 
+    def version(self, user_id: str) -> str:
+        """The get script with an empty key, which no search is cached under (keys are JSON)."""
+        version, _ = self._get(keys=self.keys(user_id), args=["", self.ttl])
+        return str(version.decode())
+
     def set(self, user_id: str, key: str, value: Any, version: str) -> bool:
         args = [version, key, json.dumps(value), self.ttl]
         return bool(self._set(keys=self.keys(user_id), args=args))

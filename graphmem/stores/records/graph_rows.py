@@ -7,6 +7,7 @@ unique key (source, target, type): re-running extraction never duplicates an edg
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from datetime import datetime
 from typing import Any
 
@@ -353,6 +354,25 @@ class SQLGraphTables(SQLBase):
                     params.extend([mid, user_id, *extra_params])
             out.extend(self._fetch(" UNION ALL ".join(arms), params))
         return out
+
+    def relation_table(self, user_id: str, page: int = 20_000) -> Iterator[tuple[Any, ...]]:
+        """Every relation of the user as the raw rows `relation_rows` returns, read in pages
+        of `page` in storage order: what the walk's prepared adjacency is built from
+        (graphmem.stores.graph.adjacency). Paged, so a build holds one page of row tuples,
+        not 1.7 million."""
+        after = -1
+        while True:
+            rows = self._fetch(
+                "SELECT id, source_memory_id, target_memory_id, relation_type, strength,"
+                " valid_from, valid_to FROM memory_relations WHERE user_id = ? AND id > ?"
+                f" ORDER BY id LIMIT {int(page)}",
+                [user_id, after],
+            )
+            for r in rows:
+                yield r[1:]
+            if len(rows) < page:
+                return
+            after = int(rows[-1][0])
 
     def relations_page(
         self, after_id: int, limit: int, user_id: str | None = None

@@ -13,6 +13,7 @@ service holds.
 from __future__ import annotations
 
 import builtins
+from collections.abc import Iterator
 from datetime import datetime
 from typing import Any, Protocol
 
@@ -154,6 +155,11 @@ class GraphTables(StoreHandle, Protocol):
         """The strongest `per_node` relations on each side of each memory (edge_order; type and
         validity filters applied before the cut) as raw (source, target, type, strength,
         valid_from, valid_to) rows, validity as the database returns it: graph expansion."""
+
+    def relation_table(self, user_id: str, page: int = 20_000) -> Iterator[tuple[Any, ...]]:
+        """Every relation of the user as raw `relation_rows` rows, read `page` at a time: the
+        walk's prepared adjacency is built from them."""
+        ...
 
     def relations_page(
         self, after_id: int, limit: int, user_id: str | None = None
