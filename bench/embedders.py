@@ -11,9 +11,10 @@ Each model runs in a fresh process, so the resident memory after loading is the 
 (plus graphmem's imports). Costs: query latency is the wall-clock p50 of embedding one
 uncached query (LoCoMo questions); write CPU is process CPU time per text embedding LoCoMo turns
 one at a time (the agent path: one write per turn) and in batches of 64 (an import). Recall:
-the Chinese paraphrase pairs and the cross-language pairs of tests/test_multilingual.py, each
-question searched among all their memories and the distractors, top-1, vector channel alone and
-the default hybrid weights. LoCoMo recall is bench/locomo.py's, with `--set embedding_model=...`.
+the Chinese paraphrase pairs and the cross-language pairs of tests/unit/test_multilingual.py
+(tests/helpers/multilingual.py holds them), each question searched among all their memories and
+the distractors, top-1, vector channel alone and the default hybrid weights. LoCoMo recall is
+bench/locomo.py's, with `--set embedding_model=...`.
 """
 
 from __future__ import annotations
@@ -46,7 +47,7 @@ def _locomo(path: Path) -> tuple[list[str], list[str]]:
 def measure(spec: str, data: Path, n: int) -> dict:
     from graphmem import MemoryService, Settings
     from graphmem.embedding import embedder_for
-    from tests.test_multilingual import CROSS_PAIRS, DISTRACTORS, ZH_PAIRS
+    from tests.helpers.multilingual import CROSS_PAIRS, DISTRACTORS, ZH_PAIRS
 
     model, *overrides = spec.split("+")
     settings = dict(o.split("=", 1) for o in overrides)

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Install what the inspector's browser tests drive (tests/test_ui_browser.py): Debian's
+# Install what the inspector's browser tests drive (tests/ui/test_ui_browser.py): Debian's
 # chromium and its chromedriver (chromium-driver), at /usr/bin/chromium and
 # /usr/bin/chromedriver. Idempotent: nothing is done when both are there. The apt-get output
 # goes to $GRAPHMEM_SERVICES_DIR/apt-browser.log (default: <repo>/.services), and a failure

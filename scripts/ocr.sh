@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
-# Install what images as memories read text with (graphmem.images.ocr, tests/test_images*.py,
-# bench/images.py): Debian's Tesseract with its English and Simplified Chinese data, and a
-# Chinese and a Latin font the tests and the benchmark render their images with
-# (fonts-wqy-microhei, fonts-dejavu-core).
+# Install what images as memories read text with (graphmem.images.ocr,
+# tests/service/test_images*.py, bench/images.py): Debian's Tesseract with its English and
+# Simplified Chinese data, and a Chinese and a Latin font the tests and the benchmark render their
+# images with (fonts-wqy-microhei, fonts-dejavu-core).
 # Idempotent: nothing is done when all are there. The apt-get output goes to
 # $GRAPHMEM_SERVICES_DIR/apt-ocr.log (default: <repo>/.services), and a failure prints its
 # tail and exits 1, so the tests never run without the OCR they need.

@@ -1,3 +1,3 @@
 """What several test modules share: helpers and fixtures, so that no test module imports
-another (tests/test_architecture.py checks it). Fixtures defined here are imported by the
+another (tests/packaging/test_architecture.py checks it). Fixtures defined here are imported by the
 modules that use them, or by tests/conftest.py for every module."""

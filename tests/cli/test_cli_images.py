@@ -1,0 +1,59 @@
+"""`graphmem add --image`, search hits of images and `graphmem image` saving one back, run
+in-process through main() on a real embedded store with the real Tesseract."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from tests.helpers.imaging import needs_ocr, png_bomb, render
+
+
+def test_add_an_image_find_it_by_its_text_and_save_it(cli, tmp_path: Path) -> None:
+    needs_ocr()
+    shot = tmp_path / "receipt.png"
+    shot.write_bytes(render(["Invoice 4471 from Hollis Bakery", "Total due: 38.50 EUR"]))
+    code, out, err = cli(
+        "add", "--image", str(shot), "--caption", "lunch receipt", "--user", "ann", "--json"
+    )
+    assert code == 0, err
+    mid = json.loads(out)["id"]
+    code, out, _ = cli("search", "Hollis Bakery invoice", "--user", "ann", "--json")
+    hit = json.loads(out)["hits"][0]
+    assert hit["id"] == mid and hit["kind"] == "image"
+    assert hit["content"].startswith("lunch receipt\nInvoice 4471")
+    code, out, _ = cli("search", "Hollis Bakery invoice", "--user", "ann")
+    assert f"image png 1000x400  (graphmem image {mid} -o FILE)" in out
+
+    code, out, err = cli("image", mid, "-o", str(tmp_path), "--user", "ann")
+    assert code == 0, err
+    assert Path(out.strip()) == tmp_path / f"{mid}.png"
+    assert Path(out.strip()).read_bytes() == shot.read_bytes()
+    code, out, _ = cli("image", mid, "--thumbnail", "-o", str(tmp_path / "t.png"), "--user", "ann")
+    assert code == 0 and (tmp_path / "t.png").read_bytes()[:4] == b"\x89PNG"
+    code, out, err = cli("image", mid, "-o", str(tmp_path / "x.png"), "--user", "ben")
+    assert code != 0 and err.startswith("error: memory_id") and not (tmp_path / "x.png").exists()
+
+
+@pytest.mark.parametrize(
+    ("argv", "field"),
+    [
+        (["add"], "content"),
+        (["add", "words", "--image", "x.png"], "content"),
+        (["add", "words", "--caption", "c"], "caption"),
+        (["add", "--image", "/nonexistent/x.png"], "image"),
+        (["add", "--image", "BOMB"], "image"),
+    ],
+)
+def test_bad_image_input_is_one_line_naming_the_field(
+    cli, tmp_path: Path, argv: list[str], field: str
+) -> None:
+    if "BOMB" in argv:
+        bomb = tmp_path / "bomb.png"
+        bomb.write_bytes(png_bomb())
+        argv = [str(bomb) if a == "BOMB" else a for a in argv]
+    code, out, err = cli(*argv, "--user", "ann")
+    assert code != 0 and out == ""
+    assert err.count("\n") == 1 and err.startswith(f"error: {field}"), err

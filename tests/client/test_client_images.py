@@ -1,0 +1,70 @@
+"""The Python client's image methods, embedded and against a real `graphmem serve` over HTTP:
+the same calls, the same results, and a remote client reading only its own token's images."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+import graphmem
+from graphmem.errors import GraphmemError, NotFoundError
+from tests.helpers.imaging import needs_ocr, render
+from tests.helpers.mcp import HttpServer, start_http_server
+
+SIGN = ["Platform 9 closed until Monday", "Use the east entrance"]
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[HttpServer]:
+    needs_ocr()
+    with start_http_server(tmp_path_factory.mktemp("client-images-http")) as srv:
+        yield srv
+
+
+def check_round_trip(client: graphmem.MemoryClient, folder: Path) -> str:
+    path = folder / "sign.png"
+    path.write_bytes(render(SIGN))
+    rec = client.add_image(path, "sign at the station")
+    assert rec["kind"] == "image" and "Platform 9 closed" in rec["content"]
+    hits = client.search("is platform 9 open?")["results"]
+    assert hits[0]["id"] == rec["id"] and hits[0]["kind"] == "image"
+    data, mime = client.get_image(rec["id"])
+    assert data == path.read_bytes() and mime == "image/png"
+    saved = client.save_image(rec["id"], folder)
+    assert saved == folder / f"{rec['id']}.png" and saved.read_bytes() == data
+    thumb, _ = client.get_image(rec["id"], thumbnail=True)
+    assert thumb[:4] == b"\x89PNG"
+    return str(rec["id"])
+
+
+def test_embedded_client_writes_finds_and_saves_an_image(tmp_path: Path) -> None:
+    needs_ocr()
+    with graphmem.open(data_dir=tmp_path / "data") as client:
+        check_round_trip(client, tmp_path)
+
+
+def test_remote_client_does_the_same_and_reads_only_its_own_images(
+    server: HttpServer, tmp_path: Path
+) -> None:
+    with graphmem.open(url=server.url, token=server.tokens["alice"]) as alice:
+        mid = check_round_trip(alice, tmp_path)
+    with graphmem.open(url=server.url, token=server.tokens["bob"]) as bob:
+        with pytest.raises(NotFoundError):
+            bob.get_image(mid)
+        assert bob.search("is platform 9 open?")["results"] == []
+
+
+def test_remote_client_sends_a_url_for_the_server_to_fetch_under_its_rules(
+    server: HttpServer,
+) -> None:
+    """The server fetches, so its rules apply: its own loopback address is refused by default,
+    in one line on the field url, and nothing is stored."""
+    with graphmem.open(url=server.url, token=server.tokens["alice"]) as alice:
+        before = alice.search("status page")["results"]
+        with pytest.raises(GraphmemError) as e:
+            alice.add_image(url=f"{server.url}/healthz", caption="status page")
+        assert str(e.value).startswith("url: ") and "private or loopback" in str(e.value)
+        assert "\n" not in str(e.value)
+        assert alice.search("status page")["results"] == before
