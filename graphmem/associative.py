@@ -24,7 +24,7 @@ and multi-hop recall@10 0.445 -> 0.457 over 6, and any value from 1.5 to 2.5 did
 (0.789-0.793), and the Chinese recall set's tune half did not change (hit@5 0.962).
 Bridges stay off: with bridge 0.6 and graph_weight 0.5 as well the test split lost 1.1 points
 of recall@10 and 1.7 of multi-hop (0.678 -> 0.667, 0.412 -> 0.395), though a bridged answer then
-ranks beside its bridge (tests/test_multihop.py).
+ranks beside its bridge (tests/service/test_multihop.py).
 
 The best path wins and is returned with the hit. Each hop asks the graph store for the
 neighbours of the current frontier *for this user*, so the walk cannot leave the user at any

@@ -25,7 +25,7 @@ from graphmem.errors import GraphmemError
 log = logging.getLogger("graphmem.extras")
 
 # extra -> the top-level modules it provides; the pyproject's [project.optional-dependencies]
-# says which distributions bring them (tests/test_extras.py keeps the two in step).
+# says which distributions bring them (tests/packaging/test_extras.py keeps the two in step).
 EXTRAS: dict[str, tuple[str, ...]] = {
     "mysql": ("pymysql",),
     "qdrant": ("qdrant_client",),

@@ -169,7 +169,7 @@ class SearchRequest:
 
 class SearchOptions(TypedDict, total=False):
     """A search's options past the query and top_k, as `MemoryService.search` takes them as
-    keywords: exactly `SearchRequest`'s fields (tests/test_requests.py holds the two equal), so
+    keywords: exactly `SearchRequest`'s fields (tests/unit/test_requests.py holds the two equal), so
     the keyword API stays typed while the request type is what every interface builds."""
 
     memory_type: str | None

@@ -78,7 +78,7 @@ async def run_async(op: Op[R], call: Callable[[Call], Awaitable[Any]]) -> R:
 
 # The same limits as graphmem.requests (SORTS, MAX_LIST_LIMIT), checked before any call;
 # restated, not imported, so that a remote client does not load the settings, the stores and
-# numpy (tests/test_client.py checks they agree). The search rules every interface shares
+# numpy (tests/client/test_client.py checks they agree). The search rules every interface shares
 # (graphmem.validation, which is light) are imported.
 PAGE_SIZE = 100  # the most one listing page holds
 FORGET_BATCH = 50

@@ -6,8 +6,8 @@ tools' own variables are not graphmem's to rename, logging is configured before 
 read, so that a settings error can itself be reported in the log format asked for (docs/
 settings.md), and the Cypher folder is looked up by module-level statement loaders that hold
 no settings. Reading them here, not in the modules that use them, keeps one place where
-graphmem reads its process environment (tests/test_architecture.py holds every other module
-to that). Standard library only: the CLI reads the logging variables before its first line.
+graphmem reads its process environment (tests/packaging/test_architecture.py holds every other
+module to that). Standard library only: the CLI reads the logging variables before its first line.
 """
 
 from __future__ import annotations

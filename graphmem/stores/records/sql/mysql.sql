@@ -1,6 +1,6 @@
 -- graphmem canonical schema, MySQL 8 / MariaDB 10.11+ (utf8mb4).
 -- Mounted by compose.yaml as the MySQL init script and applied by the MySQL adapter on start.
--- The SQLite schema (sqlite.sql) must stay equivalent: tests/test_schema.py compares them.
+-- The SQLite schema (sqlite.sql) must stay equivalent: tests/stores/test_schema.py compares them.
 
 -- doc_id doubles as the write order (graphmem.write_order): a new row's doc_id is larger than
 -- every stored one, so (created_at, doc_id) orders a user's memories, equal timestamps included.

@@ -1,5 +1,5 @@
 -- graphmem canonical schema, SQLite (the embedded default). Equivalent to mysql.sql (init.sql):
--- same tables, columns, nullability and keys; tests/test_schema.py compares them.
+-- same tables, columns, nullability and keys; tests/stores/test_schema.py compares them.
 -- memories_fts is SQLite's counterpart of MySQL's FULLTEXT index on memories.search_text.
 
 PRAGMA journal_mode = WAL;
