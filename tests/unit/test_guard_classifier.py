@@ -26,6 +26,7 @@ from graphmem.guard.classifier import (
     normalise,
 )
 from graphmem.guard.injection import CLASSIFIER_CATEGORY, classify, screen
+from tests.helpers.retrain import assert_retraining_reproduces
 
 THRESHOLD = 0.7
 REPO = Path(__file__).resolve().parents[2]
@@ -168,26 +169,5 @@ def test_an_instruction_buried_in_a_longer_note_is_found() -> None:
 
 @pytest.mark.slow
 def test_retraining_reproduces_the_shipped_weights() -> None:
-    """Needs the benchmark data (GRAPHMEM_BENCH_DATA: a directory with locomo10.json and
-    bipia_text_attack_train.json) and scikit-learn; takes about a minute."""
-    pytest.importorskip("sklearn")
-    data = os.environ.get("GRAPHMEM_BENCH_DATA")
-    if not data or not (Path(data) / "locomo10.json").exists():
-        pytest.skip("GRAPHMEM_BENCH_DATA not set to the benchmark data directory")
-    out = subprocess.run(
-        [
-            sys.executable,
-            str(REPO / "bench" / "firewall_train.py"),
-            "--check",
-            "--bipia",
-            str(Path(data) / "bipia_text_attack_train.json"),
-            "--locomo",
-            str(Path(data) / "locomo10.json"),
-        ],
-        capture_output=True,
-        text=True,
-        env={**os.environ, "PYTHONPATH": str(REPO)},
-        timeout=900,
-    )
-    assert out.returncode == 0, out.stdout + out.stderr[-2000:]
-    assert '"same": true' in out.stdout
+    """Needs the benchmark data and scikit-learn (tests/helpers/retrain.py); about a minute."""
+    assert_retraining_reproduces("firewall_train.py", timeout=900)

@@ -8,17 +8,12 @@ attacks are written for this test, in words of no corpus file.
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
-from pathlib import Path
 
 import numpy as np
 import pytest
 
 from graphmem.guard import Guard, GuardSettings, injection, second_reading
-
-REPO = Path(__file__).resolve().parents[2]
+from tests.helpers.retrain import assert_retraining_reproduces
 
 
 @pytest.fixture(scope="module")
@@ -100,26 +95,6 @@ def test_the_vector_is_not_cached() -> None:
 
 @pytest.mark.slow
 def test_retraining_reproduces_the_shipped_weights() -> None:
-    """Needs the benchmark data (GRAPHMEM_BENCH_DATA: a directory with locomo10.json and
-    bipia_text_attack_train.json) and scikit-learn; embeds ~15k texts (a few minutes)."""
-    pytest.importorskip("sklearn")
-    data = os.environ.get("GRAPHMEM_BENCH_DATA")
-    if not data or not (Path(data) / "locomo10.json").exists():
-        pytest.skip("GRAPHMEM_BENCH_DATA not set to the benchmark data directory")
-    out = subprocess.run(
-        [
-            sys.executable,
-            str(REPO / "bench" / "firewall_meaning.py"),
-            "--check",
-            "--bipia",
-            str(Path(data) / "bipia_text_attack_train.json"),
-            "--locomo",
-            str(Path(data) / "locomo10.json"),
-        ],
-        capture_output=True,
-        text=True,
-        env={**os.environ, "PYTHONPATH": str(REPO)},
-        timeout=1200,
-    )
-    assert out.returncode == 0, out.stdout + out.stderr[-2000:]
-    assert '"same": true' in out.stdout
+    """Needs the benchmark data and scikit-learn (tests/helpers/retrain.py); embeds ~15k
+    texts (a few minutes)."""
+    assert_retraining_reproduces("firewall_meaning.py", timeout=1200)
