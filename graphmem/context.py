@@ -217,11 +217,12 @@ class Context:
         return EraseWatcher(EraseNotices(self.settings.redis_url), self.forget_everyone_cached)
 
     def close(self) -> None:
-        """Flush the buffered access counts, then close every store."""
+        """Flush the buffered access counts, then close every store: the graph first, whose
+        background build of a walk's adjacency reads the records (stores/graph/prepared.py)."""
         self.access.flush()
+        self.graph.close()
         self.records.close()
         self.vectors.close()
-        self.graph.close()
         self.cache.close()
 
     def drain_outbox(self, *, force: bool = True) -> tuple[int, int]:

@@ -36,9 +36,10 @@ import logging
 import threading
 import time
 from collections import OrderedDict
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
+from typing import Any
 
 from graphmem.stores.cache.port import ResultCache
 from graphmem.stores.graph.adjacency import Adjacency
@@ -51,6 +52,10 @@ log = logging.getLogger("graphmem.graph")
 REBUILD_GAP = 9.0
 """A user's next build starts at least this many times its last build's duration after that
 build ended: at most a tenth of one core goes to rebuilding a user who writes all the time."""
+
+
+class _Closed(Exception):
+    """A build stopped because the store is closing."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -81,6 +86,7 @@ class PreparedGraph(RecordsGraph):
         self._not_before: dict[str, float] = {}  # user -> monotonic time of the next build
         self._lock = threading.Lock()
         self._pool: ThreadPoolExecutor | None = None  # one build at a time, made on first use
+        self._closing = threading.Event()  # a build stops reading when set (see close)
         self.builds = 0
         self.prepared_hops = 0
         self.record_hops = 0
@@ -159,7 +165,9 @@ class PreparedGraph(RecordsGraph):
     def _prepare(self, user_id: str, version: str, ticket: threading.Event) -> None:
         start = time.monotonic()
         try:
-            adjacency = Adjacency(user_id, self.records.relation_table(user_id), _epoch)
+            adjacency = Adjacency(user_id, self._rows(user_id), _epoch)
+        except _Closed:
+            return  # the store is closing: keep nothing, log nothing
         except Exception as e:  # noqa: BLE001 - the walk keeps reading the records
             log.warning("could not prepare a user's graph, walking the records: %s", e)
             with self._lock:
@@ -181,6 +189,16 @@ class PreparedGraph(RecordsGraph):
             while total > self.max_edges:
                 _, dropped = self._held.popitem(last=False)
                 total -= dropped.adjacency.edge_count
+
+    def _rows(self, user_id: str) -> Iterator[tuple[Any, ...]]:
+        """The user's relation rows, stopping as soon as the store starts closing: a build
+        still reading when the records close would read through a closed connection (a
+        one-shot CLI search closes right after the search that started the build)."""
+        closing = self._closing.is_set
+        for row in self.records.relation_table(user_id):
+            if closing():
+                raise _Closed
+            yield row
 
     # ------------------------------------------------------------------ what erasure reaches
     def forget_user(self, user_id: str) -> int:
@@ -229,13 +247,20 @@ class PreparedGraph(RecordsGraph):
         self.forget_user(user_id)
 
     def close(self) -> None:
+        """Stop a build in flight and wait for it (it ends at its next row), so nothing reads
+        the records after they close; the context closes the graph before the records."""
+        self._closing.set()
         with self._lock:
             pool, self._pool = self._pool, None
             self._building.clear()
         if pool is not None:
-            pool.shutdown(wait=False, cancel_futures=True)
+            pool.shutdown(wait=True, cancel_futures=True)
         self.forget_all()
         super().close()
+
+    def open(self) -> None:
+        self._closing.clear()
+        super().open()
 
     def health(self) -> dict[str, object]:
         out = super().health()
