@@ -16,7 +16,10 @@ Inputs, none of them copied into the repository except our own corpus:
   - bench/firewall_corpus/everyday_test4.jsonl, attacks_test4.jsonl   a fifth frozen split,
                                          written before the fifth pass (never tuned on)
   - bench/firewall_corpus/everyday_test5.jsonl, attacks_test5.jsonl   a sixth frozen split,
-                                         written before the sixth pass (never tuned on)
+                                         written before the sixth pass (tuned on by the seventh)
+  - bench/firewall_corpus/everyday_test6.jsonl, attacks_test6.jsonl   a seventh frozen split,
+                                         written before the seventh pass (never tuned on;
+                                         `--sealed test6` leaves it out while tuning)
   - ../shared/bench/bipia_text_attack_train.json   BIPIA hidden instructions (15 x 5)
   - ../shared/bench/locomo10.json                  all 5,882 LoCoMo turns as benign memories
 
@@ -274,17 +277,21 @@ def run_presidio(python: str, pii_path: Path) -> dict[str, Any]:
 
 # `test2` (everyday_test2.jsonl) was written frozen before the third pass, `test3`
 # (everyday_test3.jsonl) before the fourth, `test4` (everyday_test4.jsonl) before the fifth,
-# `test5` (everyday_test5.jsonl) before the sixth; the fifth pass tunes on test3, and test4
-# and test5 are never tuned on.
-EVERYDAY_SPLITS = ("train", "validation", "test2", "test3", "test4", "test5")
+# `test5` (everyday_test5.jsonl) before the sixth, `test6` before the seventh; the fifth pass
+# tunes on test3, the seventh on test5, and test4 and test6 are never tuned on.
+EVERYDAY_SPLITS = ("train", "validation", "test2", "test3", "test4", "test5", "test6")
 # The frozen splits scored after train and validation, in the order they were written.
-FROZEN_SPLITS = ("test2", "test3", "test4", "test5")
+FROZEN_SPLITS = ("test2", "test3", "test4", "test5", "test6")
+# Splits left out of this run (`--sealed`): a frozen split is printed once, when a pass ends,
+# so that nobody tunes on its figures by looking at them.
+SEALED: set[str] = set()
 # The frozen attack files scored next to them, by split.
 NEW_ATTACK_FILES = {
     "test2": "attacks_test2.jsonl",
     "test3": "attacks_test3.jsonl",
     "test4": "attacks_test4.jsonl",
     "test5": "attacks_test5.jsonl",
+    "test6": "attacks_test6.jsonl",
 }
 # An MCP write is `agent` by default, a CLI or Python write `user`: both are scored.
 EVERYDAY_SOURCES = ("user", "agent")
@@ -361,10 +368,9 @@ def everyday_summary(rows: list[dict[str, Any]]) -> dict[str, Any]:
 
 def load_everyday(corpus: Path) -> list[dict[str, Any]]:
     """The everyday set: everyday.jsonl (train and validation halves) and, where present, the
-    frozen splits everyday_test2.jsonl, everyday_test3.jsonl, everyday_test4.jsonl and
-    everyday_test5.jsonl."""
+    frozen splits everyday_test2.jsonl ... everyday_test6.jsonl, except the sealed ones."""
     rows = load_jsonl(corpus / "everyday.jsonl")
-    for name in (f"everyday_{s}.jsonl" for s in FROZEN_SPLITS):
+    for name in (f"everyday_{s}.jsonl" for s in FROZEN_SPLITS if s not in SEALED):
         extra = corpus / name
         rows += load_jsonl(extra) if extra.exists() else []
     return rows
@@ -376,7 +382,7 @@ def eval_new_attacks(
     """A frozen attack file (NEW_ATTACK_FILES[split]), caught = anything but `allow`, as a user
     writes (CLI, Python: the held-out attack figures' source) and as an agent writes (MCP)."""
     path = corpus / NEW_ATTACK_FILES[split]
-    if not path.exists():
+    if split in SEALED or not path.exists():
         return None
     guard, rows = Guard(settings), load_jsonl(path)
     out: dict[str, Any] = {}
@@ -926,10 +932,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     everyday_path = args.corpus / "everyday.jsonl"
     if everyday_path.exists():
         result["everyday"] = eval_everyday(settings, load_everyday(args.corpus))
-    result["new_attacks"] = eval_new_attacks(settings, args.corpus)
-    result["new_attacks_test3"] = eval_new_attacks(settings, args.corpus, "test3")
-    result["new_attacks_test4"] = eval_new_attacks(settings, args.corpus, "test4")
-    result["new_attacks_test5"] = eval_new_attacks(settings, args.corpus, "test5")
+    result.update(all_new_attacks(settings, args.corpus))
     result["before_after"] = before_after(before, ours, bipia, benign, locomo, notes)
     result["before_after"]["notes_heldout_by_source"] = notes_by_source(guard, notes)
     result["latency_ms"]["paired"] = paired
@@ -980,6 +983,8 @@ def run_baseline(args: argparse.Namespace) -> dict[str, Any]:
         cmd += ["--threshold", str(args.threshold), "--out", str(out)]
         if args.everyday_only:
             cmd.append("--everyday-only")
+        if args.sealed:
+            cmd += ["--sealed", args.sealed]
         env = {**os.environ, "PYTHONPATH": str(tree)}
         proc = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=3600)
         if proc.returncode != 0:
@@ -1036,9 +1041,18 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument("--bipia", type=Path, default=SHARED / "bipia_text_attack_train.json")
     p.add_argument("--locomo", type=Path, default=SHARED / "locomo10.json")
     p.add_argument("--threshold", type=float, default=0.7, help="quarantine threshold")
-    p.add_argument("--show-misses", choices=SPLITS, help="list what a split gets wrong")
+    p.add_argument(
+        "--show-misses",
+        choices=(*SPLITS, *FROZEN_SPLITS),
+        help="list what a split gets wrong",
+    )
     p.add_argument("--presidio-python", help="an interpreter with presidio-analyzer installed")
     p.add_argument("--out", type=Path, help="JSON result file (default: bench/results/...)")
+    p.add_argument(
+        "--sealed",
+        default="",
+        help="frozen splits to leave out of this run, comma-separated (e.g. test6 while tuning)",
+    )
     p.add_argument(
         "--everyday-only",
         action="store_true",
@@ -1062,10 +1076,20 @@ def everyday_misses(ev: dict[str, Any], split: str) -> str:
     return "\n".join(out)
 
 
+def attacks_key(split: str) -> str:
+    """Where a frozen attack file's figures sit in the result JSON (test2's kept its old key)."""
+    return "new_attacks" if split == "test2" else f"new_attacks_{split}"
+
+
+def all_new_attacks(settings: GuardSettings, corpus: Path) -> dict[str, Any]:
+    """Every frozen attack file's figures, keyed as in the result JSON."""
+    return {attacks_key(s): eval_new_attacks(settings, corpus, s) for s in NEW_ATTACK_FILES}
+
+
 def print_new_attacks(res: dict[str, Any], base: dict[str, Any] | None) -> None:
     """Every frozen attack file, before (baseline tree) and after."""
     for split in NEW_ATTACK_FILES:
-        key = "new_attacks" if split == "test2" else f"new_attacks_{split}"
+        key = attacks_key(split)
         if res.get(key):
             nb = base.get(key) if base else None
             print("\n" + new_attacks_markdown(res[key], nb, split))
@@ -1081,10 +1105,7 @@ def everyday_only(args: argparse.Namespace, base: dict[str, Any] | None, out: Pa
         "machine": machine_info(),
         "threshold": args.threshold,
         "everyday": eval_everyday(settings, load_everyday(args.corpus)),
-        "new_attacks": eval_new_attacks(settings, args.corpus),
-        "new_attacks_test3": eval_new_attacks(settings, args.corpus, "test3"),
-        "new_attacks_test4": eval_new_attacks(settings, args.corpus, "test4"),
-        "new_attacks_test5": eval_new_attacks(settings, args.corpus, "test5"),
+        **all_new_attacks(settings, args.corpus),
         "before_after": {},
     }
     out.write_text(json.dumps(res, indent=1, ensure_ascii=False, default=str), "utf-8")
@@ -1098,6 +1119,7 @@ def everyday_only(args: argparse.Namespace, base: dict[str, Any] | None, out: Pa
 
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
+    SEALED.update(x for x in args.sealed.split(",") if x)
     for path in (args.bipia, args.locomo):
         if not path.exists():
             print(f"{path} not found (see bench data instructions)", file=sys.stderr)
@@ -1113,10 +1135,7 @@ def main(argv: list[str] | None = None) -> int:
             "tree": str(args.baseline_tree),
             "before_after": base["before_after"],
             "everyday": base.get("everyday"),
-            "new_attacks": base.get("new_attacks"),
-            "new_attacks_test3": base.get("new_attacks_test3"),
-            "new_attacks_test4": base.get("new_attacks_test4"),
-            "new_attacks_test5": base.get("new_attacks_test5"),
+            **{attacks_key(s): base.get(attacks_key(s)) for s in NEW_ATTACK_FILES},
         }
     out.write_text(json.dumps(res, indent=1, ensure_ascii=False, default=str), "utf-8")
     m = res["machine"]

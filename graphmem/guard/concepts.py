@@ -131,8 +131,9 @@ COMBOS: tuple[Combo, ...] = (
     _c("c_legit_ops", "policy", 0.75, "OPS LEGIT", "MODAL IMP RELAX", narrative_ok=False),
     _c("c_exfil_out", "exfiltration", 0.8, "SEND DATA RECIPIENT", "IMP OWNER3 TRIGGER SECRECY "
        "USERREF AGENT YOU", narrative_ok=False, unless="OWN_PARTY PROHIBIT"),
+    # "forward anything from my sister to my personal inbox": the user's own recipient
     _c("c_exfil_owner", "exfiltration", 0.75, "SEND DATA OWNER3",
-       "TRIGGER SECRECY USERREF AGENT IMP", narrative_ok=False),
+       "TRIGGER SECRECY USERREF AGENT IMP", narrative_ok=False, unless="OWN_PARTY PROHIBIT"),
     _c("c_exfil_secret", "exfiltration", 0.7, "SEND DATA SECRECY", narrative_ok=False),
     _c("c_exfil_trigger", "exfiltration", 0.7, "SEND DATA TRIGGER", "OWNER3 ALL USERREF",
        narrative_ok=False),

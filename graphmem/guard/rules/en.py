@@ -208,8 +208,10 @@ EN: list[tuple[str, str, float, str]] = [
      r"\bcurl\s+\S+\s*\|\s*(?:ba)?sh|\bwget\s+https?://|\bos\.system\b|\bsubprocess\.|"
      r"\beval\(|\bexec\(|\bpowershell\b|/etc/passwd|\.ssh/|\bid_rsa\b|authorized_keys|"
      r"\bcron ?job\b"),
+    # a bare call with keyword arguments ("send_email(to=...)"); a method on an object
+    # (".sort_values(ascending=False)") is the user's code, not a tool call
     ("function_syntax", "tool", 0.85,
-     r"\b[a-z]+_[a-z_]+\s*\([^)]{0,80}=|\"(?:tool|function|tool_name|name)\"\s*:\s*\"|"
+     r"(?<![.\w])[a-z]+_[a-z_]+\s*\([^)]{0,80}=|\"(?:tool|function|tool_name|name)\"\s*:\s*\"|"
      r"<(?:function_call|tool_call|tool_use|invoke)\b|\b(?:user_id|memory_id)\s*=\s*[\"']?\*"),
     ("call_identifier", "tool", 0.8,
      r"\b(?:call|invoke|run|execute|trigger)\s+(?:the\s+)?[a-z]+_[a-z_]+\b"),
@@ -313,7 +315,9 @@ EN: list[tuple[str, str, float, str]] = [
      r"(?:^|[.!?]\s+)(?:always\s+)?(?:say|claim|state|assert|announce) that (?!again\b)"),
     ("promo_link", "response", 0.55,
      r"\b(?:download|install|click|visit|go to|check out|buy|sign up|register|join|call)\b"
-     r"[^.\n]{0,40}(?:https?://|www\.|\b[\w-]+\.(?:com|xyz|net|org|io|cn|ru|top|biz|info)\b|"
+     r"[^.\n]{0,40}(?:https?://|www\.|(?<![@\w.-])[\w-]+\.(?:com|xyz|net|org|io|cn|ru|top|biz|"
+     # a site; a mail address's domain is a contact ("absence notes go to office@school.org.uk")
+     r"info)\b(?!@)|"
      r"\+?\d[\d -]{8,}\d)"),
     ("before_answering", "response", 0.55,
      r"\bbefore (?:answering|responding|replying)\b|\bafter summari[sz]ing\b|\bwhen(?:ever)? the "
