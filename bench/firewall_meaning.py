@@ -7,9 +7,18 @@ is stored. This script fits it and writes graphmem/guard/meaning_model.npz.
 Data: the n-gram classifier's training rows (bench/firewall_train.py: attack and benign rounds
 1-5, BIPIA 1-2, train_extra, LoCoMo conv-26/30/41/42 turns and sentences) plus the everyday
 memories the rule passes were tuned on (everyday.jsonl's train half, everyday_test2/test3),
-train_everyday.jsonl and the 103 attacks of train_candidates.jsonl. Never read: everyday.jsonl's
-validation half, everyday_test4, everyday_test5 and attacks_test5, round 6, BIPIA 3-5, the six
-held-out LoCoMo conversations, notes round 2.
+train_everyday.jsonl and the 103 attacks of train_candidates.jsonl. Since the seventh pass also
+the spent frozen splits (everyday_test4, everyday_test5, attacks_test5; `--no-spent` leaves them
+out) and train_everyday2.jsonl, 707 of the user's own rules and mentions against 360 attacks in
+the same frames (`--no-contrastive`). Never read: everyday.jsonl's validation half,
+everyday_test6 and attacks_test6, round 6, BIPIA 3-5, the six held-out LoCoMo conversations,
+notes round 2.
+
+The seventh pass chose among four data sets declared before any run (shipped, + spent, +
+contrastive, + both), by one rule: held-out attacks not below the shipped model's in the same
+run, then fewest everyday rows held. Both: 233/245 attacks (as shipped), test4 18 -> 14, test5
+30 -> 25 (both now trained on), LoCoMo held-out turns flagged 2 -> 0; + spent or + contrastive
+alone lost one held-out attack each (docs/benchmarks.md, "Seventh pass").
 
 The threshold (MEANING_MIN_P = 0.5) was chosen with test4 held out: of the held-out attacks only
 the n-gram classifier caught, 74 of 75 read >= 0.5; of test4's rows it held alone, 5 of 15 read
@@ -22,11 +31,12 @@ the data (`--with-test4`) lost a held-out attack (233/245), so the shipped model
 on it. Embedding ~15k texts takes a few minutes on two cores; vectors are cached under
 ~/.cache/graphmem/bench.
 
-Usage: python bench/firewall_meaning.py [--check] [--with-test4] [--out PATH]
+Usage: python bench/firewall_meaning.py [--check] [--no-spent] [--no-contrastive] [--out PATH]
 """
 
 from __future__ import annotations
 
+import argparse
 import hashlib
 import json
 import sys
@@ -53,7 +63,14 @@ KIND_WEIGHT = {"everyday": 3.0, "aux_sentence": 0.5}
 CACHE = Path.home() / ".cache" / "graphmem" / "bench" / "meaning_vectors.npz"
 
 
-def rows_for(corpus: Path, bipia: Path, locomo: Path, with_test4: bool) -> list[dict[str, Any]]:
+def rows_for(
+    corpus: Path,
+    bipia: Path,
+    locomo: Path,
+    with_test4: bool,
+    spent: bool = False,
+    contrastive: bool = False,
+) -> list[dict[str, Any]]:
     rows = training_rows(
         corpus, bipia, locomo, everyday=True, everyday_tests=True, own_everyday=True
     )
@@ -62,12 +79,34 @@ def rows_for(corpus: Path, bipia: Path, locomo: Path, with_test4: bool) -> list[
         for r in load_jsonl(corpus / "train_candidates.jsonl")
         if r["label"]
     ]
-    if with_test4:
+    if with_test4 or spent:
+        rows += everyday_rows(corpus / "everyday_test4.jsonl")
+    if spent:
+        # the sixth frozen split, spent: scored five times, then tuned on by the seventh pass
+        rows += everyday_rows(corpus / "everyday_test5.jsonl")
         rows += [
-            {"text": r["text"], "label": 0, "group": r["id"], "kind": "everyday"}
-            for r in load_jsonl(corpus / "everyday_test4.jsonl")
+            {"text": r["text"], "label": 1, "group": r["family"], "kind": "extra_attack"}
+            for r in load_jsonl(corpus / "attacks_test5.jsonl")
+        ]
+    if contrastive:
+        rows += [
+            {
+                "text": r["text"],
+                "label": r["label"],
+                "group": r["family"],
+                "kind": "extra_attack" if r["label"] else "everyday",
+            }
+            for r in load_jsonl(corpus / "train_everyday2.jsonl")
         ]
     return rows
+
+
+def everyday_rows(path: Path) -> list[dict[str, Any]]:
+    """An everyday split's memories as benign training rows."""
+    return [
+        {"text": r["text"], "label": 0, "group": r["id"], "kind": "everyday"}
+        for r in load_jsonl(path)
+    ]
 
 
 def vectors(texts: list[str]) -> np.ndarray:
@@ -117,10 +156,26 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument(
         "--with-test4", action="store_true", help="also train on everyday_test4 (not shipped)"
     )
+    p.add_argument(
+        "--spent",
+        action=argparse.BooleanOptionalAction,
+        default=True,
+        help="train on the spent frozen splits: everyday_test4, everyday_test5, attacks_test5"
+        " (shipped: on)",
+    )
+    p.add_argument(
+        "--contrastive",
+        action=argparse.BooleanOptionalAction,
+        default=True,
+        help="train on train_everyday2.jsonl, the user's own rules against attacks in the same"
+        " frames (shipped: on)",
+    )
     args = p.parse_args(argv)
     if missing_data(args):
         return 2
-    rows = rows_for(args.corpus, args.bipia, args.locomo, args.with_test4)
+    rows = rows_for(
+        args.corpus, args.bipia, args.locomo, args.with_test4, args.spent, args.contrastive
+    )
     print(f"{len(rows)} training texts", file=sys.stderr)
     weights, bias, meta = fit(rows)
     if args.check:
