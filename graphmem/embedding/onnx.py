@@ -190,8 +190,16 @@ class OnnxQueryEncoder:
 def _quantized(path: Path) -> Path:
     """The int8 variant of an export, made once beside it (module docstring: why and what it
     costs in accuracy). Only MatMul weights are quantised, per output channel: per-tensor
-    scales cost three times more agreement with the float vectors for no speed."""
-    out = path.with_name(f"{path.stem}-int8.onnx")
+    scales cost three times more agreement with the float vectors for no speed.
+
+    Weights use 7 of their 8 bits (`reduce_range`). ONNX Runtime multiplies uint8 activations
+    by int8 weights; on an x86 CPU without AVX-512 VNNI (AVX2 only) the kernel adds pairs of
+    products in 16 bits, which saturates with full-range weights, so the same text got another
+    vector on another machine, and a worse one: multilingual-e5-small's Chinese tune hit@1 fell
+    from 0.747 to 0.709 on an AVX2 EPYC (docs/benchmarks.md, "One vector on every CPU"). With 7-bit
+    weights a pair stays within 16 bits, and that machine gives the VNNI machine's figures. The
+    file name says so, so an older 8-bit file in the cache is never taken for it."""
+    out = path.with_name(f"{path.stem}-r7-int8.onnx")
     if out.exists():  # before the import: the quantiser pulls in onnx, 0.5-2.5 s of a start
         return out
     from onnxruntime.quantization import QuantType, quantize_dynamic
@@ -205,6 +213,7 @@ def _quantized(path: Path) -> Path:
                 tmp,
                 weight_type=QuantType.QInt8,
                 per_channel=True,
+                reduce_range=True,
                 op_types_to_quantize=["MatMul"],
             )
     finally:

@@ -84,6 +84,18 @@ def test_int8_precision_quantises_once_and_stays_close(tmp_path: Path) -> None:
     assert q8.query_backend == "onnx"
     names = sorted(p.name for p in tmp_path.glob("*.onnx"))
     assert len(names) == 2 and sum(n.endswith("-int8.onnx") for n in names) == 1, names
+    # 7-bit weights: an AVX2 CPU's uint8 x int8 kernel adds pairs of products in 16 bits, which
+    # full-range weights saturate, so vectors differed between CPUs (graphmem.embedding.onnx)
+    import onnx
+    from onnx import numpy_helper
+
+    q8_file = next(p for p in tmp_path.glob("*.onnx") if p.name.endswith("-int8.onnx"))
+    weights = [
+        numpy_helper.to_array(t)
+        for t in onnx.load(str(q8_file)).graph.initializer
+        if t.data_type == onnx.TensorProto.INT8
+    ]
+    assert weights and max(int(np.abs(w.astype(np.int16)).max()) for w in weights) <= 64
     assert b.shape == a.shape and b.dtype == np.float32
     assert np.allclose(np.linalg.norm(b, axis=1), 1.0, atol=1e-5)
     cos = (a * b).sum(axis=1)
