@@ -326,6 +326,11 @@ class Settings(BaseSettings):
     graph_facet_fanout: int = Field(
         5, ge=0, le=20, description="facet members for a list question (fanout.py; 0: off)"
     )
+    graph_bridge_answer: bool = Field(
+        True,
+        description="a hit that mentions an entity the best hit brings (one the query does not"
+        " name) and covers the rest of what the query asks goes above it (bridge_answer.py)",
+    )
     graph_reply_weight: float = Field(
         1.0,
         ge=0,

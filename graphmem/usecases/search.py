@@ -29,7 +29,7 @@ from graphmem.stores.records import RecordQuery
 from graphmem.stores.vectors import VectorFilter
 from graphmem.text import query_terms
 from graphmem.tracing import note, span
-from graphmem.usecases import fanout, focus, libraries
+from graphmem.usecases import bridge_answer, fanout, focus, libraries
 from graphmem.usecases.keyword_channel import KeywordHits, start_keyword
 from graphmem.visibility import only_visible, readable_statuses
 
@@ -401,6 +401,8 @@ def retrieve(
         _fan_out(ctx, user_id, req, hits, rq, qvec, score, admits)
     if bridged:
         _bridge(hits, bridged, base, graph_w)
+    if hops > 0 and graph_w > 0 and s.graph_bridge_answer and "graph" not in degraded:
+        bridge_answer.answer_through_bridge(req.query, hits, req.explain)
     top: list[Hit] = list(hits[:top_k])
     return SearchResult(hits=top, took_ms=0.0, degraded=degraded)
 
