@@ -79,11 +79,9 @@ def test_the_answer_behind_a_bridge_ranks_beside_it(svc: MemoryService) -> None:
 
 
 @pytest.mark.xfail(
-    strict=False,
+    strict=True,
     reason="two bridges: the second hop carries hop_decay and the first bridge is not always"
-    " the best seed, so the answer stays 6th on some machines; open (see the module docstring)."
-    " Not strict: on a CPU without AVX-512 VNNI the int8 embedding kernels round differently"
-    " and the answer reaches the top five",
+    " the best seed, so the answer stays 6th; open (see the module docstring)",
 )
 def test_an_answer_two_bridges_away_reaches_the_top_five(svc: MemoryService) -> None:
     second = "Raj Patel runs the Atlas group."
