@@ -55,7 +55,7 @@ def test_every_extra_in_the_table_is_declared_in_pyproject() -> None:
     production = " ".join(declared["production"])
     assert all(x in production for x in ("mysql", "qdrant", "neo4j", "redis"))
     dev = " ".join(declared["dev"])
-    assert all(x in dev for x in ("production", "zh", "torch", "multilingual", "otel"))
+    assert all(x in dev for x in ("production", "zh", "torch", "multilingual", "otel", "s3"))
 
 
 BACKENDS = [
@@ -82,6 +82,12 @@ BACKENDS = [
         {"GRAPHMEM_REDIS_URL": "redis://127.0.0.1:9/0"},
         "needs graphmem[redis]",
         id="redis",
+    ),
+    pytest.param(
+        "minio",
+        {"GRAPHMEM_IMAGES_STORE": "s3://graphmem-images/prod"},
+        "the S3 image store needs graphmem[s3]",
+        id="s3",
     ),
 ]
 
