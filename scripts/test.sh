@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Set up, check the static types (mypy, config in pyproject.toml), start the real services the
-# tests need (MariaDB, Redis, Neo4j on 127.0.0.1), install the browser the inspector's
+# tests need (MariaDB, Redis, Neo4j, an S3-compatible server on 127.0.0.1), install the browser the inspector's
 # end-to-end tests drive (Debian's chromium and chromium-driver) and the OCR the image tests
 # read with (Debian's tesseract-ocr, eng and chi_sim, and a Chinese font), run the whole test
 # suite, stop the services. Extra arguments go to pytest.

@@ -1,4 +1,5 @@
-"""Images as memories: decode and check an image, read its text, keep its bytes.
+"""Images as memories: decode and check an image, read its text, keep its bytes (in a
+directory or an S3-compatible bucket: graphmem.images.port).
 
 Touches no records store: graphmem.usecases.images turns what this package finds into an
 ordinary write (caption + text read by OCR, screened by the firewall like any other text).
@@ -6,15 +7,18 @@ ordinary write (caption + text read by OCR, screened by the firewall like any ot
 
 from graphmem.images.decode import MIME, DecodedImage, decode
 from graphmem.images.ocr import OcrResult, read_text
+from graphmem.images.port import ImageStore
 from graphmem.images.settings import ImageSettings
-from graphmem.images.store import ImageStore
+from graphmem.images.store import FileImageStore, open_image_store
 
 __all__ = [
     "MIME",
     "DecodedImage",
+    "FileImageStore",
     "ImageSettings",
     "ImageStore",
     "OcrResult",
     "decode",
+    "open_image_store",
     "read_text",
 ]

@@ -1,45 +1,49 @@
-"""Where an image's bytes live: content-addressed files under the data directory.
+"""The image store on a file system, and the choice of store from the settings.
 
-    <data_dir>/images/<tenant>/<sha[:2]>/<sha256>.<ext>      the bytes exactly as written
-                                         <sha256>.thumb.png  a thumbnail
-                                         <sha256>.json       format, size and the OCR text
+    <root>/<tenant>/<sha[:2]>/<sha256>.<ext>      the bytes exactly as written
+                              <sha256>.thumb.png  a thumbnail
+                              <sha256>.json       format, size and the OCR text
+    <root>/id-hash.key                            the key of the tenant hash
 
-`<tenant>` is a keyed hash of the user id (graphmem.stores.id_hash), so no file name says whose
-images these are. Addressing is per tenant: one user writing the same image twice stores it
-once (and reads it once), while two users never share a file, so erasing one of them removes
-every file of theirs without asking whether anyone else still needs it. The OCR text is kept
-beside the bytes so a second write of the same image does not run OCR again; it goes when the
-bytes go.
+`<root>` is `<data_dir>/images` unless `images.store` names another directory: a volume the
+replicas share (NFS and the like) is the file system option for production. The layout and
+its rules are graphmem.images.port's. Files are owner-only (0600, folders 0700) and written
+atomically.
 """
 
 from __future__ import annotations
 
-import io
-import json
 import os
-import re
 import shutil
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
-from PIL import Image
-
-from graphmem.images.decode import MIME, DecodedImage
+from graphmem.images.decode import DecodedImage
 from graphmem.images.ocr import OcrResult
+from graphmem.images.port import (
+    THUMB_MIME,
+    ImageStore,
+    check_sha,
+    ocr_of,
+    original_suffixes,
+    sidecar,
+    thumbnail,
+)
+from graphmem.images.settings import ImageSettings
 from graphmem.stores.id_hash import IdHasher
 from graphmem.stores.private_files import FILE_MODE, private_dir
 
-_SHA = re.compile(r"^[0-9a-f]{64}$")
-THUMB_MIME = "image/png"
 
-
-class ImageStore:
+class FileImageStore:
     """The image files of every tenant under `root` (normally `<data_dir>/images`)."""
 
     def __init__(self, root: Path) -> None:
         self.root = Path(root)
         self._hasher: IdHasher | None = None
+
+    def __repr__(self) -> str:
+        return f"FileImageStore({str(self.root)!r})"
 
     def _tenant(self, user_id: str) -> Path:
         if self._hasher is None:
@@ -47,54 +51,37 @@ class ImageStore:
         return self.root / self._hasher(user_id).split(":", 1)[1]
 
     def _base(self, user_id: str, sha: str) -> Path:
-        if not _SHA.match(sha):
-            raise ValueError("not a sha256")
+        check_sha(sha)
         return self._tenant(user_id) / sha[:2] / sha
 
     # ------------------------------------------------------------------ write
     def put(self, user_id: str, img: DecodedImage, ocr: OcrResult | None, thumb_side: int) -> bool:
-        """Store the bytes, a thumbnail and the OCR text, unless already there; True if new.
-        `ocr` None: the text was not read here (an image restored from an export, whose text
-        is in its memory, screened): the sidecar says so, and a later write of the same image
-        reads it instead of trusting an empty cache."""
         base = self._base(user_id, img.sha256)
         original = _at(base, f".{img.format}")
         if original.exists():
             return False
         private_dir(base.parent)
         _write(_at(base, ".thumb.png"), thumbnail(img.picture, thumb_side))
-        sidecar = {
-            "format": img.format,
-            "width": img.width,
-            "height": img.height,
-            "ocr_status": ocr.status if ocr else None,
-            "ocr_text": ocr.text if ocr else "",
-        }
-        _write(_at(base, ".json"), json.dumps(sidecar, ensure_ascii=False).encode())
+        _write(_at(base, ".json"), sidecar(img, ocr))
         _write(original, img.data)  # last: its presence means the set is complete
         return True
 
     # ------------------------------------------------------------------ read
     def cached_ocr(self, user_id: str, sha: str) -> OcrResult | None:
-        """The OCR result stored with this image, if it is stored (a repeated write)."""
         base = self._base(user_id, sha)
-        if not any(_at(base, f".{ext}").exists() for ext in MIME):
+        if not any(_at(base, suffix).exists() for suffix, _ in original_suffixes()):
             return None
         try:
-            data = json.loads(_at(base, ".json").read_text("utf-8"))
-        except (OSError, ValueError):
+            return ocr_of(_at(base, ".json").read_bytes())
+        except OSError:
             return None
-        if data.get("ocr_status") in (None, "unavailable", "failed", "off"):
-            return None  # worth trying again
-        return OcrResult(str(data.get("ocr_text", "")), str(data["ocr_status"]))
 
     def read(self, user_id: str, sha: str, *, thumbnail: bool = False) -> tuple[bytes, str]:
-        """The image's bytes (or its thumbnail's) and MIME type; FileNotFoundError if gone."""
         base = self._base(user_id, sha)
         if thumbnail:
             return _at(base, ".thumb.png").read_bytes(), THUMB_MIME
-        for ext, mime in MIME.items():
-            path = _at(base, f".{ext}")
+        for suffix, mime in original_suffixes():
+            path = _at(base, suffix)
             if path.exists():
                 return path.read_bytes(), mime
         raise FileNotFoundError(sha)
@@ -106,12 +93,10 @@ class ImageStore:
             yield from (p for p in tenant.rglob("*") if p.is_file())
 
     def shas(self, user_id: str) -> set[str]:
-        """The images stored for a tenant, by sha256."""
         return {p.name.split(".", 1)[0] for p in self.files(user_id)}
 
     # ------------------------------------------------------------------ erase
     def remove(self, user_id: str, sha: str) -> int:
-        """Delete an image's bytes, thumbnail and OCR text; the number of files removed."""
         base = self._base(user_id, sha)
         n = 0
         for path in base.parent.glob(f"{sha}.*"):
@@ -122,7 +107,6 @@ class ImageStore:
         return n
 
     def purge_user(self, user_id: str) -> int:
-        """Delete every image file of a tenant (erasure); the number of files removed."""
         n = sum(1 for _ in self.files(user_id))
         tenant = self._tenant(user_id)
         if tenant.exists():
@@ -130,17 +114,29 @@ class ImageStore:
         return n
 
     def count_user(self, user_id: str) -> int:
-        """Image files left for a tenant: 0 after erasure."""
         return sum(1 for _ in self.files(user_id))
 
 
-def thumbnail(picture: Image.Image, side: int) -> bytes:
-    """A PNG no larger than side x side, aspect kept."""
-    small = picture.copy()
-    small.thumbnail((side, side), Image.Resampling.LANCZOS)
-    buf = io.BytesIO()
-    small.save(buf, format="PNG", optimize=True)
-    return buf.getvalue()
+def open_image_store(images: ImageSettings, data_dir: Path) -> ImageStore:
+    """The store `images.store` names: `<data_dir>/images` (empty), a directory, or an
+    S3-compatible bucket (`s3://BUCKET[/PREFIX]`, needs graphmem[s3])."""
+    where = images.store.strip()
+    if where.startswith("s3://"):
+        from graphmem.images.s3 import S3ImageStore
+
+        return S3ImageStore.from_settings(images)
+    if not where:
+        return FileImageStore(Path(data_dir) / "images")
+    return FileImageStore(Path(where).expanduser())
+
+
+def local_root(store: ImageStore, data_dir: Path) -> Path | None:
+    """The store's directory when it lies outside the data directory (so an erasure's file
+    scan reads it too); None for a store inside it or not on this file system."""
+    if not isinstance(store, FileImageStore):
+        return None
+    root, data = store.root.resolve(), Path(data_dir).resolve()
+    return None if root == data or data in root.parents else store.root
 
 
 def _at(base: Path, suffix: str) -> Path:
@@ -161,4 +157,4 @@ def _write(path: Path, data: bytes) -> None:
         raise
 
 
-__all__ = ["THUMB_MIME", "ImageStore", "thumbnail"]
+__all__ = ["THUMB_MIME", "FileImageStore", "ImageStore", "local_root", "open_image_store"]

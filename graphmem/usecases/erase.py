@@ -8,8 +8,10 @@ the job. Caches and working memory are purged last, and a scan counts what is le
 
 Rows gone from query results can still sit in the stores' files (free pages, full-text
 segments, write-ahead logs), so the stores scrub their files, and the receipt reads every file
-under the data directory for what identifies the user: their id, their session ids and a sample
-of their content, captured before the delete and held only in memory.
+under the data directory (and the image directory, when images.store puts it elsewhere) for
+what identifies the user: their id, their session ids and a sample of their content, captured
+before the delete and held only in memory. An image bucket is not read: its count of the
+user's objects (residue `images`) is the proof there.
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ from pathlib import Path
 from typing import Any, BinaryIO
 
 from graphmem.context import Context
+from graphmem.images.store import local_root
 from graphmem.model import check_user, utcnow
 from graphmem.stores.records import ERASE_MARK
 from graphmem.usecases.backfill import checkpoint_path
@@ -117,7 +120,11 @@ def erase_user(ctx: Context, user_id: str, requested_by: str = "user") -> Erasur
         ctx.records.scrub()
     except Exception as e:  # noqa: BLE001 - the files check below reports what is left
         log.warning("could not scrub the records store after erasing a user: %s", e)
-    holding = files_holding(Path(ctx.settings.data_dir), _still_unique(ctx, markers))
+    unique = _still_unique(ctx, markers)
+    holding = files_holding(Path(ctx.settings.data_dir), unique)
+    images = local_root(ctx.images, ctx.settings.data_dir)  # a directory of its own
+    if images is not None:
+        holding += [str(images / p) for p in files_holding(images, unique)]
     return ErasureReceipt(
         user_id,
         requested_by,

@@ -39,8 +39,9 @@ _EVERY = ("active", "archived", "quarantined", "superseded")
 
 
 def store_of(ctx: Context) -> ImageStore:
-    """The tenant-scoped image files under the data directory."""
-    return ImageStore(Path(ctx.settings.data_dir) / "images")
+    """Where the images' bytes live: the data directory, another one or a bucket
+    (images.store, graphmem.images.port)."""
+    return ctx.images
 
 
 def load(source: ImageSource, max_bytes: int) -> bytes:

@@ -26,7 +26,7 @@ from graphmem.errors import ImageError, InvalidInputError
 from graphmem.guard.policy import REF_RE
 from graphmem.guard.policy import redact as redact_text
 from graphmem.images import MIME, decode
-from graphmem.images.store import ImageStore
+from graphmem.images.port import ImageStore
 from graphmem.importers import graphmem_v1 as v1
 from graphmem.model import Memory, parse_datetime
 from graphmem.usecases.images import SHA_KEY, store_of

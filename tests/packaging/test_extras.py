@@ -53,7 +53,7 @@ def test_every_extra_in_the_table_is_declared_in_pyproject() -> None:
         declared = tomllib.load(f)["project"]["optional-dependencies"]
     assert set(EXTRAS) <= set(declared)
     production = " ".join(declared["production"])
-    assert all(x in production for x in ("mysql", "qdrant", "neo4j", "redis"))
+    assert all(x in production for x in ("mysql", "qdrant", "neo4j", "redis", "s3"))
     dev = " ".join(declared["dev"])
     assert all(x in dev for x in ("production", "zh", "torch", "multilingual", "otel"))
 
@@ -82,6 +82,12 @@ BACKENDS = [
         {"GRAPHMEM_REDIS_URL": "redis://127.0.0.1:9/0"},
         "needs graphmem[redis]",
         id="redis",
+    ),
+    pytest.param(
+        "minio",
+        {"GRAPHMEM_IMAGES_STORE": "s3://graphmem-images/prod"},
+        "the S3 image store needs graphmem[s3]",
+        id="s3",
     ),
 ]
 
