@@ -328,8 +328,9 @@ class Settings(BaseSettings):
     )
     graph_bridge_answer: bool = Field(
         True,
-        description="a hit that mentions an entity the best hit brings (one the query does not"
-        " name) and covers the rest of what the query asks goes above it (bridge_answer.py)",
+        description="a hit just below the best one that shares a rare term with it the query"
+        " does not hold (a name) and covers the rest of what the query asks goes above it"
+        " (bridge_answer.py; only with the graph walk on)",
     )
     graph_reply_weight: float = Field(
         1.0,
