@@ -20,12 +20,12 @@ split (docs/benchmarks.md).
 
 from __future__ import annotations
 
-import math
 import re
 from collections import Counter
 from collections.abc import Iterable
 
 from graphmem.associative import SEED_MARGIN, Step, TracedHit
+from graphmem.stores.records.keyword import idf
 from graphmem.text import STOPWORDS
 
 # How far below the bridge the answer may sit, and how many hits give the terms their weights.
@@ -74,16 +74,14 @@ def _multi(term: str) -> bool:
 
 
 def _df(texts: Iterable[set[str]]) -> Counter[str]:
+    """How many candidates hold each term: with `idf` (the keyword channel's), a term most of
+    them hold (的, 在, "the") weighs nothing."""
     return Counter(t for s in texts for t in s)
 
 
-def _idf(d: int, n: int) -> float:
-    """An idf over the candidates: a term most of them hold (的, 在, "the") weighs nothing."""
-    return math.log(1 + (n - d + 0.5) / (d + 0.5))
-
-
 def answer_through_bridge(query: str, hits: list[TracedHit], explain: bool) -> bool:
-    """Moves the answer reached through the best hit's new entity above it; True if it did."""
+    """Moves the hit that answers through the best hit (their shared rare term) above it; True
+    if it did."""
     if len(hits) < 2:
         return False
     q = _terms(query)
@@ -93,7 +91,7 @@ def answer_through_bridge(query: str, hits: list[TracedHit], explain: bool) -> b
     n = len(toks)
     top_toks = toks[top.memory.id]
     residual = {t for t in q - top_toks if not _asks(t)}
-    w = {t: _idf(df[t], n) for t in residual if df[t] > 0}
+    w = {t: idf(df[t], n) for t in residual if df[t] > 0}
     total = sum(w.values())
     if total < MIN_RESIDUAL:
         return False
