@@ -70,10 +70,15 @@ def test_mcp_memory_graph_answers_a_two_relation_question(svc: MemoryService) ->
     # Two of its relations each: Jonas works for Fjordline Ferries, which is based in Bergen
     question = "In which city is the company my cousin Jonas works for?"
     answer = "Fjordline Ferries based in Bergen."
-    assert answer in [h.memory.content for h in svc.search("u", question, top_k=5).hits]
-    # and it is the graph that finds it: words and vectors alone do not
-    alone = svc.search("u", question, top_k=5, expand_hops=0).hits
-    assert answer not in [h.memory.content for h in alone]
+    found = {h.memory.content: h for h in svc.search("u", question, top_k=5).hits}
+    assert answer in found
+    # and the graph carries it there, over the imported relations: its path is an explicit
+    # relation and the walk doubles its score. (With 8-bit int8 weights, words and vectors
+    # alone left it out of the top 5; with the 7-bit weights every CPU now shares, they rank it
+    # 5th too, at half the score: graphmem.embedding.onnx.)
+    assert [s.relation_type for s in found[answer].path] == ["explicit"]
+    alone = {h.memory.content: h for h in svc.search("u", question, top_k=10, expand_hops=0).hits}
+    assert answer not in alone or found[answer].score >= 1.5 * alone[answer].score
     # Under multilingual-e5-small the three "Maya: ..." observations take ranks 1-3 (the query
     # names Maya: subject boost), and the seed's two reached facts tie just below it (both
     # capped at the seed's score), so Tromsø is 5th or 6th by memory id; words and vectors
