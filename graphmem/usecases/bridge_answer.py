@@ -20,13 +20,12 @@ split (docs/benchmarks.md).
 
 from __future__ import annotations
 
-import re
 from collections import Counter
 from collections.abc import Iterable
 
 from graphmem.associative import SEED_MARGIN, Step, TracedHit
 from graphmem.stores.records.keyword import idf
-from graphmem.text import STOPWORDS
+from graphmem.text import plain_terms
 
 # How far below the bridge the answer may sit, and how many hits give the terms their weights.
 WITHIN = 4
@@ -48,20 +47,6 @@ _ASKING = frozenset(
     " why does did do is are was".split()
 )
 _ASKING_CHARS = frozenset("什么哪几谁吗呢怎")
-_CJK = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]+")
-_WORD = re.compile(r"[^\W_\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]+")
-
-
-def _terms(text: str) -> set[str]:
-    """Words and CJK characters and bigrams, as the keyword channel reads text, without its
-    stemming and its index encoding: this runs over twenty hits per search, and only compares
-    the query with them (graphmem.text.tokens cost 1.6 ms per Chinese search here, this 0.2)."""
-    text = text.lower()
-    out = {w for w in _WORD.findall(text) if w not in STOPWORDS}
-    for run in _CJK.findall(text):
-        out.update(run)
-        out.update(run[i : i + 2] for i in range(len(run) - 1))
-    return out
 
 
 def _asks(term: str) -> bool:
@@ -70,7 +55,7 @@ def _asks(term: str) -> bool:
 
 def _multi(term: str) -> bool:
     """A word or a CJK bigram: one CJK character is too common to bridge on."""
-    return len(term) > 1 or not _CJK.match(term)
+    return len(term) > 1 or term.isascii()
 
 
 def _df(texts: Iterable[set[str]]) -> Counter[str]:
@@ -84,9 +69,9 @@ def answer_through_bridge(query: str, hits: list[TracedHit], explain: bool) -> b
     if it did."""
     if len(hits) < 2:
         return False
-    q = _terms(query)
+    q = plain_terms(query)
     top = hits[0]
-    toks = {h.memory.id: _terms(h.memory.content) for h in hits[:POOL]}
+    toks = {h.memory.id: plain_terms(h.memory.content) for h in hits[:POOL]}
     df = _df(toks.values())
     n = len(toks)
     top_toks = toks[top.memory.id]
