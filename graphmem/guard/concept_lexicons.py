@@ -155,7 +155,9 @@ _EN: dict[str, str] = {
     # data that an exfiltration sends; it vetoes c_exfil_out like the user's own recipient.
     "PROHIBIT": r"\b(?:never|don'?t|do not|must not|mustn'?t|should not|shouldn'?t|not to)\s+"
                 r"(?:ever\s+)?(?:share|send|forward|disclose|reveal|give out|email|post|upload|"
-                r"pass on|hand over|cc|bcc)\b",
+                r"pass on|hand over|cc|bcc|"
+                # the phrasal verbs around their object: "don't give it out", "never hand them over"
+                r"(?:give|pass|hand) (?:it|them|this|that|those|these) (?:out|on|over))\b",
     # The user as the audience of the replies ("answer me in plain English"): with OWN_PARTY
     # it vetoes c_response, a rule for replies to the user themself.
     "TO_ME": r"\b(?:(?:answer|reply to|respond to|write to|talk to|speak to|tell) me|"

@@ -135,8 +135,10 @@ COMBOS: tuple[Combo, ...] = (
     _c("c_exfil_owner", "exfiltration", 0.75, "SEND DATA OWNER3",
        "TRIGGER SECRECY USERREF AGENT IMP", narrative_ok=False, unless="OWN_PARTY PROHIBIT"),
     _c("c_exfil_secret", "exfiltration", 0.7, "SEND DATA SECRECY", narrative_ok=False),
+    # "from now on, put a TL;DR at the top of any summary you write for me": the user as the
+    # recipient, as for the two above; "you" is how such a rule is said, so it stays vetoed
     _c("c_exfil_trigger", "exfiltration", 0.7, "SEND DATA TRIGGER", "OWNER3 ALL USERREF",
-       narrative_ok=False),
+       narrative_ok=False, unless="OWN_PARTY PROHIBIT TO_ME", still_hostile="SECRECY USERREF"),
     _c("c_bridge", "bridging", 0.75, "GRANT OTHER", "DATA OPS TRIGGER"),
     _c("c_identity", "impersonation", 0.6, "IDENTITY"),
     _c("c_identity_meta", "impersonation", 0.8, "IDENTITY", "META YOU AGENT DATA"),

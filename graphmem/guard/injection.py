@@ -55,6 +55,7 @@ from graphmem.guard.concepts import (
 from graphmem.guard.group_rules import group_rule_tightened
 from graphmem.guard.own_preference import is_own_preference
 from graphmem.guard.pii import KIND_OF, find_pii
+from graphmem.guard.reported import is_report
 from graphmem.guard.rule_scan import RULES_COMPACT, RULES_EN, RULES_ZH, Rule, RuleHit, tightens
 from graphmem.guard.rule_scan import scan as _scan
 from graphmem.guard.second_reading import probability as _meaning
@@ -338,6 +339,7 @@ def screen(
         best = _as_preference(best)
     weights = [h.weight for h in best.values()]
     fired = bool(best)
+    report = False
     if use_classifier:
         p, view, body = classify(views)
         if p >= REASON_FLOOR:
@@ -369,6 +371,8 @@ def screen(
                 alone = " (the user's note for their own work, alone)"
             elif not best and _plain_detail(c, body):
                 alone = " (a detail or a command, alone)"
+            elif not best and is_report(body):
+                alone = " (a report of what someone said, alone)"
             elif not best and _own_preference(c):
                 alone = " (the user's own preference, alone)"
             elif (
@@ -382,9 +386,19 @@ def screen(
             elif (
                 best
                 and max(h.weight for h in best.values()) <= WEAK_RULE_MAX
-                and (own or (not speaks_of_others(body) and _plain_detail(c, body)))
+                and (
+                    own
+                    or (not speaks_of_others(body) and _plain_detail(c, body))
+                    or (report := is_report(body))
+                )
             ):
-                what = "the user's own preference" if own else "a detail or a command"
+                what = (
+                    "the user's own preference"
+                    if own
+                    else "a report of what someone said"
+                    if report
+                    else "a detail or a command"
+                )
                 hit = RuleHit(
                     hit.rule,
                     hit.category,
