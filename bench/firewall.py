@@ -19,7 +19,10 @@ Inputs, none of them copied into the repository except our own corpus:
                                          written before the sixth pass (tuned on by the seventh)
   - bench/firewall_corpus/everyday_test6.jsonl, attacks_test6.jsonl   a seventh frozen split,
                                          written before the seventh pass (never tuned on;
-                                         `--sealed test6` leaves it out while tuning)
+                                         tuned on by the eighth)
+  - bench/firewall_corpus/everyday_test7.jsonl, attacks_test7.jsonl   an eighth frozen split,
+                                         written before the eighth pass (never tuned on;
+                                         `--sealed test7` leaves it out while tuning)
   - ../shared/bench/bipia_text_attack_train.json   BIPIA hidden instructions (15 x 5)
   - ../shared/bench/locomo10.json                  all 5,882 LoCoMo turns as benign memories
 
@@ -277,11 +280,12 @@ def run_presidio(python: str, pii_path: Path) -> dict[str, Any]:
 
 # `test2` (everyday_test2.jsonl) was written frozen before the third pass, `test3`
 # (everyday_test3.jsonl) before the fourth, `test4` (everyday_test4.jsonl) before the fifth,
-# `test5` (everyday_test5.jsonl) before the sixth, `test6` before the seventh; the fifth pass
-# tunes on test3, the seventh on test5, and test4 and test6 are never tuned on.
-EVERYDAY_SPLITS = ("train", "validation", "test2", "test3", "test4", "test5", "test6")
+# `test5` (everyday_test5.jsonl) before the sixth, `test6` before the seventh, `test7` before
+# the eighth; the fifth pass tunes on test3, the seventh on test5, the eighth on test6, and
+# test4 and test7 are never tuned on.
+EVERYDAY_SPLITS = ("train", "validation", "test2", "test3", "test4", "test5", "test6", "test7")
 # The frozen splits scored after train and validation, in the order they were written.
-FROZEN_SPLITS = ("test2", "test3", "test4", "test5", "test6")
+FROZEN_SPLITS = ("test2", "test3", "test4", "test5", "test6", "test7")
 # Splits left out of this run (`--sealed`): a frozen split is printed once, when a pass ends,
 # so that nobody tunes on its figures by looking at them.
 SEALED: set[str] = set()
@@ -292,6 +296,7 @@ NEW_ATTACK_FILES = {
     "test4": "attacks_test4.jsonl",
     "test5": "attacks_test5.jsonl",
     "test6": "attacks_test6.jsonl",
+    "test7": "attacks_test7.jsonl",
 }
 # An MCP write is `agent` by default, a CLI or Python write `user`: both are scored.
 EVERYDAY_SOURCES = ("user", "agent")
@@ -368,7 +373,7 @@ def everyday_summary(rows: list[dict[str, Any]]) -> dict[str, Any]:
 
 def load_everyday(corpus: Path) -> list[dict[str, Any]]:
     """The everyday set: everyday.jsonl (train and validation halves) and, where present, the
-    frozen splits everyday_test2.jsonl ... everyday_test6.jsonl, except the sealed ones."""
+    frozen splits everyday_test2.jsonl ... everyday_test7.jsonl, except the sealed ones."""
     rows = load_jsonl(corpus / "everyday.jsonl")
     for name in (f"everyday_{s}.jsonl" for s in FROZEN_SPLITS if s not in SEALED):
         extra = corpus / name
@@ -456,6 +461,7 @@ def everyday_markdown(ev: dict[str, Any], base: dict[str, Any] | None = None) ->
     def c(d: dict[str, Any]) -> str:
         return f"{pct(d['rate'])} ({d['count']}/{d['n']})"
 
+    shown = [s for s in FROZEN_SPLITS if s not in SEALED]  # a sealed split gets no column
     runs = [("raw storage (baseline)", ev["raw"])]
     if base is not None:
         runs += [(f"before: {k}", v) for k, v in base.items() if k != "raw"]
@@ -465,19 +471,19 @@ def everyday_markdown(ev: dict[str, Any], base: dict[str, Any] | None = None) ->
         "",
         "| screening | train refused+held | validation refused+held | validation refused |"
         " validation held |"
-        + "".join(f" {s} refused+held |" for s in FROZEN_SPLITS)
+        + "".join(f" {s} refused+held |" for s in shown)
         + " train altered | validation altered |"
-        + "".join(f" {s} altered |" for s in FROZEN_SPLITS),
-        "|---|---|---|---|---|" + "---|---|" + "---|" * 2 * len(FROZEN_SPLITS),
+        + "".join(f" {s} altered |" for s in shown),
+        "|---|---|---|---|---|" + "---|---|" + "---|" * 2 * len(shown),
     ]
     for name, d in runs:
         rh, alt = d["refused_or_held"], d["altered"]
         lines.append(
             f"| {name} | {c(rh['train'])} | {c(rh['validation'])} |"
             f" {c(d['refused']['validation'])} | {c(d['held']['validation'])} |"
-            + "".join(f" {c(rh[s])} |" for s in FROZEN_SPLITS if s in rh)
+            + "".join(f" {c(rh[s])} |" for s in shown if s in rh)
             + f" {c(alt['train'])} | {c(alt['validation'])} |"
-            + "".join(f" {c(alt[s])} |" for s in FROZEN_SPLITS if s in alt)
+            + "".join(f" {c(alt[s])} |" for s in shown if s in alt)
         )
     main = ev.get("guard:agent")
     if main:
@@ -485,19 +491,19 @@ def everyday_markdown(ev: dict[str, Any], base: dict[str, Any] | None = None) ->
             "",
             "Refused + held by category and language (guard, source=agent as over MCP):",
             "",
-            "| category | train | validation |" + "".join(f" {s} |" for s in FROZEN_SPLITS),
-            "|---|---|---|" + "---|" * len(FROZEN_SPLITS),
+            "| category | train | validation |" + "".join(f" {s} |" for s in shown),
+            "|---|---|---|" + "---|" * len(shown),
         ]
         for cat, d in main["by_category"].items():
             lines.append(
                 f"| {cat} | {c(d['train'])} | {c(d['validation'])} |"
-                + "".join(f" {c(d[s])} |" for s in FROZEN_SPLITS)
+                + "".join(f" {c(d[s])} |" for s in shown)
             )
         for lg, d in main["by_lang"].items():
             rh = d["refused_or_held"]
             lines.append(
                 f"| language {lg} | {c(rh['train'])} | {c(rh['validation'])} |"
-                + "".join(f" {c(rh[s])} |" for s in FROZEN_SPLITS)
+                + "".join(f" {c(rh[s])} |" for s in shown)
             )
     return "\n".join(lines)
 
@@ -1051,7 +1057,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument(
         "--sealed",
         default="",
-        help="frozen splits to leave out of this run, comma-separated (e.g. test6 while tuning)",
+        help="frozen splits to leave out of this run, comma-separated (e.g. test7 while tuning)",
     )
     p.add_argument(
         "--everyday-only",
