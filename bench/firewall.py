@@ -21,8 +21,10 @@ Inputs, none of them copied into the repository except our own corpus:
                                          written before the seventh pass (never tuned on;
                                          tuned on by the eighth)
   - bench/firewall_corpus/everyday_test7.jsonl, attacks_test7.jsonl   an eighth frozen split,
-                                         written before the eighth pass (never tuned on;
-                                         `--sealed test7` leaves it out while tuning)
+                                         written before the eighth pass (never tuned on)
+  - bench/firewall_corpus/everyday_test8.jsonl, attacks_test8.jsonl   a ninth frozen split,
+                                         written for the ninth pass: sealed unless `--unseal
+                                         test8` (the pass's final run)
   - ../shared/bench/bipia_text_attack_train.json   BIPIA hidden instructions (15 x 5)
   - ../shared/bench/locomo10.json                  all 5,882 LoCoMo turns as benign memories
 
@@ -283,12 +285,15 @@ def run_presidio(python: str, pii_path: Path) -> dict[str, Any]:
 # `test5` (everyday_test5.jsonl) before the sixth, `test6` before the seventh, `test7` before
 # the eighth; the fifth pass tunes on test3, the seventh on test5, the eighth on test6, and
 # test4 and test7 are never tuned on.
-EVERYDAY_SPLITS = ("train", "validation", "test2", "test3", "test4", "test5", "test6", "test7")
+EVERYDAY_SPLITS = (
+    "train", "validation", "test2", "test3", "test4", "test5", "test6", "test7", "test8"
+)  # fmt: skip
 # The frozen splits scored after train and validation, in the order they were written.
-FROZEN_SPLITS = ("test2", "test3", "test4", "test5", "test6", "test7")
+FROZEN_SPLITS = ("test2", "test3", "test4", "test5", "test6", "test7", "test8")
 # Splits left out of this run (`--sealed`): a frozen split is printed once, when a pass ends,
-# so that nobody tunes on its figures by looking at them.
-SEALED: set[str] = set()
+# so that nobody tunes on its figures by looking at them. A split written for the next pass is
+# sealed from the start: only `--unseal` prints it.
+SEALED: set[str] = {"test8"}
 # The frozen attack files scored next to them, by split.
 NEW_ATTACK_FILES = {
     "test2": "attacks_test2.jsonl",
@@ -297,6 +302,7 @@ NEW_ATTACK_FILES = {
     "test5": "attacks_test5.jsonl",
     "test6": "attacks_test6.jsonl",
     "test7": "attacks_test7.jsonl",
+    "test8": "attacks_test8.jsonl",
 }
 # An MCP write is `agent` by default, a CLI or Python write `user`: both are scored.
 EVERYDAY_SOURCES = ("user", "agent")
@@ -991,6 +997,8 @@ def run_baseline(args: argparse.Namespace) -> dict[str, Any]:
             cmd.append("--everyday-only")
         if args.sealed:
             cmd += ["--sealed", args.sealed]
+        if args.unseal:
+            cmd += ["--unseal", args.unseal]
         env = {**os.environ, "PYTHONPATH": str(tree)}
         proc = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=3600)
         if proc.returncode != 0:
@@ -1060,6 +1068,12 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         help="frozen splits to leave out of this run, comma-separated (e.g. test7 while tuning)",
     )
     p.add_argument(
+        "--unseal",
+        default="",
+        help="frozen splits sealed from the start to score in this run (test8: the ninth "
+        "pass's final run, once)",
+    )
+    p.add_argument(
         "--everyday-only",
         action="store_true",
         help="screen only everyday.jsonl (refused, held, altered), a quick check",
@@ -1126,6 +1140,7 @@ def everyday_only(args: argparse.Namespace, base: dict[str, Any] | None, out: Pa
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
     SEALED.update(x for x in args.sealed.split(",") if x)
+    SEALED.difference_update(x for x in args.unseal.split(",") if x)
     for path in (args.bipia, args.locomo):
         if not path.exists():
             print(f"{path} not found (see bench data instructions)", file=sys.stderr)
