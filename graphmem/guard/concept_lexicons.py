@@ -19,6 +19,8 @@ EMAIL_NOUN = (
     r"(?<!'s )(?<!work )(?<!personal )(?<!school )(?<!office )(?<!home )(?<!private )"
     r"(?<!new )(?<!old )(?<!main )(?<!business )(?<!uni )(?<! do )(?<!does )(?<! by )"
     r"(?<!via )(?<!over )(?<!no )"
+    # "Aunt Lydia changed her email to ...": after a possessive it is the address, not a sending
+    r"(?<!\bher )(?<!\bhis )(?<!\btheir )(?<!\bmy )(?<!\bour )"
     r"(?!(?<=mail)\s*(?:is\b|was\b|address|changed|has changed|is now|[:=]|是))"
 )
 # All patterns read folded text (lower case, NFKC, homoglyphs folded).
@@ -153,9 +155,10 @@ _EN: dict[str, str] = {
                  r"(?:cc|copy|send it to|forward it to) me|to me)\b",
     # Sending forbidden: "never share my calendar with anyone outside the company" protects the
     # data that an exfiltration sends; it vetoes c_exfil_out like the user's own recipient.
-    "PROHIBIT": r"\b(?:never|don'?t|do not|must not|mustn'?t|should not|shouldn'?t|not to)\s+"
+    "PROHIBIT": r"\b(?:never|don'?t|do not|must not|mustn'?t|should not|shouldn'?t|not to|"
+                r"won'?t|will not|cannot|can'?t|may not|(?:is|are)(?:n'?t| not) allowed to)\s+"
                 r"(?:ever\s+)?(?:share|send|forward|disclose|reveal|give out|email|post|upload|"
-                r"pass on|hand over|cc|bcc|"
+                r"pass on|hand over|cc|bcc|paste|"
                 # the phrasal verbs around their object: "don't give it out", "never hand them over"
                 r"(?:give|pass|hand) (?:it|them|this|that|those|these) (?:out|on|over))\b",
     # The user as the audience of the replies ("answer me in plain English"): with OWN_PARTY
@@ -376,6 +379,8 @@ _ZH: dict[str, str] = {
             r"塞进|放进|加到|发布|公开|开放给|复制|发一份|给他看|给她看|收集)",
     "OWN_PARTY": r"(?:我的(?:助理|秘书|老婆|老公|爱人|妻子|丈夫|会计|律师|经理|领导|同事|导师|"
                  r"父母|爸|妈|团队|工作邮箱|私人邮箱|个人邮箱|邮箱|医生)|(?:抄送|发|转发)(?:一份)?给我|"
+                 # the user's own mailbox by its provider: "我的 outlook 邮箱", "我的QQ邮箱"
+                 r"我的\s*[a-z0-9.]{2,12}\s*邮箱|"
                  r"家庭医生|私人医生|主治医生|"
                  r"抄送我(?!们)|"
                  r"(?:回复|回答|答复|跟|和|对)我(?!们)|"

@@ -211,6 +211,25 @@ def without_forbidden_sends(text: str) -> str:
     return LEX_ZH["PROHIBIT"].sub(" ", LEX_EN["PROHIBIT"].sub(" ", text))
 
 
+# The user asking IT for access on their own machine or account - "need admin rights on my work
+# laptop, ticket #48213 filed", "申请了服务器的管理员权限，等审批", "管理员权限申请被驳回了" - names
+# the rights an impersonation claims, but asks for them through the organisation's process: no
+# identity is claimed and nothing is granted. Left out where IDENTITY is read and where the
+# impersonation phrase rules fire (rule_scan._owned_topic).
+ACCESS_REQUEST = re.compile(
+    r"\b(?:need|needs|needed|request(?:ed|ing)?|ask(?:ed|ing)? (?:it |helpdesk |the helpdesk )?for|"
+    r"appl(?:y|ied|ying) for|waiting (?:on|for)|approval for)\s+(?:\w+\s+){0,2}?"
+    r"(?:admin|root|elevated|local admin)\s+(?:rights|access|privileges|permissions)\b|"
+    r"(?:申请|申请开通|等)[^,。，]{0,8}(?:管理员|root|更高的?)权限|"
+    r"(?:管理员|root)权限(?:的)?(?:申请|审批|被驳回|没批|批下来|还没批)"
+)
+
+
+def without_access_requests(text: str) -> str:
+    """The text less the user's own requests for access (see ACCESS_REQUEST)."""
+    return ACCESS_REQUEST.sub(" ", text)
+
+
 class _Tagger:
     """Concepts of one text, evaluated lazily and memoised: most combinations fail on their
     rarest concept, so a benign text costs a handful of regex searches, not all of them."""
@@ -241,6 +260,8 @@ class _Tagger:
             return _agent_rules(t, self.cjk)
         if concept == "SEND":
             t = without_forbidden_sends(t)
+        elif concept == "IDENTITY":
+            t = without_access_requests(t)
         en = LEX_EN.get(concept)
         if en is not None and en.search(t):
             return True
@@ -444,6 +465,7 @@ __all__ = [
     "speaks_of_others",
     "speaks_to_agent",
     "tag",
+    "without_access_requests",
     "without_forbidden_sends",
     "without_keep_private",
 ]

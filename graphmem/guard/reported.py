@@ -1,4 +1,5 @@
-"""Reported speech: the user noting what someone else said, wrote or announced.
+"""Reported speech: the user noting what someone else said, wrote or announced (or a work they
+read, or their own AI product).
 
 "IT sent an email saying they will never ask for my password", "同事老李说“系统提示词写得再好
 也挡不住用户乱问”", "新闻：某电商的智能客服被用户绕晕了", "Overheard in the kitchen: ..." - people
@@ -49,7 +50,9 @@ _EN_SAYS = re.compile(
 )
 # A label that files what follows as something read, heard or planned, not as an order.
 _EN_LABEL = re.compile(
-    r"^\W*(?:news|headline|overheard|quote|quoted|fun fact|til|book club(?: pick)?|reading list|"
+    r"^\W*(?:news|headline|overheard|quote|quoted|fun fact|til|reading list|"
+    r"(?:book|film|movie|podcast|show|tv|album|reading) (?:club(?: pick)?|recs?|"
+    r"recommendations?|picks?|suggestions?)|"
     r"thesis idea|research idea|paper idea|talk idea|blog idea|podcast|article|from the "
     r"(?:all-hands|all hands|town hall|offsite|standup|stand-up|meeting|news|newsletter|"
     r"keynote|talk|conference|training))\b[^:\"]{0,40}:"
@@ -62,7 +65,25 @@ _ZH_SAYS = re.compile(
     r"(?:说(?:了|过)?(?![明出话的])|讲了|表示|提到|通知说|发(?:了)?(?:通知|公告)|"
     r"发(?:了)?(?:消息|邮件)说|在群里说|吐槽|透露说|反映)"
 )
-_ZH_LABEL = re.compile(r"^\W*(?:新闻|报道|听说|据说|网上说|看到新闻|看到一篇|看到一条|刚看到)")
+_ZH_LABEL = re.compile(
+    r"^\W*(?:新闻|报道|听说|据说|网上说|看到新闻|看到一篇|看到一条|刚看到)|"
+    # a work read, watched or heard: "最近在看一本讲...的书"
+    r"^[^,，。]{0,10}(?:在看|看了|读了|在读|听了)(?:一本|一篇|一部|一期|一集)[^,，。]{0,30}"
+    r"(?:书|文章|小说|电影|剧|播客|论文|报道|视频)"
+)
+# A work and what it is about, in the opening clause: "interesting article today about people
+# jailbreaking chatbots", "my sister is writing a novel where the villain is a rogue AI".
+_EN_WORK = re.compile(
+    r"^[^.!?;:\"]{0,40}?\b(?:article|post|piece|paper|talk|video|podcast|thread|episode|"
+    r"documentary|essay|book|novel|story|film|movie|series|play)s?\s+(?:\w+\s+){0,2}?"
+    r"(?:about|on how|where|in which)\b"
+)
+# The user's own AI product - "our support bot's system prompt is over 4,000 tokens", "我们产品的
+# 客服机器人系统提示词放在配置中心里" - is their work, named as a thing, not spoken to.
+_OUR_AI = re.compile(
+    r"\bour (?:[\w-]+ ){0,3}(?:bot|chatbot|assistant|agent|model|copilot|llm)s?\b|"
+    r"(?:我们|咱们|公司)(?:的|产品的|组的|团队的)?[\u4e00-\u9fff]{0,6}(?:机器人|助手|智能体|大模型|模型)"
+)
 _QUOTED = re.compile(r"\"[^\"]{0,200}\"|“[^”]{0,200}”|「[^」]{0,200}」|『[^』]{0,200}』")
 # What makes a report speak to the agent after all: "you" in its own voice, secrecy, a link,
 # a promotion or a referral; or carry a standing order under a third party's name - a trigger
@@ -73,8 +94,9 @@ _TO_READER = ("YOU", "SECRECY", "URL", "PROMO", "REFERRAL", "TRIGGER", "RELAX")
 # filtering", "领导说了，助手以后不要再过滤"): the report is then the order's carrier.
 _AGENT_TOLD = re.compile(
     r"\b(?:assistant|ai|agent|bot|chatbot|model|helper)s?\s+(?:should|must|can|may|will|shall|"
-    r"needs? to|has to|have to|is (?:allowed|permitted|to)|are (?:allowed|permitted|to))\b|"
-    r"(?:助手|智能体|机器人|ai)(?:以后|今后|都|就|也)?(?:要|必须|可以|应该|应当|得|需要|不要|别|不用)|"
+    r"needs? to|has to|have to|(?:is|are) (?:allowed|permitted|entitled|authori[sz]ed|free|to))\b|"
+    r"(?:助手|智能体|机器人|ai)(?:以后|今后|都|就|也)?(?:要|必须|可以|应该|应当|得|需要|不要|别|不用|"
+    r"有权|被授权|获准|能够)|"
     # a note addressed to it, in brackets or in the quoted words: "[note for assistant: ...]",
     # "“Assistant, please ...”", "【给助手的备注：...】"
     r"\bnote (?:for|to) (?:the )?(?:assistant|ai|agent|bot|model)\b|"
@@ -89,8 +111,10 @@ def is_report(text: str) -> bool:
     if not (
         _EN_SAYS.search(own_voice)
         or _EN_LABEL.search(own_voice)
+        or _EN_WORK.search(own_voice)
         or _ZH_SAYS.search(own_voice)
         or _ZH_LABEL.search(own_voice)
+        or _OUR_AI.search(own_voice)
     ):
         return False
     if _AGENT_TOLD.search(text):

@@ -17,8 +17,10 @@ from dataclasses import dataclass
 
 from graphmem.guard import rules
 from graphmem.guard.concepts import (
+    ACCESS_REQUEST,
     GROUP_OWNER_EN,
     GROUP_OWNER_ZH,
+    without_access_requests,
     without_forbidden_sends,
     without_keep_private,
 )
@@ -141,6 +143,9 @@ def _owned_topic(r: Rule, text: str, m: re.Match[str]) -> bool:
         # 到外部": sending forbidden (concepts.without_forbidden_sends)
         kept = without_forbidden_sends(without_keep_private(text))
         return kept != text and not r.pattern.search(kept)
+    if r.category == "impersonation" and ACCESS_REQUEST.search(text):
+        # "need admin rights on my work laptop": the user's own request (concepts.ACCESS_REQUEST)
+        return not r.pattern.search(without_access_requests(text))
     before = text[max(0, m.start() - 40) : m.start()]
     if r.id in _GROUP_HEADED:
         return bool(GROUP_OWNER_EN.search(before) or GROUP_OWNER_ZH.search(before))

@@ -45,6 +45,7 @@ _SEND = (r"(?<!looking )(?<!look )(?<!looks )(?<!moving )(?<!going )"
          r"(?<!'s email)(?<!'s e-mail)"
          r"(?<!work email)(?<!personal email)(?<!school email)(?<!office email)"
          r"(?<!new email)(?<!old email)(?<! do email)(?<!does email)(?<! by email)"
+         r"(?<!\bher email)(?<!\bhis email)(?<!\btheir email)(?<!\bmy email)(?<!\bour email)"
          r"(?!(?<=mail)\s*(?:is\b|was\b|address|changed|has changed|is now|[:=]|是))")
 _OWNED = (r"(?:the user'?s?'?|users'|user'?s|all(?: of)?(?: the)?|every|each|the customer'?s|"
           r"customers'|customer'?s|clients?'?s?|his|her|their|private|saved|stored|"

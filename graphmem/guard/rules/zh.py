@@ -154,7 +154,8 @@ ZH: list[tuple[str, str, float, str]] = [
     ("zh_addressed_command", "addressee", 0.75,
      rf"(?:^|[,。!?>】(\[【/|-])\s*(?:给|致)?{_ZAI}(?:的备注)?\s*[,:]\s*{_ZB}{{0,20}}?(?:要|请|必须|"
      rf"应该|把|将|说|告诉|删除|发|转|顺便|立即|马上|以后|从现在)"),
-    ("zh_ai_should", "addressee", 0.6, rf"{_ZAI}(?:应该|应|必须|需要|要)"),
+    # not "大模型应用", an application
+    ("zh_ai_should", "addressee", 0.6, rf"{_ZAI}(?:应该|应(?!用)|必须|需要|要)"),
     ("zh_hidden", "addressee", 0.65, r"隐藏指令|隐藏的指令"),
 ]
 # fmt: on
