@@ -166,7 +166,8 @@ _EN: dict[str, str] = {
     "TO_ME": r"\b(?:(?:answer|reply to|respond to|write to|talk to|speak to|tell) me|"
              r"(?:write|draft|prepare)s? for me)\b",
     # A step made conditional on the user's own check: "only after the smoke tests pass".
-    "GATED": r"\b(?:only (?:after|once|when|if)|(?:after|once|when) (?:the )?(?:\w+ )?(?:tests?|"
+    "GATED": r"\b(?:only (?:(?:run|do|apply|deploy|execute|use)(?: (?:it|this|that|them))? )?"
+             r"(?:after|once|when|if)|(?:after|once|when) (?:the )?(?:\w+ )?(?:tests?|"
              r"ci|checks?|build|review|pipeline) (?:pass(?:es|ed)?|(?:is|are) green|succeed)|"
              # "DROP TABLE tmp; -- run after the migration is verified"
              r"(?:after|once|when) (?:the )?(?:[\w-]+ ){1,2}(?:is|are|has been|have been) "
@@ -397,7 +398,9 @@ _ZH: dict[str, str] = {
     "GATED": r"(?:(?:通过|成功|跑完|测过)(?:了)?(?:之后|以后|后)(?:再|才)|"
              r"只有.{0,12}(?:之后|以后|后)才|"
              # "先在测试环境验证，再执行 ...": the step waits for the user's own check
-             r"先(?:在)?[^,。]{0,10}(?:测试|预发|验证|跑通|测过)[^,。]{0,8},?\s*(?:没问题)?再)",
+             r"先(?:在)?[^,。]{0,10}(?:测试|预发|验证|跑通|测过)[^,。]{0,8},?\s*(?:没问题)?再|"
+             # "执行前先在群里说一声": the step waits for the user's own announcement or check
+             r"(?:执行|操作|上线|发布|回滚|运行)(?:之)?前(?:要)?先)",
     "RECIPIENT": r"(?:谁|任何人|所有人|别人|他人|来电者|外部|公开|第三方|合作方|保险联系人|网盘|"
                  r"服务器|备份桶|https?://|www\.|@|\d{7,}|下一个)",
     "OTHER": r"(?:的(?:新)?(?:男友|女友|男朋友|女朋友|丈夫|妻子|室友|同事|邻居|经理|上司)|"

@@ -55,7 +55,7 @@ _EN_LABEL = re.compile(
     r"recommendations?|picks?|suggestions?)|"
     r"thesis idea|research idea|paper idea|talk idea|blog idea|podcast|article|from the "
     r"(?:all-hands|all hands|town hall|offsite|standup|stand-up|meeting|news|newsletter|"
-    r"keynote|talk|conference|training))\b[^:\"]{0,40}:"
+    r"keynote|talk|conference|training))\b[^:\"]{0,40}(?::|\s[-–—]\s)"
 )
 # 说 / 讲 / 表示 after a source in the opening clause ("银行客服说", "领导开会说了", "CTO 讲了"),
 # not the reply an attack dictates ("就说", "你说", "请说", "跟他说", "要说").
@@ -67,6 +67,7 @@ _ZH_SAYS = re.compile(
 )
 _ZH_LABEL = re.compile(
     r"^\W*(?:新闻|报道|听说|据说|网上说|看到新闻|看到一篇|看到一条|刚看到)|"
+    r"^\W*(?:论文|研究|毕设|课题|选题|博客|文章)(?:想法|点子|思路|题目)\s*[:：]|"
     # a work read, watched or heard: "最近在看一本讲...的书"
     r"^[^,，。]{0,10}(?:在看|看了|读了|在读|听了)(?:一本|一篇|一部|一期|一集)[^,，。]{0,30}"
     r"(?:书|文章|小说|电影|剧|播客|论文|报道|视频)"
@@ -82,7 +83,8 @@ _EN_WORK = re.compile(
 # 客服机器人系统提示词放在配置中心里" - is their work, named as a thing, not spoken to.
 _OUR_AI = re.compile(
     r"\bour (?:[\w-]+ ){0,3}(?:bot|chatbot|assistant|agent|model|copilot|llm)s?\b|"
-    r"(?:我们|咱们|公司)(?:的|产品的|组的|团队的)?[\u4e00-\u9fff]{0,6}(?:机器人|助手|智能体|大模型|模型)"
+    r"(?:我们|咱们|公司)(?:的|产品的|组的|团队的|内部的)?\s*[\u4e00-\u9fff]{0,6}\s*"
+    r"(?:机器人|助手|智能体|大模型|模型|chatbot|bot|agent|copilot|ai)"
 )
 _QUOTED = re.compile(r"\"[^\"]{0,200}\"|“[^”]{0,200}”|「[^」]{0,200}」|『[^』]{0,200}』")
 # What makes a report speak to the agent after all: "you" in its own voice, secrecy, a link,

@@ -157,7 +157,7 @@ def _owned_topic(r: Rule, text: str, m: re.Match[str]) -> bool:
 # An added requirement tightens a control the same way: "至少要两个人审批", "needs at least two
 # approvals", "requires a second review".
 _REQUIREMENT = re.compile(
-    r"(?:至少|最少)要?[^,。;]{0,10}(?:审批|审核|批准|确认|复核|同意|签字|评审)|"
+    r"(?:至少|最少)要?[^,。;]{0,10}(?:审批|审核|批准|确认|复核|同意|签字|评审|review|cr\b)|"
     r"\bat least (?:one|two|three|\d+) (?:\w+ )?(?:approvals?|approvers|reviewers?|reviews?|"
     r"sign-?offs?|people)\b|\brequires? (?:a |an |two |\d )?(?:second |manual |human )?"
     r"(?:approval|review|sign-?off|confirmation)\b",
