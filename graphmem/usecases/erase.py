@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any, BinaryIO
 
 from graphmem.context import Context
+from graphmem.errors import StoreUnavailableError
 from graphmem.images.store import local_root
 from graphmem.model import check_user, utcnow
 from graphmem.stores.records import ERASE_MARK
@@ -82,9 +83,26 @@ def residue(ctx: Context, user_id: str) -> dict[str, int]:
     return out
 
 
+def _reachable(ctx: Context, user_id: str) -> None:
+    """Every extra store the erase must empty (an image bucket, Redis), asked before anything is
+    erased. The records go first and the extra stores after them, so an image bucket that is
+    down used to fail the erase half-way: records gone, the user's images still in the bucket,
+    and an error where the receipt should be. Asking each store for the user's residue first
+    turns an unreachable store into a clear refusal with nothing erased."""
+    for name, (_, count) in ctx.purgers.items():
+        try:
+            count(user_id)
+        except Exception as e:  # noqa: BLE001 - any failure to reach it refuses the erase
+            raise StoreUnavailableError(
+                f"the {name.replace('_', ' ')} store could not be reached ({type(e).__name__}):"
+                " nothing was erased; run the erase again when it is back"
+            ) from e
+
+
 def erase_user(ctx: Context, user_id: str, requested_by: str = "user") -> ErasureReceipt:
     """Erase everything about a user from every store; the receipt proves what is left."""
     user_id = check_user(user_id)
+    _reachable(ctx, user_id)
     before_vectors = _safe(lambda: ctx.vectors.count(user_id))
     before_nodes = _safe(lambda: len(ctx.graph.node_ids(user_id)))
     ctx.access.flush()
