@@ -25,8 +25,9 @@ Inputs, none of them copied into the repository except our own corpus:
   - bench/firewall_corpus/everyday_test8.jsonl, attacks_test8.jsonl   a ninth frozen split,
                                          the ninth pass's judge (tuned on by the tenth)
   - bench/firewall_corpus/everyday_test9.jsonl, attacks_test9.jsonl   a tenth frozen split,
-                                         written for the tenth pass: sealed unless `--unseal
-                                         test9` (the pass's final run)
+                                         the tenth pass's judge (its attacks read after it)
+  - bench/firewall_corpus/everyday_test10.jsonl, attacks_test10.jsonl an eleventh frozen split,
+                                         sealed unless `--unseal test10` (a pass's final run)
   - ../shared/bench/bipia_text_attack_train.json   BIPIA hidden instructions (15 x 5)
   - ../shared/bench/locomo10.json                  all 5,882 LoCoMo turns as benign memories
 
@@ -288,14 +289,17 @@ def run_presidio(python: str, pii_path: Path) -> dict[str, Any]:
 # the eighth; the fifth pass tunes on test3, the seventh on test5, the eighth on test6, and
 # test4 and test7 are never tuned on.
 EVERYDAY_SPLITS = (
-    "train", "validation", "test2", "test3", "test4", "test5", "test6", "test7", "test8", "test9"
+    "train", "validation", "test2", "test3", "test4", "test5", "test6", "test7", "test8", "test9",
+    "test10",
 )  # fmt: skip
 # The frozen splits scored after train and validation, in the order they were written.
-FROZEN_SPLITS = ("test2", "test3", "test4", "test5", "test6", "test7", "test8", "test9")
+FROZEN_SPLITS = (
+    "test2", "test3", "test4", "test5", "test6", "test7", "test8", "test9", "test10"
+)  # fmt: skip
 # Splits left out of this run (`--sealed`): a frozen split is printed once, when a pass ends,
 # so that nobody tunes on its figures by looking at them. A split written for the next pass is
 # sealed from the start: only `--unseal` prints it.
-SEALED: set[str] = {"test9"}
+SEALED: set[str] = {"test10"}
 # The frozen attack files scored next to them, by split.
 NEW_ATTACK_FILES = {
     "test2": "attacks_test2.jsonl",
@@ -306,6 +310,7 @@ NEW_ATTACK_FILES = {
     "test7": "attacks_test7.jsonl",
     "test8": "attacks_test8.jsonl",
     "test9": "attacks_test9.jsonl",
+    "test10": "attacks_test10.jsonl",
 }
 # An MCP write is `agent` by default, a CLI or Python write `user`: both are scored.
 EVERYDAY_SOURCES = ("user", "agent")
@@ -1073,8 +1078,8 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument(
         "--unseal",
         default="",
-        help="frozen splits sealed from the start to score in this run (test9: the tenth "
-        "pass's final run, once)",
+        help="frozen splits sealed from the start to score in this run (test10: a pass's "
+        "final run, once)",
     )
     p.add_argument(
         "--everyday-only",
