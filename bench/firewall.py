@@ -27,7 +27,9 @@ Inputs, none of them copied into the repository except our own corpus:
   - bench/firewall_corpus/everyday_test9.jsonl, attacks_test9.jsonl   a tenth frozen split,
                                          the tenth pass's judge (its attacks read after it)
   - bench/firewall_corpus/everyday_test10.jsonl, attacks_test10.jsonl an eleventh frozen split,
-                                         sealed unless `--unseal test10` (a pass's final run)
+                                         the last judge of 2026-12-07 (its attacks read after it)
+  - bench/firewall_corpus/everyday_test11.jsonl, attacks_test11.jsonl a twelfth frozen split,
+                                         sealed unless `--unseal test11` (a pass's final run)
   - ../shared/bench/bipia_text_attack_train.json   BIPIA hidden instructions (15 x 5)
   - ../shared/bench/locomo10.json                  all 5,882 LoCoMo turns as benign memories
 
@@ -290,16 +292,16 @@ def run_presidio(python: str, pii_path: Path) -> dict[str, Any]:
 # test4 and test7 are never tuned on.
 EVERYDAY_SPLITS = (
     "train", "validation", "test2", "test3", "test4", "test5", "test6", "test7", "test8", "test9",
-    "test10",
+    "test10", "test11",
 )  # fmt: skip
 # The frozen splits scored after train and validation, in the order they were written.
 FROZEN_SPLITS = (
-    "test2", "test3", "test4", "test5", "test6", "test7", "test8", "test9", "test10"
+    "test2", "test3", "test4", "test5", "test6", "test7", "test8", "test9", "test10", "test11"
 )  # fmt: skip
 # Splits left out of this run (`--sealed`): a frozen split is printed once, when a pass ends,
 # so that nobody tunes on its figures by looking at them. A split written for the next pass is
 # sealed from the start: only `--unseal` prints it.
-SEALED: set[str] = {"test10"}
+SEALED: set[str] = {"test11"}
 # The frozen attack files scored next to them, by split.
 NEW_ATTACK_FILES = {
     "test2": "attacks_test2.jsonl",
@@ -311,6 +313,7 @@ NEW_ATTACK_FILES = {
     "test8": "attacks_test8.jsonl",
     "test9": "attacks_test9.jsonl",
     "test10": "attacks_test10.jsonl",
+    "test11": "attacks_test11.jsonl",
 }
 # An MCP write is `agent` by default, a CLI or Python write `user`: both are scored.
 EVERYDAY_SOURCES = ("user", "agent")
@@ -1078,7 +1081,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument(
         "--unseal",
         default="",
-        help="frozen splits sealed from the start to score in this run (test10: a pass's "
+        help="frozen splits sealed from the start to score in this run (test11: a pass's "
         "final run, once)",
     )
     p.add_argument(
