@@ -13,6 +13,7 @@ from typing import Any
 
 from graphmem.model import utcnow
 from graphmem.stores.records.base import SQLBase, chunks
+from graphmem.stores.records.migrate import GRAPH_TABLES
 from graphmem.stores.records.rows import (
     EntityRef,
     GraphRows,
@@ -412,5 +413,5 @@ class SQLGraphTables(SQLBase):
         where, params = (" WHERE user_id = ?", (user_id,)) if user_id is not None else ("", ())
         return {
             table: int(self._fetch(f"SELECT COUNT(*) FROM {table}{where}", params)[0][0])
-            for table in ("memory_relations", "entities", "memory_entities")
+            for table in GRAPH_TABLES
         }
