@@ -233,6 +233,8 @@ def pages_of(facts: dict[str, Any], queries: list[str], client: Any) -> list[Pag
             f"/u/{u}/memories?type=fact&sort=oldest",
             None,
         ),
+        ("memories (most accessed)", "operator", f"/u/{u}/memories?sort=most_accessed", None),
+        ("memories (decay)", "operator", f"/u/{u}/memories?sort=decay", None),
         ("memories (metadata i=7)", "operator", f"/u/{u}/memories?metadata=i%3D7", None),
         ("memory (typical)", "operator", f"/u/{u}/m/{typical}", None),
         ("memory (most connected)", "operator", f"/u/{u}/m/{hub}", None),
