@@ -17,6 +17,7 @@ from graphmem.model import Memory, new_id
 from graphmem.stores.records.rows import EntityRef, GraphRows, Relation
 from graphmem.stores.records.sqlite import SQLiteRecords
 from graphmem.text import search_text
+from tests.helpers.sqlite_steps import vm_steps
 
 TABLES = ("memory_relations", "entities", "memory_entities")
 
@@ -42,23 +43,9 @@ def counted(store: SQLiteRecords, user: str | None) -> dict[str, int]:
     return {t: int(store._fetch(f"SELECT COUNT(*) FROM {t}{where}", params)[0][0]) for t in TABLES}
 
 
-def vm_steps(store: SQLiteRecords, user: str) -> tuple[int, dict[str, int]]:
-    """SQLite virtual-machine steps (in tens) that graph_counts takes, once the connection
-    has read the schema (which its first statement does, whatever it asks)."""
-    store.graph_counts(user)
-    steps = [0]
-
-    def count() -> int:
-        steps[0] += 1
-        return 0
-
-    db = store._read_conn()
-    db.set_progress_handler(count, 10)
-    try:
-        got = store.graph_counts(user)
-    finally:
-        db.set_progress_handler(None, 0)
-    return steps[0], got
+def steps_of_counts(store: SQLiteRecords, user: str) -> tuple[int, dict[str, int]]:
+    store.graph_counts(user)  # the connection reads the schema on its first statement
+    return vm_steps(store, lambda: store.graph_counts(user))
 
 
 def test_counts_follow_writes_deletes_and_an_erase(tmp_path: Path) -> None:
@@ -86,8 +73,8 @@ def test_reading_the_counts_does_not_walk_the_relations(tmp_path: Path) -> None:
     big = SQLiteRecords(tmp_path / "big.sqlite3")
     write(small, "me", 50)
     write(big, "me", 2000)  # about 16,000 relations
-    small_steps, small_counts = vm_steps(small, "me")
-    big_steps, big_counts = vm_steps(big, "me")
+    small_steps, small_counts = steps_of_counts(small, "me")
+    big_steps, big_counts = steps_of_counts(big, "me")
     assert big_counts == counted(big, "me") and small_counts == counted(small, "me")
     # before: COUNT(*) walked every index entry, thousands of steps at 16,000 relations
     assert big_steps <= small_steps + 20, (small_steps, big_steps)

@@ -9,7 +9,6 @@ is counted in SQLite virtual-machine steps, which do not depend on the machine's
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -20,6 +19,7 @@ from graphmem.model import Memory, Status, new_id
 from graphmem.stores.records import RecordQuery
 from graphmem.stores.records.sqlite import SQLiteRecords
 from graphmem.text import search_text
+from tests.helpers.sqlite_steps import vm_steps
 
 STATUSES = ("active", "superseded", "archived", "quarantined")
 N = 3000
@@ -48,23 +48,6 @@ def store(tmp_path_factory: pytest.TempPathFactory) -> Any:
         s.insert(chunk, [search_text(m.content) for m in chunk])
     yield s
     s.close()
-
-
-def vm_steps(store: SQLiteRecords, read: Callable[[], Any]) -> tuple[int, Any]:
-    """SQLite virtual-machine steps (in tens) that `read` takes on this thread's connection."""
-    steps = [0]
-
-    def count() -> int:
-        steps[0] += 1
-        return 0
-
-    db = store._read_conn()
-    db.set_progress_handler(count, 10)
-    try:
-        got = read()
-    finally:
-        db.set_progress_handler(None, 0)
-    return steps[0], got
 
 
 @pytest.mark.parametrize("sort", ["newest", "oldest", "most_accessed", "decay"])
