@@ -349,8 +349,8 @@ class SQLRecords(
         out: dict[str, Memory] = {}
         for i in range(0, len(memory_ids), 500):
             chunk = memory_ids[i : i + 500]
-            rows = self._fetch(
-                f"SELECT {MEMORY_COLUMNS} FROM memories WHERE user_id = ?"
+            rows = self._fetch(  # looked up by id, user_id only checked (see _user_col)
+                f"SELECT {MEMORY_COLUMNS} FROM memories WHERE {self._user_col} = ?"
                 f" AND id IN ({self._marks(len(chunk))})",
                 (user_id, *chunk),
             )
