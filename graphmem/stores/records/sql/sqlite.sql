@@ -39,6 +39,10 @@ CREATE INDEX IF NOT EXISTS ix_memories_expires ON memories (expires_at);
 CREATE INDEX IF NOT EXISTS ix_memories_user_slot ON memories (user_id, slot);
 CREATE INDEX IF NOT EXISTS ix_memories_user_session_created ON memories (user_id, session_id, created_at);
 CREATE INDEX IF NOT EXISTS ix_memories_user_agent_created ON memories (user_id, agent_id, created_at);
+-- The two other orders of a memory list (graphmem.stores.records.listing): a page sorted by
+-- access count or by decay is a range of one of these, not a sort of every row of the user.
+CREATE INDEX IF NOT EXISTS ix_memories_user_status_accessed ON memories (user_id, status, access_count);
+CREATE INDEX IF NOT EXISTS ix_memories_user_status_decay ON memories (user_id, status, decay_score);
 
 -- fts:begin (graphmem.stores.records.migrate runs these statements again when it replaces an
 -- older full-text index, so they must stay idempotent)
