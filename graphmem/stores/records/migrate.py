@@ -34,8 +34,8 @@ ADDED_INDEXES = [
     ("memories", "ix_memories_user_session_created", "user_id, session_id, created_at"),
     ("memories", "ix_memories_user_agent_created", "user_id, agent_id, created_at"),
     # the memory list sorted by access count or by decay (listing.SORTS)
-    ("memories", "ix_memories_user_status_accessed", "user_id, status, access_count"),
-    ("memories", "ix_memories_user_status_decay", "user_id, status, decay_score"),
+    ("memories", "ix_memories_user_accessed", "user_id, access_count"),
+    ("memories", "ix_memories_user_decay", "user_id, decay_score"),
     # graph expansion from the records (graph_rows.relation_rows)
     (
         "memory_relations",

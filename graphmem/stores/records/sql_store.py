@@ -391,9 +391,9 @@ class SQLRecords(
                 (user_id,),
             )
         )
-        # Each figure from an index alone (user_id, status, created_at / access_count): one
-        # statement over the rows' own columns read every memory row of the user (80-135 ms
-        # of the Health page at 100,000 memories).
+        # Each figure from an index alone, (user_id, status, created_at) and (user_id,
+        # access_count): one statement over the rows' own columns read every memory row of
+        # the user (80-135 ms of the Health page at 100,000 memories).
         per_status = self._fetch(
             "SELECT status, COUNT(*), MIN(created_at), MAX(created_at) FROM memories"
             " WHERE user_id = ? GROUP BY status",

@@ -40,9 +40,12 @@ CREATE INDEX IF NOT EXISTS ix_memories_user_slot ON memories (user_id, slot);
 CREATE INDEX IF NOT EXISTS ix_memories_user_session_created ON memories (user_id, session_id, created_at);
 CREATE INDEX IF NOT EXISTS ix_memories_user_agent_created ON memories (user_id, agent_id, created_at);
 -- The two other orders of a memory list (graphmem.stores.records.listing): a page sorted by
--- access count or by decay is a range of one of these, not a sort of every row of the user.
-CREATE INDEX IF NOT EXISTS ix_memories_user_status_accessed ON memories (user_id, status, access_count);
-CREATE INDEX IF NOT EXISTS ix_memories_user_status_decay ON memories (user_id, status, decay_score);
+-- access count or by decay walks one of these in order, not a sort of every row of the user.
+-- They lead with the user alone: as (user_id, status, x) they tied in SQLite's planner with
+-- (user_id, status, created_at) for a list of several statuses sorted by time (the timeline),
+-- and the narrower one won, which sorted every row of the user (80 ms at 100,000 memories).
+CREATE INDEX IF NOT EXISTS ix_memories_user_accessed ON memories (user_id, access_count);
+CREATE INDEX IF NOT EXISTS ix_memories_user_decay ON memories (user_id, decay_score);
 
 -- fts:begin (graphmem.stores.records.migrate runs these statements again when it replaces an
 -- older full-text index, so they must stay idempotent)
