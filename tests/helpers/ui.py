@@ -1,11 +1,14 @@
 """What the inspector's tests share: a store with two users, tokens of both roles, a held
-memory, and a fast way to add many memories (record rows and vectors, as bench/scale.py's
-bulk path does, without running the model on each)."""
+memory, a fast way to add many memories (record rows and vectors, as bench/scale.py's bulk
+path does, without running the model on each), and the headless Chromium that the browser tests
+and bench/ui_pages.py both drive, so the benchmark's browser timings are the tests' own."""
 
 from __future__ import annotations
 
+import os
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -23,6 +26,15 @@ FACTS = (
     "Bob likes jazz music",
 )
 UPDATED = "Bob likes jazz and blues music"
+CHROMIUM = os.environ.get("GRAPHMEM_CHROMIUM", "/usr/bin/chromium")
+CHROMEDRIVER = os.environ.get("GRAPHMEM_CHROMEDRIVER", "/usr/bin/chromedriver")
+NAVIGATION = (
+    "const n = performance.getEntriesByType('navigation')[0];"
+    " return [n.requestStart, n.responseEnd, n.domContentLoadedEventEnd, n.startTime];"
+)
+"""The browser's Navigation Timing of the page just loaded: request start to the answer's last
+byte (the server's work and the loopback transfer), and navigation start to DOMContentLoaded
+(what a person waits for)."""
 
 
 def tokens() -> TokenTable:
@@ -71,3 +83,37 @@ def add_bulk(svc: MemoryService, user: str, n: int) -> None:
         svc.vectors.upsert([vector_point(m, v) for m, v in zip(chunk, vecs, strict=True)])
         done = svc.records.outbox_for([m.id for m in chunk])
         svc.records.outbox_done([o.id for o in done])
+
+
+def chromium(profile: Path) -> Any:
+    """Headless Debian Chromium through chromedriver, with a fresh profile and no background
+    traffic (no sync, component updates or QUIC probes) that would share the loopback and the
+    cores with the page being timed."""
+    from selenium import webdriver
+    from selenium.webdriver.chrome.service import Service
+
+    options = webdriver.ChromeOptions()
+    options.binary_location = CHROMIUM
+    for arg in (
+        "--headless=new",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-quic",
+        "--no-first-run",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+        "--disable-dev-shm-usage",
+        "--window-size=1280,1000",
+        f"--user-data-dir={profile}",
+    ):
+        options.add_argument(arg)
+    driver = webdriver.Chrome(service=Service(CHROMEDRIVER), options=options)
+    driver.set_page_load_timeout(60)
+    return driver
+
+
+def navigation_ms(driver: Any) -> dict[str, float]:
+    """The page just loaded, from the browser's Navigation Timing (see NAVIGATION)."""
+    nav = driver.execute_script(NAVIGATION)
+    return {"response_ms": nav[1] - nav[0], "loaded_ms": nav[2] - nav[3]}

@@ -22,6 +22,7 @@ from graphmem.stores.records import RecordQuery
 from graphmem.stores.records.keyword import CANDIDATES, MATCH_MAX_SHARE, bm25
 from graphmem.stores.records.sqlite import SQLiteRecords
 from graphmem.text import query_terms, search_text
+from tests.helpers.sqlite_steps import vm_steps as steps_of
 
 # The full-text index as stores before per-user postings had it (external content, rowid =
 # doc_id, every tenant in one doclist per term).
@@ -68,19 +69,10 @@ def corpus(user: str, n: int, words: list[str]) -> list[Memory]:
 
 def vm_steps(store: SQLiteRecords, user: str, query: str) -> int:
     """SQLite virtual-machine steps one keyword search takes: what it walks, load-independent."""
-    steps = [0]
-
-    def count() -> int:
-        steps[0] += 1
-        return 0
-
-    db = store._read_conn()  # where this thread's reads run
-    db.set_progress_handler(count, 10)
-    try:
-        store.keyword_search(RecordQuery(user), query_terms(query), 10)
-    finally:
-        db.set_progress_handler(None, 0)
-    return steps[0]
+    steps, _ = steps_of(
+        store, lambda: store.keyword_search(RecordQuery(user), query_terms(query), 10)
+    )
+    return steps
 
 
 def shared_store(path: Path, mine: list[Memory], users: int, each: int) -> SQLiteRecords:

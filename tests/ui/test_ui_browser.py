@@ -31,11 +31,21 @@ from graphmem import MemoryService
 from graphmem.embedding import Embedder
 from graphmem.model import Status
 from graphmem.visibility import Viewer
-from tests.helpers.ui import AGENT, FACTS, OPERATOR, UPDATED, add_bulk, seeded_service, tokens
+from tests.helpers.ui import (
+    AGENT,
+    CHROMEDRIVER,
+    CHROMIUM,
+    FACTS,
+    OPERATOR,
+    UPDATED,
+    add_bulk,
+    chromium,
+    navigation_ms,
+    seeded_service,
+    tokens,
+)
 
 pytestmark = [pytest.mark.slow, pytest.mark.browser]
-CHROMIUM = os.environ.get("GRAPHMEM_CHROMIUM", "/usr/bin/chromium")
-CHROMEDRIVER = os.environ.get("GRAPHMEM_CHROMEDRIVER", "/usr/bin/chromedriver")
 SCALE = int(os.environ.get("GRAPHMEM_UI_SCALE", "1000"))
 PAGE = 50
 TIMINGS: dict[str, list[dict[str, float]]] = {}
@@ -110,40 +120,14 @@ def browser(tmp_path: Path) -> Iterator[Any]:
             " chromium-driver (`apt-get install chromium chromium-driver`; scripts/test.sh"
             " installs them), or deselect them with -m 'not browser'"
         )
-    from selenium import webdriver
-    from selenium.webdriver.chrome.service import Service
-
-    options = webdriver.ChromeOptions()
-    options.binary_location = CHROMIUM
-    for arg in (
-        "--headless=new",
-        "--no-sandbox",
-        "--disable-gpu",
-        "--disable-quic",
-        "--no-first-run",
-        "--disable-background-networking",
-        "--disable-component-update",
-        "--disable-sync",
-        "--disable-dev-shm-usage",
-        "--window-size=1280,1000",
-        f"--user-data-dir={tmp_path}",
-    ):
-        options.add_argument(arg)
-    driver = webdriver.Chrome(service=Service(CHROMEDRIVER), options=options)
-    driver.set_page_load_timeout(60)
+    driver = chromium(tmp_path)
     yield driver
     driver.quit()
 
 
 def timed(driver: Any, name: str) -> None:
     """Records the page just loaded, from the browser's Navigation Timing."""
-    nav = driver.execute_script(
-        "const n = performance.getEntriesByType('navigation')[0];"
-        " return [n.requestStart, n.responseEnd, n.domContentLoadedEventEnd, n.startTime];"
-    )
-    TIMINGS.setdefault(name, []).append(
-        {"response_ms": nav[1] - nav[0], "loaded_ms": nav[2] - nav[3]}
-    )
+    TIMINGS.setdefault(name, []).append(navigation_ms(driver))
 
 
 def shoot(driver: Any, name: str) -> None:

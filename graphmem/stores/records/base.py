@@ -118,7 +118,12 @@ class SQLBase:
         statistics, prefers the low-selectivity (user_id) index over the memory-id indexes of
         an `IN` list; `+user_id` (a no-op for the value) rules that index out. MySQL chooses
         from its own statistics and gets the plain column."""
-        return "+user_id" if self.backend == "sqlite" else "user_id"
+        return self._user_of("")
+
+    def _user_of(self, alias: str) -> str:
+        """`_user_col` of the table named `alias` in a join."""
+        column = f"{alias}.user_id" if alias else "user_id"
+        return f"+{column}" if self.backend == "sqlite" else column
 
     @property
     def _ignore(self) -> str:

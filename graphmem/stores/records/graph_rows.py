@@ -13,6 +13,7 @@ from typing import Any
 
 from graphmem.model import utcnow
 from graphmem.stores.records.base import SQLBase, chunks
+from graphmem.stores.records.migrate import GRAPH_TABLES
 from graphmem.stores.records.rows import (
     EntityRef,
     GraphRows,
@@ -395,12 +396,15 @@ class SQLGraphTables(SQLBase):
         return (int(rows[-1][0]) if rows else int(after_id)), rels
 
     def entities_for(self, user_id: str, memory_ids: list[str]) -> dict[str, list[EntityRef]]:
+        """The entities each memory names. The links are looked up by memory id, the user only
+        checked (`_user_col`): the user's index is a walk over every link of the tenant."""
         out: dict[str, list[EntityRef]] = {}
+        uid = self._user_of("me")
         for chunk in chunks(list(dict.fromkeys(memory_ids))):
             rows = self._fetch(
                 "SELECT me.memory_id, e.normalized_name, e.name, e.entity_type"
                 " FROM memory_entities me JOIN entities e ON e.id = me.entity_id"
-                f" WHERE me.user_id = ? AND me.memory_id IN ({self._marks(len(chunk))})"
+                f" WHERE {uid} = ? AND me.memory_id IN ({self._marks(len(chunk))})"
                 " ORDER BY e.id",
                 (user_id, *chunk),
             )
@@ -412,5 +416,5 @@ class SQLGraphTables(SQLBase):
         where, params = (" WHERE user_id = ?", (user_id,)) if user_id is not None else ("", ())
         return {
             table: int(self._fetch(f"SELECT COUNT(*) FROM {table}{where}", params)[0][0])
-            for table in ("memory_relations", "entities", "memory_entities")
+            for table in GRAPH_TABLES
         }

@@ -35,7 +35,12 @@ class SQLListing(SQLBase):
             value, doc_id = after
             if column == "created_at":
                 value = self._dt_in(value)
-            where += f" AND ({column} {op} ? OR ({column} = ? AND doc_id {op} ?))"
+            # "after (value, doc_id)" written as a range on the column and a test inside it:
+            # the same rows as `col < v OR (col = v AND doc_id < d)`, but that OR, next to a
+            # list of statuses, made SQLite read every row of the user before the cursor (one
+            # index scan per side of the OR, then a sort): page 10 of 100,000 memories took a
+            # second, the first page a millisecond. A range is one seek per status.
+            where += f" AND {column} {op}= ? AND ({column} {op} ? OR doc_id {op} ?)"
             params.extend([value, value, doc_id])
         rows = self._fetch(
             f"SELECT {MEMORY_COLUMNS}, {column} FROM memories WHERE {where}"

@@ -33,6 +33,9 @@ ADDED_INDEXES = [
     ("memories", "ix_memories_user_slot", "user_id, slot"),
     ("memories", "ix_memories_user_session_created", "user_id, session_id, created_at"),
     ("memories", "ix_memories_user_agent_created", "user_id, agent_id, created_at"),
+    # the memory list sorted by access count or by decay (listing.SORTS)
+    ("memories", "ix_memories_user_accessed", "user_id, access_count"),
+    ("memories", "ix_memories_user_decay", "user_id, decay_score"),
     # graph expansion from the records (graph_rows.relation_rows)
     (
         "memory_relations",
@@ -87,11 +90,11 @@ _UNSCOPED_FTS = "content='memories'"
 _OLD_FTS_TRIGGERS = ("memories_fts_ai", "memories_fts_ad", "memories_fts_au")
 
 
-def _fts_statements(schema: str) -> list[str]:
-    """The statements between the schema's `-- fts:begin` and `-- fts:end` lines."""
+def _schema_part(schema: str, part: str) -> list[str]:
+    """The statements between the schema's `-- <part>:begin` and `-- <part>:end` lines."""
     lines = schema.splitlines()
-    begin = next(i for i, ln in enumerate(lines) if ln.startswith("-- fts:begin"))
-    end = next(i for i, ln in enumerate(lines) if ln.startswith("-- fts:end"))
+    begin = next(i for i, ln in enumerate(lines) if ln.startswith(f"-- {part}:begin"))
+    end = next(i for i, ln in enumerate(lines) if ln.startswith(f"-- {part}:end"))
     lines = [ln for ln in lines[begin + 1 : end] if not ln.lstrip().startswith("--")]
     out: list[str] = []
     pending = ""
@@ -129,7 +132,7 @@ def sqlite_scope_keyword_index(db: Any, schema: str) -> float | None:
         for trigger in _OLD_FTS_TRIGGERS:
             db.execute(f"DROP TRIGGER IF EXISTS {trigger}")
         db.execute("DROP TABLE IF EXISTS memories_fts")
-        for stmt in _fts_statements(schema):
+        for stmt in _schema_part(schema, "fts"):
             db.execute(stmt)
         db.execute(
             "INSERT OR IGNORE INTO memories_fts_owner (user_id)"
@@ -141,6 +144,37 @@ def sqlite_scope_keyword_index(db: Any, schema: str) -> float | None:
             " FROM memories m JOIN memories_fts_owner o ON o.user_id = m.user_id"
             " ORDER BY o.num, m.doc_id"
         )
+        db.commit()
+    except BaseException:
+        db.rollback()
+        raise
+    return time.perf_counter() - t0
+
+
+GRAPH_TABLES = ("memory_relations", "entities", "memory_entities")
+
+
+def sqlite_count_graph_rows(db: Any, schema: str) -> float | None:
+    """Give a store made before `graph_row_counts` its counts, before the schema script runs;
+    returns the seconds it took, or None when there was nothing to do.
+
+    The table, its triggers and the first counts go in in one transaction: a crash leaves
+    either no table (counted at the next open) or a table whose counts match the rows, never
+    an empty table over counted rows."""
+    names = {r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+    if "memory_relations" not in names or "graph_row_counts" in names:
+        return None  # a fresh database (the schema script creates it) or counted already
+    t0 = time.perf_counter()
+    db.commit()
+    db.execute("BEGIN IMMEDIATE")
+    try:
+        for stmt in _schema_part(schema, "counts"):
+            db.execute(stmt)
+        for table in GRAPH_TABLES:
+            db.execute(
+                "INSERT INTO graph_row_counts (user_id, tbl, n)"
+                f" SELECT user_id, '{table}', COUNT(*) FROM {table} GROUP BY user_id"
+            )
         db.commit()
     except BaseException:
         db.rollback()

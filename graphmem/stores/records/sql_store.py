@@ -349,8 +349,8 @@ class SQLRecords(
         out: dict[str, Memory] = {}
         for i in range(0, len(memory_ids), 500):
             chunk = memory_ids[i : i + 500]
-            rows = self._fetch(
-                f"SELECT {MEMORY_COLUMNS} FROM memories WHERE user_id = ?"
+            rows = self._fetch(  # looked up by id, user_id only checked (see _user_col)
+                f"SELECT {MEMORY_COLUMNS} FROM memories WHERE {self._user_col} = ?"
                 f" AND id IN ({self._marks(len(chunk))})",
                 (user_id, *chunk),
             )
@@ -391,17 +391,21 @@ class SQLRecords(
                 (user_id,),
             )
         )
-        by_status = dict(
-            self._fetch(
-                "SELECT status, COUNT(*) FROM memories WHERE user_id = ? GROUP BY status",
-                (user_id,),
-            )
-        )
-        first_last = self._fetch(
-            "SELECT MIN(created_at), MAX(created_at), COALESCE(SUM(access_count), 0)"
-            " FROM memories WHERE user_id = ?",
+        # Each figure from an index alone, (user_id, status, created_at) and (user_id,
+        # access_count): one statement over the rows' own columns read every memory row of
+        # the user (80-135 ms of the Health page at 100,000 memories).
+        per_status = self._fetch(
+            "SELECT status, COUNT(*), MIN(created_at), MAX(created_at) FROM memories"
+            " WHERE user_id = ? GROUP BY status",
             (user_id,),
-        )[0]
+        )
+        by_status = {r[0]: r[1] for r in per_status}
+        firsts = [r[2] for r in per_status if r[2] is not None]
+        lasts = [r[3] for r in per_status if r[3] is not None]
+        accesses = self._fetch(
+            "SELECT COALESCE(SUM(access_count), 0) FROM memories WHERE user_id = ?", (user_id,)
+        )[0][0]
+        first_last = (min(firsts, default=None), max(lasts, default=None), accesses)
         return {
             # superseded rows are earlier versions of these memories, not memories of their own
             "total": sum(int(v) for k, v in by_status.items() if k != "superseded"),

@@ -38,6 +38,8 @@ CREATE TABLE IF NOT EXISTS memories (
   KEY ix_memories_user_slot (user_id, slot),
   KEY ix_memories_user_session_created (user_id, session_id, created_at),
   KEY ix_memories_user_agent_created (user_id, agent_id, created_at),
+  KEY ix_memories_user_accessed (user_id, access_count),
+  KEY ix_memories_user_decay (user_id, decay_score),
   FULLTEXT KEY ft_memories_search (search_text)
 ) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_unicode_ci;
 
