@@ -107,8 +107,10 @@ _AGENT_TOLD = re.compile(
 
 
 def is_report(text: str) -> bool:
-    """Whether the text opens as a report of what someone else said, wrote or announced, and
-    does not, outside the quoted words, speak to the agent (see above)."""
+    """Whether the text is an account of the world - it opens as a report of what someone else
+    said, wrote or announced, files a work the user read, or names the user's own AI product -
+    and neither speaks to the agent outside the quoted words nor carries an order for it (see
+    above)."""
     own_voice = _QUOTED.sub(" ", text)  # the quoted words are someone else's, not the frame
     if not (
         _EN_SAYS.search(own_voice)
