@@ -392,20 +392,38 @@ def neighbourhood(
     hops: int,
     relation_types: tuple[str, ...] | None,
     per_node: int,
-) -> tuple[list[str], list[GraphEdge]]:
-    """Memories within `hops` of one memory (breadth first) and the edges between them."""
+    max_nodes: int | None = None,
+) -> tuple[list[str], list[GraphEdge], int]:
+    """Memories within `hops` of one memory (breadth first), the edges between them, and how
+    many memories reached were left out.
+
+    `max_nodes` bounds the picture: three hops around a memory linked to hundreds of others
+    reach about a thousand memories (seconds to read and draw at 100k, and unreadable), so
+    once a hop brings more than there is room for, the ones joined by the strongest edge are
+    kept and the walk goes no further. Without it every memory reached is returned."""
     seen = [memory_id]
+    known = {memory_id}
     frontier = [memory_id]
+    left_out = 0
     edges: dict[tuple[str, str, str], GraphEdge] = {}
     for _ in range(hops):
         found = graph.neighbours(user_id, frontier, relation_types, per_node)
-        frontier = []
+        fresh: dict[str, float] = {}  # reached on this hop, in edge order, with its best edge
         for e in sorted(found, key=lambda e: (e.source_id, e.target_id, e.relation_type)):
             edges[(e.source_id, e.target_id, e.relation_type)] = e
             for m in (e.source_id, e.target_id):
-                if m not in seen:
-                    seen.append(m)
-                    frontier.append(m)
+                if m not in known:
+                    fresh[m] = max(fresh.get(m, 0.0), e.strength)
+        frontier = list(fresh)
+        if max_nodes is not None and len(seen) + len(frontier) > max_nodes:
+            room = max(0, max_nodes - len(seen))
+            kept = set(sorted(frontier, key=lambda m: -fresh[m])[:room])  # stable: ties by order
+            left_out = len(frontier) - len(kept)
+            frontier = [m for m in frontier if m in kept]
+            seen += frontier
+            break
+        seen += frontier
+        known.update(frontier)
         if not frontier:
             break
-    return seen, list(edges.values())
+    return seen, list(edges.values()), left_out

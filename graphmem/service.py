@@ -432,11 +432,19 @@ class MemoryService(DocumentsAPI, ImagesAPI):
         relation_types: str | builtins.list[str] | None = None,
         *,
         viewer: Viewer = Viewer.AGENT,
+        max_nodes: int | None = None,
     ) -> dict[str, Any]:
         """A memory's neighbourhood in the graph: the memories within `hops` and their edges,
-        only what `viewer` may read and only what is reachable through it."""
+        only what `viewer` may read and only what is reachable through it; at most `max_nodes`
+        memories, the strongest-linked, when given."""
         return graphing.neighbourhood(
-            self.context, user_id, memory_id, hops, relation_types, viewer=viewer
+            self.context,
+            user_id,
+            memory_id,
+            hops,
+            relation_types,
+            viewer=viewer,
+            max_nodes=max_nodes,
         )
 
     def history(

@@ -26,7 +26,7 @@ from graphmem.errors import InvalidInputError, NotFoundError
 from graphmem.requests import MAX_LIST_LIMIT, ListRequest, SearchRequest
 from graphmem.ui.html import page, seg
 from graphmem.ui.sessions import Refused, Session
-from graphmem.ui.views_graph import graph_body, timeline_body
+from graphmem.ui.views_graph import MAX_NODES, graph_body, timeline_body
 from graphmem.ui.views_memories import FILTERS, STATUSES, memories_body, memory_body
 from graphmem.ui.views_ops import (
     filter_effect,
@@ -188,7 +188,7 @@ async def memory(request: Request, session: Session, user: str, form: FormData |
     def load() -> tuple[Any, ...]:
         m = svc.get(user, memory_id, viewer=viewer)
         versions = svc.history(user, memory_id, viewer=viewer)
-        graph = svc.graph(user, memory_id, 1, viewer=viewer)
+        graph = svc.graph(user, memory_id, 1, viewer=viewer, max_nodes=MAX_NODES)
         return m, versions, graph, _trail(svc, user, memory_id)
 
     m, versions, graph, trail = await run_in_threadpool(load)
@@ -201,7 +201,9 @@ async def graph(request: Request, session: Session, user: str, form: FormData | 
     memory_id = clean(request.path_params["memory_id"], "memory id", 100)
     hops = whole(request.query_params.get("hops"), "hops", 1, 3, 1)
     svc = service_of(request)
-    found = await run_in_threadpool(svc.graph, user, memory_id, hops, viewer=viewer_of(session))
+    found = await run_in_threadpool(
+        lambda: svc.graph(user, memory_id, hops, viewer=viewer_of(session), max_nodes=MAX_NODES)
+    )
     return render(request, session, user, "Graph", graph_body(user, memory_id, found, hops), "")
 
 

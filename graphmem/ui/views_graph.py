@@ -20,6 +20,10 @@ from graphmem.ui.views_memories import memory_link
 
 RING = 170
 MARGIN = 110
+# The most memories one picture draws: a hub memory's three hops reach about a thousand at
+# 100k memories, which took seconds to read and lay out and could not be read once drawn; the
+# strongest-linked are kept and the page says how many were left out.
+MAX_NODES = 120
 
 
 def _distances(center: str, edges: Sequence[Mapping[str, Any]]) -> dict[str, int]:
@@ -113,7 +117,13 @@ def graph_body(user: str, center: str, graph: Mapping[str, Any], hops: int) -> H
     head = (
         f"<p>{memory_link(user, center, str(nodes.get(center, {}).get('content', center)))}:"
         f" {len(nodes) - 1} memories within {hops} hop{'s' if hops != 1 else ''}."
-        f" Click a memory to centre on it. {' · '.join(x for x in (more, fewer) if x)}</p>"
+        + (
+            f" The most strongly linked are drawn; {graph['not_shown']} more reached were left"
+            " out (centre on one of the outer memories to see beyond it)."
+            if graph.get("not_shown")
+            else ""
+        )
+        + f" Click a memory to centre on it. {' · '.join(x for x in (more, fewer) if x)}</p>"
     )
     rows = [
         (

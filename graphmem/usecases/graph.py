@@ -66,18 +66,21 @@ def neighbourhood(
     relation_types: str | list[str] | None = None,
     *,
     viewer: Viewer = Viewer.AGENT,
+    max_nodes: int | None = None,
 ) -> dict[str, Any]:
     """A memory's neighbourhood in the graph: the memories within `hops` and their edges.
 
     Only what `viewer` may read is shown, and only what is reachable through it: a
-    quarantined memory is neither a node nor a bridge to memories beyond it."""
+    quarantined memory is neither a node nor a bridge to memories beyond it. With `max_nodes`
+    the strongest-linked memories are kept (associative.neighbourhood) and `not_shown` says
+    how many reached memories were left out."""
     user_id = check_user(user_id)
     hops = associative.check_hops(hops, "hops")
     rtypes = associative.parse_relation_types(relation_types)
     get(ctx, user_id, memory_id, viewer=viewer)
     ctx.maybe_drain()
-    ids, edges = associative.neighbourhood(
-        ctx.graph, user_id, str(memory_id), hops, rtypes, ctx.settings.graph_fanout
+    ids, edges, left_out = associative.neighbourhood(
+        ctx.graph, user_id, str(memory_id), hops, rtypes, ctx.settings.graph_fanout, max_nodes
     )
     rows = only_visible(ctx.records.get(user_id, ids), viewer)
     edges = [e for e in edges if e.source_id in rows and e.target_id in rows]
@@ -113,6 +116,7 @@ def neighbourhood(
             for e in edges
             if e.source_id in rows and e.target_id in rows
         ],
+        **({"not_shown": left_out} if left_out else {}),
     }
 
 
