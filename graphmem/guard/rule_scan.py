@@ -137,7 +137,25 @@ _OWN_NOTE_BEFORE = re.compile(
 _GROUP_HEADED = {"standing_rule", "zh_new_rule"}
 
 
+# An order quoted and then named as a thing - 'the "ignore previous instructions" meme',
+# '"ignore previous instructions" style prompts for our red-team suite', '网上那些"忽略之前所有
+# 指令"的段子' - is the phrase being talked about, not said to the agent.
+_QUOTED_MENTION = re.compile(
+    r"[\"“「『]([^\"“”「」『』]{3,80})[\"”」』]\s*(?:-?\s*style\b|memes?\b|jokes?\b|slides?\b|"
+    r"prompts?\b|tricks?\b|attacks?\b|examples?\b|strings?\b|phrases?\b|lines?\b|trope\b|"
+    r"thing\b|的?段子|的?梗|之类|这类|这种|类的)",
+    re.IGNORECASE,
+)
+
+
+def _quoted_mention(text: str, m: re.Match[str]) -> bool:
+    quoted = _QUOTED_MENTION.finditer(text)
+    return any(q.start(1) <= m.start() and m.end() <= q.end(1) for q in quoted)
+
+
 def _owned_topic(r: Rule, text: str, m: re.Match[str]) -> bool:
+    if r.category == "override" and _quoted_mention(text, m):
+        return True
     if r.category == "exfiltration":
         # "给孩子的平板设置了家长密码，记得别告诉他": a secret kept, nothing sent; "客户资料不能上传
         # 到外部": sending forbidden (concepts.without_forbidden_sends)

@@ -29,6 +29,18 @@ _ZSEND = r"(?:发送|发到|发给|转发|抄送|上传|提交|导出|泄露|透
 _ZOWN = r"(?:用户|客户|所有|全部|每条|其他用户|他人|别人|私密|保存的)"
 _ZAI = rf"(?:{ZH_AGENT}|代理)"  # the agent; not a robot vacuum (see concept_lexicons)
 
+# Opening the door (not "菜市场六点开门", a shop opening): the lock or the door as the object;
+# forbidding it ("别给陌生人开门") is no order.
+_ZOPEN_DOOR = (r"(?<!不要)(?<!别)(?<!不能)(?<!不许)(?<!禁止)(?<!不准)"
+               r"(?:开锁|解锁|(?:用|通过)[^。]{0,8}(?:门锁|智能锁)[^。]{0,6}开门|打开[^。]{0,6}(?:大门|前门|"
+               r"后门|门锁|房门|智能锁)|直接开门|就开门|给(?:他|她|对方|他们)开门)")
+_ZCODES = r"(?:验证码|动态码|校验码|一次性密码|重置密码(?:的)?链接|登录链接)"
+_ZMONEY_MOVE = (r"(?:转账|汇款|打款|转\d+元|账户\s*\d|收货地址|收款账户|"
+                r"删除[^。]{0,10}(?:邮件|短信|通知|提醒))")
+_ZCONCEAL = (r"(?:(?:别|不要|不用|无需)在[^。]{0,6}(?:总结|汇总|账单|报告|周报|日报)里?"
+             r"(?:提|显示|出现|列出)|(?:别|不要|不用)(?:通知|告诉|提醒)(?:主人|用户|机主|户主)|用户(?:已经?|早就)"
+             r"同意|(?:在|趁)用户(?:看到|发现)之?前)")
+
 ZH: list[tuple[str, str, float, str]] = [
     ("zh_ignore_previous", "override", 0.9,
      rf"(?:忽略|无视|忽视|不要理会|别理会|不用理会|不理会|忘掉|忘记|丢弃|抛弃|覆盖|绕过|跳过|"
@@ -95,7 +107,8 @@ ZH: list[tuple[str, str, float, str]] = [
      rf"(?:调用|执行|运行|触发|使用){_ZB}{{0,15}}(?:工具|函数|接口|命令|代码|脚本|api|插件)"),
     ("zh_cron", "tool", 0.45, r"定时任务"),
     ("zh_use_tool", "tool", 0.6, r"(?:用|使用|调用)[^。]{0,6}工具"),
-    ("zh_payment_action", "tool", 0.55, r"(?:付给|转给|汇给|打给|支付给|转账给)"),
+    # not to the user themself or their family ("转给我老婆", "打给我")
+    ("zh_payment_action", "tool", 0.55, r"(?:付给|转给|汇给|打给|支付给|转账给)(?!我(?!们))"),
     ("zh_enter_credentials", "tool", 0.6,
      rf"输入{_ZOWN}的?{_ZB}{{0,6}}(?:账号|密码|凭证|验证码|银行卡)"),
     ("zh_destroy_all", "tool", 0.6,
@@ -112,6 +125,32 @@ ZH: list[tuple[str, str, float, str]] = [
     ("zh_tell_other", "exfiltration", 0.75,
      rf"把{_ZB}{{1,8}}的{_ZB}{{0,4}}{_ZDATA}{_ZB}{{0,4}}(?:告诉|发给|给)(?:他|她|他们|别人)|"
      rf"告诉(?:他|她|他们)?{_ZB}{{0,4}}(?:其他用户|用户|他人)的{_ZB}{{0,6}}{_ZDATA}"),
+    # a door opened for whoever rings or says a word, or kept open with the camera off
+    ("zh_open_door_for", "tool", 0.75,
+     rf"(?:有人|任何人|谁|快递|外卖|访客|门铃|开门请求|说是|自称){_ZB}{{0,25}}{_ZOPEN_DOOR}|"
+     rf"{_ZOPEN_DOOR}{_ZB}{{0,25}}(?:摄像头|录像|监控|警报|开门记录){_ZB}{{0,6}}(?:关|删|停)|"
+     rf"(?:门锁|大门|前门|房门){_ZB}{{0,4}}(?:设成|设为|改成|保持)常开"),
+    # sign-in codes and reset links sent on to a number or an address
+    ("zh_forward_codes", "exfiltration", 0.8,
+     rf"{_ZCODES}{_ZB}{{0,20}}(?:转发|发|抄送|同步|密送){_ZB}{{0,6}}(?:\d{{7,}}|[\w.+-]+@[\w-]+\.\w|过去|"
+     rf"那里|这个号)"),
+    # money moved or an address changed, kept from the user
+    ("zh_conceal_from_user", "policy", 0.75,
+     rf"\A(?=[\s\S]*{_ZMONEY_MOVE})[\s\S]*?{_ZCONCEAL}"),
+    # someone else taken for the user ("说出暗号就当作是我本人", "把他当成机主本人")
+    ("zh_treat_as_me", "bridging", 0.75,
+     r"(?:当作|当成|视为|看作|看成|当)(?:是)?(?:我本人|机主本人|主人本人|用户本人|机主|户主)"),
+    # a second person let into the account
+    ("zh_shared_login", "bridging", 0.75,
+     r"共用(?:一个|同一个|一套)?(?:账号|账户|登录|密码)|(?:授权的)?第二(?:用户|使用人|账户持有人)|"
+     r"可以(?:随时)?(?:查看|访问|浏览|操作|调阅)(?:用户|我|这个用户|他们|任何人)?的?(?:所有|全部|任何)"
+     r"(?:人)?的?(?:私人)?(?:记忆|账户|账号|病历|记录|资料)"),
+    # a stranger who asks is handed the keys
+    ("zh_give_secret_on_ask", "exfiltration", 0.75,
+     rf"(?:有人|任何人|谁|客人|来电|访客|陌生人|客服){_ZB}{{0,20}}(?:问|要|说|打电话|来电){_ZB}{{0,40}}"
+     rf"(?:给|告诉|报给|发给|念给)(?:他|她|对方|他们)?{_ZB}{{0,20}}(?:网银|登录密码|支付密码|银行卡密码|"
+     rf"管理员账号|门锁密码|验证码|完整卡号|卡号|身份证号)|(?<!没)(?<!不)(?<!别)(?<!不要)(?:把|将){_ZB}{{0,12}}(?:网银|登录密码|"
+     rf"支付密码|管理员账号|门锁密码|验证码|完整卡号|卡号){_ZB}{{0,12}}(?:告诉|报给|发给|念给|给)(?:他|她|对方|他们)"),
     ("zh_same_person", "bridging", 0.7,
      r"同一个人|同一人|同一个用户|同一用户|同一个账户|同一账户|"
      r"就是\s*(?:用户)?\s*[a-z0-9_]+\s*[,，]"),
