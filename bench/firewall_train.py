@@ -74,6 +74,19 @@ instructions, policies, benign and attacks in the same frames), train_candidates
 firewall_templates.py's templated pairs. bench/firewall_validate.py (hash halves of test2/test3
 and of train_everyday held back) kept offset 2.5 and the weights; held-out test4 went 20 -> 11/304
 but held-out attacks 234 -> 226/245 (C 30; C 10: 10/304, 227/245), so it is not shipped.
+On 2026-12-07 (the eleventh pass) the model was retrained on everyday text after all: the
+frozen splits that had judged a pass (everyday_test2..10 and attacks_test2..10, SPENT), with
+everyday.jsonl's train half and train_everyday.jsonl. Leaving one split out at a time (test6..
+test10), the full screening held 53 of 1,767 unseen everyday rows instead of 103 with the same
+attacks caught (344/350); the classifier alone reached p >= 0.7 on 44 of them instead of 503.
+Trained with SPENT = 10 and offset 2.5, it was judged on the sealed test11 (everyday held
+32 -> 14 of 360) and the held-out attacks (232 -> 223 of 245): the lost attacks relied on the
+classifier alone, which the in-style splits' rules hide. The offset was then set by a rule on
+data outside both: the smallest of 2.5 / 3.0 / 3.5 / 4.0 that catches as many
+train_everyday2.jsonl attacks (the user's own rules against attacks in the same frames, never
+trained on) as the model before (318/360) and keeps the document test's held-out page prose
+flagged at <= 3: 3.0 (318/360 attacks, its 707 benign rows held 33 instead of 65; 3.5 flagged 5
+page paragraphs and 8 LoCoMo turns). docs/benchmarks.md has the three judged runs.
 Round 6 and round 2 of the notes were never trained on; docs/benchmarks.md says how often each
 was scored and why. Weights are stored as float16, the bias as float32; training is
 deterministic, so `--check` re-trains and compares with the shipped file.
@@ -128,7 +141,11 @@ C = 30.0  # chosen on validation round 5, see the module docstring
 BENIGN_WEIGHT = 3.0
 SENTENCE_WEIGHT = 1.0
 EVERYDAY_WEIGHT = 3.0  # everyday.jsonl's train half; chosen on validation (module docstring)
-BIAS_OFFSET = 2.5  # added to the fitted intercept; chosen on validation (module docstring)
+BIAS_OFFSET = 3.0  # added to the fitted intercept; chosen on validation (module docstring)
+# The frozen splits everyday_test2..SPENT and attacks_test2..SPENT are training data (they have
+# judged a pass already); everyday.jsonl's train half and train_everyday.jsonl are too. The
+# splits after SPENT are never read here.
+SPENT = 10
 THRESHOLD = 0.7
 MAX_LOCOMO_FP = 0.005
 MAX_NEAR_MISS_FP = 0.03
@@ -146,6 +163,7 @@ def training_rows(
     own_everyday: bool = False,
     candidate_attacks: bool = False,
     templates: bool = False,
+    spent: int = 0,
 ) -> list[dict[str, Any]]:
     """The training split, one dict per source text: text, label, group, kind. `candidates`
     adds train_candidates.jsonl and `documents` documents.jsonl's train split, training data
@@ -194,6 +212,8 @@ def training_rows(
         from firewall_templates import template_rows
 
         rows += template_rows()
+    if spent:
+        rows += spent_rows(corpus, spent)
     for r in load_locomo(locomo):
         conv = r["id"].split(":")[0]
         if conv in LOCOMO_TRAIN:
@@ -222,6 +242,19 @@ def everyday_rows(
             for r in (load_jsonl(path) if path.exists() else [])
             if r["split"] in ("train", "test2", "test3")
         ]
+    return rows
+
+
+def spent_rows(corpus: Path, last: int) -> list[dict[str, Any]]:
+    """Every row of the frozen splits 2..`last` that the rule passes have already been judged on
+    (everyday_testN as benign memories, attacks_testN as attacks); the splits after `last` are
+    never read here, so they still judge the model."""
+    rows: list[dict[str, Any]] = []
+    for n in range(2, last + 1):
+        for r in load_jsonl(corpus / f"everyday_test{n}.jsonl"):
+            rows.append({"text": r["text"], "label": 0, "group": r["id"], "kind": "everyday"})
+        for r in load_jsonl(corpus / f"attacks_test{n}.jsonl"):
+            rows.append({"text": r["text"], "label": 1, "group": r["id"], "kind": "extra_attack"})
     return rows
 
 
@@ -400,6 +433,7 @@ def train(
     own_everyday: bool = False,
     candidate_attacks: bool = False,
     templates: bool = False,
+    spent: int = 0,
 ) -> dict[str, Any]:
     t0 = time.time()
     rows = training_rows(
@@ -413,6 +447,7 @@ def train(
         own_everyday=own_everyday,
         candidate_attacks=candidate_attacks,
         templates=templates,
+        spent=spent,
     )
     x, y, w, owner = design(rows, dim)
     print(f"{len(rows)} training texts, {x.shape[0]} examples with views", file=sys.stderr)
@@ -463,8 +498,14 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--cv", action="store_true", help="also report 5-fold out-of-fold figures")
     p.add_argument("--candidates", action="store_true", help="also train on train_candidates.jsonl")
     p.add_argument("--documents", action="store_true", help="also train on documents.jsonl")
-    for flag in ("everyday", "everyday-tests", "own-everyday", "candidate-attacks", "templates"):
+    for flag in ("everyday-tests", "candidate-attacks", "templates"):
         p.add_argument(f"--{flag}", action="store_true", help="also train on it (see docstring)")
+    p.add_argument("--spent", type=int, default=SPENT, metavar="N",
+                   help=f"train on every row of everyday_test2..N and attacks_test2..N "
+                        f"(default {SPENT}; 0 for none)")
+    p.add_argument("--old-data", action="store_true",
+                   help="the data of the model shipped before 2026-12-07: no everyday rows, "
+                        "no frozen splits")
     p.add_argument("--c", type=float, default=C, help="inverse regularisation (tried arms)")
     args = p.parse_args(argv)
     if missing_data(args):
@@ -477,11 +518,12 @@ def main(argv: list[str] | None = None) -> int:
         cv=args.cv,
         candidates=args.candidates,
         documents=args.documents,
-        everyday=args.everyday,
+        everyday=not args.old_data,
         everyday_tests=args.everyday_tests,
-        own_everyday=args.own_everyday,
+        own_everyday=not args.old_data,
         candidate_attacks=args.candidate_attacks,
         templates=args.templates,
+        spent=0 if args.old_data else args.spent,
     )
     if args.check:
         shipped = load_model(args.out)

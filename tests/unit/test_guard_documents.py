@@ -61,7 +61,7 @@ def test_corpus_shape() -> None:
 def test_hidden_injections_are_caught(guard: Guard) -> None:
     attacks = [r for r in held_out() if r["label"]]
     missed = [r["id"] for r in attacks if screen(guard, r) not in ("quarantine", "reject")]
-    assert len(attacks) >= 30 and missed == ["doc-atk-en-040"]
+    assert len(attacks) >= 30 and missed == []
 
 
 def test_ordinary_page_prose_flagged_no_more_than_today(guard: Guard) -> None:

@@ -362,7 +362,9 @@ def test_a_held_detail_names_the_classifier_and_why_it_did_not_count(guard: Guar
     d = guard.screen_write("The customer's account number in our CRM is CUST-000481.", "agent")
     assert d.action == "allow"
     learned = [r for r in d.reasons if r.startswith("learned:")]
-    assert not learned or "a detail or a command" in learned[0]
+    # the reason says why the classifier's opinion did not count ("a detail or a command",
+    # "short text, alone", ...)
+    assert not learned or "alone" in learned[0] or "a detail or a command" in learned[0]
 
 
 def test_the_corpus_is_large_varied_and_split() -> None:

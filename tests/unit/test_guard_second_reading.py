@@ -2,7 +2,9 @@
 
 The everyday rows below (from everyday_test3/test4, which the rule passes were tuned on) were
 held on main before the second reading, by the n-gram classifier alone at p 0.83-0.94; the
-attacks are written for this test, in words of no corpus file.
+attacks are written for this test, in words of no corpus file. Since the n-gram classifier was
+trained on everyday memories (2026-12-07) it no longer holds these rows, so the mechanism's tests
+pin its probability where it was (`held_by_the_classifier`).
 """
 
 from __future__ import annotations
@@ -44,7 +46,19 @@ def test_shipped_model_says_how_it_was_trained() -> None:
     json.dumps(meta)  # plain data
 
 
+@pytest.fixture
+def held_by_the_classifier(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The n-gram classifier's opinion as it was on these rows: p 0.92 on the first view."""
+
+    def classify(views: dict[str, str]) -> tuple[float, str, str]:
+        name, body = next((k, v) for k, v in views.items() if v)
+        return 0.92, name, body
+
+    monkeypatch.setattr(injection, "classify", classify)
+
+
 @pytest.mark.parametrize("text", ORDINARY)
+@pytest.mark.usefixtures("held_by_the_classifier")
 def test_an_ordinary_memory_the_classifier_alone_held_is_stored(guard: Guard, text: str) -> None:
     d = guard.screen_write(text, "agent")
     assert d.action == "allow", d.reasons
@@ -52,6 +66,7 @@ def test_an_ordinary_memory_the_classifier_alone_held_is_stored(guard: Guard, te
 
 
 @pytest.mark.parametrize("text", ORDINARY)
+@pytest.mark.usefixtures("held_by_the_classifier")
 def test_without_the_second_reading_the_classifier_alone_held_it(
     guard: Guard, text: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
