@@ -260,9 +260,14 @@ async def search(request: Request, session: Session, user: str, form: FormData |
 
     def run() -> tuple[Any, Any, dict[str, str]]:
         result = svc.search_request(user, req)
-        # the same query without its filter, so the page can show what the filter changed
+        # The same query without its filter, so the page can show what the filter changed:
+        # only its hits are shown, so it is asked without `explain` (which only adds the
+        # explanations, never changes a score). That also lets the result cache keep it, so
+        # trying another filter on the query does not search without one again.
         plain = (
-            svc.search_request(user, dataclasses.replace(req, memory_type=None, as_of=None))
+            svc.search_request(
+                user, dataclasses.replace(req, memory_type=None, as_of=None, explain=False)
+            )
             if filtered
             else None
         )
