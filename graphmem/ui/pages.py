@@ -12,7 +12,6 @@ channel and forgetting).
 
 from __future__ import annotations
 
-import dataclasses
 import math
 import re
 from typing import TYPE_CHECKING, Any
@@ -259,18 +258,13 @@ async def search(request: Request, session: Session, user: str, form: FormData |
     filtered = bool(req.memory_type or req.as_of)
 
     def run() -> tuple[Any, Any, dict[str, str]]:
-        result = svc.search_request(user, req)
-        # The same query without its filter, so the page can show what the filter changed:
-        # only its hits are shown, so it is asked without `explain` (which only adds the
-        # explanations, never changes a score). That also lets the result cache keep it, so
-        # trying another filter on the query does not search without one again.
-        plain = (
-            svc.search_request(
-                user, dataclasses.replace(req, memory_type=None, as_of=None, explain=False)
-            )
-            if filtered
-            else None
-        )
+        # with a filter, also the same query without it, so the page can show what the
+        # filter changed (graphmem.usecases.compare: the second search reads only what the
+        # first did not)
+        if filtered:
+            result, plain = svc.search_compared(user, req)
+        else:
+            result, plain = svc.search_request(user, req), None
         labels = {h.memory.id: h.memory.content for h in result.hits}
         for h in result.hits:
             explain = getattr(h, "explain", None) or {}
