@@ -158,3 +158,30 @@ def test_a_store_made_before_the_index_is_filled_when_opened(tmp_path: Path) -> 
     assert indexed(reopened, "me") == expected(reopened, "me")
     assert len(listed(reopened, "me", {"i": 7})) == 3  # 7, 7.0 and the new one
     reopened.close()
+
+
+@pytest.mark.parametrize("analysis_limit", [1000, 0])  # the store's sampled ANALYZE, and a full one
+def test_a_rare_value_beside_common_ones_is_read_by_doc_id(
+    tmp_path: Path, analysis_limit: int
+) -> None:
+    """Full statistics say a value of `p` is held by half the memories; the page of the rare
+    one must still be read from its own rows, not by a scan of every memory."""
+    store = SQLiteRecords(tmp_path / "r.sqlite3")
+    put(store, "me", [{"p": "rare"}] * 10 + [{"p": "ab"[i % 2]} for i in range(4000)])
+    db = store._conn()
+    db.execute(f"PRAGMA analysis_limit = {analysis_limit}")
+    db.execute("ANALYZE")
+    db.commit()
+    q = RecordQuery("me", statuses=STATUSES, filter=MemoryFilter.parse(metadata={"p": "rare"}))
+    where, params = store._listing_where(q)
+    plan = " / ".join(
+        r[3]
+        for r in store._conn().execute(
+            f"EXPLAIN QUERY PLAN SELECT id FROM memories WHERE {where}"
+            " ORDER BY created_at DESC, doc_id DESC LIMIT 51",
+            params,
+        )
+    )
+    assert "memories USING INTEGER PRIMARY KEY" in plan and "SCAN memories" not in plan, plan
+    assert len(store.page(q, "newest", None, 51)) == 10
+    store.close()
