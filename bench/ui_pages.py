@@ -25,6 +25,7 @@ Usage:
   python bench/ui_pages.py                                  # build (or reuse) 10k and 100k
   python bench/ui_pages.py --store S10K --store S100K       # stores built earlier
   python bench/ui_pages.py --sizes 2000 --source-size 2000 --repeat 5 --no-browser   # quick
+  python bench/ui_pages.py --store S100K --pages metadata --pages "type filter"   # some pages
 """
 
 from __future__ import annotations
@@ -372,7 +373,11 @@ def measure(store: Path, args: argparse.Namespace) -> dict[str, Any]:
     try:
         clients = {"operator": log_in(base, OPERATOR), "agent": log_in(base, AGENT)}
         queries = Generator(seed=11).queries(args.repeat * 3 + 2)
-        pages = pages_of(facts, queries, clients["operator"])
+        pages = [
+            p
+            for p in pages_of(facts, queries, clients["operator"])
+            if not args.pages or any(want in p[0] for want in args.pages)
+        ]
         entry["http"] = {}
         for page in pages:
             entry["http"][page[0]] = got = time_http(clients, page, args.repeat, base)
@@ -427,6 +432,11 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--repeat", type=int, default=30, help="HTTP fetches per page")
     p.add_argument("--browser-repeat", type=int, default=5, help="Chromium loads per page")
     p.add_argument("--no-browser", action="store_true")
+    p.add_argument(
+        "--pages",
+        action="append",
+        help="time only the pages whose name holds this text (repeatable), e.g. 'metadata'",
+    )
     p.add_argument("--out", type=Path, default=RESULTS_DIR / "ui_pages.json")
     args = p.parse_args(argv)
     stores = args.store or build_stores(

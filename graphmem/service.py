@@ -52,6 +52,7 @@ from graphmem.stores.graph.prepared import PreparedGraph, prepared
 from graphmem.stores.records import Relation
 from graphmem.summary import SummaryVectors
 from graphmem.usecases import compact as compacting
+from graphmem.usecases import compare as comparing
 from graphmem.usecases import erase as erasing
 from graphmem.usecases import graph as graphing
 from graphmem.usecases import imports as importing
@@ -410,6 +411,13 @@ class MemoryService(DocumentsAPI, ImagesAPI):
     def search_request(self, user_id: str, request: SearchRequest) -> SearchResult:
         """`search` with its options already gathered in a SearchRequest."""
         return searching.search(self.context, user_id, request)
+
+    def search_compared(
+        self, user_id: str, request: SearchRequest
+    ) -> tuple[SearchResult, SearchResult]:
+        """The search, and the same query without its type and as_of filters (the inspector
+        shows what a filter changes), reading each row and score once for both."""
+        return comparing.with_and_without_filter(self.context, user_id, request)
 
     # ------------------------------------------------------------------ graph
     def relate(

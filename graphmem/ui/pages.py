@@ -12,7 +12,6 @@ channel and forgetting).
 
 from __future__ import annotations
 
-import dataclasses
 import math
 import re
 from typing import TYPE_CHECKING, Any
@@ -259,13 +258,13 @@ async def search(request: Request, session: Session, user: str, form: FormData |
     filtered = bool(req.memory_type or req.as_of)
 
     def run() -> tuple[Any, Any, dict[str, str]]:
-        result = svc.search_request(user, req)
-        # the same query without its filter, so the page can show what the filter changed
-        plain = (
-            svc.search_request(user, dataclasses.replace(req, memory_type=None, as_of=None))
-            if filtered
-            else None
-        )
+        # with a filter, also the same query without it, so the page can show what the
+        # filter changed (graphmem.usecases.compare: the second search reads only what the
+        # first did not)
+        if filtered:
+            result, plain = svc.search_compared(user, req)
+        else:
+            result, plain = svc.search_request(user, req), None
         labels = {h.memory.id: h.memory.content for h in result.hits}
         for h in result.hits:
             explain = getattr(h, "explain", None) or {}

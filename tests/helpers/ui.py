@@ -6,6 +6,7 @@ and bench/ui_pages.py both drive, so the benchmark's browser timings are the tes
 from __future__ import annotations
 
 import os
+import re
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -117,3 +118,19 @@ def navigation_ms(driver: Any) -> dict[str, float]:
     """The page just loaded, from the browser's Navigation Timing (see NAVIGATION)."""
     nav = driver.execute_script(NAVIGATION)
     return {"response_ms": nav[1] - nav[0], "loaded_ms": nav[2] - nav[3]}
+
+
+def csrf(html: str) -> str:
+    found = re.search(r'name="csrf" value="([^"]+)"', html)
+    assert found, "the page has no CSRF field"
+    return found.group(1)
+
+
+def login(client: Any, token: str) -> str:
+    """Logs in through a starlette TestClient; returns the CSRF token of the first page."""
+    form = client.get("/login")
+    r = client.post("/login", data={"token": token, "csrf": csrf(form.text)})
+    assert r.status_code == 303, r.text
+    page = client.get(r.headers["location"])
+    assert page.status_code == 200
+    return str(csrf(page.text))

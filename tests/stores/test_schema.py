@@ -65,6 +65,9 @@ def sqlite_schema(path: Path) -> dict[str, dict[str, tuple[str, bool]]]:
             # derived from the graph tables by triggers, as the full-text tables are from
             # memories: the embedded store's way to count a user's graph rows
             " AND name <> 'graph_row_counts'"
+            # derived from memories.metadata by triggers: the embedded store's index of the
+            # metadata values a memory list filters by (graphmem.stores.records.sqlite_meta)
+            " AND name <> 'memory_meta'"
             " AND sql NOT LIKE 'CREATE VIRTUAL%'"
         )
     ]

@@ -25,6 +25,8 @@ from tests.helpers.ui import (
     OPERATOR,
     UPDATED,
     add_bulk,
+    csrf,
+    login,
     seeded_service,
     tokens,
 )
@@ -45,22 +47,6 @@ def svc(tmp_path_factory: pytest.TempPathFactory, embedder: Embedder) -> Iterato
 def client(svc: MemoryService) -> Iterator[TestClient]:
     with TestClient(create_app(svc, tokens()), base_url=BASE, follow_redirects=False) as c:
         yield c
-
-
-def csrf(html: str) -> str:
-    found = re.search(r'name="csrf" value="([^"]+)"', html)
-    assert found, "the page has no CSRF field"
-    return found.group(1)
-
-
-def login(client: TestClient, token: str) -> str:
-    """Logs in; returns the CSRF token of the first page."""
-    form = client.get("/login")
-    r = client.post("/login", data={"token": token, "csrf": csrf(form.text)})
-    assert r.status_code == 303, r.text
-    page = client.get(r.headers["location"])
-    assert page.status_code == 200
-    return csrf(page.text)
 
 
 def test_login_sets_a_strict_httponly_cookie_and_a_wrong_token_is_refused(

@@ -156,9 +156,14 @@ class SQLBase:
             kind=Kind(r[22]),
         )
 
-    def _where(self, q: RecordQuery, alias: str = "") -> tuple[str, list[Any]]:
+    def _where(
+        self, q: RecordQuery, alias: str = "", user_index: bool = True
+    ) -> tuple[str, list[Any]]:
+        """The query's conditions as SQL. `user_index=False` (SQLite only) writes the user's
+        condition as `+user_id`, which no index may serve: the rows then come from another
+        condition (the metadata rows of a listing, graphmem.stores.records.sqlite_meta)."""
         a = f"{alias}." if alias else ""
-        clauses = [f"{a}user_id = ?"]
+        clauses = [f"{'' if user_index else '+'}{a}user_id = ?"]
         params: list[Any] = [q.user_id]
         if q.statuses:
             clauses.append(f"{a}status IN ({self._marks(len(q.statuses))})")

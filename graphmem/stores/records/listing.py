@@ -29,7 +29,7 @@ class SQLListing(SQLBase):
         """Up to `limit` memories in `sort` order after the position `after` (the sort value
         and doc_id of the last row seen), each with the sort value a cursor resumes from."""
         column, desc = SORTS[sort]
-        where, params = self._where(q)
+        where, params = self._listing_where(q)
         op, direction = ("<", "DESC") if desc else (">", "ASC")
         if after is not None:
             value, doc_id = after
@@ -53,3 +53,9 @@ class SQLListing(SQLBase):
             key = m.created_at if column == "created_at" else r[-1]
             out.append((m, key))
         return out
+
+    def _listing_where(self, q: RecordQuery) -> tuple[str, list[Any]]:
+        """The conditions of a page. Every filter as `_where` writes it, the metadata tested on
+        each row's JSON; the embedded store reads a selective metadata filter from an index of
+        the values instead (graphmem.stores.records.sqlite_meta)."""
+        return self._where(q)

@@ -192,7 +192,7 @@ class SQLRecords(
             self._outbox_rows(cur, [(user_id, m, "delete") for m in found])
             return found
 
-    USER_TABLES = (
+    USER_TABLES: tuple[str, ...] = (
         "memories",
         "memory_relations",
         "entities",
