@@ -1,17 +1,15 @@
 """A hop over words: the memories that share the best hit's words the query does not hold.
 
-"What does Melanie do to destress?" matches "Melanie: Thanks, Caroline! These are for running.
-Been running longer since our last chat" best; the answer, "Melanie: I've been running farther
-to de-stress, which has been great for my headspace.", shares with the question only the name
-in every one of her turns ("de-stress" is not "destress"), no entity with the best hit, and no
-edge the walk took: it was not in the top twenty. What joins the two is the
-best hit's own vocabulary: "running". So beside the walk the keyword channel is asked once more,
-with the best hit's terms that the query does not hold (BM25 with the user's statistics, so a
-speaker's name or a common word weighs little and a rare one a lot), and the few memories it
-finds are lifted as the walk lifts a memory it reaches: graph score `weight` x their match over
-the best hit's own, combined with their own match like any walked memory
-(associative.combine_graph) and capped below the best hit (associative.capped_by_seed), with a
-`term` step in their path.
+"What musical artists has Melanie seen?" matches "Melanie: Yeah, that pic was from a show I
+went to." best; the answer's other half, "It was Matt Patterson, he is so talented! His voice
+and songs were amazing.", shares no word with the question, no entity with the best hit, and
+sits in another session, so neither channel nor the walk reaches it. What joins the two is the
+best hit's own vocabulary. So beside the walk, the keyword channel is asked once more, with the
+best hit's terms that the query does not hold (BM25 with the user's statistics, so a speaker's
+name or a common word weighs little and a rare one a lot), and the few memories it finds are
+lifted as the walk lifts a memory it reaches: graph score `weight` x their match over the best
+hit's own, combined with their own match like any walked memory (associative.combine_graph) and
+capped below the best hit (associative.capped_by_seed), with a `term` step in their path.
 
 The lookup runs on the channel pool while the walk runs: the best hit is known before the walk
 and stays first after it (the walk never lifts a memory above its seed). On by default
