@@ -332,14 +332,6 @@ class Settings(BaseSettings):
         " does not hold (a name) and covers the rest of what the query asks goes above it"
         " (bridge_answer.py; only with the graph walk on)",
     )
-    term_bridge_weight: float = Field(
-        0.75,
-        ge=0,
-        le=1,
-        description="graph score of a memory sharing the best hit's words the"
-        " query does not hold, times its match on them (term_bridge.py; 0: off; needs the walk)",
-    )
-    term_bridge_hits: int = Field(5, ge=1, le=50, description="memories that hop lifts, at most")
     graph_reply_weight: float = Field(
         1.0,
         ge=0,

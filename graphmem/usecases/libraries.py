@@ -11,10 +11,9 @@ and revoking are an operator's acts (the CLI, or an operator token over MCP).
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
 from dataclasses import dataclass, replace
 
-from graphmem.associative import Step, TracedHit, combine_graph, seed_relevance
+from graphmem.associative import Step, seed_relevance
 from graphmem.context import Context
 from graphmem.errors import InvalidInputError
 from graphmem.model import Hit, Kind
@@ -134,20 +133,3 @@ def bridges(
         if best:
             out[lib] = dict(best[: s.graph_candidates])
     return out
-
-
-def rebridge(
-    hits: list[TracedHit],
-    bridged: Mapping[str, Bridged],
-    base: Mapping[str, float],
-    graph_w: float,
-) -> None:
-    """Give hits reached from another tenant's memory (a library chunk a reader's memory
-    names) that path and graph score, where it beats the path this tenant's own graph found."""
-    for h in hits:
-        b = bridged.get(h.memory.id)
-        if b is not None and b.score > h.scores.get("graph", 0.0):
-            h.scores["graph"] = b.score
-            h.score = combine_graph(base.get(h.memory.id, h.score), b.score, graph_w)
-            h.path = [b.step]
-    hits.sort(key=lambda h: (-h.score, h.memory.id))

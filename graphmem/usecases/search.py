@@ -29,7 +29,7 @@ from graphmem.stores.records import RecordQuery
 from graphmem.stores.vectors import VectorFilter
 from graphmem.text import query_terms
 from graphmem.tracing import note, span
-from graphmem.usecases import bridge_answer, fanout, focus, libraries, term_bridge
+from graphmem.usecases import bridge_answer, fanout, focus, libraries
 from graphmem.usecases.keyword_channel import KeywordHits, start_keyword
 from graphmem.visibility import only_visible, readable_statuses
 
@@ -334,12 +334,6 @@ def retrieve(
             query_terms=frozenset(query_terms(query)) if s.graph_bridge_weight > 0 else frozenset(),
         )
         seeds = hits[: s.graph_seeds]
-        own = {h.memory.id: h.score for h in hits}
-        worded = (  # the hop over the best hit's words, beside the walk (term_bridge)
-            term_bridge.start(ctx, rq, query, hits[0].memory, s.term_bridge_hits)
-            if s.term_bridge_weight > 0
-            else None
-        )
         # A turn that asks is answered by the next one (LoCoMo: the question a user's query
         # matches best is often the other speaker's, and its reply holds the fact).
         asks = (
@@ -401,16 +395,12 @@ def retrieve(
                     )
                     h.explain["walk"]["added"] = h.score - before
         hits.sort(key=lambda h: (-h.score, h.memory.id))
-        if worded is not None:
-            vectors_ok = qvec if "vectors" not in degraded else None
-            term_bridge.lift(ctx, user_id, worded, hits, own, score, admits, vectors_ok,
-                             vec_scores, s.term_bridge_weight, graph_w)  # fmt: skip
     if s.subject_boost > 0 and _boost_subjects(hits, query, s.subject_boost):
         hits.sort(key=lambda h: (-h.score, h.memory.id))
     if hops > 0 and graph_w > 0 and s.graph_facet_fanout > 0 and hits:
         _fan_out(ctx, user_id, req, hits, rq, qvec, score, admits)
     if bridged:
-        libraries.rebridge(hits, bridged, base, graph_w)
+        _bridge(hits, bridged, base, graph_w)
     if hops > 0 and graph_w > 0 and s.graph_bridge_answer and "graph" not in degraded:
         bridge_answer.answer_through_bridge(req.query, hits, req.explain)
     top: list[Hit] = list(hits[:top_k])
@@ -463,6 +453,23 @@ def _seed_channels(seeds: list[TracedHit]) -> dict[str, list[str]]:
     return {
         h.memory.id: [c for c in ("vector", "keyword") if h.scores.get(c, 0.0) > 0] for h in seeds
     }
+
+
+def _bridge(
+    hits: list[TracedHit],
+    bridged: Mapping[str, libraries.Bridged],
+    base: Mapping[str, float],
+    graph_w: float,
+) -> None:
+    """Give hits reached from another tenant's memory (a library chunk a reader's memory
+    names) that path and graph score, where it beats the path this tenant's own graph found."""
+    for h in hits:
+        b = bridged.get(h.memory.id)
+        if b is not None and b.score > h.scores.get("graph", 0.0):
+            h.scores["graph"] = b.score
+            h.score = associative.combine_graph(base.get(h.memory.id, h.score), b.score, graph_w)
+            h.path = [b.step]
+    hits.sort(key=lambda h: (-h.score, h.memory.id))
 
 
 def similar(ctx: Context, user_id: str, query: str, threshold: float, limit: int) -> list[Memory]:
