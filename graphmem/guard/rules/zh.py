@@ -136,7 +136,7 @@ ZH: list[tuple[str, str, float, str]] = [
      rf"那里|这个号)"),
     # money moved or an address changed, kept from the user
     ("zh_conceal_from_user", "policy", 0.75,
-     rf"\A(?=[\s\S]*{_ZMONEY_MOVE})[\s\S]*?{_ZCONCEAL}"),
+     rf"\A(?=[\s\S]*?{_ZCONCEAL})[\s\S]*?{_ZMONEY_MOVE}"),
     # someone else taken for the user ("说出暗号就当作是我本人", "把他当成机主本人")
     ("zh_treat_as_me", "bridging", 0.75,
      r"(?:当作|当成|视为|看作|看成|当)(?:是)?(?:我本人|机主本人|主人本人|用户本人|机主|户主)"),
