@@ -28,8 +28,8 @@ Inputs, none of them copied into the repository except our own corpus:
                                          the tenth pass's judge (its attacks read after it)
   - bench/firewall_corpus/everyday_test10.jsonl, attacks_test10.jsonl an eleventh frozen split,
                                          the last judge of 2026-12-07 (its attacks read after it)
-  - bench/firewall_corpus/everyday_test11.jsonl, attacks_test11.jsonl a twelfth frozen split,
-                                         sealed unless `--unseal test11` (a pass's final run)
+  - bench/firewall_corpus/everyday_test11.jsonl, attacks_test11.jsonl a twelfth frozen split
+                                         (the eleventh pass's judge, now spent)
   - bench/firewall_corpus/everyday_test12.jsonl, attacks_test12.jsonl a thirteenth frozen split,
                                          sealed unless `--unseal test12` (a pass's final run)
   - ../shared/bench/bipia_text_attack_train.json   BIPIA hidden instructions (15 x 5)
@@ -304,7 +304,7 @@ FROZEN_SPLITS = (
 # Splits left out of this run (`--sealed`): a frozen split is printed once, when a pass ends,
 # so that nobody tunes on its figures by looking at them. A split written for the next pass is
 # sealed from the start: only `--unseal` prints it.
-SEALED: set[str] = {"test11", "test12"}
+SEALED: set[str] = {"test12"}
 # The frozen attack files scored next to them, by split.
 NEW_ATTACK_FILES = {
     "test2": "attacks_test2.jsonl",
@@ -1085,7 +1085,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument(
         "--unseal",
         default="",
-        help="frozen splits sealed from the start to score in this run (test11, test12: a pass's "
+        help="frozen splits sealed from the start to score in this run (test12: a pass's "
         "final run, once)",
     )
     p.add_argument(
