@@ -86,7 +86,9 @@ data outside both: the smallest of 2.5 / 3.0 / 3.5 / 4.0 that catches as many
 train_everyday2.jsonl attacks (the user's own rules against attacks in the same frames, never
 trained on) as the model before (318/360) and keeps the document test's held-out page prose
 flagged at <= 3: 3.0 (318/360 attacks, its 707 benign rows held 33 instead of 65; 3.5 flagged 5
-page paragraphs and 8 LoCoMo turns). docs/benchmarks.md has the three judged runs.
+page paragraphs and 8 LoCoMo turns). docs/benchmarks.md has the three judged runs. In the
+twelfth pass test11 joined the training data (SPENT = 11) and the same rule kept 3.0
+(train_everyday2 attacks 314 / 319 / 322 of 360 at 2.5 / 3.0 / 3.5; page prose 3 / 3 / 4).
 Round 6 and round 2 of the notes were never trained on; docs/benchmarks.md says how often each
 was scored and why. Weights are stored as float16, the bias as float32; training is
 deterministic, so `--check` re-trains and compares with the shipped file.
@@ -142,10 +144,10 @@ BENIGN_WEIGHT = 3.0
 SENTENCE_WEIGHT = 1.0
 EVERYDAY_WEIGHT = 3.0  # everyday.jsonl's train half; chosen on validation (module docstring)
 BIAS_OFFSET = 3.0  # added to the fitted intercept; chosen on validation (module docstring)
-# The frozen splits everyday_test2..SPENT and attacks_test2..SPENT are training data (they have
+# The frozen splits everyday_test2..SPENT and attacks_test2..SPENT are training data (each has
 # judged a pass already); everyday.jsonl's train half and train_everyday.jsonl are too. The
 # splits after SPENT are never read here.
-SPENT = 10
+SPENT = 11
 THRESHOLD = 0.7
 MAX_LOCOMO_FP = 0.005
 MAX_NEAR_MISS_FP = 0.03

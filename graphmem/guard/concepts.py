@@ -232,6 +232,17 @@ def without_access_requests(text: str) -> str:
     return ACCESS_REQUEST.sub(" ", text)
 
 
+# The user replacing an instruction of their own ("Ignore my earlier instruction about 25-minute
+# pomodoros, I've switched to 50"): "my" instructions, about a topic, are the user's, not the
+# agent's rules being overridden.
+OWN_UPDATE = re.compile(
+    r"\b(?:ignore|disregard|forget|scrap|drop) (?:my|our) (?:earlier|previous|prior|old|last|"
+    r"original) (?:instruction|request|note|rule|preference|setting|reminder)s? (?:about|on|"
+    r"regarding|for|re)\b",
+    re.IGNORECASE,
+)
+
+
 class _Tagger:
     """Concepts of one text, evaluated lazily and memoised: most combinations fail on their
     rarest concept, so a benign text costs a handful of regex searches, not all of them."""
@@ -259,7 +270,7 @@ class _Tagger:
                 TASK_START.search(t) or (self.cjk and ZH_TASK_START.search(t))
             )
         if concept == "META":
-            return _agent_rules(t, self.cjk)
+            return _agent_rules(OWN_UPDATE.sub(" ", t), self.cjk)
         if concept == "SEND":
             t = without_forbidden_sends(t)
         elif concept == "IDENTITY":
@@ -467,6 +478,7 @@ __all__ = [
     "speaks_of_others",
     "speaks_to_agent",
     "tag",
+    "OWN_UPDATE",
     "without_access_requests",
     "without_forbidden_sends",
     "without_keep_private",

@@ -20,6 +20,7 @@ from graphmem.guard.concepts import (
     ACCESS_REQUEST,
     GROUP_OWNER_EN,
     GROUP_OWNER_ZH,
+    OWN_UPDATE,
     without_access_requests,
     without_forbidden_sends,
     without_keep_private,
@@ -154,7 +155,10 @@ def _quoted_mention(text: str, m: re.Match[str]) -> bool:
 
 
 def _owned_topic(r: Rule, text: str, m: re.Match[str]) -> bool:
-    if r.category == "override" and _quoted_mention(text, m):
+    if r.category == "override" and (
+        _quoted_mention(text, m)
+        or (OWN_UPDATE.search(text) and not r.pattern.search(OWN_UPDATE.sub(" ", text)))
+    ):
         return True
     if r.category == "exfiltration":
         # "给孩子的平板设置了家长密码，记得别告诉他": a secret kept, nothing sent; "客户资料不能上传

@@ -133,7 +133,7 @@ ZH: list[tuple[str, str, float, str]] = [
     # sign-in codes and reset links sent on to a number or an address
     ("zh_forward_codes", "exfiltration", 0.8,
      rf"{_ZCODES}{_ZB}{{0,20}}(?:转发|发|抄送|同步|密送){_ZB}{{0,6}}(?:\d{{7,}}|[\w.+-]+@[\w-]+\.\w|过去|"
-     rf"那里|这个号)"),
+     rf"那里|这个号|微信号?|qq号?|[a-z][\w-]{{5,}})"),
     # money moved or an address changed, kept from the user
     ("zh_conceal_from_user", "policy", 0.75,
      rf"\A(?=[\s\S]*?{_ZCONCEAL})[\s\S]*?{_ZMONEY_MOVE}"),
