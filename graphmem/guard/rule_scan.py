@@ -59,19 +59,55 @@ RULES_ZH = _compile(rules.ZH, "zh")
 RULES_COMPACT = _compile(rules.COMPACT, "any")
 
 
+def _top_level_alternatives(pattern: str) -> list[str]:
+    """The alternatives of a pattern's outermost alternation (`a|b(c|d)` -> `a`, `b(c|d)`)."""
+    out: list[str] = []
+    depth, start, i, in_class = 0, 0, 0, False
+    while i < len(pattern):
+        ch = pattern[i]
+        if ch == "\\":
+            i += 2
+            continue
+        if in_class:
+            in_class = ch != "]"
+        elif ch == "[":
+            in_class = True
+            i += 1
+            # a "]" right after "[" or "[^" is a literal inside the class
+            i += pattern[i : i + 1] == "^"
+            i += pattern[i : i + 1] == "]"
+            continue
+        elif ch == "(":
+            depth += 1
+        elif ch == ")":
+            depth -= 1
+        elif ch == "|" and depth == 0:
+            out.append(pattern[start:i])
+            start = i + 1
+        i += 1
+    out.append(pattern[start:])
+    return out
+
+
 def _any_of(rule_list: list[Rule]) -> re.Pattern[str] | None:
     """One alternation of every rule in a list: it matches a text exactly when some rule does
     (a search tries each alternative at each position), so a text it misses - nearly every
     benign write - needs one search instead of one per rule (90 for English: measured 3.5 ->
-    1.9 ms per synthetic memory). None if the patterns cannot be joined (numbered backrefs)."""
+    1.9 ms per synthetic memory). The alternatives that begin at a word boundary share one
+    `\\b`, so a position inside a word is given up once, not once per alternative (English:
+    about 0.95 -> 0.70 ms per LoCoMo turn). None if the patterns cannot be joined (numbered
+    backrefs)."""
     if not rule_list or len({r.pattern.flags for r in rule_list}) != 1:
         return None
     if any(re.search(r"\\[1-9]", r.pattern.pattern) for r in rule_list):
         return None
+    alternatives = [a for r in rule_list for a in _top_level_alternatives(r.pattern.pattern)]
+    bounded = [a[2:] for a in alternatives if a.startswith("\\b")]
+    parts = [f"(?:{a})" for a in alternatives if not a.startswith("\\b")]
+    if bounded:
+        parts.insert(0, "\\b(?:" + "|".join(f"(?:{a})" for a in bounded) + ")")
     try:
-        return re.compile(
-            "|".join(f"(?:{r.pattern.pattern})" for r in rule_list), rule_list[0].pattern.flags
-        )
+        return re.compile("|".join(parts), rule_list[0].pattern.flags)
     except re.error:
         return None
 
