@@ -90,7 +90,7 @@ from pathlib import Path
 from graphmem.stores.vectors.edge import EdgeVectors
 held = EdgeVectors(Path(sys.argv[1]) / "vectors", dim=384)
 print("held", flush=True)
-time.sleep(120)
+time.sleep(120)  # holds until the fixture stops it; 120 s only bounds a process left behind
 """
 
 
