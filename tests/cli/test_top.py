@@ -8,7 +8,6 @@ import os
 import socket
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import httpx
@@ -17,6 +16,7 @@ from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, gene
 
 from graphmem.cli.top import parse, quantile, render, rows
 from tests.helpers.services import stop_process
+from tests.helpers.waiting import wait_until
 
 BUCKETS = (0.005, 0.01, 0.025, 0.05, 0.1, 0.25)
 
@@ -91,14 +91,15 @@ def test_top_reads_the_running_servers_metrics(tmp_path: Path) -> None:
         stderr=subprocess.DEVNULL,
     )
     try:
-        deadline = time.monotonic() + 120
-        while True:
-            assert proc.poll() is None and time.monotonic() < deadline, "serve did not start"
+
+        def metrics_served() -> bool:
+            assert proc.poll() is None, "serve did not start"
             try:
-                if httpx.get(f"http://127.0.0.1:{port}/metrics", timeout=2).status_code == 200:
-                    break
+                return httpx.get(f"http://127.0.0.1:{port}/metrics", timeout=2).status_code == 200
             except httpx.TransportError:
-                time.sleep(0.3)
+                return False
+
+        wait_until(metrics_served, "serve to start", 120, 0.3)
         out = subprocess.run(
             [sys.executable, "-m", "graphmem", "top", "--once", "--json"],
             env=env,

@@ -6,8 +6,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
-import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -19,6 +18,7 @@ from graphmem.localserver import (
 from graphmem.stores.vectors.edge import EdgeVectors
 from tests.helpers.mcp import child_env, free_port, graphmem_exe
 from tests.helpers.services import stop_process
+from tests.helpers.waiting import wait_until
 
 START_TIMEOUT_S = 240  # the model loads first; a shared CI machine can be slow
 
@@ -43,14 +43,20 @@ def one_line(err: str) -> str:
     return err.strip()
 
 
-def wait_for(predicate: object, what: str, proc: subprocess.Popen[bytes], log: Path) -> None:
-    deadline = time.monotonic() + START_TIMEOUT_S
-    while not predicate():  # type: ignore[operator]
+def wait_for(
+    predicate: Callable[[], object], what: str, proc: subprocess.Popen[bytes], log: Path
+) -> None:
+    """`predicate` true, while the server `proc` (writing `log`) runs: it exiting fails the
+    test at once."""
+
+    def ready() -> bool:
+        if predicate():
+            return True
         if proc.poll() is not None:
             pytest.fail(f"graphmem serve exited with {proc.returncode}:\n{log.read_text()}")
-        if time.monotonic() > deadline:
-            pytest.fail(f"graphmem serve: no {what} after {START_TIMEOUT_S} s:\n{log.read_text()}")
-        time.sleep(0.25)
+        return False
+
+    wait_until(ready, f"graphmem serve: {what}", START_TIMEOUT_S, 0.25, detail=log.read_text)
 
 
 @pytest.fixture(scope="module")
@@ -90,7 +96,7 @@ from pathlib import Path
 from graphmem.stores.vectors.edge import EdgeVectors
 held = EdgeVectors(Path(sys.argv[1]) / "vectors", dim=384)
 print("held", flush=True)
-time.sleep(120)
+time.sleep(120)  # holds until the fixture stops it; 120 s only bounds a process left behind
 """
 
 

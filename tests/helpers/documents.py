@@ -59,7 +59,7 @@ class _Handler(http.server.BaseHTTPRequestHandler):
 
     def do_GET(self) -> None:
         if self.path == "/slow":
-            time.sleep(1.5)
+            time.sleep(1.5)  # the slow server is the thing tested (a fetch's timeout), no wait
         if self.path == "/moved":
             self.send_response(302)
             self.send_header("Location", "/page")

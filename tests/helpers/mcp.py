@@ -10,7 +10,6 @@ import shutil
 import socket
 import subprocess
 import sys
-import time
 import uuid
 from collections.abc import Awaitable, Iterator
 from contextlib import contextmanager
@@ -23,6 +22,7 @@ from fastmcp import Client
 from fastmcp.client.transports import StreamableHttpTransport
 
 from tests.helpers.services import stop_process
+from tests.helpers.waiting import wait_until
 
 T = TypeVar("T")
 
@@ -152,18 +152,16 @@ def start_http_server(
             stderr=subprocess.STDOUT,
         )
     try:
-        deadline = time.monotonic() + 180
-        while True:
+
+        def asks_for_a_token() -> bool:
             if proc.poll() is not None:
                 pytest.fail(f"graphmem serve exited with {proc.returncode}:\n{log.read_text()}")
             try:
-                if post(port, b"{}")[0] == 401:
-                    break
+                return post(port, b"{}")[0] == 401
             except OSError:
-                pass
-            if time.monotonic() > deadline:
-                pytest.fail(f"graphmem serve did not come up:\n{log.read_text()}")
-            time.sleep(0.25)
+                return False
+
+        wait_until(asks_for_a_token, "graphmem serve to come up", 180, 0.25, log.read_text)
         yield HttpServer(port, f"http://127.0.0.1:{port}/mcp", data_dir, tokens, proc, log)
     finally:
         stop_process(proc)

@@ -13,14 +13,23 @@ import pytest
 T = TypeVar("T")
 
 
-def wait_until(condition: Callable[[], T], what: str, timeout: float = 30.0) -> T:
-    """Poll `condition` until it returns something truthy, and return that; fail the test
-    naming `what` after `timeout` seconds."""
+def wait_until(
+    condition: Callable[[], T],
+    what: str,
+    timeout: float = 30.0,
+    interval: float = 0.05,
+    detail: Callable[[], str] | None = None,
+) -> T:
+    """Poll `condition` every `interval` seconds until it returns something truthy, and return
+    that; fail the test naming `what` after `timeout` seconds, with `detail()` (a server's log,
+    read when the wait fails) under it. A condition that can tell the wait is hopeless (the
+    server it waits for exited) fails the test itself, at once. `interval` is for conditions
+    that cost something to ask (an HTTP request, a subprocess)."""
     deadline = time.monotonic() + timeout
     while not (value := condition()):
         if time.monotonic() > deadline:
-            pytest.fail(f"{what}: not after {timeout:g} s")
-        time.sleep(0.05)
+            pytest.fail(f"{what}: not after {timeout:g} s" + (f":\n{detail()}" if detail else ""))
+        time.sleep(interval)
     return value
 
 

@@ -19,7 +19,6 @@ import shutil
 import subprocess
 import sys
 import textwrap
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -30,6 +29,7 @@ from tests.helpers.imaging import render
 from tests.helpers.mcp import TOOLS, HttpServer, free_port, post, start_http_server
 from tests.helpers.schemas import assert_typed, check_schema_strictly
 from tests.helpers.services import stop_process
+from tests.helpers.waiting import wait_until
 
 pytestmark = pytest.mark.services
 
@@ -313,14 +313,15 @@ def test_the_inspector_refuses_a_result_that_breaks_its_schema(
         stderr=subprocess.DEVNULL,
     )
     try:
-        deadline = time.monotonic() + 60
-        while True:
+
+        def answers() -> bool:
             try:
                 post(port, b"{}")
-                break
             except OSError:
-                assert time.monotonic() < deadline, "the test server did not come up"
-                time.sleep(0.2)
+                return False
+            return True
+
+        wait_until(answers, "the test server to come up", 60, 0.2)
         url = f"http://127.0.0.1:{port}/mcp"
         code, out, err = inspect(
             inspector, url, tmp_path, "--method", "tools/call", "--tool-name", "honest", token=None

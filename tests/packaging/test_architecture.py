@@ -157,24 +157,67 @@ def test_only_the_settings_read_the_environment() -> None:
     )
 
 
+def imported_test_modules(source: str, package: tuple[str, ...]) -> list[str]:
+    """The test modules (and conftest modules) that `source`, a module in `package`, imports:
+    `from tests.unit.test_x import f`, `import tests.unit.test_x`, `from tests.unit import
+    test_x`, `from .test_x import f`, `from .. import test_x`, and `import test_x` (a test
+    folder on sys.path)."""
+    found = []
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.ImportFrom):
+            base = package[: len(package) - node.level + 1] if node.level else ()
+            module = ".".join((*base, *(node.module.split(".") if node.module else ())))
+            names = [module, *(f"{module}.{a.name}" for a in node.names)]
+        elif isinstance(node, ast.Import):
+            names = [a.name for a in node.names]
+        else:
+            continue
+        for name in names:
+            parts = name.split(".")
+            inside = parts[1:] if parts[0] == "tests" else parts[:1]
+            if any(leaf == "conftest" or leaf.startswith("test_") for leaf in inside):
+                found.append(name)
+    return found
+
+
 def test_no_test_module_imports_another() -> None:
     """What tests share lives in tests/helpers/ (or in a conftest fixture): a test module that
     imports another runs that module's imports and fixtures too, and ties the two together so
     neither can be moved or changed on its own."""
-    tests = ROOT / "tests"
-    offenders = []
-    for path in sorted(tests.rglob("*.py")):
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-            if isinstance(node, ast.ImportFrom) and node.module and not node.level:
-                names = [node.module, *(f"{node.module}.{a.name}" for a in node.names)]
-            elif isinstance(node, ast.Import):
-                names = [a.name for a in node.names]
-            else:
-                continue
-            for name in names:
-                parts = name.split(".")
-                if parts[0] == "tests" and any(
-                    leaf == "conftest" or leaf.startswith("test_") for leaf in parts[1:]
-                ):
-                    offenders.append(f"{path.relative_to(ROOT)}: {name}")
+    offenders = [
+        f"{path.relative_to(ROOT)}: {name}"
+        for path in sorted((ROOT / "tests").rglob("*.py"))
+        for name in imported_test_modules(
+            path.read_text(encoding="utf-8"), path.parent.relative_to(ROOT).parts
+        )
+    ]
     assert offenders == []
+
+
+def test_every_way_of_importing_a_test_module_is_seen() -> None:
+    """The check above reads what it should: a form of import it missed would let the coupling
+    back in unnoticed."""
+    unit = ("tests", "unit")
+    caught = {
+        "from tests.mcp.test_mcp import TOOLS": ["tests.mcp.test_mcp", "tests.mcp.test_mcp.TOOLS"],
+        "import tests.unit.test_x": ["tests.unit.test_x"],
+        "from tests.unit import test_x": ["tests.unit.test_x"],
+        "from tests.conftest import cli": ["tests.conftest", "tests.conftest.cli"],
+        "from .test_x import f": ["tests.unit.test_x", "tests.unit.test_x.f"],
+        "from . import test_x": ["tests.unit.test_x"],
+        "from ..mcp import test_mcp": ["tests.mcp.test_mcp"],
+        "def f():\n    from ..mcp.test_mcp import TOOLS": [
+            "tests.mcp.test_mcp",
+            "tests.mcp.test_mcp.TOOLS",
+        ],
+        "import test_x": ["test_x"],
+    }
+    for source, names in caught.items():
+        assert imported_test_modules(source, unit) == names, source
+    for source in (
+        "from tests.helpers.waiting import wait_until",
+        "from .helpers import mcp",
+        "import graphmem.testing",
+        "from graphmem import test_support",
+    ):
+        assert imported_test_modules(source, unit) == [], source

@@ -5,13 +5,13 @@ from __future__ import annotations
 import json
 import mmap
 import sys
-import time
 from pathlib import Path
 
 import pytest
 
 from graphmem import MemoryService, Settings
 from graphmem.embedding import Embedder
+from tests.helpers.waiting import wait_until
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench"))
 import _common  # noqa: E402
@@ -45,11 +45,11 @@ def test_the_sampler_keeps_the_peak_and_stops_at_the_limit() -> None:
     block = bytearray(200 << 20)
     for i in range(0, len(block), 4096):
         block[i] = 1
-    deadline = time.monotonic() + 5
-    while not hit and time.monotonic() < deadline:
-        time.sleep(0.02)
-    del block
-    peak = sampler.stop()
+    try:
+        wait_until(lambda: hit, "the sampler to see the limit passed", 5, 0.02)
+    finally:
+        del block
+        peak = sampler.stop()
     assert hit and hit[0]["anon"] > base + 100
     assert peak["anon"] >= base + 190
 

@@ -9,7 +9,6 @@ their own data directories, sharing the test Redis, the way two servers behind a
 
 from __future__ import annotations
 
-import time
 from pathlib import Path
 
 import pytest
@@ -90,9 +89,12 @@ def test_another_replicas_erase_empties_this_replicas_caches(
 
         receipt = first.forget_user("quillon")  # on the first replica
         assert receipt.deleted["replica_notice"] == 1 and receipt.verified
-        deadline = time.monotonic() + 10
-        while other.context.embedder.cached_queries("quillon") and time.monotonic() < deadline:
-            time.sleep(0.1)
+        wait_until(
+            lambda: other.context.embedder.cached_queries("quillon") == 0,
+            "the erase to reach the query cache",
+            10,
+            0.1,
+        )
         assert other.context.embedder.cached_queries("quillon") == 0
         # the walk's adjacency goes when the watch runs (the query cache above is this process's
         # embedder, which the first replica's erase reached directly)

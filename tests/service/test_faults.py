@@ -13,7 +13,6 @@ import shutil
 import signal
 import socket
 import subprocess
-import time
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
@@ -26,6 +25,7 @@ from graphmem.stores.cache import RedisCache
 from graphmem.stores.graph.neo4j import Neo4jGraph
 from graphmem.stores.records.mysql import MySQLRecords
 from graphmem.stores.vectors.qdrant import QdrantServerVectors
+from tests.helpers.waiting import wait_until
 
 pytestmark = pytest.mark.services
 ROOT = Path(__file__).resolve().parents[2]
@@ -38,14 +38,13 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
+def listening(port: int) -> bool:
+    with socket.socket() as s:
+        return s.connect_ex(("127.0.0.1", port)) == 0
+
+
 def wait_port(port: int, timeout: float) -> None:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        with socket.socket() as s:
-            if s.connect_ex(("127.0.0.1", port)) == 0:
-                return
-        time.sleep(0.2)
-    raise TimeoutError(f"nothing listens on 127.0.0.1:{port} after {timeout} s")
+    wait_until(lambda: listening(port), f"something listening on 127.0.0.1:{port}", timeout, 0.2)
 
 
 class Server:

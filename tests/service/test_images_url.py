@@ -84,7 +84,7 @@ class Handler(http.server.BaseHTTPRequestHandler):
                 for _ in range(40):
                     self.wfile.write(b"x")
                     self.wfile.flush()
-                    time.sleep(0.1)
+                    time.sleep(0.1)  # a trickle: what the download deadline is tested against
             except (BrokenPipeError, ConnectionResetError):
                 pass
             self.close_connection = True

@@ -15,6 +15,7 @@ from graphmem.stores.records.mysql import MySQLRecords
 from graphmem.stores.vectors.qdrant import QdrantServerVectors
 from graphmem.summary import MAX_SUMMARY
 from tests.helpers.services import open_neo4j
+from tests.helpers.waiting import wait_until
 
 USERS = ("u", "v")
 
@@ -229,8 +230,6 @@ def test_summaries_are_short_and_can_drive_recall(tmp_path: Path, embedder: Embe
 
 
 def test_periodic_compaction_runs_in_the_service(tmp_path: Path, embedder: Embedder) -> None:
-    import time
-
     with _svc(tmp_path, embedder, compact_interval_seconds=0.2, merge_on_write=False) as svc:
         assert svc.compactor is None  # only a server starts it
         svc.start_background()
@@ -239,9 +238,8 @@ def test_periodic_compaction_runs_in_the_service(tmp_path: Path, embedder: Embed
         # A run may already be under way (or finish) between the two writes; two more runs
         # guarantee one that started after both.
         seen = svc.compactor.runs
-        deadline = time.monotonic() + 30
-        while svc.compactor.runs < seen + 2 and time.monotonic() < deadline:
-            time.sleep(0.1)
+        compactor = svc.compactor
+        wait_until(lambda: compactor.runs >= seen + 2, "two more compaction runs", 30, 0.1)
         assert svc.compactor.runs >= seen + 2
         assert [m.id for m in svc.list("u", include_archived=False)] == [a.id]
 

@@ -18,6 +18,7 @@ from graphmem.cli.main import main
 from graphmem.embedding import Embedder
 from graphmem.model import utcnow
 from graphmem.stores.graph.networkx import NetworkxGraph
+from tests.helpers.waiting import wait_until
 
 NOTES = [
     "Priya Raman leads the Atlas project at Acme in Berlin.",
@@ -96,8 +97,6 @@ def test_doctor_reports_outbox_rows_pending_for_over_a_minute(
 def test_an_idle_server_catches_up_after_a_store_outage(tmp_path: Path, embedder: Embedder) -> None:
     """No call needs to arrive: the server's background drain projects the waiting rows once
     the store is back (before, they waited for the next write, search or a restart)."""
-    import time
-
     settings = Settings(data_dir=tmp_path / "d", outbox_drain_seconds=0.2)
     graph = NetworkxGraph()
     svc = MemoryService(settings, embedder=embedder, graph=graph)
@@ -108,9 +107,9 @@ def test_an_idle_server_catches_up_after_a_store_outage(tmp_path: Path, embedder
         svc.write("u", NOTES[1])
         assert svc.records.outbox_count() == 1
         graph.open()  # the store comes back; nobody calls the service
-        deadline = time.monotonic() + 30
-        while svc.records.outbox_count() and time.monotonic() < deadline:
-            time.sleep(0.1)
+        wait_until(
+            lambda: svc.records.outbox_count() == 0, "the background drain to project", 30, 0.1
+        )
         assert svc.records.outbox_count() == 0
         assert len(graph.node_ids()) == 2
     finally:

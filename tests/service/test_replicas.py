@@ -84,7 +84,7 @@ def test_a_killed_replica_releases_its_locks(
         r = MySQLRecords({mysql_url!r})
         with r.locks.hold("user:alice", 5):
             print("held", flush=True)
-            time.sleep(120)
+            time.sleep(120)  # held until the test kills it; 120 s only bounds a stray
         """
     )
     proc = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, text=True)

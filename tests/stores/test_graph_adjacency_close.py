@@ -14,6 +14,7 @@ from typing import Any
 from graphmem import MemoryService, Settings
 from graphmem.embedding import Embedder
 from graphmem.stores.graph.prepared import PreparedGraph
+from tests.helpers.waiting import wait_until
 
 
 def test_close_stops_a_build_in_flight_before_the_records_close(
@@ -34,21 +35,29 @@ def test_close_stops_a_build_in_flight_before_the_records_close(
     reads_after_close: list[str] = []
     closed = threading.Event()
 
+    stopped = threading.Event()
+
     def slow_table(user_id: str, page: int = 20_000) -> Iterator[tuple[Any, ...]]:
-        # a big user's build: many rows, read slowly; a read after close would be a crash
+        # a big user's build: many rows, read slowly (the sleep is the slowness, not a wait);
+        # a read after close would be a crash
         rows = list(real(user_id, page))
-        for _ in range(200):
-            for row in rows:
-                reading.set()
-                if closed.is_set():
-                    reads_after_close.append(user_id)
-                time.sleep(0.001)
-                yield row
+        try:
+            for _ in range(200):
+                for row in rows:
+                    reading.set()
+                    if closed.is_set():
+                        reads_after_close.append(user_id)
+                    time.sleep(0.001)
+                    yield row
+        finally:
+            stopped.set()  # the build dropped the reader (closed it) or read it all
 
     records.relation_table = slow_table  # type: ignore[method-assign]
     svc.search("alice", "Where does Alice work?", 3, track_access=False)
     assert reading.wait(10), "the search started no build"
     svc.close()
     closed.set()
-    time.sleep(0.05)  # a build still running would read again within a millisecond
+    # wait for the reader to end, not for a while: a build that ignored the close reads on to
+    # the last row (and is caught at its next one), a build that stopped has closed the reader
+    wait_until(stopped.is_set, "the build to stop reading the relation rows")
     assert reads_after_close == []

@@ -12,7 +12,6 @@ import signal
 import socket
 import subprocess
 import threading
-import time
 import uuid
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -32,6 +31,7 @@ from graphmem.stores.redis_client import is_cluster, is_cluster_url, open_redis,
 from graphmem.stores.working import RedisWorkingMemory, WorkingMemory
 from tests.helpers.cache import services_sharing_stores
 from tests.helpers.services import service_url
+from tests.helpers.waiting import wait_until
 
 CLUSTER_URL = os.environ.get("GRAPHMEM_TEST_REDIS_CLUSTER_URL", "")
 
@@ -478,15 +478,15 @@ def test_a_lost_master_makes_the_stores_unavailable_not_broken(
     with pytest.raises(StoreUnavailableError):
         wm.get(dead, "s")
     assert cache.health()["ok"] is False
-    for _ in range(120):  # the node timeout is 5 s
+
+    def cluster_down() -> bool:
         info = subprocess.run(
             ["redis-cli", "-p", str(ports[0]), "cluster", "info"], capture_output=True, text=True
         ).stdout
-        if "cluster_state:fail" in info:
-            break
-        time.sleep(0.25)
-    else:
-        pytest.fail("the surviving masters never declared the cluster down")
+        return "cluster_state:fail" in info
+
+    # the node timeout is 5 s
+    wait_until(cluster_down, "the surviving masters to declare the cluster down", 30, 0.25)
     with pytest.raises(StoreUnavailableError, match="CLUSTERDOWN|cluster is down"):
         wm.get(alive, "s")
     assert wm.health()["ok"] is False

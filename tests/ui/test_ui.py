@@ -275,11 +275,11 @@ def test_graphmem_ui_serves_the_login_page(tmp_path: Path, command: str) -> None
     import os
     import subprocess
     import sys
-    import time
 
     import httpx
 
     from tests.helpers.services import stop_process
+    from tests.helpers.waiting import wait_until
 
     data = tmp_path / "data"
     env = {**os.environ, "GRAPHMEM_DATA_DIR": str(data), "PYTHONPATH": os.getcwd()}
@@ -318,16 +318,16 @@ def test_graphmem_ui_serves_the_login_page(tmp_path: Path, command: str) -> None
         text=True,
     )
     try:
-        deadline = time.monotonic() + 120
         base = f"http://127.0.0.1:{port}"
-        while True:
+
+        def login_page() -> httpx.Response | None:
             assert proc.poll() is None, proc.stdout.read() if proc.stdout else ""
-            assert time.monotonic() < deadline, "graphmem ui did not answer"
             try:
-                r = httpx.get(base + "/login", timeout=2)
-                break
+                return httpx.get(base + "/login", timeout=2)
             except httpx.TransportError:
-                time.sleep(0.3)
+                return None
+
+        r = wait_until(login_page, "graphmem ui to answer", 120, 0.3)
         assert r.status_code == 200 and 'name="token"' in r.text
         nonce = re.search(r'name="csrf" value="([^"]+)"', r.text)
         assert nonce

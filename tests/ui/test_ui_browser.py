@@ -20,7 +20,6 @@ import shutil
 import socket
 import statistics
 import threading
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -44,6 +43,7 @@ from tests.helpers.ui import (
     seeded_service,
     tokens,
 )
+from tests.helpers.waiting import wait_until
 
 pytestmark = [pytest.mark.slow, pytest.mark.browser]
 SCALE = int(os.environ.get("GRAPHMEM_UI_SCALE", "1000"))
@@ -83,10 +83,7 @@ def base_url(svc: MemoryService) -> Iterator[str]:
     server = uvicorn.Server(config)
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()
-    deadline = time.monotonic() + 20
-    while not server.started:
-        assert time.monotonic() < deadline, "the inspector did not start"
-        time.sleep(0.05)
+    wait_until(lambda: server.started, "the inspector to start", 20)
     yield f"http://127.0.0.1:{port}"
     server.should_exit = True
     thread.join(timeout=10)

@@ -17,6 +17,8 @@ def test_an_idle_session_expires() -> None:
     store = SessionStore(idle_seconds=0.05)
     s = store.open(AGENT)
     assert store.get(s.sid) is s
+    # the sleep is what is tested, not a wait: idle time passing (the store reads the real
+    # monotonic clock), twice the idle limit so it has surely passed, and no longer
     time.sleep(0.1)
     assert store.get(s.sid) is None and len(store) == 0
 
