@@ -125,25 +125,30 @@ def sqlite_scope_keyword_index(db: Any, schema: str) -> float | None:
     fts = have.get("memories_fts")
     if fts is not None and _UNSCOPED_FTS not in fts:
         return None
+    return _at_once(
+        db,
+        [
+            *(f"DROP TRIGGER IF EXISTS {trigger}" for trigger in _OLD_FTS_TRIGGERS),
+            "DROP TABLE IF EXISTS memories_fts",
+            *_schema_part(schema, "fts"),
+            "INSERT OR IGNORE INTO memories_fts_owner (user_id)"
+            " SELECT DISTINCT user_id FROM memories ORDER BY user_id",
+            "INSERT INTO memories_fts (rowid, search_text)"
+            " SELECT (o.num << 36) | m.doc_id, m.search_text"
+            " FROM memories m JOIN memories_fts_owner o ON o.user_id = m.user_id"
+            " ORDER BY o.num, m.doc_id",
+        ],
+    )
+
+
+def _at_once(db: Any, statements: list[str]) -> float:
+    """Run the statements in one write transaction (all or none); returns the seconds taken."""
     t0 = time.perf_counter()
     db.commit()
     db.execute("BEGIN IMMEDIATE")
     try:
-        for trigger in _OLD_FTS_TRIGGERS:
-            db.execute(f"DROP TRIGGER IF EXISTS {trigger}")
-        db.execute("DROP TABLE IF EXISTS memories_fts")
-        for stmt in _schema_part(schema, "fts"):
+        for stmt in statements:
             db.execute(stmt)
-        db.execute(
-            "INSERT OR IGNORE INTO memories_fts_owner (user_id)"
-            " SELECT DISTINCT user_id FROM memories ORDER BY user_id"
-        )
-        db.execute(
-            "INSERT INTO memories_fts (rowid, search_text)"
-            " SELECT (o.num << 36) | m.doc_id, m.search_text"
-            " FROM memories m JOIN memories_fts_owner o ON o.user_id = m.user_id"
-            " ORDER BY o.num, m.doc_id"
-        )
         db.commit()
     except BaseException:
         db.rollback()
@@ -154,61 +159,40 @@ def sqlite_scope_keyword_index(db: Any, schema: str) -> float | None:
 GRAPH_TABLES = ("memory_relations", "entities", "memory_entities")
 
 
-def sqlite_count_graph_rows(db: Any, schema: str) -> float | None:
-    """Give a store made before `graph_row_counts` its counts, before the schema script runs;
-    returns the seconds it took, or None when there was nothing to do.
+def _derive_table(
+    db: Any, schema: str, part: str, source: str, table: str, fills: list[str]
+) -> float | None:
+    """Give a store made before `table` (derived from `source`) that table, its triggers and
+    its first rows, before the schema script runs; returns the seconds it took, or None when
+    there was nothing to do (a fresh database, whose schema script creates it, or done already).
 
-    The table, its triggers and the first counts go in in one transaction: a crash leaves
-    either no table (counted at the next open) or a table whose counts match the rows, never
-    an empty table over counted rows."""
+    All of it goes in in one transaction: a crash leaves no table (derived at the next open),
+    never an empty table over rows it should describe."""
     names = {r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
-    if "memory_relations" not in names or "graph_row_counts" in names:
-        return None  # a fresh database (the schema script creates it) or counted already
-    t0 = time.perf_counter()
-    db.commit()
-    db.execute("BEGIN IMMEDIATE")
-    try:
-        for stmt in _schema_part(schema, "counts"):
-            db.execute(stmt)
-        for table in GRAPH_TABLES:
-            db.execute(
-                "INSERT INTO graph_row_counts (user_id, tbl, n)"
-                f" SELECT user_id, '{table}', COUNT(*) FROM {table} GROUP BY user_id"
-            )
-        db.commit()
-    except BaseException:
-        db.rollback()
-        raise
-    return time.perf_counter() - t0
+    if source not in names or table in names:
+        return None
+    return _at_once(db, [*_schema_part(schema, part), *fills])
+
+
+def sqlite_count_graph_rows(db: Any, schema: str) -> float | None:
+    """Give a store made before `graph_row_counts` its counts (see _derive_table)."""
+    fills = [
+        "INSERT INTO graph_row_counts (user_id, tbl, n)"
+        f" SELECT user_id, '{table}', COUNT(*) FROM {table} GROUP BY user_id"
+        for table in GRAPH_TABLES
+    ]
+    return _derive_table(db, schema, "counts", "memory_relations", "graph_row_counts", fills)
 
 
 def sqlite_index_metadata(db: Any, schema: str) -> float | None:
-    """Give a store made before `memory_meta` its rows, before the schema script runs; returns
-    the seconds it took (about half a second at 100,000 memories), or None when there was
-    nothing to do.
-
-    As with the counts, the table, its triggers and its first rows go in in one transaction:
-    a crash leaves no table (filled at the next open), never an empty table over memories whose
-    metadata a listing would then miss."""
-    names = {r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
-    if "memories" not in names or "memory_meta" in names:
-        return None  # a fresh database (the schema script creates it) or filled already
-    t0 = time.perf_counter()
-    db.commit()
-    db.execute("BEGIN IMMEDIATE")
-    try:
-        for stmt in _schema_part(schema, "meta"):
-            db.execute(stmt)
-        # the insert trigger's SELECT, over every memory
-        db.execute(
-            "INSERT OR IGNORE INTO memory_meta (user_id, meta_key, kind, meta_value, doc_id)"
-            " SELECT m.user_id, j.key, CASE j.type WHEN 'text' THEN 's' WHEN 'integer' THEN 'n'"
-            " WHEN 'real' THEN 'n' ELSE 'b' END, j.atom, m.doc_id FROM memories m,"
-            " json_each(CASE WHEN json_valid(m.metadata) AND json_type(m.metadata) = 'object'"
-            " THEN m.metadata END) j WHERE j.type IN ('text', 'integer', 'real', 'true', 'false')"
-        )
-        db.commit()
-    except BaseException:
-        db.rollback()
-        raise
-    return time.perf_counter() - t0
+    """Give a store made before `memory_meta` its rows (see _derive_table; about half a second
+    at 100,000 memories)."""
+    # the insert trigger's SELECT, over every memory
+    fill = (
+        "INSERT OR IGNORE INTO memory_meta (user_id, meta_key, kind, meta_value, doc_id)"
+        " SELECT m.user_id, j.key, CASE j.type WHEN 'text' THEN 's' WHEN 'integer' THEN 'n'"
+        " WHEN 'real' THEN 'n' ELSE 'b' END, j.atom, m.doc_id FROM memories m,"
+        " json_each(CASE WHEN json_valid(m.metadata) AND json_type(m.metadata) = 'object'"
+        " THEN m.metadata END) j WHERE j.type IN ('text', 'integer', 'real', 'true', 'false')"
+    )
+    return _derive_table(db, schema, "meta", "memories", "memory_meta", [fill])
