@@ -28,7 +28,7 @@ def test_every_page_is_measured_on_a_small_store(tmp_path: Path, embedder: Embed
     svc.close()
     facts = ui_pages.store_facts(store)
     assert facts["user"] == "alice" and facts["relations"] > 0 and facts["hub_out_degree"] > 0
-    args = argparse.Namespace(repeat=2, browser_repeat=1, no_browser=True)
+    args = argparse.Namespace(repeat=2, browser_repeat=1, no_browser=True, pages=None)
     entry = ui_pages.measure(store, args)
     pages = entry["http"]
     assert len(pages) == 20 and all(p["n"] == 2 and p["server_p50_ms"] > 0 for p in pages.values())
