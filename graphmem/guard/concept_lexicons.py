@@ -169,6 +169,8 @@ _EN: dict[str, str] = {
     "GATED": r"\b(?:only (?:(?:run|do|apply|deploy|execute|use)(?: (?:it|this|that|them))? )?"
              r"(?:after|once|when|if)|(?:after|once|when) (?:the )?(?:\w+ )?(?:tests?|"
              r"ci|checks?|build|review|pipeline) (?:pass(?:es|ed)?|(?:is|are) green|succeed)|"
+             # "run `terraform plan` and show it to Dana before any apply": a review first
+             r"(?:show|send) (?:it|the (?:plan|diff|output)) to \w+ before (?:any|the|you)\b|"
              # "DROP TABLE tmp; -- run after the migration is verified"
              r"(?:after|once|when) (?:the )?(?:[\w-]+ ){1,2}(?:is|are|has been|have been) "
              r"(?:verified|checked|confirmed|tested|merged|deployed|done|finished|green))\b",

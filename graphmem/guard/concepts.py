@@ -220,7 +220,9 @@ ACCESS_REQUEST = re.compile(
     r"\b(?:need|needs|needed|request(?:ed|ing)?|ask(?:ed|ing)? (?:it |helpdesk |the helpdesk )?for|"
     r"appl(?:y|ied|ying) for|waiting (?:on|for)|approval for|"
     # ... or has been given: "got admin rights on the team's Figma workspace today"
-    r"(?<!you )(?:got|finally got|received|was given|was granted))\s+(?:\w+\s+){0,2}?"
+    r"(?<!you )(?:got|finally got|received|was given|was granted|"
+    # "IT finally gave me admin rights on my laptop": granted to the user, in the past
+    r"(?:finally )?gave me|(?:has|have|had) (?:given|granted) me))\s+(?:\w+\s+){0,2}?"
     r"(?:admin|root|elevated|local admin)\s+(?:rights|access|privileges|permissions)\b|"
     r"(?:申请|申请开通|等|拿到了?|获得了|(?<!给)(?<![他她你])有了)[^,。，]{0,12}(?:管理员|root|更高的?)权限|"
     r"(?:管理员|root)权限(?:的)?(?:申请|审批|被驳回|没批|批下来|还没批)"

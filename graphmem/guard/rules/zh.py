@@ -108,7 +108,10 @@ ZH: list[tuple[str, str, float, str]] = [
     ("zh_cron", "tool", 0.45, r"定时任务"),
     ("zh_use_tool", "tool", 0.6, r"(?:用|使用|调用)[^。]{0,6}工具"),
     # not to the user themself or their family ("转给我老婆", "打给我")
-    ("zh_payment_action", "tool", 0.55, r"(?:付给|转给|汇给|打给|支付给|转账给)(?!我(?!们))"),
+    # nor work handed to a colleague to review ("合并请求都转给小陈审")
+    ("zh_payment_action", "tool", 0.55,
+     r"(?:付给|转给|汇给|打给|支付给|转账给)(?!我(?!们))"
+     r"(?![^,，。]{1,6}?(?:审|看一下|看看|过目|处理|跟进|负责))"),
     ("zh_enter_credentials", "tool", 0.6,
      rf"输入{_ZOWN}的?{_ZB}{{0,6}}(?:账号|密码|凭证|验证码|银行卡)"),
     ("zh_destroy_all", "tool", 0.6,
@@ -118,7 +121,8 @@ ZH: list[tuple[str, str, float, str]] = [
      rf"{_ZOWN}的?{_ZB}{{0,8}}{_ZDATA}{_ZB}{{0,15}}{_ZSEND}|{_ZSEND}{_ZB}{{0,15}}{_ZOWN}的?"
      rf"{_ZB}{{0,8}}{_ZDATA}"),
     ("zh_send_sensitive", "exfiltration", 0.6,
-     rf"{_ZSEND}{_ZB}{{0,6}}(?:聊天记录|对话记录|历史记录|通讯录|密码|密钥|记忆)|"
+     # "数据泄露都是因为密码重复使用": a breach as a thing talked about, nothing sent
+     rf"(?<!数据)(?<!信息)(?<!隐私){_ZSEND}{_ZB}{{0,6}}(?:聊天记录|对话记录|历史记录|通讯录|密码|密钥|记忆)|"
      rf"(?:聊天记录|对话记录|通讯录|密码|密钥|全部记忆){_ZB}{{0,6}}{_ZSEND}"),
     ("zh_send_dest", "exfiltration", 0.55,
      rf"{_ZSEND}{_ZB}{{0,12}}(?:https?://|ftp://|www\.|[\w.+-]+@[\w-]+\.[a-z]{{2,}}|外部|回调)"),
@@ -142,7 +146,8 @@ ZH: list[tuple[str, str, float, str]] = [
      r"(?:当作|当成|视为|看作|看成|当)(?:是)?(?:我本人|机主本人|主人本人|用户本人|机主|户主)"),
     # a second person let into the account
     ("zh_shared_login", "bridging", 0.75,
-     r"共用(?:一个|同一个|一套)?(?:账号|账户|登录|密码)|(?:授权的)?第二(?:用户|使用人|账户持有人)|"
+     # not a shared password someone says should be changed ("共用密码早该换了")
+     r"共用(?:一个|同一个|一套)?(?:账号|账户|登录|密码)(?![^,，。]{0,6}(?:换|改|更新|重置|停用|废))|(?:授权的)?第二(?:用户|使用人|账户持有人)|"
      r"可以(?:随时)?(?:查看|访问|浏览|操作|调阅)(?:用户|我|这个用户|他们|任何人)?的?(?:所有|全部|任何)"
      r"(?:人)?的?(?:私人)?(?:记忆|账户|账号|病历|记录|资料)"),
     # a stranger who asks is handed the keys
@@ -195,7 +200,9 @@ ZH: list[tuple[str, str, float, str]] = [
      rf"应该|把|将|说|告诉|删除|发|转|顺便|立即|马上|以后|从现在)"),
     # not "大模型应用", an application
     ("zh_ai_should", "addressee", 0.6, rf"{_ZAI}(?:应该|应(?!用)|必须|需要|要)"),
-    ("zh_hidden", "addressee", 0.65, r"隐藏指令|隐藏的指令"),
+    # not what a study or a news item says agents are misled by ("被隐藏指令带偏")
+    ("zh_hidden", "addressee", 0.65,
+     r"(?<!被)(?:隐藏指令|隐藏的指令)(?![^,，。]{0,4}(?:带偏|误导|攻击))"),
 ]
 # fmt: on
 
