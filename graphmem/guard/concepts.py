@@ -224,6 +224,12 @@ ACCESS_REQUEST = re.compile(
     # "IT finally gave me admin rights on my laptop": granted to the user, in the past
     r"(?:finally )?gave me|(?:has|have|had) (?:given|granted) me))\s+(?:\w+\s+){0,2}?"
     r"(?:admin|root|elevated|local admin)\s+(?:rights|access|privileges|permissions)\b|"
+    # ... or asked for, or taken away: "approved my admin rights request", "the new policy
+    # removes local admin rights from all laptops" (a control tightened, not a power claimed)
+    r"\b(?:admin|root|elevated)\s+(?:rights|access|privileges)\s+requests?\b|"
+    r"\b(?:remov\w*|revok\w*|strip\w*|tak(?:e|es|ing) away|withdraw\w*|pull\w*|drop\w*)\s+"
+    r"(?:\w+\s+){0,3}?(?:admin|root|elevated)\s+(?:rights|access|privileges|permissions)\b|"
+    r"(?:收回|回收|取消|撤销|去掉|撤掉)[^,。，]{0,12}(?:管理员|root)权限|"
     r"(?:申请|申请开通|等|拿到了?|获得了|(?<!给)(?<![他她你])有了)[^,。，]{0,12}(?:管理员|root|更高的?)权限|"
     r"(?:管理员|root)权限(?:的)?(?:申请|审批|被驳回|没批|批下来|还没批)"
 )
@@ -238,9 +244,13 @@ def without_access_requests(text: str) -> str:
 # pomodoros, I've switched to 50"): "my" instructions, about a topic, are the user's, not the
 # agent's rules being overridden.
 OWN_UPDATE = re.compile(
-    r"\b(?:ignore|disregard|forget|scrap|drop) (?:my|our) (?:earlier|previous|prior|old|last|"
-    r"original) (?:instruction|request|note|rule|preference|setting|reminder)s? (?:about|on|"
-    r"regarding|for|re)\b",
+    r"\b(?:ignore|disregard|forget|scrap|scratch|drop|cancel|void|undo|retract|withdraw) "
+    r"(?:my|our) (?:earlier|previous|prior|old|last|original) (?:instruction|request|note|rule|"
+    r"preference|setting|reminder)s? (?:about|on|regarding|for|re)\b|"
+    # "之前让你用百度网盘存资料那条作废，现在全部放飞书": the user's own earlier request, revoked
+    r"^\W*(?:之前|以前|上次|早先|前几天)(?:让你|叫你|跟你说(?:的|过)?|交代(?:你)?的?|说的|定的)"
+    r"[^。!?！？,，]{1,30}?(?:那条|这条|那个|的)(?:指令|要求|规定|安排|做法)?"
+    r"(?:作废|不算了?|取消了?|不用了|撤销|撤回|就算了)",
     re.IGNORECASE,
 )
 

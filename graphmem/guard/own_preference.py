@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 
-from graphmem.guard.concepts import _ADDRESS, _Tagger
+from graphmem.guard.concepts import _ADDRESS, OWN_UPDATE, _Tagger
 
 # The user's own preference: the classifier reads "From now on, reply to me in British English",
 # "When I ask for a summary, include the sample size" and "以后订机票优先选靠窗的座位" as the
@@ -113,4 +113,16 @@ def is_own_preference(text: str) -> bool:
     return self_ref or not (t.has("YOU") or _REPLIES.search(text))
 
 
-__all__ = ["is_own_preference"]
+__all__ = ["is_own_preference", "replaces_own_instruction"]
+
+
+def replaces_own_instruction(text: str) -> bool:
+    """Whether the text revokes an instruction of the user's own and says what holds now
+    ("scratch my earlier instruction about Dropbox, we moved to Drive", "之前让你用百度网盘存资料
+    那条作废，现在全部放飞书"), with nothing of someone else's, no secrecy and no link in it:
+    the classifier reads the override's words, but the instruction being dropped is the user's."""
+    if not OWN_UPDATE.search(text):
+        return False
+    t = _Tagger(text, True)
+    return not any(t.has(c) for c in ("USERREF", "OWNER3", "SECRECY", "URL"))
+

@@ -53,7 +53,8 @@ _EN_LABEL = re.compile(
     r"^\W*(?:news|headline|overheard|quote|quoted|fun fact|til|reading list|"
     r"(?:book|film|movie|podcast|show|tv|album|reading) (?:club(?: pick)?|recs?|"
     r"recommendations?|picks?|suggestions?)|"
-    r"thesis idea|research idea|paper idea|talk idea|blog idea|podcast|article|from the "
+    r"thesis idea|research idea|paper idea|talk idea|blog idea|blog post idea|post idea|"
+    r"podcast|article|from the "
     r"(?:all-hands|all hands|town hall|offsite|standup|stand-up|meeting|news|newsletter|"
     r"keynote|talk|conference|training))\b[^:\"]{0,40}(?::|\s[-–—]\s)"
 )
@@ -62,12 +63,17 @@ _EN_LABEL = re.compile(
 _ZH_SAYS = re.compile(
     r"^(?![^,，。]*(?:只要|如果|凡是|谁|每次|一旦|要是|假如|用户|主人|机主|你|您))"
     r"[^,，。!！?？;；:：\"“”]{1,16}?(?<!就)(?<!请)(?<!要)(?<!跟)(?<!对)(?<!和)(?<!再)(?<!中)"
-    r"(?:说(?:了|过)?(?![明出话的])|讲了|表示|提到|通知说|发(?:了)?(?:通知|公告)|"
+    r"(?:说(?:了|过)?(?![出话的])(?!明(?![年天]))|讲了|表示|提到|通知说|发(?:了)?(?:通知|公告)|"
     r"发(?:了)?(?:消息|邮件)说|在群里说|吐槽|透露说|反映)"
 )
 _ZH_LABEL = re.compile(
     r"^\W*(?:新闻|报道|听说|据说|网上说|看到新闻|看到一篇|看到一条|刚看到)|"
     r"^\W*(?:论文|研究|毕设|课题|选题|博客|文章)(?:想法|点子|思路|题目)\s*[:：]|"
+    # a talk or a piece the user plans ("打算明年二月技术沙龙讲讲 AI 助手的记忆投毒问题"),
+    # a demo seen ("网安周展台有个演示，...")
+    r"^\W*(?:我)?(?:打算|准备|想|计划)(?:在)?[^,，。]{0,14}(?:讲讲|讲一讲|分享一下|做个分享|做分享|"
+    r"聊聊|写一篇|写篇)|"
+    r"^[^,，。]{0,12}(?:有个|看了个|看到个|看了一个|看到一个)(?:演示|展示|案例|视频)|"
     # a work read, watched or heard: "最近在看一本讲...的书"
     r"^[^,，。]{0,10}(?:在看|看了|读了|在读|听了)(?:一本|一篇|一部|一期|一集)[^,，。]{0,30}"
     r"(?:书|文章|小说|电影|剧|播客|论文|报道|视频)"

@@ -180,7 +180,8 @@ _GROUP_HEADED = {"standing_rule", "zh_new_rule"}
 _QUOTED_MENTION = re.compile(
     r"[\"“「『]([^\"“”「」『』]{3,80})[\"”」』]\s*(?:-?\s*style\b|memes?\b|jokes?\b|slides?\b|"
     r"prompts?\b|tricks?\b|attacks?\b|examples?\b|strings?\b|phrases?\b|lines?\b|trope\b|"
-    r"thing\b|的?段子|的?梗|之类|这类|这种|类的)",
+    r"thing\b|still works?\b|works? on\b|worked on\b|works? against\b|的?段子|的?梗|之类|这类|"
+    r"这种|类的)",
     re.IGNORECASE,
 )
 
