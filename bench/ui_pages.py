@@ -285,46 +285,64 @@ def time_http(clients: dict[str, Any], page: Page, repeat: int, base: str) -> di
 
 
 def time_browser(base: str, pages: list[Page], repeat: int) -> dict[str, dict[str, Any]]:
-    """The GET pages and the plain search loaded in headless Chromium, logged in as the
-    operator: each page's Navigation Timing, `repeat` times after a warm-up."""
+    """Every page loaded in headless Chromium, logged in with the page's token (operator or
+    agent, one browser profile each; the login page as the operator): each page's Navigation Timing,
+    `repeat` times after a warm-up. A search is typed into the form, its other fields (the
+    type filter) chosen in it, and submitted, as a user does."""
     from tests.helpers.ui import chromium, navigation_ms
 
     out: dict[str, dict[str, Any]] = {}
-    with tempfile.TemporaryDirectory(prefix="gm-ui-chromium-") as profile:
-        driver = chromium(Path(profile))
-        try:
-            driver.get(base + "/login")
-            driver.find_element("id", "f-token").send_keys(OPERATOR)
-            driver.find_element("id", "login-button").click()
-            wait_for(driver, lambda: "/memories" in driver.current_url)
-            for name, role, path, form in pages:
-                if role == "agent" or (form and "type" in name):
-                    continue
-                runs = []
-                for i in range(repeat + 1):
-                    if form:
-                        driver.get(base + path)
-                        driver.find_element("id", "f-query").send_keys(form(i + 1000)["query"])
-                        old = driver.find_element("tag name", "html")
-                        driver.find_element("id", "search-button").click()
-                        wait_for(driver, lambda o=old: _gone(driver, o))
-                    else:
-                        driver.get(base + path)
-                    wait_for(driver, lambda: _complete(driver))
-                    if i:
-                        runs.append(navigation_ms(driver))
-                response = [r["response_ms"] for r in runs]
-                loaded = [r["loaded_ms"] for r in runs]
-                out[name] = {
-                    "n": repeat,
-                    "response_p50_ms": round(median(response) or 0, 1),
-                    "response_p95_ms": round(percentile(response, 95) or 0, 1),
-                    "loaded_p50_ms": round(median(loaded) or 0, 1),
-                    "loaded_p95_ms": round(percentile(loaded, 95) or 0, 1),
-                }
-        finally:
-            driver.quit()
+    for role, token in (("operator", OPERATOR), ("agent", AGENT)):
+        mine = [pg for pg in pages if (pg[1] or "operator") == role]
+        if not mine:
+            continue
+        with tempfile.TemporaryDirectory(prefix="gm-ui-chromium-") as profile:
+            driver = chromium(Path(profile))
+            try:
+                driver.get(base + "/login")
+                driver.find_element("id", "f-token").send_keys(token)
+                driver.find_element("id", "login-button").click()
+                wait_for(driver, lambda d=driver: "/login" not in d.current_url)
+                for name, _role, path, form in mine:
+                    out[name] = _browser_runs(driver, base, path, form, repeat, navigation_ms)
+            finally:
+                driver.quit()
     return out
+
+
+def _browser_runs(
+    driver: Any,
+    base: str,
+    path: str,
+    form: Callable[[int], dict[str, str]] | None,
+    repeat: int,
+    navigation_ms: Callable[[Any], dict[str, float]],
+) -> dict[str, Any]:
+    runs = []
+    for i in range(repeat + 1):
+        driver.get(base + path)
+        if form:
+            fields = form(i + 1000)
+            driver.find_element("id", "f-query").send_keys(fields["query"])
+            for field, value in fields.items():
+                if field not in ("csrf", "query"):
+                    option = f"#f-{field} option[value='{value}']"
+                    driver.find_element("css selector", option).click()
+            old = driver.find_element("tag name", "html")
+            driver.find_element("id", "search-button").click()
+            wait_for(driver, lambda o=old: _gone(driver, o))
+        wait_for(driver, lambda: _complete(driver))
+        if i:
+            runs.append(navigation_ms(driver))
+    response = [r["response_ms"] for r in runs]
+    loaded = [r["loaded_ms"] for r in runs]
+    return {
+        "n": repeat,
+        "response_p50_ms": round(median(response) or 0, 1),
+        "response_p95_ms": round(percentile(response, 95) or 0, 1),
+        "loaded_p50_ms": round(median(loaded) or 0, 1),
+        "loaded_p95_ms": round(percentile(loaded, 95) or 0, 1),
+    }
 
 
 def wait_for(driver: Any, ready: Callable[[], bool], timeout: float = 60) -> None:

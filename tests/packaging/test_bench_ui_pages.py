@@ -37,3 +37,20 @@ def test_every_page_is_measured_on_a_small_store(tmp_path: Path, embedder: Embed
     table = ui_pages.markdown({"stores": [entry]})
     assert "| graph (most connected, 3 hops) |" in table
     assert f"{facts['memories']:,} memories" in table
+
+
+def test_the_browser_times_every_page_with_its_own_token(
+    tmp_path: Path, embedder: Embedder
+) -> None:
+    """The type-filter search (its type chosen in the form) and the agent's Health page are
+    timed in Chromium too, not only over HTTP."""
+    store = tmp_path / "data"
+    svc = seeded_service(store, embedder)
+    add_bulk(svc, "alice", 40)
+    svc.close()
+    args = argparse.Namespace(repeat=1, browser_repeat=1, no_browser=False, pages=None)
+    entry = ui_pages.measure(store, args)
+    timed = entry["browser"]
+    assert set(timed) == set(entry["http"]), set(entry["http"]) - set(timed)
+    typed = "search (query with a type filter: two searches)"
+    assert timed[typed]["loaded_p50_ms"] > 0 and timed["health (agent)"]["loaded_p50_ms"] > 0
