@@ -274,20 +274,22 @@ def time_http(clients: dict[str, Any], page: Page, repeat: int, base: str) -> di
         if i:  # the first fetch warms caches (and a search's model); it is not recorded
             wall.append(took)
             server.append(float(dur[1]) if dur else took)
-    return {
-        "n": repeat,
-        "wall_p50_ms": round(median(wall) or 0, 1),
-        "wall_p95_ms": round(percentile(wall, 95) or 0, 1),
-        "server_p50_ms": round(median(server) or 0, 1),
-        "server_p95_ms": round(percentile(server, 95) or 0, 1),
-        "bytes": len(got.content),
-    }
+    return {"n": repeat, **p50_p95(wall=wall, server=server), "bytes": len(got.content)}
+
+
+def p50_p95(**series: list[float]) -> dict[str, float]:
+    """`<name>_p50_ms` and `<name>_p95_ms` of each series, to 0.1 ms."""
+    out: dict[str, float] = {}
+    for name, values in series.items():
+        out[f"{name}_p50_ms"] = round(median(values) or 0, 1)
+        out[f"{name}_p95_ms"] = round(percentile(values, 95) or 0, 1)
+    return out
 
 
 def time_browser(base: str, pages: list[Page], repeat: int) -> dict[str, dict[str, Any]]:
     """Every page loaded in headless Chromium, logged in with the page's token (operator or
-    agent, one browser profile each; the login page as the operator): each page's Navigation Timing,
-    `repeat` times after a warm-up. A search is typed into the form, its other fields (the
+    agent, one browser profile each; the login page as the operator): each page's Navigation
+    Timing, `repeat` times after a warm-up. A search is typed into the form, its other fields (the
     type filter) chosen in it, and submitted, as a user does."""
     from tests.helpers.ui import chromium, navigation_ms
 
@@ -336,13 +338,7 @@ def _browser_runs(
             runs.append(navigation_ms(driver))
     response = [r["response_ms"] for r in runs]
     loaded = [r["loaded_ms"] for r in runs]
-    return {
-        "n": repeat,
-        "response_p50_ms": round(median(response) or 0, 1),
-        "response_p95_ms": round(percentile(response, 95) or 0, 1),
-        "loaded_p50_ms": round(median(loaded) or 0, 1),
-        "loaded_p95_ms": round(percentile(loaded, 95) or 0, 1),
-    }
+    return {"n": repeat, **p50_p95(response=response, loaded=loaded)}
 
 
 def wait_for(driver: Any, ready: Callable[[], bool], timeout: float = 60) -> None:
