@@ -71,10 +71,14 @@ def test_the_answer_behind_a_bridge_ranks_beside_it(svc: MemoryService) -> None:
     query = "What project is my manager in charge of?"
 
     # multilingual-e5-small puts "I started a side project" and "Tom Lee ... is in charge of"
-    # above the bridge (all-MiniLM-L6-v2 put the bridge first); the answer follows the bridge
+    # beside the bridge (all-MiniLM-L6-v2 put the bridge first): the three score within 0.005 of
+    # each other, and their order differs between CPUs (ONNX Runtime's float kernels for
+    # AVX-512 and AVX2 round differently, 7-bit weights or not). The answer, which only the walk
+    # brings (below 6th without it), comes right after the bridge or after the one near-tie
+    # below it.
     bridge = rank_of(svc, "alice", query, BRIDGE)
     assert bridge <= 3
-    assert rank_of(svc, "alice", query, answer) == bridge + 1
+    assert bridge < rank_of(svc, "alice", query, answer) <= bridge + 2
     assert rank_of(svc, "alice", query, answer, expand_hops=0) > 6  # the graph brought it
 
 
