@@ -24,6 +24,10 @@ MARGIN = 110
 # 100k memories, which took seconds to read and lay out and could not be read once drawn; the
 # strongest-linked are kept and the page says how many were left out.
 MAX_NODES = 120
+# A picture with more edges than this carries each edge's relation as a tooltip, not as text on
+# the line: 300 labels over one another cannot be read, and laying them out was most of the
+# browser's time on a 2-hop page at 100k memories (the Relations table below lists them all).
+MAX_LABELLED_EDGES = 60
 
 
 def _distances(center: str, edges: Sequence[Mapping[str, Any]]) -> dict[str, int]:
@@ -74,16 +78,23 @@ def graph_svg(user: str, center: str, graph: Mapping[str, Any], hops: int) -> Ht
         f' viewBox="0 0 {size} {size}"'
         ' role="img" aria-label="the memory\'s neighbourhood">'
     ]
+    labelled = len(edges) <= MAX_LABELLED_EDGES
     for e in edges:
         (x1, y1), (x2, y2) = pos[e["from"]], pos[e["to"]]
         width = 1 + 3 * float(e.get("strength", 0.5))
-        out.append(
+        label = f"{esc(e.get('type'))} {fmt(e.get('strength'), 2)}"
+        line = (
             f'<line x1="{x1:.0f}" y1="{y1:.0f}" x2="{x2:.0f}" y2="{y2:.0f}" stroke="#8a9bb3"'
-            f' stroke-width="{width:.1f}"/>'
-            f'<text x="{(x1 + x2) / 2:.0f}" y="{(y1 + y2) / 2 - 4:.0f}" text-anchor="middle"'
-            f' font-size="10" fill="#4a5568">{esc(e.get("type"))}'
-            f" {fmt(e.get('strength'), 2)}</text>"
+            f' stroke-width="{width:.1f}"'
         )
+        if labelled:
+            out.append(
+                f"{line}/>"
+                f'<text x="{(x1 + x2) / 2:.0f}" y="{(y1 + y2) / 2 - 4:.0f}" text-anchor="middle"'
+                f' font-size="10" fill="#4a5568">{label}</text>'
+            )
+        else:
+            out.append(f"{line}><title>{label}</title></line>")
     for mid, n in nodes.items():
         x, y = pos[mid]
         fill = "#34557f" if mid == center else "#dce8f7"
@@ -146,13 +157,23 @@ def graph_body(user: str, center: str, graph: Mapping[str, Any], hops: int) -> H
         + graph_svg(user, center, graph, hops)
         + "<h2>Relations</h2>"
         + (
-            table(("from", "relation", "strength", "to"), rows, "edges")
+            _folded(
+                table(("from", "relation", "strength", "to"), rows, "edges"), len(rows), "relations"
+            )
             if rows
             else '<p class="muted">no relations</p>'
         )
         + "<h2>Entities</h2>"
-        + table(("memory", "entities"), entities, "entities")
+        + _folded(table(("memory", "entities"), entities, "entities"), len(entities), "memories")
     )
+
+
+def _folded(html: Html, count: int, what: str) -> Html:
+    """A long table behind a disclosure: a closed <details> is not laid out, and a 2-hop page at
+    100k memories lists about 300 relations of 120 memories, which the picture above shows."""
+    if count <= MAX_LABELLED_EDGES:
+        return html
+    return f"<details><summary>all {count} {what}</summary>{html}</details>"
 
 
 def timeline_body(user: str, result: MemoryPage, page_no: int, limit: int) -> Html:
