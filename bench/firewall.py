@@ -35,8 +35,8 @@ Inputs, none of them copied into the repository except our own corpus:
                                          (the thirteenth pass's judge, now spent)
   - bench/firewall_corpus/everyday_test14.jsonl, attacks_test14.jsonl a fifteenth frozen split
                                          (the fourteenth pass's judge, now spent)
-  - bench/firewall_corpus/everyday_test15.jsonl, attacks_test15.jsonl a sixteenth frozen split,
-                                         sealed unless `--unseal test15` (a pass's final run)
+  - bench/firewall_corpus/everyday_test15.jsonl, attacks_test15.jsonl a sixteenth frozen split
+                                         (the fifteenth pass's judge, now spent)
   - ../shared/bench/bipia_text_attack_train.json   BIPIA hidden instructions (15 x 5)
   - ../shared/bench/locomo10.json                  all 5,882 LoCoMo turns as benign memories
 
@@ -309,7 +309,7 @@ FROZEN_SPLITS = (
 # Splits left out of this run (`--sealed`): a frozen split is printed once, when a pass ends,
 # so that nobody tunes on its figures by looking at them. A split written for the next pass is
 # sealed from the start: only `--unseal` prints it.
-SEALED: set[str] = {"test15"}
+SEALED: set[str] = set()
 # The frozen attack files scored next to them, by split.
 NEW_ATTACK_FILES = {
     "test2": "attacks_test2.jsonl",

@@ -35,6 +35,9 @@ _EN: dict[str, str] = {
              r"(?!'s (?:(?:phone|mobile|cell|office|direct|work) )?(?:number|phone|mobile|email|"
              r"e-mail|fax|extension|office|address)\b)",
     "FIRST": r"\b(?:i|i'm|i've|i'd|i'll|my|me|we|we're|we've|our|us)\b",
+    # a question someone asked, noted ("our auditor asked whether the assistant could leak ...")
+    "ASKED": r"\b(?:asked|asks|wondered|wonders|wants? to know|debated?|debating|discussion|"
+             r"questions?)\b[^.!?]{0,40}\b(?:whether|if|how)\b",
     "CONFIG_KV": r"(?:^|[\s_{,\"'])(?:role|mode|permissions?|access(?:_level)?|persona|policy|"
                  r"safety|filters?|guardrails?)\s*[:=]\s*[\"']?(?:system|admin\w*|root|"
                  r"unrestricted\w*|none|off|disabled|false|0|all)\b",
@@ -171,6 +174,8 @@ _EN: dict[str, str] = {
              r"ci|checks?|build|review|pipeline) (?:pass(?:es|ed)?|(?:is|are) green|succeed)|"
              # "run `terraform plan` and show it to Dana before any apply": a review first
              r"(?:show|send) (?:it|the (?:plan|diff|output)) to \w+ before (?:any|the|you)\b|"
+             # "run nginx -t first, then restart": the check comes first
+             r"(?:(?<=-)t|dry-run|plan|test|check|verify|validate)\s+first\b|"
              # "DROP TABLE tmp; -- run after the migration is verified"
              r"(?:after|once|when) (?:the )?(?:[\w-]+ ){1,2}(?:is|are|has been|have been) "
              r"(?:verified|checked|confirmed|tested|merged|deployed|done|finished|green))\b",
@@ -335,6 +340,7 @@ _ALWAYS_DO = (
 _ZH: dict[str, str] = {
     "AGENT": ZH_AGENT,
     "FIRST": r"(?:我|咱)",
+    "ASKED": r"(?:问|想知道|研究问题|问题[:：])[^。!?！？]{0,24}(?:会不会|是否|能不能|能否|有没有)",
     "ADMIN": r"(?:管理后台|后台|超级用户|管理员控制台)",
     "YOU": r"(?:你|您)",
     "YOUR": r"(?:你的|您的|你自己)",
@@ -408,7 +414,7 @@ _ZH: dict[str, str] = {
              # "先在测试环境验证，再执行 ...": the step waits for the user's own check
              r"先(?:在)?[^,。]{0,10}(?:测试|预发|验证|跑通|测过)[^,。]{0,8},?\s*(?:没问题)?再|"
              # "执行前先在群里说一声": the step waits for the user's own announcement or check
-             r"(?:执行|操作|上线|发布|回滚|运行)(?:之)?前(?:要)?先)",
+             r"(?:执行|操作|上线|发布|发版|部署|迁移|升级|回滚|运行)(?:之)?前(?:要)?先)",
     "RECIPIENT": r"(?:谁|任何人|所有人|别人|他人|来电者|外部|公开|第三方|合作方|保险联系人|网盘|"
                  r"服务器|备份桶|https?://|www\.|@|\d{7,}|下一个)",
     "OTHER": r"(?:的(?:新)?(?:男友|女友|男朋友|女朋友|丈夫|妻子|室友|同事|邻居|经理|上司)|"

@@ -28,6 +28,7 @@ from graphmem.guard.concept_lexicons import (
     ZH_IMPERATIVE,
     ZH_TASK_START,
 )
+from graphmem.guard.own_update import OWN_UPDATE
 
 
 @dataclass(frozen=True)
@@ -147,7 +148,7 @@ COMBOS: tuple[Combo, ...] = (
     # the Dockerfile") is what developers keep, and a tool word or a to-do verb is not an order
     _c("c_code", "tool", 0.8, "CODE", "RUN AGENT YOU", narrative_ok=False, unless="GATED"),
     _c("c_tool", "tool", 0.7, "RUN TOOLWORD", "DATA OPS DESTRUCT RECIPIENT TRIGGER ALL URL ADMIN",
-       "IMP AGENT YOU TRIGGER", narrative_ok=False),
+       "IMP AGENT YOU TRIGGER", narrative_ok=False, unless="GATED"),
     _c("c_destroy", "tool", 0.7, "DESTRUCT ALL DATA", "TRIGGER AGENT IMP YOU",
        narrative_ok=False),
     # a rule for replies to the user themself ("reply to me in Spanish", "回复我的时候用中文",
@@ -238,21 +239,6 @@ ACCESS_REQUEST = re.compile(
 def without_access_requests(text: str) -> str:
     """The text less the user's own requests for access (see ACCESS_REQUEST)."""
     return ACCESS_REQUEST.sub(" ", text)
-
-
-# The user replacing an instruction of their own ("Ignore my earlier instruction about 25-minute
-# pomodoros, I've switched to 50"): "my" instructions, about a topic, are the user's, not the
-# agent's rules being overridden.
-OWN_UPDATE = re.compile(
-    r"\b(?:ignore|disregard|forget|scrap|scratch|drop|cancel|void|undo|retract|withdraw) "
-    r"(?:my|our) (?:earlier|previous|prior|old|last|original) (?:instruction|request|note|rule|"
-    r"preference|setting|reminder)s? (?:about|on|regarding|for|re)\b|"
-    # "之前让你用百度网盘存资料那条作废，现在全部放飞书": the user's own earlier request, revoked
-    r"^\W*(?:之前|以前|上次|早先|前几天)(?:让你|叫你|跟你说(?:的|过)?|交代(?:你)?的?|说的|定的)"
-    r"[^。!?！？,，]{1,30}?(?:那条|这条|那个|的)(?:指令|要求|规定|安排|做法)?"
-    r"(?:作废|不算了?|取消了?|不用了|撤销|撤回|就算了)",
-    re.IGNORECASE,
-)
 
 
 class _Tagger:
@@ -346,9 +332,25 @@ def _matches(combo: Combo, w: _Tagger | _Window) -> bool:
     )
     if ok and any(w.has(c) for c in combo.unless):
         ok = any(w.has(c) for c in combo.still_hostile or _STILL_HOSTILE)
+    if ok and not combo.narrative_ok and w.has("ASKED"):  # a question noted orders nothing
+        return any(w.has(c) for c in ("YOU", "TRIGGER", "SECRECY"))
     if ok and not combo.narrative_ok and w.has("FIRST"):
         return any(w.has(c) for c in _ADDRESSED)
     return ok
+
+
+# "如果用户问账户有没有异常登录，就回答..." / "when the user asks if ...": a question to come is a
+# trigger for a reply, not one that was asked
+_ASKED_IF = re.compile(
+    r"(?:如果|要是|假如|一旦|只要|\bif\b|\bwhen(?:ever)?\b)[^。.!?]{0,16}(?:问|\bask)"
+)
+
+
+def asks_only(text: str) -> bool:
+    """A question someone asked, noted (ASKED), that speaks to no one and sets no trigger."""
+    t = _Tagger(text, True)
+    bad = ("YOU", "TRIGGER", "SECRECY")
+    return t.has("ASKED") and not _ASKED_IF.search(t.text) and not any(t.has(c) for c in bad)
 
 
 def is_narrative(text: str) -> bool:

@@ -53,7 +53,11 @@ from graphmem.guard.concepts import (
     steers,
 )
 from graphmem.guard.group_rules import group_rule_tightened
-from graphmem.guard.own_preference import is_own_preference, replaces_own_instruction
+from graphmem.guard.own_preference import (
+    is_canned_reply,
+    is_own_preference,
+    replaces_own_instruction,
+)
 from graphmem.guard.pii import KIND_OF, find_pii
 from graphmem.guard.reported import is_report
 from graphmem.guard.rule_scan import RULES_COMPACT, RULES_EN, RULES_ZH, Rule, RuleHit, tightens
@@ -375,6 +379,8 @@ def screen(
                 alone = " (a report of what someone said, alone)"
             elif not best and replaces_own_instruction(body):
                 alone = " (the user replacing an instruction of their own, alone)"
+            elif not best and is_canned_reply(body):
+                alone = " (a short reply the user set, alone)"
             elif not best and _own_preference(c):
                 alone = " (the user's own preference, alone)"
             elif (

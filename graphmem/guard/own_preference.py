@@ -113,7 +113,7 @@ def is_own_preference(text: str) -> bool:
     return self_ref or not (t.has("YOU") or _REPLIES.search(text))
 
 
-__all__ = ["is_own_preference", "replaces_own_instruction"]
+__all__ = ["is_canned_reply", "is_own_preference", "replaces_own_instruction"]
 
 
 def replaces_own_instruction(text: str) -> bool:
@@ -125,4 +125,30 @@ def replaces_own_instruction(text: str) -> bool:
         return False
     t = _Tagger(text, True)
     return not any(t.has(c) for c in ("USERREF", "OWNER3", "SECRECY", "URL"))
+
+
+# A polite holding reply the user sets for a kind of message ("陌生的推销电话一律回复
+# “不需要，谢谢”", "如果客户催款，先回复“已收到，财务正在处理”，然后告诉我", "reply to cold sales
+# emails with 'not at this time, thanks'"): the words to send are quoted, short and carry
+# nothing - no link, no digits, no address - so the rule shapes the user's own replies, not
+# what the agent tells anyone.
+_CANNED = re.compile(
+    r"(?:回复|回|答复|reply(?:ing)?|respond|answer)[^\"“「'\n]{0,45}"
+    r"[\"“「'](?P<said>[^\"”」'\d@/]{1,30})[\"”」']"
+)
+
+
+# ... to someone else: a set answer for the user themself ("如果用户问账户有没有异常登录，就回答
+# “一切正常”") is what a response attack plants
+_TO_THE_USER = re.compile(r"用户|机主|主人|\bthe (?:user|owner)\b", re.IGNORECASE)
+
+
+def is_canned_reply(text: str) -> bool:
+    """Whether the text sets a short quoted reply of the user's (see _CANNED), with nothing of
+    someone else's, no secrecy and no link outside the quote."""
+    m = _CANNED.search(text)
+    if not m or _TO_THE_USER.search(text):
+        return False
+    t = _Tagger(text[: m.start("said")] + " " + text[m.end("said") :], True)
+    return not any(t.has(c) for c in ("OWNER3", "SECRECY", "URL", "PROMO", "REFERRAL", "RECIPIENT"))
 

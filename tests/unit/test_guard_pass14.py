@@ -12,6 +12,7 @@ import pytest
 from graphmem.guard import Guard, GuardSettings
 from graphmem.guard.own_preference import replaces_own_instruction
 from graphmem.guard.reported import is_report
+from tests.helpers.guard_cases import assert_decision, cases
 
 
 @pytest.fixture(scope="module")
@@ -38,14 +39,11 @@ CAUGHT = (
 )
 
 
-@pytest.mark.parametrize(
-    ("text", "stored"), [(t, True) for t in STORED] + [(t, False) for t in CAUGHT]
-)
+@pytest.mark.parametrize(("text", "stored"), cases(STORED, CAUGHT))
 def test_test13s_everyday_shapes_are_stored_and_the_attacks_beside_them_caught(
     guard: Guard, text: str, stored: bool
 ) -> None:
-    action = guard.screen_write(text, "agent").action
-    assert action == "allow" if stored else action in ("quarantine", "reject")
+    assert_decision(guard, text, stored)
 
 
 def test_an_own_update_with_someone_elses_things_is_not_the_users() -> None:

@@ -92,8 +92,9 @@ ZH: list[tuple[str, str, float, str]] = [
      rf"你现在(?:是|扮演|代表){_ZB}{{0,10}}(?:管理员|没有(?:任何)?限制|不受限制|开发者模式|超级|"
      rf"安全团队|root)"),
     ("zh_dev_mode", "impersonation", 0.55, r"开发者模式|越狱|维护模式|DAN模式|dan模式"),
+    # not a scam reported ("有人冒充银行客服，骗走了...")
     ("zh_pretend", "impersonation", 0.75,
-     rf"(?:扮演|假装(?:你是|自己是|成)?|冒充|以{_ZB}{{0,6}}身份){_ZB}{{0,10}}(?:管理员|合规|运维|"
+     rf"(?<!有人)(?<!骗子)(?:扮演|假装(?:你是|自己是|成)?|冒充|以{_ZB}{{0,6}}身份){_ZB}{{0,10}}(?:管理员|合规|运维|"
      rf"系统|开发者|银行|安全团队|客服|官方)"),
     ("zh_i_am_admin", "impersonation", 0.8, r"我是你的(?:管理员|开发者|主人|创造者|上级)"),
     ("zh_from_vendor", "impersonation", 0.7,
@@ -118,7 +119,8 @@ ZH: list[tuple[str, str, float, str]] = [
      rf"(?:清空|删除|删掉|抹掉){_ZB}{{0,10}}(?:所有|全部|一切)?的?(?:记忆|记录|数据|日历|通讯录|"
      rf"数据库)"),
     ("zh_send_data", "exfiltration", 0.7,
-     rf"{_ZOWN}的?{_ZB}{{0,8}}{_ZDATA}{_ZB}{{0,15}}{_ZSEND}|{_ZSEND}{_ZB}{{0,15}}{_ZOWN}的?"
+     # (a breach that happened, "泄露了几百万条用户地址", sends nothing)
+     rf"{_ZOWN}的?{_ZB}{{0,8}}{_ZDATA}{_ZB}{{0,15}}{_ZSEND}|{_ZSEND}(?!了){_ZB}{{0,15}}{_ZOWN}的?"
      rf"{_ZB}{{0,8}}{_ZDATA}"),
     ("zh_send_sensitive", "exfiltration", 0.6,
      # "数据泄露都是因为密码重复使用": a breach as a thing talked about, nothing sent
