@@ -54,7 +54,6 @@ _EN_LABEL = re.compile(
     r"(?:book|film|movie|podcast|show|tv|album|reading) (?:club(?: pick)?|recs?|"
     r"recommendations?|picks?|suggestions?)|"
     r"thesis idea|research idea|paper idea|talk idea|blog idea|blog post idea|post idea|"
-    r"questions? for (?:the )?[\w-]+(?: [\w-]+)?|"
     r"podcast|article|from the "
     r"(?:all-hands|all hands|town hall|offsite|standup|stand-up|meeting|news|newsletter|"
     r"keynote|talk|conference|training))\b[^:\"]{0,40}(?::|\s[-–—]\s)"
@@ -70,8 +69,6 @@ _ZH_SAYS = re.compile(
 _ZH_LABEL = re.compile(
     r"^\W*(?:(?:记一下|备忘|记录)\s*[:：]\s*)?(?:新闻|报道|听说|据说|网上说|看到新闻|看到一篇|看到一条|"
     r"刚看到)|"
-    # a question noted: "研究问题：模型总结邮件时会不会执行邮件里藏着的指令？", "客户问...会不会..."
-    r"^\W*(?:研究|调研|论文)?问题\s*[:：]|^[^,，。]{1,12}问(?:我们|我)?[^。]{0,24}(?:会不会|是否|能不能|能否)|"
     r"^\W*(?:论文|研究|毕设|课题|选题|博客|文章)(?:想法|点子|思路|题目)\s*[:：]|"
     # a talk or a piece the user plans ("打算明年二月技术沙龙讲讲 AI 助手的记忆投毒问题"),
     # a demo seen ("网安周展台有个演示，...")
