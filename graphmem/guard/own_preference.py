@@ -151,4 +151,3 @@ def is_canned_reply(text: str) -> bool:
         return False
     t = _Tagger(text[: m.start("said")] + " " + text[m.end("said") :], True)
     return not any(t.has(c) for c in ("OWNER3", "SECRECY", "URL", "PROMO", "REFERRAL", "RECIPIENT"))
-

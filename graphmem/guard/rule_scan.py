@@ -16,12 +16,12 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from graphmem.guard import rules
-from graphmem.guard.concept_lexicons import LEX_EN, LEX_ZH
 from graphmem.guard.concepts import (
     ACCESS_REQUEST,
     GROUP_OWNER_EN,
     GROUP_OWNER_ZH,
     OWN_UPDATE,
+    _Tagger,
     asks_only,
     without_access_requests,
     without_forbidden_sends,
@@ -193,10 +193,6 @@ def _quoted_mention(text: str, m: re.Match[str]) -> bool:
     return any(q.start(1) <= m.start() and m.end() <= q.end(1) for q in quoted)
 
 
-def _gated(text: str) -> bool:
-    return bool(LEX_EN["GATED"].search(text) or LEX_ZH["GATED"].search(text))
-
-
 def _owned_topic(r: Rule, text: str, m: re.Match[str]) -> bool:
     if r.category == "override" and (
         _quoted_mention(text, m)
@@ -205,7 +201,7 @@ def _owned_topic(r: Rule, text: str, m: re.Match[str]) -> bool:
         return True
     if r.category in ("exfiltration", "policy", "tool") and asks_only(text):
         return True  # "客户问我们的助手会不会把聊天记录泄露给第三方": a question, noted
-    if r.id in ("call_tool", "zh_call_tool") and _gated(text):
+    if r.id in ("call_tool", "zh_call_tool") and _Tagger(text, True).has("GATED"):
         return True  # "每次发版前先把数据库备份一份，再执行迁移脚本": the step waits on a check
     if r.category == "exfiltration":
         # "给孩子的平板设置了家长密码，记得别告诉他": a secret kept, nothing sent; "客户资料不能上传
