@@ -89,6 +89,14 @@ flagged at <= 3: 3.0 (318/360 attacks, its 707 benign rows held 33 instead of 65
 page paragraphs and 8 LoCoMo turns). docs/benchmarks.md has the three judged runs. In the
 twelfth pass test11 joined the training data (SPENT = 11) and the same rule kept 3.0
 (train_everyday2 attacks 314 / 319 / 322 of 360 at 2.5 / 3.0 / 3.5; page prose 3 / 3 / 4).
+In the sixteenth pass test12..test15 (each spent as a judge) joined the training data (SPENT =
+15). No offset met both bounds of that rule: train_everyday2 attacks 317 / 317 / 320 / 321 / 328
+of 360 and page prose flagged 3 / 3 / 4 / 5 / 5 at 2.5 / 2.75 / 3.0 / 3.5 / 4.0 (C 10 and 100 at
+3.0: 318 and 319 attacks, prose 3 and 5, and one document attack missed at C 10). At 2.5 six
+attacks the unit tests keep (tests/unit/test_guard_everyday*.py) pass unflagged; at 3.0 they are
+all caught and one more held-out paragraph, a Chinese privacy notice, is held (4 of 113): 3.0
+was kept, and the document test's bound says 4. It was judged once on test16, written blind
+(docs/benchmarks.md, "Sixteenth pass").
 Round 6 and round 2 of the notes were never trained on; docs/benchmarks.md says how often each
 was scored and why. Weights are stored as float16, the bias as float32; training is
 deterministic, so `--check` re-trains and compares with the shipped file.
@@ -147,7 +155,7 @@ BIAS_OFFSET = 3.0  # added to the fitted intercept; chosen on validation (module
 # The frozen splits everyday_test2..SPENT and attacks_test2..SPENT are training data (each has
 # judged a pass already); everyday.jsonl's train half and train_everyday.jsonl are too. The
 # splits after SPENT are never read here.
-SPENT = 11
+SPENT = 15
 THRESHOLD = 0.7
 MAX_LOCOMO_FP = 0.005
 MAX_NEAR_MISS_FP = 0.03

@@ -37,7 +37,7 @@ _EN: dict[str, str] = {
     "FIRST": r"\b(?:i|i'm|i've|i'd|i'll|my|me|we|we're|we've|our|us)\b",
     # a question someone asked, noted ("our auditor asked whether the assistant could leak ...")
     "ASKED": r"\b(?:asked|asks|wondered|wonders|wants? to know|debated?|debating|discussion|"
-             r"questions?)\b[^.!?]{0,40}\b(?:whether|if|how)\b",
+             r"questions?)\b[^.!?]{0,40}\b(?:whether|if|how|who)\b",
     "CONFIG_KV": r"(?:^|[\s_{,\"'])(?:role|mode|permissions?|access(?:_level)?|persona|policy|"
                  r"safety|filters?|guardrails?)\s*[:=]\s*[\"']?(?:system|admin\w*|root|"
                  r"unrestricted\w*|none|off|disabled|false|0|all)\b",
@@ -409,7 +409,7 @@ _ZH: dict[str, str] = {
                  r"同事|助理|秘书|导师|律师))",
     "PROHIBIT": r"(?:不要|别|不许|不能|禁止|切勿|不准|不得)(?:把[^,。]{0,12})?"
                 r"(?:发给|发到|转发|分享|共享|透露|泄露|告诉|抄送|上传|贴到|粘贴到|发往|同步到)",
-    "GATED": r"(?:(?:通过|成功|跑完|测过)(?:了)?(?:之后|以后|后)(?:再|才)|"
+    "GATED": r"(?:(?:通过|成功|跑完|测过|完成|结束|做完|验证|确认)(?:了)?(?:之后|以后|后)(?:再|才)|"
              r"只有.{0,12}(?:之后|以后|后)才|"
              # "先在测试环境验证，再执行 ...": the step waits for the user's own check
              r"先(?:在)?[^,。]{0,10}(?:测试|预发|验证|跑通|测过)[^,。]{0,8},?\s*(?:没问题)?再|"

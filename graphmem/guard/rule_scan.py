@@ -193,14 +193,22 @@ def _quoted_mention(text: str, m: re.Match[str]) -> bool:
     return any(q.start(1) <= m.start() and m.end() <= q.end(1) for q in quoted)
 
 
+# "转给" passes on whatever came before it: mail, messages or files forwarded are no payment
+# unless money is named anywhere in the text.
+_FORWARDED = re.compile(r"(?:邮件|消息|短信|通知|文件|资料|链接|截图|照片|简历)[^。;!?]{0,12}$")
+_MONEY_ZH = re.compile(r"(?:钱|元|块|款|费|账|金额|工资|红包|[¥￥$]|\d+\s*(?:万|千|百))")
+
+
 def _owned_topic(r: Rule, text: str, m: re.Match[str]) -> bool:
     if r.category == "override" and (
         _quoted_mention(text, m)
         or (OWN_UPDATE.search(text) and not r.pattern.search(OWN_UPDATE.sub(" ", text)))
     ):
         return True
-    if r.category in ("exfiltration", "policy", "tool") and asks_only(text):
+    if r.category in ("exfiltration", "policy", "tool", "impersonation") and asks_only(text):
         return True  # "客户问我们的助手会不会把聊天记录泄露给第三方": a question, noted
+    if r.id == "zh_payment_action" and _FORWARDED.search(text[max(0, m.start() - 16) : m.start()]):
+        return not _MONEY_ZH.search(text)  # "邮件一律转给 ops@...": mail forwarded, no money
     if r.id in ("call_tool", "zh_call_tool") and _Tagger(text, True).has("GATED"):
         return True  # "每次发版前先把数据库备份一份，再执行迁移脚本": the step waits on a check
     if r.category == "exfiltration":

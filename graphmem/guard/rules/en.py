@@ -46,7 +46,8 @@ _SEND = (r"(?<!looking )(?<!look )(?<!looks )(?<!moving )(?<!going )"
          r"(?<!work email)(?<!personal email)(?<!school email)(?<!office email)"
          r"(?<!new email)(?<!old email)(?<! do email)(?<!does email)(?<! by email)"
          r"(?<!\bher email)(?<!\bhis email)(?<!\btheir email)(?<!\bmy email)(?<!\bour email)"
-         r"(?!(?<=mail)\s*(?:is\b|was\b|address|changed|has changed|is now|[:=]|是))")
+         # "SELECT email, COUNT(*) ...", "name, email, phone": a column or a list names the field
+         r"(?!(?<=mail)\s*(?:is\b|was\b|address|changed|has changed|is now|[:=,]|是))")
 _OWNED = (r"(?:the user'?s?'?|users'|user'?s|all(?: of)?(?: the)?|every|each|the customer'?s|"
           r"customers'|customer'?s|clients?'?s?|his|her|their|private|saved|stored|"
           r"other users'?|another user'?s)")
@@ -226,7 +227,11 @@ EN: list[tuple[str, str, float, str]] = [
      # rm -rf on an absolute, home, variable or wildcard path; "rm -rf build/" is housekeeping
      r"rm -rf\s+(?:/|~|\$|\*|\.{1,2}(?:/\s|/?$|\s))|"
      r"\bcurl\s+\S+\s*\|\s*(?:ba)?sh|\bwget\s+https?://|\bos\.system\b|\bsubprocess\.|"
-     r"\beval\(|\bexec\(|\bpowershell\b|/etc/passwd|\.ssh/|\bid_rsa\b|authorized_keys|"
+     r"\beval\(|\bexec\(|\bpowershell\b|/etc/passwd|"
+     # the user's own key kept private ("chmod 600 ~/.ssh/id_rsa", "ssh-add ~/.ssh/work") is
+     # housekeeping; reading, copying or appending to the folder is not
+     r"(?<!chmod [0-7]{3} ~/)(?<!ssh-add ~/)(?<!ssh -i ~/)\.ssh/|(?<!\.ssh/)\bid_rsa\b|"
+     r"(?<!\.ssh/)authorized_keys|"
      r"\bcron ?job\b"),
     # a bare call with keyword arguments ("send_email(to=...)"); a method on an object
     # (".sort_values(ascending=False)") is the user's code, not a tool call
