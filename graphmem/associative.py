@@ -140,26 +140,23 @@ def check_hops(value: Any, field_name: str = "expand_hops", limit: int = 4) -> i
     return hops
 
 
-def split_graph_weight(weights: Any) -> tuple[Any, float | None]:
-    """Take a 'graph' entry out of per-call weights (dict, JSON or 'a=1,graph=0.5')."""
+def split_graph_weight(weights: Any, channel: str = "graph") -> tuple[Any, float | None]:
+    """Take a 'graph' entry (or another `channel` fused like it: 'image') out of per-call
+    weights (dict, JSON or 'a=1,graph=0.5')."""
     if isinstance(weights, str) and weights.strip().startswith("{"):
         try:
             weights = json.loads(weights)
         except (ValueError, RecursionError):  # parse_weights reports it, naming the field
             return weights, None
-    if isinstance(weights, Mapping) and "graph" in weights:
-        others = {k: v for k, v in weights.items() if k != "graph"}
-        return others or None, _weight(weights["graph"])
-    if isinstance(weights, str) and "graph=" in weights.replace(" ", ""):
+    if isinstance(weights, Mapping) and channel in weights:
+        others = {k: v for k, v in weights.items() if k != channel}
+        return others or None, check_weight(channel, weights[channel], 1.0)
+    if isinstance(weights, str) and f"{channel}=" in weights.replace(" ", ""):
         parts = [p for p in weights.split(",") if p.strip()]
-        g = [p for p in parts if p.split("=", 1)[0].strip() == "graph"]
+        g = [p for p in parts if p.split("=", 1)[0].strip() == channel]
         rest = ",".join(p for p in parts if p not in g)
-        return rest or None, _weight(g[-1].split("=", 1)[1]) if g else None
+        return rest or None, check_weight(channel, g[-1].split("=", 1)[1], 1.0) if g else None
     return weights, None
-
-
-def _weight(v: Any) -> float:
-    return check_weight("graph", v, 1.0)
 
 
 def combine_graph(base: float, graph: float, weight: float) -> float:

@@ -25,7 +25,7 @@ from graphmem.embedding.base import own
 from graphmem.extractors import Extractor
 from graphmem.guard import Guard
 from graphmem.guard.vault import Vault
-from graphmem.images.port import ImageStore
+from graphmem.images import ImageChannel, ImageStore
 from graphmem.linking import Linker
 from graphmem.metrics import LatencyRecorder
 from graphmem.model import Memory, utcnow
@@ -140,6 +140,8 @@ class Context:
     purgers: dict[str, Purger]
     vault: Vault  # the secrets the PII policy takes out of memories (graphmem.guard.vault)
     images: ImageStore  # the images' bytes, thumbnails and OCR text (graphmem.images.port)
+    # images and queries in one space, when images.image_model is set (graphmem.images.channel)
+    image_channel: ImageChannel | None = None
     write_lock: threading.RLock = field(default_factory=threading.RLock)
     search_stats: SearchStats = field(default_factory=SearchStats)
     next_drain: float = 0.0  # monotonic time before which a lagging outbox is not retried
@@ -149,6 +151,10 @@ class Context:
         self.projector.serialise = self.serialised
         self.projector.on_projected = self.invalidate
         self.projector.lease_seconds = self.settings.outbox_lease_seconds
+        if self.image_channel is not None:  # projected with the text vectors, erased with them
+            self.projector.images = self.image_channel
+            chan = self.image_channel
+            self.purgers.setdefault("image_vectors", (chan.purge_user, chan.count_user))
 
     @property
     def merge_similarity(self) -> float:
@@ -226,6 +232,8 @@ class Context:
         self.graph.close()
         self.records.close()
         self.vectors.close()
+        if self.image_channel is not None:
+            self.image_channel.close()
         self.cache.close()
 
     def drain_outbox(self, *, force: bool = True) -> tuple[int, int]:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import logging
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import AbstractContextManager
 from datetime import timedelta
 from typing import Any, Protocol
@@ -87,6 +87,15 @@ def graph_edge(r: Relation) -> GraphEdge:
         _ts(r.valid_from),
         _ts(r.valid_to),
     )
+
+
+class ImageProjection(Protocol):
+    """The image channel's index (graphmem.images.channel), projected with the text vectors:
+    its points follow their memories' status and go when they go."""
+
+    def project(self, rows: Iterable[Memory]) -> int: ...
+
+    def delete(self, memory_ids: list[str]) -> None: ...
 
 
 class GraphSource(MemoryRecords, GraphTables, Protocol):
@@ -193,6 +202,8 @@ class Projector:
         # search results stale, like the write that queued them.
         self.on_projected: Callable[[str], None] = lambda user_id: None
         self.lease_seconds = 60.0
+        # Set by the service when an image-text model is configured (images.image_model).
+        self.images: ImageProjection | None = None
 
     def drain(
         self, limit: int = 1000, *, force: bool = False, wait: bool = True
@@ -330,11 +341,15 @@ class Projector:
                 by_user.setdefault(it.user_id, []).append(it.memory_id)
         if deletes:
             self.vectors.delete(deletes)
+            if self.images is not None:
+                self.images.delete(deletes)
         for user_id, ids in by_user.items():
             rows = self.records.get(user_id, list(dict.fromkeys(ids)))
             gone = [i for i in ids if i not in rows]
             if gone:  # deleted after this row was queued: the point must not exist
                 self.vectors.delete(gone)
+                if self.images is not None:
+                    self.images.delete(gone)
             todo = [m for m in rows.values() if m.id not in known]
             fresh: np.ndarray | list[np.ndarray] = (
                 self.embedder.encode([m.content for m in todo]) if todo else []
@@ -342,3 +357,5 @@ class Projector:
             vecs = dict(known)
             vecs.update({m.id: v for m, v in zip(todo, fresh, strict=True)})
             self.vectors.upsert([vector_point(m, vecs[m.id]) for m in rows.values()])
+            if self.images is not None:  # after the text vectors: a failure retries both
+                self.images.project(rows.values())

@@ -139,6 +139,7 @@ class SearchRequest:
         window = parse_time_range(self.time_range)
         named = recipes(s)
         weights, graph_w = associative.split_graph_weight(self.weights)
+        weights, image_w = associative.split_graph_weight(weights, "image")
         w = ranking.parse_weights(
             weights, {k: r.weights for k, r in named.items()}, s.weights, self.profile
         )
@@ -157,6 +158,7 @@ class SearchRequest:
             include_history=self.include_history,
             filter=self.memory_filter(),
             kind_weights=parse_kind_weights(self.kind_weights),
+            image_weight=image_w,
             # No weights and no profile: the fitted fusion (graphmem.fusion) ranks where the
             # settings say (auto: on a query not in English), else the weighted sum of
             # `weights`.
@@ -221,6 +223,8 @@ class ValidSearch:
     kind_weights: Mapping[str, float] = field(default_factory=dict)
     learned: bool = False  # vector and keyword fused by the fitted model, not by `weights`
     explain: bool = False
+    # the image channel's weight (weights image=...); None: images.image_weight
+    image_weight: float | None = None
 
 
 @dataclass

@@ -21,7 +21,7 @@ from graphmem.embedding import Embedder, embedder_for, settings_for_store
 from graphmem.extractors import Extractor, make_extractor
 from graphmem.guard import Guard
 from graphmem.guard.vault import Vault, key_path
-from graphmem.images import open_image_store
+from graphmem.images import load_model, open_image_channel, open_image_store
 from graphmem.linking import Linker
 from graphmem.metrics import LatencyRecorder
 from graphmem.model import Memory
@@ -85,6 +85,7 @@ def build_context(
     guard: Guard | None = None,
 ) -> Context:
     """Open (or take) every store and model a service works with."""
+    image_model = load_model(settings)  # first: a bad model file stops before a store opens
     records = records or open_records(settings)
     # an existing store keeps its model unless one is named (embedder.settings_for_store)
     s = settings if embedder else settings_for_store(settings, records.meta(EMBEDDING_META))
@@ -126,6 +127,7 @@ def build_context(
             key_path(s.data_dir, s.vault_key_file),
         ),
         images=images,
+        image_channel=open_image_channel(s, image_model, records, vectors, images),
     )
 
 

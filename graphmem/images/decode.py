@@ -23,6 +23,9 @@ FORMATS = {"PNG": "png", "JPEG": "jpeg", "WEBP": "webp", "GIF": "gif"}
 
 MIME = {"png": "image/png", "jpeg": "image/jpeg", "webp": "image/webp", "gif": "image/gif"}
 
+SHA_KEY = "image_sha256"
+"""The metadata key naming the image an image memory points at."""
+
 _EXIF_IFD = 0x8769
 _DATETIME_ORIGINAL = 36867
 _OFFSET_TIME_ORIGINAL = 36881
@@ -52,7 +55,7 @@ class DecodedImage:
     def describe(self) -> dict[str, object]:
         """What a memory's metadata says about its image (never its bytes)."""
         return {
-            "image_sha256": self.sha256,
+            SHA_KEY: self.sha256,
             "image_format": self.format,
             "image_width": self.width,
             "image_height": self.height,
@@ -152,4 +155,4 @@ def _offset(raw: object) -> timezone:
     return UTC
 
 
-__all__ = ["FORMATS", "MIME", "DecodedImage", "decode", "taken_at"]
+__all__ = ["FORMATS", "MIME", "SHA_KEY", "DecodedImage", "decode", "taken_at"]

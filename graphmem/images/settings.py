@@ -1,5 +1,6 @@
-"""The images section of the settings (GRAPHMEM_IMAGES_*): limits, OCR, thumbnails and where
-the bytes are stored.
+"""The images section of the settings (GRAPHMEM_IMAGES_*): limits, OCR, thumbnails, where
+the bytes are stored, and the optional image-text model that puts images and queries in one
+vector space (graphmem.images.clip).
 
 It lives beside the code it configures, like the guard's, and imports nothing from graphmem, so
 the settings root can build it without an import cycle.
@@ -9,8 +10,9 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
+from typing import Literal
 
-from pydantic import Field, SecretStr, field_validator
+from pydantic import Field, SecretStr, field_validator, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 
@@ -94,6 +96,98 @@ class ImageSettings(BaseSettings):
     s3_timeout_seconds: float = Field(
         30.0, gt=0, le=600, description="each S3 request (connect, then read) times out after this"
     )
+
+    image_model: Path | None = Field(
+        None,
+        description="the image tower of a two-tower image-text model (CLIP: open_clip or"
+        " Chinese-CLIP, exported to ONNX; docs/images.md): with image_text_model, images and"
+        " queries are embedded into one space, searched as a channel of its own. Unset (the"
+        " default): no such channel, search unchanged",
+    )
+    image_text_model: Path | None = Field(
+        None, description="the same model's text tower (ONNX); set with image_model or not at all"
+    )
+    image_tokenizer: Path | None = Field(
+        None,
+        description="the text tower's tokenizer, a tokenizer.json of the Hugging Face"
+        " `tokenizers` library; required with the two towers",
+    )
+    image_size: int = Field(
+        0,
+        ge=0,
+        le=4096,
+        description="the image tower's input side in pixels; 0: read from the model (set it when"
+        " the export left the side dynamic)",
+    )
+    image_resize: Literal["crop", "squash"] = Field(
+        "crop",
+        description="crop: scale the shorter side to image_size, then cut the centre square"
+        " (open_clip's preprocessing); squash: scale to a square, ignoring the aspect ratio"
+        " (Chinese-CLIP's)",
+    )
+    image_mean: tuple[float, float, float] = Field(
+        (0.48145466, 0.4578275, 0.40821073),
+        description="per-channel (R, G, B) mean subtracted from pixels scaled to [0, 1]; the"
+        " default is OpenAI CLIP's, which open_clip's CLIP models and Chinese-CLIP use",
+    )
+    image_std: tuple[float, float, float] = Field(
+        (0.26862954, 0.26130258, 0.27577711),
+        description="per-channel (R, G, B) standard deviation the pixels are divided by",
+    )
+    image_text_tokens: int = Field(
+        0,
+        ge=0,
+        le=4096,
+        description="tokens the text tower reads, special tokens included; 0: the model's fixed"
+        " input length, else 77 (CLIP's)",
+    )
+    image_text_pad_id: int = Field(
+        0, ge=0, description="the token id a fixed-length text input is padded with"
+    )
+    image_weight: float = Field(
+        0.4,
+        ge=0.0,
+        le=1.0,
+        description="weight of the image channel, fused as the graph's is: final = 1 - (1 -"
+        " hybrid)(1 - w * image); a search may set it (weights image=...)",
+    )
+    image_score_floor: float = Field(
+        0.2,
+        ge=-1.0,
+        lt=1.0,
+        description="a query-image cosine at or below this is noise and adds nothing (the"
+        " channel is not divided by its best hit); not measured here, set it for the model",
+    )
+    image_score_full: float = Field(
+        0.35,
+        gt=-1.0,
+        le=1.0,
+        description="the cosine at which the image channel is full (1.0); image-text cosines of"
+        " CLIP models sit far below text-text ones. Not measured here, set it for the model",
+    )
+
+    @model_validator(mode="after")
+    def _two_towers(self) -> ImageSettings:
+        """Both towers or neither, with a tokenizer; files are checked when a service opens
+        them (graphmem.images.clip), so the message can say what is wrong with each."""
+        if (self.image_model is None) != (self.image_text_model is None):
+            raise ValueError(
+                "images.image_model and images.image_text_model go together: set both (the"
+                " image and the text tower of one model) or neither"
+            )
+        if self.image_model is not None and self.image_tokenizer is None:
+            raise ValueError(
+                "images.image_tokenizer is required with images.image_model: the tokenizer.json"
+                " of the text tower"
+            )
+        if self.image_score_full <= self.image_score_floor:
+            raise ValueError("images.image_score_full must be above images.image_score_floor")
+        return self
+
+    @property
+    def clip(self) -> bool:
+        """Is an image-text model configured (the image channel on)?"""
+        return self.image_model is not None
 
     @field_validator("store")
     @classmethod

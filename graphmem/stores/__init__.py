@@ -16,6 +16,7 @@ Beside the folders, what several stores share: `private_files` (owner-only files
 from __future__ import annotations
 
 from collections.abc import Callable
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from graphmem.errors import InvalidInputError
@@ -39,6 +40,7 @@ __all__ = [
     "WorkingMemoryStore",
     "open_cache",
     "open_graph",
+    "open_image_vectors",
     "open_records",
     "open_vectors",
     "open_working",
@@ -130,6 +132,39 @@ def open_vectors(settings: Settings, dim: int) -> VectorStore:
         quantization=settings.edge_quantization,
     )
     return EdgeVectors(settings.edge_path, dim=dim, footprint=footprint)
+
+
+def open_image_vectors(settings: Settings, dim: int, beside: VectorStore) -> VectorStore:
+    """The image channel's index (graphmem.images.channel), on the vector backend the text
+    vectors use: a second Qdrant Edge shard, `<data_dir>/image_vectors`, whose ids are hashed
+    with the same key; or a second collection, `<qdrant_collection>_images`, on the same Qdrant
+    server (through `beside`'s client), laid out and sharded like the first."""
+    if settings.vector_backend == "qdrant":
+        from graphmem.stores.vectors.qdrant import QdrantServerVectors
+
+        main = beside if isinstance(beside, QdrantServerVectors) else None
+        return QdrantServerVectors(
+            url=settings.qdrant_url,
+            api_key=settings.qdrant_api_key,
+            collection=f"{settings.qdrant_collection}_images",
+            dim=dim,
+            layout=main.layout if main is not None else None,
+            client=main.client if main is not None else None,
+        )
+    from graphmem.stores.vectors.edge import EdgeFootprint, EdgeVectors
+
+    footprint = EdgeFootprint(
+        vectors=settings.edge_vectors_memory,
+        hnsw=settings.edge_hnsw_memory,
+        payload=settings.edge_payload_memory,
+        quantization=settings.edge_quantization,
+    )
+    return EdgeVectors(image_vectors_path(settings), dim=dim, footprint=footprint)
+
+
+def image_vectors_path(settings: Settings) -> Path:
+    """Where the embedded image vectors live: beside the text vectors' shard."""
+    return Path(settings.edge_path).with_name("image_vectors")
 
 
 def shared_working_purger(

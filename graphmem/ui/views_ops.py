@@ -53,6 +53,9 @@ def _contributions(hit: Hit) -> Html:
     walk = explain.get("walk") or {}
     if "added" in walk:
         parts["graph"] = float(walk["added"])
+    image = explain.get("image") or {}  # the image channel (graphmem.usecases.image_search)
+    if "added" in image:
+        parts["image"] = float(image["added"])
     for extra in ("subject",):
         if extra in hit.scores and extra not in parts:
             parts[f"{extra} (boost)"] = float(hit.scores[extra])

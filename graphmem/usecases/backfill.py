@@ -33,6 +33,7 @@ from pathlib import Path
 from typing import Any
 
 from graphmem.context import Context
+from graphmem.images.channel import stamp
 from graphmem.model import Memory
 from graphmem.projection import rebuild_graph, vector_point
 from graphmem.settings import Settings
@@ -268,10 +269,34 @@ def rebuild(
         bar = _bar(total, "rebuild graph", quiet)
         g = rebuild_graph(records, ctx.graph, user_id, progress=bar.update)
         bar.close()
+        made = _rebuild_images(ctx, user_id, batch)
         if user_id is None:
             rewritten = reindex_keywords(records, quiet=quiet)
             if rewritten:
                 log.warning("keyword tokens of %d memories rewritten", rewritten)
             records.set_meta(EMBEDDING_META, ctx.embedder.identity)
             records.set_meta(PAYLOAD_META, PAYLOAD_VERSION)
-    return {"vectors": n, "graph_nodes": g}
+    return {"vectors": n, "graph_nodes": g, **made}
+
+
+def _rebuild_images(ctx: Context, user_id: str | None, batch: int) -> dict[str, int]:
+    """With an image-text model: every image memory's image vector made again from its stored
+    bytes (after a model change, or for images written before the model was configured), and
+    the model recorded (a whole store's rebuild). Nothing without one."""
+    channel = ctx.image_channel
+    if channel is None:
+        return {}
+    records, index = ctx.records, channel.vectors
+    if user_id is not None:
+        index.delete_user(user_id)
+    else:
+        stale = index.ids() - records.all_ids()
+        if stale:
+            index.delete(sorted(stale))
+    n, cursor = 0, 0
+    while page := records.scan(cursor, batch, user_id):
+        cursor = page[-1][0]
+        n += channel.project([m for _, m in page], fresh=True)
+    if user_id is None:
+        stamp(records, channel.model)
+    return {"image_vectors": n}

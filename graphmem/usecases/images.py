@@ -6,9 +6,10 @@ untrusted: an instruction rendered into a screenshot is held like a typed one), 
 links it to the people and places it names, and the keyword index and the vectors find it. Its
 metadata says what graphmem measured: sha256, format, width and height, when it was taken.
 
-OCR and decoding run before the write lock is taken; only the records commit holds it. The
-bytes are stored before the records commit, so a memory never points at missing bytes; a
-failed write removes the files again when no other memory of the tenant uses them.
+OCR, decoding and (with an image-text model, graphmem.images.channel) the image's vector run
+before the write lock is taken; only the records commit holds it. The bytes are stored before
+the records commit, so a memory never points at missing bytes; a failed write removes the
+files again when no other memory of the tenant uses them.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from graphmem.context import Context
 from graphmem.errors import ImageError, InvalidInputError, NotFoundError
 from graphmem.filters import MemoryFilter, MetaCondition
 from graphmem.images import DecodedImage, ImageStore, OcrResult, decode, read_text
+from graphmem.images.decode import SHA_KEY
 from graphmem.images.fetch import fetch
 from graphmem.model import Kind, Memory, check_user
 from graphmem.requests import WriteItem
@@ -33,7 +35,6 @@ log = logging.getLogger("graphmem.images")
 ImageSource = str | Path | bytes | bytearray | memoryview
 """A path to an image file, or its bytes."""
 
-SHA_KEY = "image_sha256"
 URL_KEY = "image_url"
 _EVERY = ("active", "archived", "quarantined", "superseded")
 
@@ -151,14 +152,20 @@ def write_image(
         m.metadata = {**m.metadata, **described}
 
     store = store_of(ctx)
+    channel = ctx.image_channel
     new = store.put(user_id, img, ocr, s.thumbnail_side)
     try:
+        if channel is not None:  # embedded like OCR, before the lock; the projection takes it
+            channel.prepare(user_id, img)
         return write_many(ctx, user_id, [item], tool=tool, stamp=stamp)[0]
     except BaseException:
         if new:
             with ctx.write_lock:
                 sweep(ctx, user_id, {img.sha256})
         raise
+    finally:
+        if channel is not None:
+            channel.release(user_id, img.sha256)
 
 
 def image_of(

@@ -2,9 +2,10 @@
 behind it - embed the query, gather vector and keyword candidates, score, expand the best of
 them over the memory graph (graphmem.associative), rank.
 
-Both channels are filtered by user inside their store, and so is every hop of the expansion;
-candidates are then re-read from the records store by (user_id, id), so a hit can only ever be
-the caller's own, current memory, and one an agent may read (graphmem.visibility).
+Every channel (with an image-text model, graphmem.usecases.image_search's too) is filtered by
+user inside its store, and so is every hop of the expansion; candidates are then re-read from
+the records store by (user_id, id), so a hit can only ever be the caller's own, current
+memory, and one an agent may read (graphmem.visibility).
 """
 
 from __future__ import annotations
@@ -29,7 +30,7 @@ from graphmem.stores.records import RecordQuery
 from graphmem.stores.vectors import VectorFilter
 from graphmem.text import query_terms
 from graphmem.tracing import note, span
-from graphmem.usecases import bridge_answer, fanout, focus, libraries
+from graphmem.usecases import bridge_answer, fanout, focus, image_search, libraries
 from graphmem.usecases.keyword_channel import KeywordHits, start_keyword
 from graphmem.visibility import only_visible, readable_statuses
 
@@ -195,6 +196,7 @@ def retrieve(
     keyword = (
         start_keyword(ctx, rq, query, pool, across=across_wanted) if w["keyword"] > 0 else None
     )
+    image_started = image_search.start(ctx, user_id, req, statuses, since, pool)  # None: off
     vec_scores: dict[str, float] = {}
     qvec: np.ndarray | None = None
     if w["vector"] > 0 or w["keyword"] == 0:
@@ -222,11 +224,13 @@ def retrieve(
         keyword = start_keyword(ctx, rq, query, pool, across=across_wanted)
     found = keyword.result() if keyword is not None else KeywordHits({}, 0.0, {}, 0)
     kw_scores, kw_reach, across = found.scores, found.reach, found.across
+    images = image_search.finish(image_started, degraded)
 
-    ids = list(dict.fromkeys([*vec_scores, *kw_scores, *across, *(bridged or {})]))
+    ids = list(dict.fromkeys([*vec_scores, *kw_scores, *across, *images.cosines, *(bridged or {})]))
     # Re-read from the records, the source of truth: a projection that lags behind a status
     # change must not bring back content an agent may not read.
     rows = only_visible(ctx.records.get(user_id, ids))
+    images.complete(rows)
     if qvec is not None and "vectors" not in degraded:
         missing = [i for i in rows if i not in vec_scores]
         if missing:
@@ -281,6 +285,7 @@ def retrieve(
             why["contributions"].update(
                 {c: qw.get(c, 0.0) * channels[c] for c in ("recency", "frequency")}
             )
+        final = images.fused(mid, final, channels, why if req.explain else None)
         # Provenance: what the user said outranks what an agent inferred, at equal match.
         trust = s.source_trust.get(mem.source.value, 1.0)
         final *= trust
@@ -376,6 +381,7 @@ def retrieve(
                 metrics.store_error("vectors", "fetch")
         if s.recall_on_summaries and qvec is not None:
             vec_scores.update(ctx.summaries.scores(qvec, new.values()))
+        images.complete(new)
         hits.extend(score(m) for m in new.values())
         seed_score = {h.memory.id: h.score for h in seeds}
         for h in hits:

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.helpers.clip import write_model
 from tests.helpers.imaging import needs_ocr, png_bomb, render
 
 
@@ -57,3 +58,23 @@ def test_bad_image_input_is_one_line_naming_the_field(
     code, out, err = cli(*argv, "--user", "ann")
     assert code != 0 and out == ""
     assert err.count("\n") == 1 and err.startswith(f"error: {field}"), err
+
+
+def test_a_bad_image_text_model_is_one_line_at_start(
+    cli, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """images.image_model and its text tower (graphmem.images.clip): a missing file, or one
+    tower without the other, stops the command with one line naming the setting."""
+    model = write_model(tmp_path / "model")
+    monkeypatch.setenv("GRAPHMEM_IMAGES_IMAGE_MODEL", str(model["image_model"]))
+    code, out, err = cli("search", "red", "--user", "ann")
+    assert code == 2 and out == ""
+    assert err.count("\n") == 1 and "image_model and images.image_text_model go together" in err
+    monkeypatch.setenv("GRAPHMEM_IMAGES_IMAGE_TEXT_MODEL", str(tmp_path / "missing.onnx"))
+    monkeypatch.setenv("GRAPHMEM_IMAGES_IMAGE_TOKENIZER", str(model["image_tokenizer"]))
+    code, out, err = cli("search", "red", "--user", "ann")
+    assert code == 2 and out == ""
+    assert err == f"error: images.image_text_model: {tmp_path / 'missing.onnx'} does not exist\n"
+    monkeypatch.setenv("GRAPHMEM_IMAGES_IMAGE_TEXT_MODEL", str(model["image_text_model"]))
+    code, out, err = cli("search", "red", "--user", "ann", "--json")
+    assert code == 0, err

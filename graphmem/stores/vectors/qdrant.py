@@ -68,16 +68,23 @@ class QdrantServerVectors:
         collection: str,
         dim: int,
         layout: QdrantLayout | None = None,
+        client: QdrantClient | None = None,
     ) -> None:
+        """`client`: another adapter's client, for a second collection on the same server
+        (the image vectors): local mode allows one client per path, and one connection pool
+        is enough. That adapter closes it."""
         self.url = url
         self.collection = collection
         self.dim = dim
         self.layout = layout or QdrantLayout()
         self._lock = threading.Lock()
         self.local = "://" not in url
+        self._owns_client = client is None
         if self.local and self.layout.shard_groups:
             raise ValueError("qdrant_shard_groups needs a Qdrant server (qdrant_url http://...)")
-        if url == ":memory:":
+        if client is not None:
+            self.client = client
+        elif url == ":memory:":
             self.client = QdrantClient(location=":memory:")
         elif not self.local:
             self.client = QdrantClient(url=url, api_key=api_key or None, timeout=10)
@@ -279,7 +286,14 @@ class QdrantServerVectors:
         """The server optimises in the background."""
 
     def close(self) -> None:
-        self.client.close()
+        if self._owns_client:
+            self.client.close()
+
+    def recreate(self) -> None:
+        """Drop the collection and make it anew, empty (a derived index whose vectors no
+        longer fit: another model's, of another size)."""
+        self.client.delete_collection(self.collection)
+        self._ensure_collection()
 
     def health(self) -> dict[str, object]:
         try:
