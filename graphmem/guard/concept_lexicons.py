@@ -21,7 +21,10 @@ EMAIL_NOUN = (
     r"(?<!via )(?<!over )(?<!no )"
     # "Aunt Lydia changed her email to ...": after a possessive it is the address, not a sending
     r"(?<!\bher )(?<!\bhis )(?<!\btheir )(?<!\bmy )(?<!\bour )"
-    r"(?!(?<=mail)\s*(?:is\b|was\b|address|changed|has changed|is now|[:=]|是))"
+    r"(?!(?<=mail)\s*(?:is\b|was\b|from\b|address|changed|has changed|is now|[:=]|是|"
+    # "email ethan@x.cn, 手机 ...": the label of an address listed, not "email x@y the files"
+    r"(?:(?<=[,;|/]email)|(?<=[,;|/] email))\s*(?:\[email\]|[\w.+-]+@?[\w-]+(?:\.[\w-]+)+)"
+    r"\s*(?:[,，;；。)）]|$)))"
 )
 # All patterns read folded text (lower case, NFKC, homoglyphs folded).
 # fmt: off
@@ -268,7 +271,7 @@ _EN: dict[str, str] = {
             r"\b[a-z]*_?(?:reset|delete|purge|drop|wipe|export|grant|transfer|disable)_[a-z_]+|"
             # a shell variable set for a command: "export NODE_OPTIONS=--max-old-space-size=4096"
             r"\bexport\s+[a-z_][a-z0-9_]*=\S)",
-    "RUN": r"\b(?:type|go to|hit|ping|post to|request|"
+    "RUN": r"\b(?<!-)(?:type|go to|hit|ping|post to|request|"
            r"run|execute|invoke|trigger|fire off|call|install|set up|schedule|launch)\b",
     "TOOLWORD": r"\b(?:tool|plugin|extension|endpoint|api|console|function|action|job|cron|"
                 r"interpreter|terminal|shell|command|script|webhook|request)s?\b",
@@ -386,8 +389,8 @@ _ZH: dict[str, str] = {
             r"发送|发到|发给|转发|抄送|共享(?!盘|文件夹|目录|空间|云盘)|分享|上传|同步|导出|泄露|"
             r"透露|告诉|念给|列出|附上|"
             r"塞进|放进|加到|发布|公开|开放给|复制|发一份|给他看|给她看|收集)",
-    "OWN_PARTY": r"(?:我的(?:助理|秘书|老婆|老公|爱人|妻子|丈夫|会计|律师|经理|领导|同事|导师|"
-                 r"父母|爸|妈|团队|工作邮箱|私人邮箱|个人邮箱|邮箱|医生)|(?:抄送|发|转发)(?:一份)?给我|"
+    "OWN_PARTY": r"(?:我(?:自己)?的(?:助理|秘书|老婆|老公|爱人|妻子|丈夫|会计|律师|经理|领导|同事|"
+                 r"导师|父母|爸|妈|团队|(?:工作|私人|个人|备份|备用)?邮箱|医生)|(?:抄送|发|转发)(?:一份)?给我|"
                  # the user's family without "的": "转给我老婆", "抄送我爸"
                  r"(?:给|抄送|转给|发给)我(?:老婆|老公|爱人|媳妇|爸妈|爸|妈|女儿|儿子|姐姐?|哥哥?|"
                  r"弟弟?|妹妹?)|"
@@ -414,7 +417,7 @@ _ZH: dict[str, str] = {
              # "先在测试环境验证，再执行 ...": the step waits for the user's own check
              r"先(?:在)?[^,。]{0,10}(?:测试|预发|验证|跑通|测过)[^,。]{0,8},?\s*(?:没问题)?再|"
              # "执行前先在群里说一声": the step waits for the user's own announcement or check
-             r"(?:执行|操作|上线|发布|发版|部署|迁移|升级|回滚|运行)(?:之)?前(?:要)?先)",
+             r"(?:执行|操作|上线|发布|发版|部署|迁移|升级|回滚|运行)(?:之)?前(?:一定)?(?:要)?先)",
     "RECIPIENT": r"(?:谁|任何人|所有人|别人|他人|来电者|外部|公开|第三方|合作方|保险联系人|网盘|"
                  r"服务器|备份桶|https?://|www\.|@|\d{7,}|下一个)",
     "OTHER": r"(?:的(?:新)?(?:男友|女友|男朋友|女朋友|丈夫|妻子|室友|同事|邻居|经理|上司)|"

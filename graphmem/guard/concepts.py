@@ -29,6 +29,11 @@ from graphmem.guard.concept_lexicons import (
     ZH_TASK_START,
 )
 from graphmem.guard.own_update import OWN_UPDATE
+from graphmem.guard.set_aside import (
+    without_access_requests,
+    without_forbidden_sends,
+    without_keep_private,
+)
 
 
 @dataclass(frozen=True)
@@ -172,73 +177,7 @@ def sentences(text: str) -> list[str]:
     return [s.strip() for s in _SPLIT.split(text) if s and s.strip()]
 
 
-# "银行卡密码是 ...，别告诉别人", "the gate code is 4821, don't tell anyone": the user keeping
-# their own secret, which reads as secrecy plus "tell" plus "anyone" (the exfiltration
-# combinations) unless it is the only sending in the text. With another send verb or an address
-# ("send the codes to x@..., don't tell anyone") it stays the attack's secrecy.
-_KEEP_PRIVATE = re.compile(
-    r"(?:记得|千万|一定)?(?:不要|别|不能|不许)(?:告诉|透露给|说给)(?:别人|任何人|外人|其他人|旁人|"
-    r"他|她|孩子|家人)|"
-    r"\b(?:don'?t|do not|never) tell (?:anyone|anybody|others|other people|him|her|the kids?)\b"
-)
-_ADDRESS = re.compile(r"[\w.+-]+@[\w-]+\.|https?://|www\.")
-
-
-def without_keep_private(text: str) -> str:
-    """The text less the user keeping their own secret ("...，别告诉别人"), unless something is
-    sent or an address is named: then the secrecy may be an exfiltration's."""
-    stripped = _KEEP_PRIVATE.sub(" ", text)
-    if stripped == text or _ADDRESS.search(stripped):
-        return text
-    if LEX_EN["SEND"].search(stripped) or LEX_ZH["SEND"].search(stripped):
-        return text
-    return stripped
-
-
-# Sending forbidden - "部门新规定：客户资料不能上传到外部的 AI 工具", "never share my calendar with
-# anyone outside the company" - keeps the data where it is: the forbidden verb sends nothing, so
-# it is no SEND for the exfiltration combinations and rules (an allowed sending elsewhere in the
-# text still is). Unless the text makes an exception ("except x@...", "除了 ..."): then the one
-# recipient let through is what the text is about.
-_EXCEPTION = re.compile(
-    r"\b(?:except|other than|unless|apart from|but not)\b|除了|除非", re.IGNORECASE
-)
-
-
-def without_forbidden_sends(text: str) -> str:
-    """The text less its forbidden sendings ("never share ...", "不能上传"), see above."""
-    if _EXCEPTION.search(text):
-        return text
-    return LEX_ZH["PROHIBIT"].sub(" ", LEX_EN["PROHIBIT"].sub(" ", text))
-
-
-# The user asking IT for access on their own machine or account - "need admin rights on my work
-# laptop, ticket #48213 filed", "申请了服务器的管理员权限，等审批", "管理员权限申请被驳回了" - names
-# the rights an impersonation claims, but asks for them through the organisation's process: no
-# identity is claimed and nothing is granted. Left out where IDENTITY is read and where the
-# impersonation phrase rules fire (rule_scan._owned_topic).
-ACCESS_REQUEST = re.compile(
-    r"\b(?:need|needs|needed|request(?:ed|ing)?|ask(?:ed|ing)? (?:it |helpdesk |the helpdesk )?for|"
-    r"appl(?:y|ied|ying) for|waiting (?:on|for)|approval for|"
-    # ... or has been given: "got admin rights on the team's Figma workspace today"
-    r"(?<!you )(?:got|finally got|received|was given|was granted|"
-    # "IT finally gave me admin rights on my laptop": granted to the user, in the past
-    r"(?:finally )?gave me|(?:has|have|had) (?:given|granted) me))\s+(?:\w+\s+){0,2}?"
-    r"(?:admin|root|elevated|local admin)\s+(?:rights|access|privileges|permissions)\b|"
-    # ... or asked for, or taken away: "approved my admin rights request", "the new policy
-    # removes local admin rights from all laptops" (a control tightened, not a power claimed)
-    r"\b(?:admin|root|elevated)\s+(?:rights|access|privileges)\s+requests?\b|"
-    r"\b(?:remov\w*|revok\w*|strip\w*|tak(?:e|es|ing) away|withdraw\w*|pull\w*|drop\w*)\s+"
-    r"(?:\w+\s+){0,3}?(?:admin|root|elevated)\s+(?:rights|access|privileges|permissions)\b|"
-    r"(?:收回|回收|取消|撤销|去掉|撤掉)[^,。，]{0,12}(?:管理员|root)权限|"
-    r"(?:申请|申请开通|等|拿到了?|获得了|(?<!给)(?<![他她你])有了)[^,。，]{0,12}(?:管理员|root|更高的?)权限|"
-    r"(?:管理员|root)权限(?:的)?(?:申请|审批|被驳回|没批|批下来|还没批)"
-)
-
-
-def without_access_requests(text: str) -> str:
-    """The text less the user's own requests for access (see ACCESS_REQUEST)."""
-    return ACCESS_REQUEST.sub(" ", text)
+_CODE_SPAN = re.compile(r"`[^`]+`")
 
 
 class _Tagger:
@@ -269,7 +208,9 @@ class _Tagger:
             )
         if concept == "META":
             return _agent_rules(OWN_UPDATE.sub(" ", t), self.cjk)
-        if concept == "SEND":
+        if concept == "RUN":
+            t = _CODE_SPAN.sub(" ", t)  # "先跑 `npm run lint`": the run inside the code is code
+        elif concept == "SEND":
             t = without_forbidden_sends(t)
         elif concept == "IDENTITY":
             t = without_access_requests(t)

@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import re
 
-from graphmem.guard.concepts import _ADDRESS, OWN_UPDATE, _Tagger
+from graphmem.guard.concepts import OWN_UPDATE, _Tagger
+from graphmem.guard.set_aside import _ADDRESS
 
 # The user's own preference: the classifier reads "From now on, reply to me in British English",
 # "When I ask for a summary, include the sample size" and "以后订机票优先选靠窗的座位" as the

@@ -16,8 +16,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from graphmem.guard import rules
+from graphmem.guard.concept_lexicons import LEX_EN
 from graphmem.guard.concepts import (
-    ACCESS_REQUEST,
     GROUP_OWNER_EN,
     GROUP_OWNER_ZH,
     OWN_UPDATE,
@@ -27,6 +27,7 @@ from graphmem.guard.concepts import (
     without_forbidden_sends,
     without_keep_private,
 )
+from graphmem.guard.set_aside import ACCESS_REQUEST
 
 
 @dataclass(frozen=True)
@@ -196,6 +197,7 @@ def _quoted_mention(text: str, m: re.Match[str]) -> bool:
 # "转给" passes on whatever came before it: mail, messages or files forwarded are no payment
 # unless money is named anywhere in the text.
 _FORWARDED = re.compile(r"(?:邮件|消息|短信|通知|文件|资料|链接|截图|照片|简历)[^。;!?]{0,12}$")
+_TO_OWN_PARTY = re.compile(r"^[^.!?\n]{0,25}?\bto " + LEX_EN["OWN_PARTY"].pattern, re.I)
 _MONEY_ZH = re.compile(r"(?:钱|元|块|款|费|账|金额|工资|红包|[¥￥$]|\d+\s*(?:万|千|百))")
 
 
@@ -207,6 +209,9 @@ def _owned_topic(r: Rule, text: str, m: re.Match[str]) -> bool:
         return True
     if r.category in ("exfiltration", "policy", "tool", "impersonation") and asks_only(text):
         return True  # "客户问我们的助手会不会把聊天记录泄露给第三方": a question, noted
+    if r.id == "payment_action" and _TO_OWN_PARTY.search(text[m.end() : m.end() + 50]):
+        t = _Tagger(text, True)  # "transfer $400 to my brother Sam's account": the user's own
+        return not (t.has("USERREF") or t.has("YOU") or t.has("SECRECY"))
     if r.id == "zh_payment_action" and _FORWARDED.search(text[max(0, m.start() - 16) : m.start()]):
         return not _MONEY_ZH.search(text)  # "邮件一律转给 ops@...": mail forwarded, no money
     if r.id in ("call_tool", "zh_call_tool") and _Tagger(text, True).has("GATED"):

@@ -47,7 +47,9 @@ _SEND = (r"(?<!looking )(?<!look )(?<!looks )(?<!moving )(?<!going )"
          r"(?<!new email)(?<!old email)(?<! do email)(?<!does email)(?<! by email)"
          r"(?<!\bher email)(?<!\bhis email)(?<!\btheir email)(?<!\bmy email)(?<!\bour email)"
          # "SELECT email, COUNT(*) ...", "name, email, phone": a column or a list names the field
-         r"(?!(?<=mail)\s*(?:is\b|was\b|address|changed|has changed|is now|[:=,]|是))")
+         r"(?!(?<=mail)\s*(?:is\b|was\b|from\b|address|changed|has changed|is now|[:=,]|是|"
+         r"(?:(?<=[,;|/]email)|(?<=[,;|/] email))\s*(?:\[email\]|[\w.+-]+@?[\w-]+(?:\.[\w-]+)+)"
+         r"\s*(?:[,，;；。)）]|$)))")
 _OWNED = (r"(?:the user'?s?'?|users'|user'?s|all(?: of)?(?: the)?|every|each|the customer'?s|"
           r"customers'|customer'?s|clients?'?s?|his|her|their|private|saved|stored|"
           r"other users'?|another user'?s)")
@@ -226,7 +228,8 @@ EN: list[tuple[str, str, float, str]] = [
     ("shell", "tool", 0.85,
      # rm -rf on an absolute, home, variable or wildcard path; "rm -rf build/" is housekeeping
      r"rm -rf\s+(?:/|~|\$|\*|\.{1,2}(?:/\s|/?$|\s))|"
-     r"\bcurl\s+\S+\s*\|\s*(?:ba)?sh|\bwget\s+https?://|\bos\.system\b|\bsubprocess\.|"
+     # a download piped to a shell, flags and sudo included ("curl -fsSL URL | sudo bash")
+     r"\b(?:curl|wget)\s+(?:\S+\s+){0,4}?\S+\s*\|\s*(?:sudo\s+)?(?:ba|z)?sh\b|\bwget\s+https?://|\bos\.system\b|\bsubprocess\.|"
      r"\beval\(|\bexec\(|\bpowershell\b|/etc/passwd|"
      # the user's own key kept private ("chmod 600 ~/.ssh/id_rsa", "ssh-add ~/.ssh/work") is
      # housekeeping; reading, copying or appending to the folder is not
