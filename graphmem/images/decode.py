@@ -1,4 +1,5 @@
-"""Bytes to a checked picture: format, dimensions, when it was taken, the first frame.
+"""Bytes to a checked picture: format, dimensions, when and where it was taken, the first
+frame.
 
 Images come from agents and users, so every one is untrusted input: its size in bytes is checked
 before Pillow sees it, its declared dimensions before a single pixel is decoded (a 50 kB PNG can
@@ -17,6 +18,7 @@ from datetime import UTC, datetime, timedelta, timezone
 from PIL import Image, UnidentifiedImageError
 
 from graphmem.errors import ImageError
+from graphmem.images.places import gps_position
 
 FORMATS = {"PNG": "png", "JPEG": "jpeg", "WEBP": "webp", "GIF": "gif"}
 """Pillow's format name to ours: what is accepted, and the stored file's extension."""
@@ -43,6 +45,7 @@ class DecodedImage:
     taken_at: datetime | None  # EXIF DateTimeOriginal, when the image says so
     frames: int
     picture: Image.Image  # the first frame, decoded, RGB
+    gps: tuple[float, float] | None = None  # EXIF GPS (latitude, longitude), when given
 
     @property
     def mime(self) -> str:
@@ -94,6 +97,7 @@ def decode(data: bytes, *, max_bytes: int, max_pixels: int) -> DecodedImage:
                 )
             frames = int(getattr(img, "n_frames", 1) or 1)
             taken = taken_at(img)
+            position = gps_position(img)
             img.seek(0)
             picture = _rgb(img)
     except ImageError:
@@ -113,6 +117,7 @@ def decode(data: bytes, *, max_bytes: int, max_pixels: int) -> DecodedImage:
         taken_at=taken,
         frames=frames,
         picture=picture,
+        gps=position,
     )
 
 

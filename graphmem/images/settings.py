@@ -54,6 +54,19 @@ class ImageSettings(BaseSettings):
         " (the text stays legible, the time stays bounded)",
     )
     tesseract: str = Field("tesseract", description="the Tesseract command (a name or a path)")
+    places: bool = Field(
+        True,
+        description="read the EXIF GPS position of a photo into its metadata and name the"
+        " nearest populated place in its content ('Taken near Lisbon, Lisbon, Portugal'), looked"
+        " up offline in GeoNames data (graphmem[places]); off: neither is stored",
+    )
+    place_max_km: float = Field(
+        50.0,
+        gt=0,
+        le=20_000,
+        description="a place is named only when the nearest populated place (1,000 inhabitants"
+        " or more) lies within this many km of the photo's position; the position is kept",
+    )
     thumbnail_side: int = Field(
         256, ge=16, le=2048, description="thumbnails fit in a square of this many pixels"
     )

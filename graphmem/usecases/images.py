@@ -4,7 +4,9 @@ An image memory is an ordinary record of kind `image` whose content is the capti
 gave and the text OCR read in the image, so the firewall screens it (text in an image is
 untrusted: an instruction rendered into a screenshot is held like a typed one), the extractor
 links it to the people and places it names, and the keyword index and the vectors find it. Its
-metadata says what graphmem measured: sha256, format, width and height, when it was taken.
+metadata says what graphmem measured: sha256, format, width and height, when it was taken, and
+where (EXIF GPS, with the nearest populated place: graphmem.images.places), the place also
+named in its content so that search finds it.
 
 OCR, decoding and (with an image-text model, graphmem.images.channel) the image's vector run
 before the write lock is taken; only the records commit holds it. The bytes are stored before
@@ -24,6 +26,7 @@ from graphmem.filters import MemoryFilter, MetaCondition
 from graphmem.images import DecodedImage, ImageStore, OcrResult, decode, read_text
 from graphmem.images.decode import SHA_KEY
 from graphmem.images.fetch import fetch
+from graphmem.images.places import nearest_place
 from graphmem.model import Kind, Memory, check_user
 from graphmem.requests import WriteItem
 from graphmem.stores.records import RecordQuery
@@ -84,19 +87,54 @@ def source_bytes(ctx: Context, image: ImageSource | None, url: str | None) -> by
     return load(image, s.max_bytes)
 
 
-def compose(caption: str, text: str, img: DecodedImage, max_chars: int) -> tuple[str, bool]:
-    """The memory's content: the caption, then the text read in the image, cut to fit the
-    content limit (the caption is never cut). Returns the content and whether it was cut."""
+def compose(
+    caption: str, text: str, img: DecodedImage, max_chars: int, place: str = ""
+) -> tuple[str, bool]:
+    """The memory's content: the caption, the place the photo was taken ('Taken near ...'),
+    then the text read in the image, cut to fit the content limit (the caption is never cut;
+    the place is left out whole when the caption leaves no room for it). Returns the content
+    and whether it was cut."""
     caption = caption.strip()
     if len(caption) > max_chars:
         raise InvalidInputError("caption", f"at most {max_chars} characters")
-    parts = [p for p in (caption, text.strip()) if p]
-    if not parts:
-        return f"An image ({img.format}, {img.width}x{img.height}) with no text.", False
-    content = "\n".join(parts)
+    head = [p for p in (caption, place.strip()) if p]
+    text = text.strip()
+    if not caption and not text:
+        head.insert(0, f"An image ({img.format}, {img.width}x{img.height}) with no text.")
+    fixed = "\n".join(head)
+    if len(fixed) > max_chars:  # a caption near the limit leaves no room for the place
+        fixed = caption
+    content = "\n".join(p for p in (fixed, text) if p)
     if len(content) <= max_chars:
         return content, False
     return content[:max_chars].rstrip(), True
+
+
+def locate(ctx: Context, img: DecodedImage) -> tuple[str, dict[str, object]]:
+    """Where the photo was taken, when it says so and images.places is on: the line its
+    content carries ('Taken near Hangzhou, Zhejiang, China', empty when no populated place
+    lies within images.place_max_km or graphmem[places] is missing) and its metadata (the
+    position, and the place when one is named)."""
+    s = ctx.settings.images
+    if not s.places or img.gps is None:
+        return "", {}
+    lat, lon = img.gps
+    meta: dict[str, object] = {"image_latitude": round(lat, 6), "image_longitude": round(lon, 6)}
+    place = nearest_place(lat, lon, s.place_max_km)
+    if place is None:
+        return "", meta
+    meta.update(
+        {
+            "image_place": place.name,
+            "image_place_city": place.city,
+            **({"image_place_town": place.town} if place.town else {}),
+            **({"image_place_region": place.region} if place.region else {}),
+            "image_place_country": place.country,
+            "image_place_country_code": place.country_code,
+            "image_place_km": place.km,
+        }
+    )
+    return f"Taken near {place.name}", meta
 
 
 def read_image_text(ctx: Context, user_id: str, img: DecodedImage) -> OcrResult:
@@ -136,12 +174,14 @@ def write_image(
     data = source_bytes(ctx, image, url)
     img = decode(data, max_bytes=s.max_bytes, max_pixels=s.max_pixels)
     ocr = read_image_text(ctx, user_id, img)
-    content, cut = compose(caption or "", ocr.text, img, ctx.settings.max_content_chars)
+    place, located = locate(ctx, img)
+    content, cut = compose(caption or "", ocr.text, img, ctx.settings.max_content_chars, place)
     if fields.get("created_at") is None and img.taken_at is not None:
         fields["created_at"] = img.taken_at
     item = WriteItem.of({**fields, "content": content, "memory_type": memory_type})
     described = {
         **img.describe(),
+        **located,
         "image_ocr": ocr.status,
         **({"image_text_cut": True} if cut else {}),
         **({URL_KEY: str(url).strip()} if url is not None else {}),
@@ -219,6 +259,7 @@ __all__ = [
     "compose",
     "image_of",
     "load",
+    "locate",
     "shas_of",
     "source_bytes",
     "sweep",

@@ -8,7 +8,8 @@ import shutil
 from pathlib import Path
 
 import pytest
-from PIL import Image, ImageDraw, ImageFont
+from PIL import ExifTags, Image, ImageDraw, ImageFont
+from PIL.TiffImagePlugin import IFDRational
 
 LATIN_FONT = Path("/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf")
 CJK_FONT = Path("/usr/share/fonts/truetype/wqy/wqy-microhei.ttc")  # Debian fonts-wqy-microhei
@@ -61,3 +62,31 @@ def png_bomb(side: int = 20_000) -> bytes:
     buf = io.BytesIO()
     Image.new("1", (side, side), 0).save(buf, format="PNG", optimize=True)
     return buf.getvalue()
+
+
+def dms(degrees: float) -> tuple[IFDRational, IFDRational, IFDRational]:
+    """Unsigned decimal degrees as EXIF's three rationals: degrees, minutes, seconds/100."""
+    d = abs(degrees)
+    whole = int(d)
+    minutes = int((d - whole) * 60)
+    hundredths = round(((d - whole) * 60 - minutes) * 60 * 100)
+    return IFDRational(whole), IFDRational(minutes), IFDRational(hundredths, 100)
+
+
+def gps_exif(lat: float, lon: float, **raw: object) -> Image.Exif:
+    """EXIF with a GPS IFD (tag 0x8825) for signed decimal degrees, as a phone writes it:
+    GPSLatitudeRef N/S, GPSLatitude, GPSLongitudeRef E/W, GPSLongitude. `raw` overrides a GPS
+    tag by its name in Pillow's GPSTAGS (e.g. GPSLatitudeRef="X") to write a broken block."""
+    exif = Image.Exif()
+    gps = exif.get_ifd(ExifTags.IFD.GPSInfo)
+    gps[ExifTags.GPS.GPSLatitudeRef] = "N" if lat >= 0 else "S"
+    gps[ExifTags.GPS.GPSLatitude] = dms(lat)
+    gps[ExifTags.GPS.GPSLongitudeRef] = "E" if lon >= 0 else "W"
+    gps[ExifTags.GPS.GPSLongitude] = dms(lon)
+    for name, value in raw.items():
+        tag = ExifTags.GPS[name]
+        if value is None:
+            del gps[tag]
+        else:
+            gps[tag] = value
+    return exif

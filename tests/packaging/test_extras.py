@@ -55,7 +55,7 @@ def test_every_extra_in_the_table_is_declared_in_pyproject() -> None:
     production = " ".join(declared["production"])
     assert all(x in production for x in ("mysql", "qdrant", "neo4j", "redis", "s3"))
     dev = " ".join(declared["dev"])
-    assert all(x in dev for x in ("production", "zh", "torch", "multilingual", "otel"))
+    assert all(x in dev for x in ("production", "zh", "torch", "multilingual", "otel", "places"))
 
 
 BACKENDS = [
