@@ -1,6 +1,6 @@
 """`mem0`: the JSON of mem0's `Memory.get_all()`, and optionally its SQLite history.
 
-`get_all()` returns `{"results": [...]}` (mem0 1.x; a bare list in 0.x) of
+`get_all()` returns `{"results": [...]}` (mem0 1.x and 2.x; a bare list in 0.x) of
 `{"id", "memory", "hash", "metadata", "created_at", "updated_at", "user_id", "agent_id",
 "run_id"}`. mem0 keeps each change of a memory in the `history` table of its SQLite file
 (`~/.mem0/history.db`: `memory_id`, `old_memory`, `new_memory`, `event` ADD / UPDATE / DELETE,

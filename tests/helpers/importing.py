@@ -10,7 +10,8 @@ from typing import Any
 def mem0_export(path: Path, rows: list[dict[str, Any]]) -> Path:
     """mem0 1.x `Memory.get_all()` result: {"results": [...]} (docs.mem0.ai, Memory
     Operations > get all; fields id, memory, hash, metadata, created_at, updated_at,
-    user_id, agent_id, run_id)."""
+    user_id, agent_id, run_id; 2.x also `role`). test_import_pypi_peers.py has mem0 2.2.1
+    itself write one."""
     path.write_text(json.dumps({"results": rows}), encoding="utf-8")
     return path
 

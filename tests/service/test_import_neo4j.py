@@ -2,11 +2,13 @@
 
 Format: the Neo4j MCP memory server (mcp-neo4j-memory, neo4j-contrib/mcp-neo4j,
 servers/mcp-neo4j-memory; its README documents the model): nodes `(:Memory {name, type,
-observations})`, one relationship per relation whose type is the relation type. The server is
-not one of graphmem's test dependencies, so the test writes the graph its create_entities /
-create_relations tools write, in the same shape, into the test Neo4j (scripts/services.sh),
-then imports it. Its nodes carry a run marker and are
-deleted afterwards; graphmem's own Memory nodes (which have no `name`) are never read.
+observations})`, one relationship per relation whose type is the relation type. These tests
+write the peers' graphs in their shapes with Cypher into the test Neo4j (scripts/services.sh),
+so the adapters are covered without the peers; tests/service/test_import_pypi_peers.py runs
+the peers themselves (mcp-neo4j-memory, graphiti-core, installed from PyPI at test time, and
+skipped when the registry cannot be reached). The nodes written here carry a run marker (or a
+fresh group id) and are deleted afterwards; graphmem's own Memory nodes (which have no `name`)
+are never read.
 """
 
 from __future__ import annotations
@@ -100,8 +102,9 @@ def test_neo4j_memory_bad_address_is_one_clear_error(svc: MemoryService) -> None
 def graphiti_graph(monkeypatch: pytest.MonkeyPatch) -> Iterator[tuple[str, str]]:
     """A Graphiti graph as graphiti-core 0.x stores it in Neo4j (its nodes.py / edges.py save
     queries: Episodic and Entity nodes with uuid and group_id, RELATES_TO facts with
-    valid_at / invalid_at, MENTIONS from episodes), written here in that shape; graphiti-core
-    itself needs an LLM to build a graph. Yields (Bolt address, group id)."""
+    valid_at / invalid_at, MENTIONS from episodes), written here in that shape without
+    graphiti-core (test_import_pypi_peers.py has graphiti-core's own classes write it).
+    Yields (Bolt address, group id)."""
     import neo4j
 
     from tests.helpers.services import service_url
