@@ -93,7 +93,8 @@ class SearchRequest:
     metadata: Mapping[str, Any] | None = None
     agent_id: str | None = None
     run_id: str | None = None
-    # Record kinds (memory, document, image; all: the default) and a score factor per kind.
+    # Record kinds (memory, document, image, a list of them, or both: every kind, the default)
+    # and a score factor per kind; graphmem.validation holds the rules.
     kinds: str | list[str] | None = None
     kind_weights: Mapping[str, Any] | None = None
     # Per hit: channel scores before and after calibration, fused contributions, walk reasons.

@@ -25,7 +25,7 @@ from graphmem.client.ops import (
     resolve_user,
 )
 from graphmem.errors import InvalidInputError
-from graphmem.validation import check_interface_top_k, kinds_word, parse_kind_weights
+from graphmem.validation import check_interface_top_k, kinds_argument, parse_kind_weights
 
 # Restated, not imported, like ops.py's limits: a remote client must not load the server's
 # document readers. The same as graphmem.mcp.tools.documents.
@@ -41,9 +41,9 @@ def search_kinds(kinds: Any, kind_weights: Any) -> dict[str, Any]:
     """The search arguments `kinds` and `kind_weights` that were given, checked by the rules
     every interface shares (graphmem.validation), in the form the MCP tool takes."""
     out: dict[str, Any] = {}
-    word = kinds_word(kinds)
-    if word is not None:
-        out["kinds"] = word
+    given = kinds_argument(kinds)
+    if given is not None:
+        out["kinds"] = given
     weights = parse_kind_weights(kind_weights)
     if weights:
         out["kind_weights"] = weights

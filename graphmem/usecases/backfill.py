@@ -197,7 +197,7 @@ def check_on_open(ctx: Context) -> None:
     held = tokenizer_version(records)
     if held != str(TOKENIZER_VERSION):
         t = time.perf_counter()
-        with ctx.write_lock:
+        with ctx.write_lock:  # store-wide, at open: the process's lock alone, as before
             n = reindex_keywords(records)
         log.warning(
             "keyword tokens: version %s -> %s, %d memories rewritten in %.1f s",
@@ -246,6 +246,8 @@ def rebuild(
     nothing)."""
     records, vectors = ctx.records, ctx.vectors
     total = records.count(user_id)
+    # The process's lock alone, as it always was, not Context.serialised: a rebuild is an
+    # operator's, usually store-wide, and taking a user's lock here would change what it waits on.
     with ctx.write_lock:
         if user_id is not None:
             vectors.delete_user(user_id)

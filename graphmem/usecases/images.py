@@ -200,6 +200,9 @@ def write_image(
         return write_many(ctx, user_id, [item], tool=tool, stamp=stamp)[0]
     except BaseException:
         if new:
+            # The process's lock alone, as before, not Context.serialised: write_many released
+            # the user's lock when it failed, and the sweep only removes files no record points
+            # at, so it need not wait on other replicas before the error goes up.
             with ctx.write_lock:
                 sweep(ctx, user_id, {img.sha256})
         raise

@@ -255,6 +255,9 @@ class Restore:
                 pairs = self.commit(name, list(zip(new, decisions, strict=True)))
             finally:  # the files of a record that was not stored go (graphmem.usecases.images)
                 if added:
+                    # The process's lock alone, as before, not Context.serialised: the commit
+                    # above released the user's lock, and the sweep only removes files no
+                    # record points at, so it need not wait on other replicas.
                     with ctx.write_lock:
                         sweep(ctx, user, added)
             new, decisions = [m for m, _ in pairs], [d for _, d in pairs]
@@ -294,7 +297,7 @@ class Restore:
         new, decisions = [m for m, _ in items], [d for _, d in items]
         vecs = workers.pool("embed").submit(ctx.embedder.encode, [m.content for m in new]).result()
         secrets = seal(ctx, user, new, decisions)
-        with ctx.writing(user), ctx.write_lock:
+        with ctx.serialised(user):
             ctx.records.insert(new, [search_text(m.content) for m in new], None, None, secrets)
             ctx.project(new, vecs)
             ctx.invalidate(user)
@@ -355,7 +358,7 @@ class Restore:
         known = set(ctx.records.get(user, list(links))) | self.would
         links = {mid: refs for mid, refs in links.items() if mid in known}
         if links and not self.report.dry_run:
-            with ctx.writing(user), ctx.write_lock:
+            with ctx.serialised(user):
                 ctx.records.save_graph(GraphRows(user, links, []))
                 ctx.projector.apply(ctx.records.outbox_for(sorted(links)))
                 ctx.invalidate(user)
@@ -393,7 +396,7 @@ class Restore:
         self.report.relations += len(new)
         if new and not self.report.dry_run:
             touched = sorted({i for r in new for i in (r.source_id, r.target_id)})
-            with ctx.writing(user), ctx.write_lock:
+            with ctx.serialised(user):
                 ctx.records.save_graph(GraphRows(user, {}, new), set_strength=True)
                 ctx.projector.apply(ctx.records.outbox_for(touched))
                 ctx.invalidate(user)

@@ -54,7 +54,7 @@ def rotate_key(ctx: Context) -> dict[str, object]:
     """Re-wrap every user's data key under a new store key (graphmem.guard.vault), an
     operator's call. Under the write lock: a write meanwhile could wrap a new user's data key
     under the old store key, and that user's secrets would not open after the swap."""
-    with ctx.write_lock:
+    with ctx.write_lock:  # store-wide, no one user: the process's lock alone, as before
         return ctx.vault.rotate()
 
 

@@ -121,6 +121,10 @@ def _update(
         with span("graphmem.update.embed", texts=1):
             vec = ctx.embedder.encode([mem.content])
     secrets = seal(ctx, mem.user_id, [mem], [decision]) if decision is not None else []
+    # Not Context.serialised: `update` took the user's lock around the whole read-change-write
+    # (so two updates never start from the same copy), and the process's lock is taken only
+    # now, for the commit, so the embedding above does not stall every other writer. Same
+    # order as serialised: the user's lock first, then the process's.
     with ctx.write_lock:
         with span("graphmem.update.commit") as step:
             versioned = content is not None and before.content != mem.content

@@ -221,3 +221,17 @@ def test_every_way_of_importing_a_test_module_is_seen() -> None:
         "from graphmem import test_support",
     ):
         assert imported_test_modules(source, unit) == [], source
+
+
+def test_the_two_write_locks_are_taken_together_in_one_place() -> None:
+    """A user's lock and the process's write lock, taken in one `with`, are Context.serialised:
+    spelled out anywhere else, a copy could one day take them in the other order, and two
+    writers that each hold the lock the other waits for never finish. (Places that take the
+    process's lock alone, or the user's lock long before it, say why where they do.)"""
+    together = re.compile(r"with\s+[^\n]*\.writing\([^\n]*\.write_lock\b")
+    offenders = [
+        str(path.relative_to(ROOT))
+        for path in _modules().values()
+        if path.name != "context.py" and together.search(path.read_text(encoding="utf-8"))
+    ]
+    assert offenders == []

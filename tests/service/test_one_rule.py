@@ -124,6 +124,42 @@ ROWS = [
         f"kinds: 'bogus' {KINDS_ONE_OF}",
         {"kinds": ["memory", "bogus"]},
     ),
+    # The near-misses one interface or another used to accept (issue 34): refused alike.
+    Bad(
+        "a kind in capitals",
+        {"kinds": "Memory"},
+        ["--kinds", "Memory"],
+        f"kinds: 'Memory' {KINDS_ONE_OF}",
+        {"kinds": "Memory"},
+    ),
+    Bad(
+        "a kind with spaces",
+        {"kinds": " memory"},
+        ["--kinds", " memory"],
+        f"kinds: ' memory' {KINDS_ONE_OF}",
+        {"kinds": " memory"},
+    ),
+    Bad(
+        "all for every kind",
+        {"kinds": "all"},
+        ["--kinds", "all"],
+        f"kinds: 'all' {KINDS_ONE_OF}",
+        {"kinds": "all"},
+    ),
+    Bad(
+        "an empty list of kinds",
+        {"kinds": []},
+        None,
+        'kinds: [] names no kind; must be "memory", "document", "image", "both" or a list of them',
+        {"kinds": []},
+    ),
+    Bad(
+        "kind weight of a kind in capitals",
+        {"kind_weights": {"Document": 0.5}},
+        ["--kind-weights", "Document=0.5"],
+        "kind_weights: 'Document' is not a kind (memory, document or image)",
+        {"kind_weights": {"Document": 0.5}},
+    ),
     Bad(
         "too many hops",
         {"expand_hops": 9},

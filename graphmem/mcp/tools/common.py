@@ -25,6 +25,9 @@ if TYPE_CHECKING:
 
 MemoryTypeName = Literal["fact", "preference", "event", "task"]
 SourceName = Literal["user", "agent", "document", "system"]
+# graphmem.validation's KIND_NAMES and KIND_WORDS as a schema (tests/mcp keep them equal).
+KindName = Literal["memory", "document", "image"]
+KindWord = Literal["memory", "document", "image", "both"]
 TIME_RANGE_PATTERN = r"^\s*[1-9]\d*\s*[mhdwyMHDWY]\s*$"
 MAX_IDS = 50
 
@@ -93,6 +96,8 @@ __all__ = [
     "MAX_TOP_K",
     "TIME_RANGE_PATTERN",
     "fetch",
+    "KindName",
+    "KindWord",
     "MemoryTypeName",
     "RelationName",
     "SourceName",

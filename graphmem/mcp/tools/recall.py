@@ -6,7 +6,7 @@ firewall holds for review: a quarantined memory is never a hit, and asked for by
 listed under `quarantined`, without its content.
 """
 
-from typing import TYPE_CHECKING, Annotated, Any, Literal, cast
+from typing import TYPE_CHECKING, Annotated, Any, cast
 
 from pydantic import Field
 
@@ -23,6 +23,8 @@ from graphmem.mcp.tools.common import (
     MAX_IDS,
     MAX_TOP_K,
     TIME_RANGE_PATTERN,
+    KindName,
+    KindWord,
     MemoryTypeName,
     RelationName,
     fetch,
@@ -129,16 +131,16 @@ def register(mcp: ToolRegistry, ctx: ToolContext) -> None:
         agent_id: AgentId = None,
         run_id: RunId = None,
         kinds: Annotated[
-            Literal["memory", "document", "image", "both"],
+            KindWord | Annotated[list[KindWord], Field(min_length=1)] | None,
             Field(
                 description="memory: what was said; document: chunks of ingested documents and"
                 " of shared libraries the user may read; image: images (caption and the text"
-                " read in them); both (default): every kind, ranked together."
+                " read in them); both (default): every kind, ranked together. A list, e.g."
+                ' ["memory", "image"], keeps those kinds.'
             ),
         ] = "both",
         kind_weights: Annotated[
-            dict[Literal["memory", "document", "image"], Annotated[float, Field(gt=0, le=10)]]
-            | None,
+            dict[KindName, Annotated[float, Field(gt=0, le=10)]] | None,
             Field(
                 description='A score factor per kind, e.g. {"document": 0.8} to rank documents'
                 " a little below memories of equal match."
@@ -170,7 +172,7 @@ def register(mcp: ToolRegistry, ctx: ToolContext) -> None:
                 metadata=metadata,
                 agent_id=agent_id,
                 run_id=run_id,
-                kinds=kinds,
+                kinds=cast("str | list[str] | None", kinds),
                 kind_weights=cast("dict[str, float] | None", kind_weights),
                 explain=explain,
             )
