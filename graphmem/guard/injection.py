@@ -320,10 +320,9 @@ def screen(
         found = _scan(body, name, RULES_EN)
         if _CJK_RE.search(body):
             found += _scan(body, name, RULES_ZH)
-        asked = asks_only(body)  # "compliance asked who has admin rights": no claim made
         for combo, span in combos(body):
-            if asked and combo.category == "impersonation":
-                continue
+            if combo.category == "impersonation" and asks_only(body):
+                continue  # "compliance asked who has admin rights": no claim made
             found.append(
                 RuleHit(
                     combo.id,
