@@ -10,11 +10,15 @@ from __future__ import annotations
 
 import re
 
+# fmt: off
 # ------------------------------------------------------------------ English lexicons
 # "email" the noun, not the sending verb: after a word that makes it a thing someone has or uses
 # ("Priya's work email changed to ...", "Grandma doesn't do email", "reach her by email") or
 # before what says which address it is ("email is ...", "email changed to ..."). Such a text
 # names a contact detail; nothing is sent. Shared with the phrase rules (rules/en.py).
+# "email ethan@x.cn, 手机 ...": the label of an address listed, not "email x@y the files"
+EMAIL_LABEL = (r"(?:(?<=[,;|/]email)|(?<=[,;|/] email))\s*(?:\[email\]|[\w.+-]+@?[\w-]+"
+               r"(?:\.[\w-]+)+)\s*(?:[,，;；。)）]|$)")
 EMAIL_NOUN = (
     r"(?<!'s )(?<!work )(?<!personal )(?<!school )(?<!office )(?<!home )(?<!private )"
     r"(?<!new )(?<!old )(?<!main )(?<!business )(?<!uni )(?<! do )(?<!does )(?<! by )"
@@ -22,12 +26,8 @@ EMAIL_NOUN = (
     # "Aunt Lydia changed her email to ...": after a possessive it is the address, not a sending
     r"(?<!\bher )(?<!\bhis )(?<!\btheir )(?<!\bmy )(?<!\bour )"
     r"(?!(?<=mail)\s*(?:is\b|was\b|from\b|address|changed|has changed|is now|[:=]|是|"
-    # "email ethan@x.cn, 手机 ...": the label of an address listed, not "email x@y the files"
-    r"(?:(?<=[,;|/]email)|(?<=[,;|/] email))\s*(?:\[email\]|[\w.+-]+@?[\w-]+(?:\.[\w-]+)+)"
-    r"\s*(?:[,，;；。)）]|$)))"
-)
+    + EMAIL_LABEL + r"))")
 # All patterns read folded text (lower case, NFKC, homoglyphs folded).
-# fmt: off
 
 _EN: dict[str, str] = {
     # "my assistant", "our agent", "the landlord's agent": people (a PA, an estate agent), not AI;

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from graphmem.guard import rules
 from graphmem.guard.concept_lexicons import LEX_EN
 from graphmem.guard.concepts import (
+    _STILL_HOSTILE,
     GROUP_OWNER_EN,
     GROUP_OWNER_ZH,
     OWN_UPDATE,
@@ -211,7 +212,7 @@ def _owned_topic(r: Rule, text: str, m: re.Match[str]) -> bool:
         return True  # "客户问我们的助手会不会把聊天记录泄露给第三方": a question, noted
     if r.id == "payment_action" and _TO_OWN_PARTY.search(text[m.end() : m.end() + 50]):
         t = _Tagger(text, True)  # "transfer $400 to my brother Sam's account": the user's own
-        return not (t.has("USERREF") or t.has("YOU") or t.has("SECRECY"))
+        return not any(t.has(c) for c in _STILL_HOSTILE)
     if r.id == "zh_payment_action" and _FORWARDED.search(text[max(0, m.start() - 16) : m.start()]):
         return not _MONEY_ZH.search(text)  # "邮件一律转给 ops@...": mail forwarded, no money
     if r.id in ("call_tool", "zh_call_tool") and _Tagger(text, True).has("GATED"):

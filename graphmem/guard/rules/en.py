@@ -7,6 +7,8 @@ instruction aimed at the agent.
 
 from __future__ import annotations
 
+from graphmem.guard.concept_lexicons import EMAIL_LABEL
+
 # fmt: off
 # ------------------------------------------------------------------ English building blocks
 
@@ -48,8 +50,7 @@ _SEND = (r"(?<!looking )(?<!look )(?<!looks )(?<!moving )(?<!going )"
          r"(?<!\bher email)(?<!\bhis email)(?<!\btheir email)(?<!\bmy email)(?<!\bour email)"
          # "SELECT email, COUNT(*) ...", "name, email, phone": a column or a list names the field
          r"(?!(?<=mail)\s*(?:is\b|was\b|from\b|address|changed|has changed|is now|[:=,]|是|"
-         r"(?:(?<=[,;|/]email)|(?<=[,;|/] email))\s*(?:\[email\]|[\w.+-]+@?[\w-]+(?:\.[\w-]+)+)"
-         r"\s*(?:[,，;；。)）]|$)))")
+         + EMAIL_LABEL + r"))")
 _OWNED = (r"(?:the user'?s?'?|users'|user'?s|all(?: of)?(?: the)?|every|each|the customer'?s|"
           r"customers'|customer'?s|clients?'?s?|his|her|their|private|saved|stored|"
           r"other users'?|another user'?s)")
