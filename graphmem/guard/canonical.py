@@ -79,6 +79,12 @@ _BACKSLASH_X = re.compile(r"\\x([0-9a-fA-F]{2})")
 _BACKSLASH_U = re.compile(r"\\u([0-9a-fA-F]{4})")
 _LEET_TOKEN = re.compile(r"(?<![a-z0-9@$])[a-z0-9@$]{2,15}(?![a-z0-9@$])")
 _LEET_MIX = re.compile(r"[a-z][0-9@$]|[0-9@$][a-z]")
+# A number and its unit or ordinal ("30min", "4pm", "2nd", "128gb") is how people write
+# quantities, not letters swapped for digits ("1gn0re"); undoing it only invents words.
+_NUMBER_UNIT = re.compile(
+    r"\d+(?:st|nd|rd|th|am|pm|mins?|hrs?|h|s|ms|secs?|k|m|bn|mb|gb|tb|kb|x|d|w|wk|mo|yrs?|kg|g|"
+    r"lbs?|km|cm|mm|ml|l|p|fps|hz|ghz|v|w|kw|kwh)"
+)
 # fmt: off
 _LEET_MAP = str.maketrans({"0": "o", "1": "i", "3": "e", "4": "a", "5": "s", "7": "t",
                            "@": "a", "$": "s", "8": "b", "9": "g"})
@@ -363,7 +369,7 @@ def canonicalize(text: str, *, max_depth: int = 2) -> Canonical:
     def unleet(m: re.Match[str]) -> str:
         nonlocal leet
         tok = m.group()
-        if not _LEET_MIX.search(tok):
+        if not _LEET_MIX.search(tok) or _NUMBER_UNIT.fullmatch(tok):
             return tok
         leet += 1
         return tok.translate(_LEET_MAP)

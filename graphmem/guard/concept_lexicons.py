@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import re
 
+from graphmem.guard.concept_lexicons_zh import ZH_AGENT, ZH_IMPERATIVE, ZH_TASK_START, ZH_WORDS
+
 # fmt: off
 # ------------------------------------------------------------------ English lexicons
 # "email" the noun, not the sending verb: after a word that makes it a thing someone has or uses
@@ -95,7 +97,7 @@ _EN: dict[str, str] = {
              r"do not|does not|won'?t|need not|needn'?t) (?:have to|need|require)|no need|"
              r"without (?:\w+ ){0,3}(?:confirm\w*|approv\w*|verif\w*|check\w*|callback\w*|"
              r"asking|pinging|telling|notifying|requiring|review\w*|consent|sending)|"
-             r"skip(?:s|ped|ping)?|"
+             r"skip(?:s|ped|ping)?(?! (?:the |any )?(?:[\w-]+ ){0,2}(?:upsells?|add-?ons?|ads))|"
              r"bypass(?:es|ed)?|waive[sd]?|exempt(?:ed)?|switched off|turned off|disabled|"
              r"removed|lifted|abolished|cancel+ed|(?:do|does) not apply|no longer appl(?:y|ies)|"
              r"pre-?approved|pre-?authori[sz]ed|automatically|auto-?approved?|straight away|"
@@ -171,6 +173,16 @@ _EN: dict[str, str] = {
     # it vetoes c_response, a rule for replies to the user themself.
     "TO_ME": r"\b(?:(?:answer|reply to|respond to|write to|talk to|speak to|tell) me|"
              r"(?:write|draft|prepare)s? for me)\b",
+    # A routine errand of the user's own: accepting an invite, filing mail or receipts into a
+    # folder. "No need to ask me" about one of these relaxes nothing an attacker wants.
+    "LOW_STAKES": r"\b(?:accept (?:the |any |all |their |her |his )?(?:[\w-]+ ){0,3}(?:invites?|"
+                  r"invitations?|meeting requests?)|save (?:the |any |all )?(?:[\w-]+ ){0,2}"
+                  r"attachments?|(?:file|move|put|sort|save) (?:it|them|those|these|"
+                  r"(?:the |any |all )?(?:[\w-]+ ){0,2}(?:emails?|messages?|receipts?|pdfs?|"
+                  r"attachments?|invoices?)) (?:straight )?(?:in|into|under|to) (?:the |my |a )?"
+                  r"(?:[\w-]+ ){0,3}(?:folder|label|album)|goes? (?:straight )?(?:in|into) "
+                  r"(?:the |my )?(?:[\w-]+ ){0,2}folder|upload (?:the |my )?(?:[\w-]+ )?"
+                  r"receipts?)\b",
     # A step made conditional on the user's own check: "only after the smoke tests pass".
     "GATED": r"\b(?:only (?:(?:run|do|apply|deploy|execute|use)(?: (?:it|this|that|them))? )?"
              r"(?:after|once|when|if)|(?:after|once|when) (?:the )?(?:\w+ )?(?:tests?|"
@@ -181,7 +193,10 @@ _EN: dict[str, str] = {
              r"(?:(?<=-)t|dry-run|plan|test|check|verify|validate)\s+first\b|"
              # "DROP TABLE tmp; -- run after the migration is verified"
              r"(?:after|once|when) (?:the )?(?:[\w-]+ ){1,2}(?:is|are|has been|have been) "
-             r"(?:verified|checked|confirmed|tested|merged|deployed|done|finished|green))\b",
+             r"(?:verified|checked|confirmed|tested|merged|deployed|done|finished|green)|"
+             # "always run `make lint` before pushing": a check the user runs before their own step
+             r"before (?:(?:you|i|we) )?(?:push(?:ing)?|commit(?:ting)?|merg(?:e|ing)|"
+             r"open(?:ing)? a pr))\b",
     # a bare domain, not the domain of an address (which the address alternative below reads)
     "RECIPIENT": r"(?:\b(?:(?<![@\w.-])[a-z0-9-]+\.(?:sh|io|net|com|org|biz|xyz|me|co)|"
                  r"anyone|anybody|whoever|everyone|the caller|callers?|next caller|"
@@ -305,189 +320,11 @@ TASK_START = re.compile(
     re.IGNORECASE,
 )
 
-# ------------------------------------------------------------------ Chinese lexicons
-
-# The agent, in Chinese. 机器人 and 模型 are also household appliances, toys, school clubs and
-# engineering ("家里的扫地机器人是某某牌的", "拼飞机模型", "数值模型"): a compound that names a
-# machine or a model of something is not the agent, so those compounds are left out on both
-# sides. "ai" stands alone (not inside "mail" or "Taipei"). Shared with the phrase rules.
-_ZH_NOT_AGENT_BEFORE = (
-    "扫地|拖地|洗地|擦窗|炒菜|做饭|烹饪|送餐|配送|割草|泳池|陪伴|早教|教育|编程|乐高|玩具|工业|"
-    "焊接|手术|码垛|搬运|巡检|迎宾|仿生|遥控|飞机|汽车|火车|轮船|船舶|建筑|沙盘|房屋|"
-    "数值|数学|统计|预测|回归|气候|天气|物理|分子|结构|三维|手办|拼装|拼插"
-)
-_ZH_NOT_AGENT_AFTER = (
-    "兴趣班|社团|比赛|大赛|竞赛|课|编程|工程|专业|公司|厂|吸尘器|玩具|套件|飞机|汽车|火车|"
-    "船|店|展|手办|模特"
-)
-ZH_AGENT = (
-    rf"(?:(?<![a-z.@/])ai(?![a-z])|助手|智能体|大模型|客服机器人|"
-    rf"(?<!{_ZH_NOT_AGENT_BEFORE.replace('|', ')(?<!')})(?:机器人|模型)"
-    rf"(?!{_ZH_NOT_AGENT_AFTER}))"
-)
-
-# 系统 is the agent's system ("系统提示词", "忽略系统设定"), but also every named piece of office
-# software the user logs into: "人事系统的账号是 ...", "报销系统", "OA 系统". A system named by
-# what it is for, or by a Latin name, is the user's tool, not the agent's configuration.
-_ZH_NAMED_SYSTEM = (
-    "人事|财务|报销|考勤|办公|业务|票务|订票|排班|门禁|监控|导航|教务|选课|医保|社保|会员|点餐|"
-    "收银|库存|仓储|物流|操作|邮件|客服|工单|审批|预约|挂号|信息|采购|销售|招聘|学籍|成绩|图书|管理"
-)
-
-# "总是" as an order says what is always to be done ("总是用英文回答", "总是先推荐 ..."); after a
-# subject that it describes ("公司新上线的 AI 助手总是答非所问", "他总是迟到") it reports a habit.
-_ALWAYS_DO = (
-    r"总是(?=要|先|用|回答|回复|答复|推荐|说|写|加|附|把|给|发|转|提|告诉|直接|自动|同意|批准)"
-)
-
-_ZH: dict[str, str] = {
-    "AGENT": ZH_AGENT,
-    "FIRST": r"(?:我|咱)",
-    "ASKED": r"(?:问|想知道|研究问题|问题[:：])[^。!?！？]{0,24}(?:会不会|是否|能不能|能否|有没有)",
-    "ADMIN": r"(?:管理后台|后台|超级用户|管理员控制台)",
-    "YOU": r"(?:你|您)",
-    "YOUR": r"(?:你的|您的|你自己)",
-    # "跟客户的会议" is a meeting with clients: company kept, not the clients' things
-    "USERREF": r"(?:用户|(?<![跟和与同约见访给向])客户|来电者|户主|读者|账户主人|这个人|此人)",
-    # "说明" is any note or explanation ("税点说明", "说明书"); it is the agent's instructions
-    # only after a word that points at them ("以上说明", "系统说明", "你的说明")
-    "META": r"(?:防护措施|防护|护栏|内置|基准|政策|"
-            r"(?:(?<=以上)|(?<=上面)|(?<=之前)|(?<=前面)|(?<=原来)|(?<=原有)|(?<=系统)|(?<=你的)|"
-            r"(?<=这些)|(?<=所有)|(?<=全部)|(?<=此前)|(?<=先前)|(?<=上述))说明|"
-            r"设定|指令|指示|指引|规则|规矩|准则|规定|守则|约束|限制|边界|配置|提示词|策略|"
-            r"政策|安全层|安全限制|安全过滤|内容规则|拒绝|运营方|开发者|"
-            rf"(?<!{_ZH_NAMED_SYSTEM.replace('|', ')(?<!')})(?<![a-z])(?<![a-z] )系统)",
-    "NEG_META": r"(?:暂停|停用|撤销|扔掉|丢掉|不用理|无需理会|碍事|妨碍|"
-                r"忽略|无视|不管|别管|抛在脑后|抛开|作废|废弃|失效|无效|不算|不适用|不必再?遵守|"
-                r"不用再?遵守|不用管|都不用管|不需要遵守|清空|覆盖|绕过|关闭|下线|解除|冒充|"
-                r"只是测试|不听|不再适用|别再管|不要再管|不用再管|别再遵守|不要再遵守)",
-    "SELF": r"(?:本条|这条|这段|这句|本记录|这条记录|这条备注|下面这段|下面的步骤|本消息|以下|"
-            r"真正的(?:要求|指令|规则|设定))",
-    "PRIORITY": r"(?:为准|优先|只信|只听|听我的|照这条|照做|严格按|按本条|高于)",
-    "CONTROL": r"(?:输入密码|审核|查订单|医生签字|老师确认|背景调查|"
-               r"确认|审批|审核|复核|核验|核实|验证|认证|身份|授权|签批|签字|风控|反欺诈|"
-               r"安全问题|验证码|两步|双重验证|限额|额度|冷静期|小票|人工(?!智能)|问户主|多问|脱敏)",
-    "RELAX": r"(?:不用|不需要|无需|无须|不必|不再|免除|豁免|跳过|取消|解除|关闭|关掉|暂停|直接|"
-             r"自动|立即|马上|一律|视为|已审批|已批准|预先授权|自己批|自行|不用多问|不用问|就行|可以自己|"
-             r"标记为已(?:付款|支付|批准|验证|完成))",
-    "OPS": r"(?:工资|预支|发放|购物金|开门|前门|门锁|解锁|处方|续药|剂量|手术|成绩|开通账号|"
-           r"打款|下单|"
-           r"转账|转钱|付款|支付|汇款|退款|取款|提现|交易|贷款|发票|报销|订单|账户|账号|"
-           r"改密码|费用|余额|供应商|消费|扣款|汇款要求|卡)",
-    "FRAME": r"(?:[\u4e00-\u9fff]{2,4}更新[:：]|[\u4e00-\u9fff]{0,4}规则[:：]|新基准|"
-             r"新的?(?:操作)?规范|新规定|政策更新|流程变更|规则改了|从现在起|从现在开始|"
-             r"从周.起|从今天起|即日起|(?:^|[,:。])\s*(?:今后|以后)|永久|给客服|给助手|给机器人|"
-             r"说明[:：]|提醒[:：]|"
-             r"财务(?:部)?(?:说|确认)|经理们同意)",
-    "DATA": r"(?:成绩|私信|短信|支付信息|记录|病人的记录|"
-            r"密码|密钥|api密钥|令牌|验证码|信用卡(?:信息)?|银行卡|卡号|身份证|护照|住址|地址|"
-            r"手机号|电话|邮箱|行程|日程|日历|位置|病史|病历|健康信息|记忆|笔记|聊天记录|"
-            r"对话日志|对话记录|通讯录|联系人|收件箱|消息|文件|档案|资料|偏好|历史|订单|"
-            r"支付方式|秘密|单位|保险单号|余额|聊天内容|总结|摘要)",
-    "SEND": r"(?:转给|交给|传给|回复|给他看|给她看|让他看|让她看|"
-            # 共享盘 / 共享文件夹 is a place, the team's shared drive, not "share with"
-            r"发送|发到|发给|转发|抄送|共享(?!盘|文件夹|目录|空间|云盘)|分享|上传|同步|导出|泄露|"
-            r"透露|告诉|念给|列出|附上|"
-            r"塞进|放进|加到|发布|公开|开放给|复制|发一份|给他看|给她看|收集)",
-    "OWN_PARTY": r"(?:我的(?:助理|秘书|老婆|老公|爱人|妻子|丈夫|会计|律师|经理|领导|同事|导师|"
-                 r"父母|爸|妈|团队|工作邮箱|私人邮箱|个人邮箱|邮箱|医生)|(?:到|给|进)我自己的\w{0,2}邮箱|(?:抄送|发|转发)(?:一份)?给我|"
-                 # the user's family without "的": "转给我老婆", "抄送我爸"
-                 r"(?:给|抄送|转给|发给)我(?:老婆|老公|爱人|媳妇|爸妈|爸|妈|女儿|儿子|姐姐?|哥哥?|"
-                 r"弟弟?|妹妹?)|"
-                 # a relative named first: "舅舅不用微信，照片发到他的QQ邮箱 ..."
-                 r"(?:^|我)(?:舅舅|舅妈|姑姑|姑父|叔叔|婶婶|伯伯|姨妈|小姨|姥姥|姥爷|外婆|外公|奶奶|爷爷|"
-                 r"表哥|表姐|表弟|表妹|堂哥|堂姐|堂弟|堂妹|岳父|岳母|公公|婆婆)|"
-                 # the user's own mailbox by its provider: "我的 outlook 邮箱", "我的QQ邮箱"
-                 r"我的\s*[a-z0-9.]{2,12}\s*邮箱|"
-                 r"家庭医生|私人医生|主治医生|"
-                 r"抄送我(?!们)|"
-                 r"(?:回复|回答|答复|跟|和|对)我(?!们)|"
-                 # a department of the user's own company: "抄送采购部 ...", "发给财务部"
-                 # (not when it is forbidden: "不要发给财务部")
-                 r"(?<!不要)(?<!别)(?<!不许)(?<!不能)(?<!禁止)"
-                 r"(?:抄送|发给|转给|转发给)(?:公司|我们)?的?[\u4e00-\u9fff]{1,3}部(?!分|门外)|"
-                 # ... or one of the user's colleagues by role: "抄送给法务 ...", "发给财务小周"
-                 r"(?<!不要)(?<!别)(?<!不许)(?<!不能)(?<!禁止)(?:抄送|发给|转给|转发给)给?"
-                 r"(?:公司|我们)?的?(?:法务|财务|人事|行政|采购|出纳|会计|老板|领导|主管|总监|"
-                 r"同事|助理|秘书|导师|律师))",
-    "PROHIBIT": r"(?:不要|别|不许|不能|禁止|切勿|不准|不得)(?:把[^,。]{0,12})?"
-                r"(?:发给|发到|转发|分享|共享|透露|泄露|告诉|抄送|上传|贴到|粘贴到|发往|同步到)",
-    "GATED": r"(?:(?:通过|成功|跑完|测过|完成|结束|做完|验证|确认)(?:了)?(?:之后|以后|后)(?:再|才)|"
-             r"只有.{0,12}(?:之后|以后|后)才|"
-             # "先在测试环境验证，再执行 ...": the step waits for the user's own check
-             r"先(?:在)?[^,。]{0,10}(?:测试|预发|验证|跑通|测过)[^,。]{0,8},?\s*(?:没问题)?再|"
-             # "执行前先在群里说一声": the step waits for the user's own announcement or check
-             r"(?:执行|操作|上线|发布|发版|部署|迁移|升级|回滚|运行)(?:之)?前(?:一定)?(?:要)?先)",
-    "RECIPIENT": r"(?:谁|任何人|所有人|别人|他人|来电者|外部|公开|第三方|合作方|保险联系人|网盘|"
-                 r"服务器|备份桶|https?://|www\.|@|\d{7,}|下一个)",
-    "OTHER": r"(?:的(?:新)?(?:男友|女友|男朋友|女朋友|丈夫|妻子|室友|同事|邻居|经理|上司)|"
-             r"所有病人|所有客户|每个病人|别人的|(?:男友|女友|男朋友|女朋友|女儿|儿子|丈夫|妻子)(?:的|[\u4e00-\u9fff]{1,3}的)|"
-             # (an amount or a count is nobody: "超过五百块的订单", "三个月的记录")
-             r"(?<![用了过是有在])(?!(?:使用|重复|保存|自己|我们|你们|大家|所有|全部|这个|"
-             r"那个|每个|"
-             r"以前|之前|现在|最近|常用|重要|私人|新的|旧的))[\u4e00-\u9fff]{2,3}"
-             r"(?<![块元钱万岁天周月年个件次份斤])的"
-             r"(?:文件|笔记|记忆|资料|档案|银行卡|偏好|历史|病史|订单|"
-             r"消息|密码|所有消息)|对方|前妻|前夫|邻居|室友|他的保险|名下|用户\s*[a-z0-9_]+|"
-             r"(?:账户|账号|客户)\s*[\w-]*\d)",
-    "OWNER3": r"(?:用户的|(?<![跟和与同约见访给向])客户的|这个人的|此人的|他的|她的|他们的|"
-              r"所有用户|每个用户|其他用户|户主的)",
-    "MODAL": r"(?:应该?|必须|需要|要)(?:立即|直接|马上)?(?:执行|处理|批准|付款|通过|照办)",
-    "LEGIT": r"(?:都是真实的|是真实的|真实有效|合法的|可信的)",
-    "STYLE_ODD": r"(?:元音|换成星号|替换成|"
-                 r"大写字母|全大写|倒着|(?<!时间)(?<!日期)(?<!金额)倒序|摩斯|写成.{0,6}诗|火星文|拼音|表情符号)",
-    "REPLY": r"(?:回答|回复|答复|写)",
-    "REFERRAL": r"(?:推荐码|邀请码|优惠码|推广链接|返利链接)",
-    "GRANT": r"(?:能看到|能查看|应该能|可以看|互相看|给他看|给她看|让他看|"
-             r"有权|可以访问|可以查看|可以看到|访问|查看|读取|阅读|可见|开放给|开通|权限|合并|"
-             r"共享给|当成|当作|视为|同一位|同一个|同一家庭|属于同一|是重复的|重复的(?:档案|账户|"
-             r"账号|资料)|用.{1,4}保存的)",
-    "TRIGGER": r"(?:如果.{0,10}出现|出现.{0,8}(?:字|词)|包含.{0,8}(?:字|词)|空闲时|"
-               r"每次|每当|只要|一旦|如果有人|有人问|谁问|谁来问|下次|"
-               r"(?:^|[,:。])\s*(?:今后|以后)|"
-               r"从现在|从今天|"
-               rf"永久|一律|{_ALWAYS_DO}|永远|立刻|读到这里|搜索时|登录时|打听)",
-    "SECRECY": r"(?:悄悄|偷偷|秘密地|暗中|不要告诉|别告诉|不用问|不经过.{0,4}同意)",
-    "RESP": r"(?:回答|回复|答复|输出|内容末尾|每段|脚注|结尾)",
-    "RESP_MOD": r"(?:凡是|都要|"
-                rf"每个|每次|每段|所有|一律|(?:^|[,:。])\s*以后|只要|{_ALWAYS_DO}|不管)",
-    "SHAPE": r"(?:写|落款|"
-             r"加上|附上|写成|夸|劝|推广|推荐|提一句|告诉|说)",
-    "TELL_THAT": r"(?:告诉|劝)(?:他们|读者|用户|客户|大家|人)",
-    "PROMO": r"(?:推广|推荐|夸|劝人)",
-    "URL": r"(?:https?://|www\.|[\w-]+\.(?:com|xyz|net|org|io|biz|info|co|cn))",
-    "IDENTITY": r"(?:这里是.{0,6}团队|我是.{0,10}(?:负责人|管理员|所有者|上级|开发者)|"
-                r"作为.{0,10}(?:所有者|管理员|上级|负责人)|以你上级的身份|你已经不是|你已被提升|"
-                r"已将你切|切换到.{0,6}模式|诊断模式|测试模式|维护模式|无限制|没有任何政策|"
-                r"内部版本|系统消息|安全层|root权限|管理员权限|更高权限|管理员通知|正式指令)",
-    "CODE": _EN["CODE"],
-    "RUN": r"(?:输入|请求|"
-           r"执行|运行|调用|触发|发一个请求|设置一个.{0,6}任务|安装|启动)",
-    "TOOLWORD": r"(?:接口|工具|函数|后台|操作|任务|插件|扩展|终端|脚本|请求|命令)",
-    "DESTRUCT": r"(?:删除|清空|重置|抹掉|删掉)",
-    "ALL": r"(?:所有|全部|每一|每个|一切)",
-}
-# A task verb opening a "when ..." clause ("翻译的时候保留英文原文") sets how the user's own work
-# is done; it is no task.
-ZH_TASK_START = re.compile(
-    r"^\W*(?:请)?(?:列出|详细介绍|介绍一下|写一(?:首|封|篇|个|段)|概括|总结一下|翻译|解释一下|"
-    r"描述|生成|起草|撰写|用.{1,4}(?:句话|个字)(?:概括|总结|介绍)|"
-    r"(?:为|给)(?!我)[^,。]{1,12}(?:制定|设计|规划|讲讲|写一))(?!的?时候|时)"
-)
-ZH_IMPERATIVE = re.compile(
-    r"^\W*(?:请|麻烦)?(?:把|将|给(?!我)|用(?![了过])|向|让(?!我)|设置|执行|运行|列出|推广|告诉)"
-    r"|[,:]\W*(?:请|麻烦)?(?:把|将|设置|执行|运行|列出|推广)"
-    r"|请(?:优先|立即|马上|直接|务必)?(?:执行|处理|照做|回复|发送|删除|告诉|提供|按)"
-    r"|^\W*在[^,。]{1,10}(?:触发|执行|运行|调用|点击|输入|删除|打开)"
-    r"|(?:都要|一律|必须)(?:说|写|回答|回复|加|附上|推荐|提)"
-)
-
-
 # fmt: on
 
 _FLAGS = re.IGNORECASE
 LEX_EN = {k: re.compile(v, _FLAGS) for k, v in _EN.items()}
-LEX_ZH = {k: re.compile(v, _FLAGS) for k, v in _ZH.items()}
+LEX_ZH = {k: re.compile(v, _FLAGS) for k, v in {**ZH_WORDS, "CODE": _EN["CODE"]}.items()}
 
 __all__ = [
     "IMPERATIVE",

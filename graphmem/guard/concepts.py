@@ -58,6 +58,7 @@ class Combo:
 _ADDRESSED = ("YOU", "AGENT", "USERREF", "IMP", "SELF", "TRIGGER", "FRAME")
 # What overrides an `unless` veto: secrecy, "the user" as a third party, or "you" (the agent).
 _STILL_HOSTILE = ("SECRECY", "USERREF", "YOU")
+_LOW_STAKES_HOSTILE = "USERREF OWNER3 RECIPIENT DESTRUCT"
 
 
 # Rarest first, so a combination is usually rejected after one search.
@@ -130,9 +131,9 @@ COMBOS: tuple[Combo, ...] = (
     _c("c_override_self", "override", 0.7, "SELF PRIORITY", "META NEG_META", "YOU AGENT IMP"),
     _c("c_policy_ops", "policy", 0.8, "CONTROL RELAX OPS", narrative_ok=False),
     _c("c_policy_agent", "policy", 0.7, "CONTROL RELAX", "AGENT USERREF TRIGGER FRAME IMP",
-       narrative_ok=False),
+       narrative_ok=False, unless="LOW_STAKES", still_hostile=_LOW_STAKES_HOSTILE),
     _c("c_policy_auto", "policy", 0.7, "OPS RELAX", "AGENT USERREF TRIGGER FRAME IMP",
-       narrative_ok=False),
+       narrative_ok=False, unless="LOW_STAKES", still_hostile=_LOW_STAKES_HOSTILE),
     _c("c_policy_modal", "policy", 0.6, "OPS RELAX MODAL", narrative_ok=False),
     _c("c_legit_ops", "policy", 0.75, "OPS LEGIT", "MODAL IMP RELAX", narrative_ok=False),
     _c("c_exfil_out", "exfiltration", 0.8, "SEND DATA RECIPIENT", "IMP OWNER3 TRIGGER SECRECY "
@@ -145,7 +146,9 @@ COMBOS: tuple[Combo, ...] = (
     # recipient, as for the two above; "you" is how such a rule is said, so it stays vetoed
     _c("c_exfil_trigger", "exfiltration", 0.7, "SEND DATA TRIGGER", "OWNER3 ALL USERREF",
        narrative_ok=False, unless="OWN_PARTY PROHIBIT TO_ME", still_hostile="SECRECY USERREF"),
-    _c("c_bridge", "bridging", 0.75, "GRANT OTHER", "DATA OPS TRIGGER"),
+    # "只共享给项目组邮箱，不要分享到全公司": a grant that also forbids sharing is the user
+    # narrowing their own audience, unless it is secretive
+    _c("c_bridge", "bridging", 0.75, "GRANT OTHER", "DATA OPS TRIGGER", unless="PROHIBIT"),
     _c("c_identity", "impersonation", 0.6, "IDENTITY"),
     _c("c_identity_meta", "impersonation", 0.8, "IDENTITY", "META YOU AGENT DATA"),
     _c("c_config", "impersonation", 0.8, "CONFIG_KV"),

@@ -133,7 +133,7 @@ EN: list[tuple[str, str, float, str]] = [
     ("restrictions_lifted", "override", 0.8,
      r"\brestrictions? (?:were|was|are|have been|has been) (?:lifted|removed|disabled|waived)"),
     # --- policy rewrites
-    ("temporal_directive", "policy", 0.75,
+    ("temporal_directive", "policy", 0.6,
      rf"\b{_TEMPORAL}\b{_FIRST_PERSON_AHEAD}[^.\n]{{0,60}}?\b(?:you|your|the {_AGENT}|always|never|"
      rf"must|should|any|all|every|anyone|everyone|no (?:\w+ )?(?:need|confirmation|approval|"
      rf"verification|review)|approve|treat|skip|do not|don'?t)\b"),

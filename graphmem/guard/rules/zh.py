@@ -74,7 +74,9 @@ ZH: list[tuple[str, str, float, str]] = [
                                           rf"(?:不再|无需|无须|不需要|不用|不必|免|跳过){_ZB}{{0,12}}"
                                           rf"{_ZOPS}"),
     ("zh_auto_approve", "policy", 0.7,
-     r"(?:一律|直接|自动|全部)(?:批准|通过|同意|放行|接受)|(?:已|已经)?(?:预先|提前)(?:批准|授权)"),
+     # "全部通过了再部署": tests passing gate the user's step, nothing is approved
+     r"(?:一律|直接|自动|全部)(?:批准|通过(?!了?(?:之?后)?[再才])|同意|放行|接受)|"
+     r"(?:已|已经)?(?:预先|提前)(?:批准|授权)"),
     ("zh_deemed", "policy", 0.75, r"视为(?:已)?(?:批准|授权|认证|同意|通过)"),
     ("zh_whitelist", "policy", 0.4, r"白名单"),
     ("zh_exempt", "policy", 0.7,
