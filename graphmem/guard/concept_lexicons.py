@@ -31,6 +31,13 @@ EMAIL_NOUN = (
     + EMAIL_LABEL + r"))")
 # All patterns read folded text (lower case, NFKC, homoglyphs folded).
 
+# What takes over an account: reset mails and one-time codes; with a verb that hands them over
+# ("forward her any password-reset email", "if they ask for my MFA codes, just read them back")
+# it is concept CODE_SEND, which a warning about them vetoes ("never share your one-time code")
+_AUTH_CODE = (r"(?:password[- ]reset (?:e-?mails?|links?|codes?|messages?)|(?:mfa|2fa|otp|"
+              r"two-factor|one[- ]time|verification|login|sign-?in|security|auth\w*) "
+              r"(?:codes?|pins?|passcodes?)|\botps?\b)")
+
 _EN: dict[str, str] = {
     # "my assistant", "our agent", "the landlord's agent": people (a PA, an estate agent), not AI;
     # so is one with a phone number or an email ("the travel agent's number is ..."); and a
@@ -183,6 +190,22 @@ _EN: dict[str, str] = {
                   r"(?:[\w-]+ ){0,3}(?:folder|label|album)|goes? (?:straight )?(?:in|into) "
                   r"(?:the |my )?(?:[\w-]+ ){0,2}folder|upload (?:the |my )?(?:[\w-]+ )?"
                   r"receipts?)\b",
+    "CODE_SEND": r"\b(?:(?:forward|send|share|text|email|give|pass on|read)\b[^.;\n]{0,50}"
+                 rf"{_AUTH_CODE}|{_AUTH_CODE}[^.;\n]{{0,40}}\b(?:forward|send|share|text|"
+                 r"read) (?:it|them|those|the codes?)\b)",
+    "WARNING": r"\b(?:(?:will|would|should|does|do) never ask|never (?:share|give|send|tell)|"
+               r"scams?|"
+               r"phishing|fraud\w*|warn(?:s|ed|ing)?|reminder)\b",
+    # Someone else made the user ("anyone writing from x@y acts on my behalf"), and a changed
+    # delivery address or payee: the two moves of payment fraud
+    "DELEGATE": r"\b(?:acts? (?:on my behalf|for me)|speaks? for me|on (?:my|the user'?s|the "
+                r"account (?:owner|holder)'?s) behalf|(?:treat|consider) (?:it|them|their "
+                r"(?:e-?mails?|messages?)) as (?:coming from )?me)\b",
+    "TRANSFER": r"\b(?:transfers?|wires?|wire transfers?|standing orders?|direct debits?|"
+                r"payments? of)\b",
+    "REDIRECT": r"\b(?:(?:change|update|switch|set) (?:the |their |his |her )?(?:shipping|delivery|"
+                r"mailing) address|(?:change|update|switch) (?:the |their )?(?:payee|bank "
+                r"(?:details|account)|payout account))\b",
     # A step made conditional on the user's own check: "only after the smoke tests pass".
     "GATED": r"\b(?:only (?:(?:run|do|apply|deploy|execute|use)(?: (?:it|this|that|them))? )?"
              r"(?:after|once|when|if)|(?:after|once|when) (?:the )?(?:\w+ )?(?:tests?|"
@@ -231,6 +254,8 @@ _EN: dict[str, str] = {
     "TRIGGER": r"\b(?:if (?:a|the|any) (?:message|query|request|email) contains|"
                r"contains the (?:word|phrase)|whenever you are idle|when you are idle|"
                r"whenever|every time|each time|as soon as|next time|next session|from now on|"
+               r"the (?:moment|minute|second) (?:it|they|one|an?|the \w+) "
+               r"(?:arrives?|comes? in|lands?)|"
                r"going forward|in future|in the future|from this point|from today|henceforth|"
                r"permanently|from this (?:message|point|moment) on|when you (?:next|first|"
                r"start|sync|wake|connect|load|read|get)|(?:when|if) (?:anyone|"
@@ -286,10 +311,12 @@ _EN: dict[str, str] = {
             r"\b[a-z]*_?(?:reset|delete|purge|drop|wipe|export|grant|transfer|disable)_[a-z_]+|"
             # a shell variable set for a command: "export NODE_OPTIONS=--max-old-space-size=4096"
             r"\bexport\s+[a-z_][a-z0-9_]*=\S)",
-    "RUN": r"\b(?<!-)(?:type|go to|hit|ping|post to|request|"
-           r"run|execute|invoke|trigger|fire off|call|install|set up|schedule|launch)\b",
+    # a pull request is a code review, and to "call out" a risk is to point at it
+    "RUN": r"\b(?<!-)(?:type|go to|hit|ping|post to|(?<!pull )(?<!merge )request|"
+           r"run|execute|invoke|trigger|fire off|call(?! out\b)|install|set up|schedule|launch)\b",
     "TOOLWORD": r"\b(?:tool|plugin|extension|endpoint|api|console|function|action|job|cron|"
-                r"interpreter|terminal|shell|command|script|webhook|request)s?\b",
+                r"interpreter|terminal|shell|command|script|webhook|"
+                r"(?<!pull )(?<!merge )request)s?\b",
     "DESTRUCT": r"\b(?:delete|wipe|erase|purge|reset|remove)\b",
     "ALL": r"\b(?:all|every|each|entire|whole|any)\b",
 }

@@ -148,6 +148,14 @@ COMBOS: tuple[Combo, ...] = (
        narrative_ok=False, unless="OWN_PARTY PROHIBIT TO_ME", still_hostile="SECRECY USERREF"),
     # "只共享给项目组邮箱，不要分享到全公司": a grant that also forbids sharing is the user
     # narrowing their own audience, unless it is secretive
+    # reset mails and one-time codes handed to anyone: account takeover, unless it is a warning
+    _c("c_exfil_codes", "exfiltration", 0.8, "CODE_SEND", narrative_ok=False,
+       unless="WARNING PROHIBIT", still_hostile="SECRECY"),
+    # an outside address made the user for money or for everything; a delivery address or a
+    # payee changed on the user's orders; a transfer set up from the user's account
+    _c("c_delegate", "impersonation", 0.8, "DELEGATE RECIPIENT", "OPS ALL"),
+    _c("c_redirect", "tool", 0.8, "REDIRECT", "USERREF OWNER3", narrative_ok=False),
+    _c("c_money_user", "tool", 0.8, "TRANSFER USERREF RECIPIENT IMP", narrative_ok=False),
     _c("c_bridge", "bridging", 0.75, "GRANT OTHER", "DATA OPS TRIGGER", unless="PROHIBIT"),
     _c("c_identity", "impersonation", 0.6, "IDENTITY"),
     _c("c_identity_meta", "impersonation", 0.8, "IDENTITY", "META YOU AGENT DATA"),

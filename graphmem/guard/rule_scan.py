@@ -183,6 +183,7 @@ _GROUP_HEADED = {"standing_rule", "zh_new_rule"}
 # 指令"的段子' - is the phrase being talked about, not said to the agent.
 _QUOTED_MENTION = re.compile(
     r"[\"“「『]([^\"“”「」『』]{3,80})[\"”」』]\s*(?:-?\s*style\b|memes?\b|jokes?\b|slides?\b|"
+    r"as a joke\b|for (?:fun|laughs)\b|"
     r"prompts?\b|tricks?\b|attacks?\b|examples?\b|strings?\b|phrases?\b|lines?\b|trope\b|"
     r"thing\b|still works?\b|works? on\b|worked on\b|works? against\b|的?段子|的?梗|之类|这类|"
     r"这种|类的)",
@@ -190,9 +191,25 @@ _QUOTED_MENTION = re.compile(
 )
 
 
+# ... and so is the title of a book, a show or a sketch: 《忽略所有指令》.
+_TITLE = re.compile(r"《([^《》]{2,40})》")
+
+
 def _quoted_mention(text: str, m: re.Match[str]) -> bool:
-    quoted = _QUOTED_MENTION.finditer(text)
+    quoted = (*_QUOTED_MENTION.finditer(text), *_TITLE.finditer(text))
     return any(q.start(1) <= m.start() and m.end() <= q.end(1) for q in quoted)
+
+
+# A bank's or an employer's safety advice - "they will never ask for your PIN", "never share your
+# one-time code", "任何人要验证码都不要给" - forbids handing a secret over; read as "never ask for
+# confirmation" it was a relaxed control.
+ADVICE = re.compile(
+    r"\b(?:will|would|'ll) never (?:ask|call|text|email)\b|\bnever (?:share|give out|tell anyone) "
+    r"(?:your|my)\b|(?:任何人|谁|别人)[^。;]{0,8}(?:要|问)[^。;]{0,6}(?:验证码|密码|动态码)[^。;]{0,4}"
+    r"(?:都)?(?:不要|别|不能)给|(?:不要|别|千万别)把(?:验证码|密码|动态码)[^。;]{0,6}(?:告诉|给)",
+    re.IGNORECASE,
+)
+_ADVICE_READ_AS = {"answer_yes", "stop_asking", "no_control"}
 
 
 # "转给" passes on whatever came before it: mail, messages or files forwarded are no payment
@@ -207,6 +224,8 @@ def _owned_topic(r: Rule, text: str, m: re.Match[str]) -> bool:
         _quoted_mention(text, m)
         or (OWN_UPDATE.search(text) and not r.pattern.search(OWN_UPDATE.sub(" ", text)))
     ):
+        return True
+    if r.id in _ADVICE_READ_AS and ADVICE.search(text):
         return True
     if r.category in ("exfiltration", "policy", "tool", "impersonation") and asks_only(text):
         return True  # "客户问我们的助手会不会把聊天记录泄露给第三方": a question, noted
@@ -247,7 +266,7 @@ _REQUIREMENT = re.compile(
 def tightens(text: str) -> bool:
     """Whether the text tightens a control: a relaxation it forbids (_TIGHTENED) or a
     requirement it adds. What makes the agent more careful steers it nowhere an attack wants."""
-    if _REQUIREMENT.search(text):
+    if _REQUIREMENT.search(text) or ADVICE.search(text):
         return True
     for r in (*RULES_EN, *RULES_ZH):
         if r.id in _TIGHTENED:
