@@ -25,7 +25,7 @@ from graphmem.images import ImageSettings
 from graphmem.mcp.server import create_server
 from graphmem.settings.server import McpSettings
 from graphmem.visibility import Viewer
-from tests.helpers.imaging import needs_ocr, render
+from tests.helpers.imaging import image_files, needs_ocr, render
 
 RECEIPT = render(["Invoice 4471 from Hollis Bakery", "Total due: 38.50 EUR"], size=(800, 200))
 LIMIT = 200_000
@@ -116,11 +116,6 @@ def svc(tmp_path_factory: pytest.TempPathFactory, embedder: Embedder) -> Iterato
     service = MemoryService(Settings(data_dir=data, images=open_images()), embedder=embedder)
     yield service
     service.close()
-
-
-def image_files(svc: MemoryService) -> list[Path]:
-    root = Path(svc.settings.data_dir) / "images"
-    return sorted(p for p in root.rglob("*") if p.is_file() and p.name != "id-hash.key")
 
 
 def test_an_image_is_fetched_stored_and_its_url_kept_as_provenance(
