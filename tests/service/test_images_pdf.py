@@ -21,6 +21,7 @@ from graphmem.images import ImageSettings
 from graphmem.images.pdf import MAX_CONTENT_BYTES, read_page
 from graphmem.model import Kind, Status
 from graphmem.usecases.erase import files_holding
+from graphmem.usecases.export_v1 import export_v1
 from graphmem.usecases.images_v1 import check_measured
 from tests.helpers.documents import _pdf
 from tests.helpers.imaging import image_files, needs_ocr, render
@@ -214,3 +215,35 @@ def test_an_import_checks_the_pdf_keys_as_measured() -> None:
         with pytest.raises(InvalidInputError) as e:
             check_measured({**good, key: bad})
         assert e.value.field == key
+
+
+def test_an_export_carries_the_pages_and_an_import_serves_them(
+    tmp_path: Path, embedder: Embedder
+) -> None:
+    """graphmem-v1 round trip: a page's picture and its PDF keys come back byte for byte; with
+    --redact, a page whose text came from its text layer (never read by OCR here) is exported
+    without its bytes, as docs/images.md says."""
+    source = MemoryService(Settings(data_dir=tmp_path / "a"), embedder=embedder)
+    target = MemoryService(Settings(data_dir=tmp_path / "b"), embedder=embedder)
+    try:
+        scan = source.write_image("u", scanned_pdf(*PAGES), caption="lease", page=2)
+        layer = source.write_image(
+            "u", searchable_pdf(["Kestrel Dairy"], ["Harbour crane schedule for Gdansk"])
+        )
+        export_v1(source.context, "u", tmp_path / "x")
+        report = target.import_from("u", "graphmem-v1", str(tmp_path / "x"))
+        assert report.skipped == [] and report.images == 2, report.to_dict()
+        for m in (scan, layer):
+            assert target.image("u", m.id) == source.image("u", m.id)
+            keys = ("image_pdf_page", "image_pdf_sha256", "image_text_source", "image_ocr")
+            got = target.get("u", m.id).metadata
+            assert {k: got[k] for k in keys} == {k: m.metadata[k] for k in keys}
+        assert target.search("u", "monthly rent", 3).hits[0].memory.id == scan.id
+
+        manifest = export_v1(source.context, "u", tmp_path / "r", redact=True)
+        assert manifest["counts"]["images_withheld"] == 1
+        (name,) = manifest["image_files"]
+        assert name.startswith(f"images/{scan.metadata['image_sha256']}.")
+    finally:
+        source.close()
+        target.close()
