@@ -139,6 +139,11 @@ def configure(level: str | None = None, fmt: str | None = None) -> None:
         root.removeHandler(h)
     root.addHandler(handler)
     root.setLevel(level)
+    # pypdf logs a warning for each flaw it reads past in a malformed PDF ("EOF marker not
+    # found"); graphmem says what it could not read in its own one line (an image, a document),
+    # so pypdf's lines show only when INFO or DEBUG was asked for.
+    quiet = root.level >= logging.WARNING
+    logging.getLogger("pypdf").setLevel(logging.ERROR if quiet else logging.NOTSET)
     if fmt == "json":
         logging.captureWarnings(True)  # Python warnings become records too, not stray text
 

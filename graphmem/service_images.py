@@ -27,14 +27,17 @@ class ImagesAPI:
         memory_type: str = "fact",
         *,
         url: str | None = None,
+        page: int | None = None,
         tool: str | None = None,
         **fields: Any,
     ) -> Memory:
-        """Store an image (a file path or its bytes: PNG, JPEG, WebP, GIF's first frame; or,
-        instead, an http(s) `url` to fetch it from, docs/images.md) as one memory of kind
-        `image`: its content is `caption` and the text OCR reads in it, screened and indexed
-        like any memory; EXIF DateTimeOriginal becomes `created_at` unless given. `fields` are
-        write_many's (metadata, source, session_id, ...)."""
+        """Store an image (a file path or its bytes: PNG, JPEG, WebP, GIF's first frame, or a
+        scanned PDF page; or, instead, an http(s) `url` to fetch it from, docs/images.md) as
+        one memory of kind `image`: its content is `caption` and the text OCR reads in it (a
+        PDF page's text layer when it has one), screened and indexed like any memory; EXIF
+        DateTimeOriginal becomes `created_at` unless given. A PDF of several pages needs
+        `page` (1-based): one page is one memory. `fields` are write_many's (metadata,
+        source, session_id, ...)."""
         return images.write_image(
             self.context,
             user_id,
@@ -42,6 +45,7 @@ class ImagesAPI:
             url=url,
             caption=caption,
             memory_type=memory_type,
+            page=page,
             tool=tool,
             **fields,
         )

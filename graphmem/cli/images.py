@@ -1,5 +1,6 @@
-"""Images on the command line: `graphmem add --image PATH` (or `--image-url URL`) stores one
-(graphmem.cli.memory hands it here), `graphmem image MEMORY_ID` saves it back to a file."""
+"""Images on the command line: `graphmem add --image PATH` (or `--image-url URL`, and a PDF's
+`--page N`) stores one (graphmem.cli.memory hands it here), `graphmem image MEMORY_ID` saves it
+back to a file."""
 
 from __future__ import annotations
 
@@ -27,15 +28,23 @@ def check_image_args(args: argparse.Namespace) -> None:
         raise InvalidInputError("content", "give the memory's text (or --image PATH)")
     if not image and args.caption is not None:
         raise InvalidInputError("caption", "only with --image or --image-url")
+    if not image and args.page is not None:
+        raise InvalidInputError("page", "only with --image or --image-url (a PDF)")
 
 
 def add_image(svc: MemoryService, args: argparse.Namespace, fields: dict[str, Any]) -> Memory:
-    """`add --image PATH | --image-url URL [--caption TEXT]`: the caption is the memory's own
-    words; the text read in the image follows it. A URL is fetched by this process, under the
-    images settings' URL rules."""
+    """`add --image PATH | --image-url URL [--caption TEXT] [--page N]`: the caption is the
+    memory's own words; the text read in the image follows it. A URL is fetched by this
+    process, under the images settings' URL rules. A PDF's page is stored as an image."""
     given = {k: v for k, v in fields.items() if v}
     return svc.write_image(
-        user_of(args), args.image, args.caption, args.type, url=args.image_url, **given
+        user_of(args),
+        args.image,
+        args.caption,
+        args.type,
+        url=args.image_url,
+        page=args.page,
+        **given,
     )
 
 
@@ -44,9 +53,11 @@ def image_line(m: Memory) -> str:
     if m.kind.value != "image":
         return ""
     md = m.metadata
+    page = md.get("image_pdf_page")
+    of_pdf = f", page {page} of a PDF" if page else ""
     return (
         f"\n      image {md.get('image_format', '?')} {md.get('image_width')}x"
-        f"{md.get('image_height')}  (graphmem image {m.id} -o FILE)"
+        f"{md.get('image_height')}{of_pdf}  (graphmem image {m.id} -o FILE)"
     )
 
 

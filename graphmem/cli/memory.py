@@ -202,12 +202,17 @@ def register(add: AddCommand) -> None:
     sp = add("add", cmd_add, "store a memory ('-' reads it from stdin), or an image (--image)")
     sp.add_argument("content", nargs="?")
     sp.add_argument(
-        "--image", help="store this image file (PNG, JPEG, WebP, GIF); its text is read by OCR"
+        "--image",
+        help="store this image file (PNG, JPEG, WebP, GIF, a scanned PDF page); its text is read"
+        " by OCR",
     )
     sp.add_argument(
         "--image-url", help="fetch the image from this http(s) URL instead (docs/images.md)"
     )
     sp.add_argument("--caption", help="with --image: what it is and why it matters")
+    sp.add_argument(
+        "--page", type=int, help="with a PDF of several pages: the page to store (1 = the first)"
+    )
     sp.add_argument("--type", default="fact", help=f"one of {', '.join(types)} (default fact)")
     sp.add_argument("--source", help="user | agent | document | system (default user)")
     sp.add_argument("--session", help="session id")

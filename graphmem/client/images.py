@@ -42,6 +42,7 @@ def add_image(
     metadata: dict[str, Any] | None,
     session_id: str | None,
     url: str | None = None,
+    page: int | None = None,
 ) -> Op[dict[str, Any]]:
     if (image is None) == (url is None):
         raise InvalidInputError("image", "give the image (a path or its bytes) or its url")
@@ -51,6 +52,7 @@ def add_image(
         "user_id": user,
         "image": _bytes_of(image) if image is not None else None,
         **({"url": url} if url is not None else {}),
+        **({"page": page} if page is not None else {}),
         "caption": caption,
         "memory_type": memory_type or "fact",
         **({"metadata": metadata} if metadata is not None else {}),
@@ -89,6 +91,7 @@ class ImageMethods:
         caption: str | None = None,
         *,
         url: str | None = None,
+        page: int | None = None,
         user_id: str | None = None,
         memory_type: str | None = None,
         metadata: dict[str, Any] | None = None,
@@ -96,7 +99,8 @@ class ImageMethods:
     ) -> dict[str, Any]:
         """Store an image (a local path or its bytes, or `url`: an http(s) URL the store
         fetches) as one memory of kind image: the caption and the text read in it become
-        searchable. Returns the memory as a dict."""
+        searchable. A PDF is stored as one scanned page: `page` (1-based) picks it from a PDF
+        of several. Returns the memory as a dict."""
         return self._run(
             add_image(
                 image,
@@ -106,6 +110,7 @@ class ImageMethods:
                 metadata=metadata,
                 session_id=session_id,
                 url=url,
+                page=page,
             )
         )
 
@@ -140,6 +145,7 @@ class AsyncImageMethods:
         caption: str | None = None,
         *,
         url: str | None = None,
+        page: int | None = None,
         user_id: str | None = None,
         memory_type: str | None = None,
         metadata: dict[str, Any] | None = None,
@@ -154,6 +160,7 @@ class AsyncImageMethods:
                 metadata=metadata,
                 session_id=session_id,
                 url=url,
+                page=page,
             )
         )
 

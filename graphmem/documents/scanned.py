@@ -2,7 +2,8 @@
 
 A scanner or a phone app writes each page as one picture and no text, so pypdf finds nothing
 and the document would be stored without the words a user will search for. Such a page's
-largest embedded image is handed to the same Tesseract wrapper image memories use
+largest embedded image (found and checked by graphmem.images.pdf, which a PDF page written
+as an image memory uses too) is handed to the same Tesseract wrapper image memories use
 (graphmem.images.ocr), under the same limits (graphmem.images.settings): the image's declared
 size is checked before it is decoded, so a decompression bomb in a PDF is skipped like one in
 a PNG, and a page that cannot be read is reported, never a crash.
@@ -14,7 +15,9 @@ import logging
 from dataclasses import dataclass, field
 from typing import Any
 
+from graphmem.errors import ImageError
 from graphmem.images.ocr import available, read_text
+from graphmem.images.pdf import NO_IMAGE, largest_image, page_picture
 from graphmem.images.settings import ImageSettings
 
 log = logging.getLogger("graphmem.documents")
@@ -54,44 +57,6 @@ class PagesRead:
     notes: list[str] = field(default_factory=list)
 
 
-def _int(obj: Any, key: str) -> int:
-    """An integer entry of a PDF dictionary; indexing resolves an indirect one (a /Length
-    written as `12 0 R`, as Pillow writes it)."""
-    try:
-        return int(obj[key]) if key in obj else 0
-    except (TypeError, ValueError):
-        return 0
-
-
-def _largest(page: Any, ocr: PageOcr) -> tuple[str | None, str | None]:
-    """The name of the page's largest image within the limits, or why there is none. Sizes
-    come from the image dictionaries (/Width, /Height) and the encoded stream, before anything
-    is decoded."""
-    try:
-        xobjects = page["/Resources"]["/XObject"].get_object()
-    except (KeyError, TypeError, AttributeError):
-        return None, "no image on it"
-    best: tuple[int, str] | None = None
-    too_big = ""
-    for name in xobjects:
-        obj = xobjects[name].get_object()
-        if obj.get("/Subtype") != "/Image":
-            continue
-        w, h = _int(obj, "/Width"), _int(obj, "/Height")
-        # the stream's bytes as stored, still encoded: pypdf keeps them and drops /Length
-        raw = getattr(obj, "_data", None)
-        size = len(raw) if isinstance(raw, bytes) else _int(obj, "/Length")
-        if w * h > ocr.max_pixels:
-            too_big = f"its image is {w}x{h} pixels, over the limit of {ocr.max_pixels:,}"
-        elif size > ocr.max_bytes:
-            too_big = f"its image is {size:,} bytes, over the limit of {ocr.max_bytes:,}"
-        elif best is None or w * h > best[0]:
-            best = (w * h, str(name))
-    if best is None:
-        return None, too_big or "no image on it"
-    return best[1], None
-
-
 def read_pages(pages: list[Any], texts: list[str], ocr: PageOcr | None) -> PagesRead:
     """`texts` (each page's text layer) with the empty ones filled by OCR of `pages` (pypdf
     pages). Tesseract missing or OCR off: the pages stay empty and one note says why."""
@@ -110,15 +75,13 @@ def read_pages(pages: list[Any], texts: list[str], ocr: PageOcr | None) -> Pages
         )
         return out
     for i in empty:
-        name, why = _largest(pages[i], ocr)
+        name, why = largest_image(pages[i], ocr.max_pixels, ocr.max_bytes)
         if name is None:
-            if why != "no image on it":  # a blank page is not worth a note
+            if why != NO_IMAGE:  # a blank page is not worth a note
                 out.notes.append(f"page {i + 1} skipped: {why}")
             continue
         try:
-            picture = pages[i].images[name].image
-            if picture is None:
-                raise ValueError("pypdf could not decode it")
+            picture = page_picture(pages[i], name, ocr.max_pixels)[0]
             result = read_text(
                 picture.convert("RGB"),
                 command=ocr.command,
@@ -126,6 +89,9 @@ def read_pages(pages: list[Any], texts: list[str], ocr: PageOcr | None) -> Pages
                 timeout=ocr.timeout,
                 max_side=ocr.max_side,
             )
+        except ImageError as e:  # its own header declares too many pixels
+            out.notes.append(f"page {i + 1} skipped: {e.message}")
+            continue
         except Exception as exc:  # a broken image stream can fail anywhere in pypdf or Pillow
             log.warning("page %d: image not decoded: %s", i + 1, exc)
             out.notes.append(f"page {i + 1} skipped: its image could not be decoded")

@@ -33,8 +33,11 @@ from urllib.parse import urljoin, urlsplit
 from graphmem.errors import InvalidInputError
 from graphmem.images.decode import MIME
 
-ACCEPTED_TYPES = frozenset((*MIME.values(), "image/jpg", "image/pjpeg"))
-"""Content-Types taken as an image (the bytes are decoded and checked afterwards anyway)."""
+PDF_TYPE = "application/pdf"
+
+ACCEPTED_TYPES = frozenset((*MIME.values(), "image/jpg", "image/pjpeg", PDF_TYPE))
+"""Content-Types taken as an image, a PDF's page included (the bytes are decoded and checked
+afterwards anyway)."""
 REDIRECTS = (301, 302, 303, 307, 308)
 BLOCK = 64 * 1024
 _RESOLVER = concurrent.futures.ThreadPoolExecutor(max_workers=4, thread_name_prefix="image-dns")
@@ -153,7 +156,7 @@ def fetch(
                 path,
                 headers={
                     "User-Agent": "graphmem",
-                    "Accept": ", ".join(sorted(MIME.values())),
+                    "Accept": ", ".join(sorted((*MIME.values(), PDF_TYPE))),
                     "Accept-Encoding": "identity",
                 },
             )
@@ -205,7 +208,8 @@ def _body(
     media = _type(response)
     if media not in ACCEPTED_TYPES:
         raise _error(
-            url, f"is {media or 'of no content type'}, not an image (PNG, JPEG, WebP or GIF)"
+            url,
+            f"is {media or 'of no content type'}, not an image (PNG, JPEG, WebP, GIF or PDF)",
         )
     declared = response.getheader("Content-Length")
     if declared and declared.strip().isdigit() and int(declared) > max_bytes:

@@ -34,6 +34,14 @@ class ImageSettings(BaseSettings):
         description="an image whose header declares more pixels (width x height) is refused"
         " before it is decoded: a decompression bomb never reaches memory",
     )
+    pdf_max_pages: int = Field(
+        100,
+        gt=0,
+        le=100_000,
+        description="a PDF written as an image (one of its pages) may have at most this many"
+        " pages; a longer one is refused before its pages are read (`graphmem ingest` stores"
+        " documents)",
+    )
     ocr: bool = Field(
         True, description="read the text in an image with Tesseract; off: caption and metadata only"
     )

@@ -119,6 +119,9 @@ class ImageInfo(Result):
     taken_at: Sometimes[str] = Field(
         None, description="ISO-8601, from the image's EXIF: when it was taken."
     )
+    pdf_page: Sometimes[int] = Field(
+        None, description="When a PDF was written: the page (1-based) this image is."
+    )
 
 
 class ChannelPair(Result):
@@ -319,9 +322,10 @@ class ImageWriteResult(WriteResult):
         description="The memory's content as stored: the caption, then the text OCR read in"
         " the image (masked by the firewall like any memory)."
     )
-    ocr: Literal["read", "empty", "off", "unavailable", "failed"] = Field(
+    ocr: Literal["read", "empty", "off", "unavailable", "failed", "skipped"] = Field(
         description="read: text was found; empty: none was; off: OCR is switched off;"
-        " unavailable: no Tesseract on the server; failed: it stopped with an error or timeout."
+        " unavailable: no Tesseract on the server; failed: it stopped with an error or timeout;"
+        " skipped: a PDF page's text layer gave the text."
     )
 
 

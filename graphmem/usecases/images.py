@@ -26,6 +26,7 @@ from graphmem.filters import MemoryFilter, MetaCondition
 from graphmem.images import DecodedImage, ImageStore, OcrResult, decode, read_text
 from graphmem.images.decode import SHA_KEY
 from graphmem.images.fetch import fetch
+from graphmem.images.pdf import PdfPage, is_pdf, read_page
 from graphmem.images.places import nearest_place
 from graphmem.model import Kind, Memory, check_user
 from graphmem.requests import WriteItem
@@ -39,6 +40,8 @@ ImageSource = str | Path | bytes | bytearray | memoryview
 """A path to an image file, or its bytes."""
 
 URL_KEY = "image_url"
+SKIPPED = "skipped"
+"""`image_ocr` of a PDF page whose text layer gave its text: OCR did not run."""
 _EVERY = ("active", "archived", "quarantined", "superseded")
 
 
@@ -85,6 +88,21 @@ def source_bytes(ctx: Context, image: ImageSource | None, url: str | None) -> by
     if image is None:
         raise ImageError("give an image (a path to the file or its bytes) or its url")
     return load(image, s.max_bytes)
+
+
+def picture_of(ctx: Context, data: bytes, page: int | None) -> tuple[DecodedImage, PdfPage | None]:
+    """The checked picture `data` holds: the image itself, or for a PDF the page's scanned
+    picture (the only page, or `page`, 1-based), with the page's text layer
+    (graphmem.images.pdf)."""
+    s = ctx.settings.images
+    if is_pdf(data):
+        pdf = read_page(
+            data, page, max_bytes=s.max_bytes, max_pixels=s.max_pixels, max_pages=s.pdf_max_pages
+        )
+        return pdf.image, pdf
+    if page is not None:
+        raise InvalidInputError("page", "is only for a PDF")
+    return decode(data, max_bytes=s.max_bytes, max_pixels=s.max_pixels), None
 
 
 def compose(
@@ -162,18 +180,24 @@ def write_image(
     url: str | None = None,
     caption: str | None = None,
     memory_type: str = "fact",
+    page: int | None = None,
     tool: str | None = None,
     **fields: Any,
 ) -> Memory:
     """Store an image (given, or fetched from `url`) as one memory: checked, read, screened,
-    written, its files kept. A fetched image's URL is its provenance (metadata `image_url`)."""
+    written, its files kept. A fetched image's URL is its provenance (metadata `image_url`).
+    A PDF is one page's scanned picture (`page`, or its only page); a page with a text layer
+    gives that text instead of OCR's (metadata `image_text_source`)."""
     user_id = check_user(user_id)
     s = ctx.settings.images
     if caption is not None and not isinstance(caption, str):
         raise InvalidInputError("caption", "must be a string")
     data = source_bytes(ctx, image, url)
-    img = decode(data, max_bytes=s.max_bytes, max_pixels=s.max_pixels)
-    ocr = read_image_text(ctx, user_id, img)
+    img, pdf = picture_of(ctx, data, page)
+    if pdf is not None and pdf.text:
+        ocr = OcrResult(pdf.text, SKIPPED)
+    else:
+        ocr = read_image_text(ctx, user_id, img)
     place, located = locate(ctx, img)
     content, cut = compose(caption or "", ocr.text, img, ctx.settings.max_content_chars, place)
     if fields.get("created_at") is None and img.taken_at is not None:
@@ -181,6 +205,7 @@ def write_image(
     item = WriteItem.of({**fields, "content": content, "memory_type": memory_type})
     described = {
         **img.describe(),
+        **(pdf.describe() if pdf is not None else {}),
         **located,
         "image_ocr": ocr.status,
         **({"image_text_cut": True} if cut else {}),
@@ -193,7 +218,8 @@ def write_image(
 
     store = store_of(ctx)
     channel = ctx.image_channel
-    new = store.put(user_id, img, ocr, s.thumbnail_side)
+    # the sidecar keeps what OCR read; a text layer's words are not OCR's, so none is kept
+    new = store.put(user_id, img, None if ocr.status == SKIPPED else ocr, s.thumbnail_side)
     try:
         if channel is not None:  # embedded like OCR, before the lock; the projection takes it
             channel.prepare(user_id, img)
@@ -257,12 +283,14 @@ def sweep(ctx: Context, user_id: str, shas: set[str]) -> int:
 
 
 __all__ = [
+    "SKIPPED",
     "URL_KEY",
     "ImageSource",
     "compose",
     "image_of",
     "load",
     "locate",
+    "picture_of",
     "shas_of",
     "source_bytes",
     "sweep",

@@ -29,7 +29,7 @@ from graphmem.images import MIME, decode
 from graphmem.images.port import ImageStore
 from graphmem.importers import graphmem_v1 as v1
 from graphmem.model import Memory, parse_datetime
-from graphmem.usecases.images import SHA_KEY, store_of
+from graphmem.usecases.images import SHA_KEY, SKIPPED, store_of
 
 SHA = re.compile(r"^[0-9a-f]{64}$")
 MEASURED = frozenset(
@@ -42,12 +42,16 @@ MEASURED = frozenset(
         "image_taken_at",
         "image_ocr",
         "image_text_cut",
+        "image_pdf_page",
+        "image_pdf_pages",
+        "image_pdf_sha256",
+        "image_text_source",
     )
 )
 """The metadata graphmem measured from an image's bytes (graphmem.images.decode). Not
 personal data and not the caller's words: neither redacted on export nor screened on import,
 but checked on import to be what graphmem itself writes (check_measured)."""
-OCR_STATUSES = ("read", "empty", "off", "unavailable", "failed")
+OCR_STATUSES = ("read", "empty", "off", "unavailable", "failed", SKIPPED)
 
 
 # ------------------------------------------------------------------ export
@@ -116,9 +120,9 @@ def check_measured(metadata: dict[str, Any]) -> None:
         raise InvalidInputError(SHA_KEY, "must be the image's sha256 (64 hex digits)")
     if metadata.get("image_format") not in MIME:
         raise InvalidInputError("image_format", f"must be one of {', '.join(MIME)}")
-    for key in ("image_width", "image_height", "image_frames"):
+    for key in ("image_width", "image_height", "image_frames", "image_pdf_page", "image_pdf_pages"):
         value = metadata.get(key)
-        if key == "image_frames" and value is None:
+        if key not in ("image_width", "image_height") and value is None:
             continue
         if isinstance(value, bool) or not isinstance(value, int) or value < 1:
             raise InvalidInputError(key, "must be a whole number >= 1")
@@ -126,6 +130,11 @@ def check_measured(metadata: dict[str, Any]) -> None:
         parse_datetime(metadata["image_taken_at"], "image_taken_at")
     if metadata.get("image_ocr") not in (None, *OCR_STATUSES):
         raise InvalidInputError("image_ocr", f"must be one of {', '.join(OCR_STATUSES)}")
+    pdf_sha = metadata.get("image_pdf_sha256")
+    if pdf_sha is not None and not (isinstance(pdf_sha, str) and SHA.match(pdf_sha)):
+        raise InvalidInputError("image_pdf_sha256", "must be the PDF's sha256 (64 hex digits)")
+    if metadata.get("image_text_source") not in (None, "ocr", "text_layer"):
+        raise InvalidInputError("image_text_source", "must be ocr or text_layer")
     if metadata.get("image_text_cut") not in (None, True):
         raise InvalidInputError("image_text_cut", "must be true when given")
 

@@ -10,6 +10,7 @@ import pytest
 
 from tests.helpers.clip import write_model
 from tests.helpers.imaging import needs_ocr, png_bomb, render
+from tests.helpers.pdfs import scanned_pdf
 
 
 def test_add_an_image_find_it_by_its_text_and_save_it(cli, tmp_path: Path) -> None:
@@ -78,3 +79,45 @@ def test_a_bad_image_text_model_is_one_line_at_start(
     monkeypatch.setenv("GRAPHMEM_IMAGES_IMAGE_TEXT_MODEL", str(model["image_text_model"]))
     code, out, err = cli("search", "red", "--user", "ann", "--json")
     assert code == 0, err
+
+
+def test_add_a_page_of_a_scanned_pdf(cli, tmp_path: Path) -> None:
+    """`add --image FILE.pdf --page N`: one page of a scanned PDF is one image memory; a PDF of
+    several pages without --page, a broken one and one over the byte limit are one line each."""
+    needs_ocr()
+    scan = tmp_path / "lease.pdf"
+    scan.write_bytes(scanned_pdf(["Tenancy for Flat 3"], ["Monthly rent of 1450 EUR"]))
+    code, out, err = cli("add", "--image", str(scan), "--user", "ann")
+    assert code == 2 and out == "" and err.count("\n") == 1
+    assert err.startswith("error: page: the PDF has 2 pages: give page (1 to 2)"), err
+
+    code, out, err = cli("add", "--image", str(scan), "--page", "2", "--user", "ann", "--json")
+    assert code == 0, err
+    mid = json.loads(out)["id"]
+    code, out, _ = cli("search", "monthly rent", "--user", "ann", "--json")
+    hit = json.loads(out)["hits"][0]
+    assert hit["id"] == mid and hit["kind"] == "image" and "1450 EUR" in hit["content"]
+    assert hit["metadata"]["image_pdf_page"] == 2
+    code, out, _ = cli("search", "monthly rent", "--user", "ann")
+    assert f"image jpeg 1240x700, page 2 of a PDF  (graphmem image {mid} -o FILE)" in out
+    code, out, err = cli("image", mid, "-o", str(tmp_path), "--user", "ann")
+    assert code == 0 and Path(out.strip()) == tmp_path / f"{mid}.jpeg", err
+
+    broken = tmp_path / "broken.pdf"
+    broken.write_bytes(scan.read_bytes()[:3000])
+    code, out, err = cli("add", "--image", str(broken), "--user", "ann")
+    assert code == 2 and out == "" and err.count("\n") == 1, err
+    assert err.startswith("error: image: is not a readable PDF")
+    code, out, err = cli("add", "words", "--page", "2", "--user", "ann")
+    assert code == 2 and err.startswith("error: page: only with --image"), err
+
+
+def test_a_pdf_over_the_byte_limit_is_refused(
+    cli, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    scan = tmp_path / "scan.pdf"
+    scan.write_bytes(scanned_pdf(["Berth fee for the Aurora Borealis"]))
+    monkeypatch.setenv("GRAPHMEM_IMAGES_MAX_BYTES", "5000")
+    code, out, err = cli("add", "--image", str(scan), "--user", "ann")
+    assert code == 2 and out == ""
+    assert err == "error: image: is 5,001 bytes; at most 5,000 are accepted\n"

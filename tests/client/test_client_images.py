@@ -12,6 +12,7 @@ import graphmem
 from graphmem.errors import GraphmemError, NotFoundError
 from tests.helpers.imaging import needs_ocr, render
 from tests.helpers.mcp import HttpServer, start_http_server
+from tests.helpers.pdfs import scanned_pdf
 
 SIGN = ["Platform 9 closed until Monday", "Use the east entrance"]
 
@@ -68,3 +69,27 @@ def test_remote_client_sends_a_url_for_the_server_to_fetch_under_its_rules(
         assert str(e.value).startswith("url: ") and "private or loopback" in str(e.value)
         assert "\n" not in str(e.value)
         assert alice.search("status page")["results"] == before
+
+
+def test_a_page_of_a_pdf_through_the_embedded_and_the_remote_client(
+    server: HttpServer, tmp_path: Path
+) -> None:
+    """`add_image(path, page=N)` stores one page of a scanned PDF in both clients; without
+    `page` a PDF of several pages is one error on the field page, and nothing is stored."""
+    path = tmp_path / "lease.pdf"
+    path.write_bytes(scanned_pdf(["Tenancy for Flat 3"], ["Monthly rent of 1450 EUR"]))
+    with (
+        graphmem.open(data_dir=tmp_path / "data") as embedded,
+        graphmem.open(url=server.url, token=server.tokens["alice"]) as remote,
+    ):
+        for client in (embedded, remote):
+            with pytest.raises(GraphmemError) as e:
+                client.add_image(path, "the lease")
+            assert str(e.value).startswith("page: the PDF has 2 pages"), str(e.value)
+            rec = client.add_image(path, "the lease", page=2)
+            assert rec["kind"] == "image" and "1450 EUR" in rec["content"]
+            assert rec["metadata"]["image_pdf_page"] == 2
+            hits = client.search("how much is the monthly rent?")["results"]
+            assert hits[0]["id"] == rec["id"]
+            data, mime = client.get_image(rec["id"])
+            assert mime == "image/jpeg" and data[:2] == b"\xff\xd8"

@@ -6,10 +6,14 @@ from __future__ import annotations
 import io
 import shutil
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 from PIL import ExifTags, Image, ImageDraw, ImageFont
 from PIL.TiffImagePlugin import IFDRational
+
+if TYPE_CHECKING:
+    from graphmem import MemoryService
 
 LATIN_FONT = Path("/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf")
 CJK_FONT = Path("/usr/share/fonts/truetype/wqy/wqy-microhei.ttc")  # Debian fonts-wqy-microhei
@@ -27,6 +31,12 @@ def needs_ocr() -> None:
     ]
     if missing:
         pytest.fail(f"run scripts/ocr.sh first: missing {', '.join(missing)}")
+
+
+def image_files(svc: MemoryService) -> list[Path]:
+    """The image files of an embedded service's default store (not its id-hash key)."""
+    root = Path(svc.settings.data_dir) / "images"
+    return sorted(p for p in root.rglob("*") if p.is_file() and p.name != "id-hash.key")
 
 
 def font(cjk: bool, size: int) -> ImageFont.FreeTypeFont:

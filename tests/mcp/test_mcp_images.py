@@ -20,6 +20,7 @@ from graphmem.mcp.server import create_server
 from graphmem.settings.server import McpSettings
 from tests.helpers.imaging import needs_ocr, png_bomb, render
 from tests.helpers.mcp import http_client, start_http_server
+from tests.helpers.pdfs import jpeg_header_bomb, scanned_pdf
 
 RECEIPT = ["Invoice 4471 from Hollis Bakery", "Total due: 38.50 EUR by March 3"]
 
@@ -148,3 +149,46 @@ def test_another_token_cannot_read_or_find_the_image_over_http(tmp_path: Path) -
                 assert s.structured_content["hits"] == []
 
         run(go())
+
+
+def test_a_page_of_a_scanned_pdf_is_written_found_and_read_back(svc: MemoryService) -> None:
+    """A PDF sent as base64 (a data:application/pdf prefix allowed) stores one page as an image
+    memory; a PDF of several pages needs `page`, and each refusal is one tool error line."""
+    pdf = scanned_pdf(["Tenancy for Flat 3"], ["Monthly rent of 1450 EUR to Norrland Bank"])
+    as_data_url = "data:application/pdf;base64," + base64.b64encode(pdf).decode()
+    alice = server_for(svc, "alice-pdf")
+
+    async def go() -> list[str]:
+        async with Client(alice) as c:
+            w = await call(
+                c, "memory_write_image", {"image": as_data_url, "page": 2, "caption": "lease"}
+            )
+            assert not w.is_error, w.content[0].text
+            r = w.structured_content
+            mid = r["memory_id"]
+            assert r["kind"] == "image" and r["ocr"] == "read" and "1450 EUR" in r["text"]
+            assert r["image"]["format"] == "jpeg" and r["image"]["pdf_page"] == 2
+            s = await call(c, "memory_search", {"query": "monthly rent Norrland", "kinds": "image"})
+            hit = s.structured_content["hits"][0]
+            assert hit["memory_id"] == mid and hit["image"]["pdf_page"] == 2
+            data, mime = await read_blob(c, f"image://{mid}")
+            assert mime == "image/jpeg" and data[:2] == b"\xff\xd8"
+
+            errors = []
+            for args in (
+                {"image": as_data_url},
+                {"image": base64.b64encode(pdf[:3000]).decode(), "page": 1},
+                {"image": base64.b64encode(jpeg_header_bomb(30000)).decode()},
+                {"image": as_data_url, "page": 0},
+            ):
+                res = await call(c, "memory_write_image", args)
+                assert res.is_error
+                errors.append(res.content[0].text)
+            return errors
+
+    several, broken, bomb, zero = run(go())
+    assert several.startswith("page: the PDF has 2 pages: give page (1 to 2)")
+    assert broken.startswith("image: is not a readable PDF")
+    assert bomb == "image: page 1 is refused: its image's header declares a decompression bomb"
+    assert "page" in zero and "\n" not in zero
+    assert svc.records.count("alice-pdf") == 1

@@ -1,6 +1,7 @@
 """Scanned PDF pages read by OCR on ingest (graphmem.documents.scanned): real PDFs built at
-test time (text rendered with Pillow and saved as a PDF page without a text layer, a text page
-written by hand), ingested into a real embedded service and found by search."""
+test time (tests/helpers/pdfs.py: text rendered with Pillow and saved as a PDF page without a
+text layer, a text page written by hand), ingested into a real embedded service and found by
+search."""
 
 from __future__ import annotations
 
@@ -11,7 +12,6 @@ from pathlib import Path
 
 import pypdf
 import pytest
-from PIL import Image
 
 from graphmem import MemoryService
 from graphmem.documents import PageOcr, load_path
@@ -19,7 +19,8 @@ from graphmem.embedding import Embedder
 from graphmem.model import Kind
 from graphmem.settings import Settings
 from tests.helpers.documents import _pdf
-from tests.helpers.imaging import needs_ocr, render
+from tests.helpers.imaging import needs_ocr
+from tests.helpers.pdfs import join, jpeg_header_bomb, scanned_pdf
 
 SCAN_LINES = [
     "Lindqvist Shipping invoice 4471",
@@ -29,22 +30,9 @@ SCAN_LINES = [
 TEXT_LINE = "Harbour crane maintenance schedule for Gdansk terminal"
 
 
-def scanned_pdf(lines: list[str]) -> bytes:
-    """One page that is only a picture of `lines`, as a scanner writes it: no text layer."""
-    picture = Image.open(io.BytesIO(render(lines, size=(1240, 700), text_px=40)))
-    buf = io.BytesIO()
-    picture.convert("RGB").save(buf, "PDF", resolution=150)
-    return buf.getvalue()
-
-
 def mixed_pdf() -> bytes:
     """A text page (Helvetica text layer) followed by a scanned page."""
-    writer = pypdf.PdfWriter()
-    writer.append(pypdf.PdfReader(io.BytesIO(_pdf([[TEXT_LINE]]))))
-    writer.append(pypdf.PdfReader(io.BytesIO(scanned_pdf(SCAN_LINES))))
-    buf = io.BytesIO()
-    writer.write(buf)
-    return buf.getvalue()
+    return join(_pdf([[TEXT_LINE]]), scanned_pdf(SCAN_LINES))
 
 
 @pytest.fixture(scope="module")
@@ -143,3 +131,16 @@ def test_a_page_over_the_pixel_limit_is_skipped_not_decoded(tmp_path: Path) -> N
     assert doc.notes == ("page 2 skipped: its image is 1240x700 pixels, over the limit of 100,000",)
     small = load_path(tmp_path / "mixed.pdf", ocr=PageOcr(max_bytes=1000))
     assert small.ocr_pages == 0 and "over the limit of 1,000" in small.notes[0]
+
+
+def test_a_picture_whose_own_header_declares_too_many_pixels_is_skipped(tmp_path: Path) -> None:
+    """The page's JPEG header, not only its PDF dictionary, is checked before it is decoded
+    (graphmem.images.pdf, shared with image memories of PDF pages)."""
+    needs_ocr()
+    (tmp_path / "bomb.pdf").write_bytes(join(_pdf([[TEXT_LINE]]), jpeg_header_bomb(8000)))
+    doc = load_path(tmp_path / "bomb.pdf", ocr=PageOcr())
+    assert "Gdansk" in doc.text and doc.ocr_pages == 0
+    assert doc.notes == (
+        "page 2 skipped: its image's header declares 8000x8000 pixels, over the limit of"
+        " 40,000,000",
+    )

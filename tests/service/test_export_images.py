@@ -20,15 +20,10 @@ from graphmem.images import ImageSettings
 from graphmem.importers import graphmem_v1 as v1
 from graphmem.usecases.export_v1 import export_v1
 from graphmem.visibility import Viewer
-from tests.helpers.imaging import needs_ocr, render
+from tests.helpers.imaging import image_files, needs_ocr, render
 
 PLAIN = render(["Standup moved to room 4B", "Bring the Apollo slides"], size=(700, 200))
 CONTACT = render(["Call Joe Rivera at 415-555-0134", "joe.rivera@example.com"], size=(800, 200))
-
-
-def image_files(svc: MemoryService) -> list[Path]:
-    root = Path(svc.settings.data_dir) / "images"
-    return sorted(p for p in root.rglob("*") if p.is_file() and p.name != "id-hash.key")
 
 
 @pytest.fixture

@@ -20,7 +20,7 @@ from graphmem.images import ImageSettings, decode
 from graphmem.images.ocr import tidy
 from graphmem.model import Kind, Status
 from graphmem.visibility import HeldForReviewError
-from tests.helpers.imaging import needs_ocr, png_bomb, render
+from tests.helpers.imaging import image_files, needs_ocr, png_bomb, render
 
 RECEIPT = ["Invoice 4471 from Hollis Bakery", "Total due: 38.50 EUR by March 3"]
 SIGN = ["会议室改到三楼东侧", "周五下午两点开会"]
@@ -34,11 +34,6 @@ def svc(tmp_path_factory: pytest.TempPathFactory, embedder: Embedder) -> Iterato
     )
     yield service
     service.close()
-
-
-def image_files(svc: MemoryService) -> list[Path]:
-    root = Path(svc.settings.data_dir) / "images"
-    return sorted(p for p in root.rglob("*") if p.is_file() and p.name != "id-hash.key")
 
 
 # ----------------------------------------------------------------------------- decoding

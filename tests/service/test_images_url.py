@@ -25,9 +25,11 @@ from graphmem.images import ImageSettings
 from graphmem.mcp.server import create_server
 from graphmem.settings.server import McpSettings
 from graphmem.visibility import Viewer
-from tests.helpers.imaging import needs_ocr, render
+from tests.helpers.imaging import image_files, needs_ocr, render
+from tests.helpers.pdfs import scanned_pdf
 
 RECEIPT = render(["Invoice 4471 from Hollis Bakery", "Total due: 38.50 EUR"], size=(800, 200))
+SCAN = scanned_pdf(["Berth fee for the vessel Aurora Borealis"])
 LIMIT = 200_000
 assert len(RECEIPT) < LIMIT
 
@@ -52,6 +54,8 @@ class Handler(http.server.BaseHTTPRequestHandler):
         path = self.path
         if path == "/receipt.png":
             self.send(200, "image/png", RECEIPT)
+        elif path == "/scan.pdf":
+            self.send(200, "application/pdf", SCAN)
         elif path == "/moved":
             self.send(302, None, b"", Location="/receipt.png")
         elif path.startswith("/hop"):
@@ -118,11 +122,6 @@ def svc(tmp_path_factory: pytest.TempPathFactory, embedder: Embedder) -> Iterato
     service.close()
 
 
-def image_files(svc: MemoryService) -> list[Path]:
-    root = Path(svc.settings.data_dir) / "images"
-    return sorted(p for p in root.rglob("*") if p.is_file() and p.name != "id-hash.key")
-
-
 def test_an_image_is_fetched_stored_and_its_url_kept_as_provenance(
     svc: MemoryService, site: str
 ) -> None:
@@ -132,6 +131,12 @@ def test_an_image_is_fetched_stored_and_its_url_kept_as_provenance(
     assert svc.image("ann", m.id) == (RECEIPT, "image/png")
     hits = svc.search("ann", "Hollis Bakery invoice", 3).hits
     assert hits[0].memory.id == m.id
+
+
+def test_a_scanned_pdf_is_fetched_as_an_image_of_its_page(svc: MemoryService, site: str) -> None:
+    m = svc.write_image("ann-pdf", url=f"{site}/scan.pdf", caption="berth invoice")
+    assert m.metadata["image_url"] == f"{site}/scan.pdf" and m.metadata["image_pdf_page"] == 1
+    assert "Aurora Borealis" in m.content and svc.image("ann-pdf", m.id)[1] == "image/jpeg"
 
 
 @pytest.mark.parametrize(

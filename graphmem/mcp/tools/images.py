@@ -22,7 +22,7 @@ from graphmem.mcp.tools.common import MemoryTypeName, SourceName, tool_annotatio
 from graphmem.mcp.tools.filters import SCOPE_MAX
 from graphmem.model import Memory, Status
 
-_DATA_URL = re.compile(r"^data:image/[a-z0-9.+-]+;base64,", re.IGNORECASE)
+_DATA_URL = re.compile(r"^data:(image/[a-z0-9.+-]+|application/pdf);base64,", re.IGNORECASE)
 
 
 def decode_base64(text: str, max_bytes: int) -> bytes:
@@ -50,6 +50,7 @@ def image_info(m: Memory) -> ImageInfo | None:
         width=int(md.get("image_width", 0)),
         height=int(md.get("image_height", 0)),
         taken_at=str(taken) if taken else None,
+        pdf_page=page if isinstance(page := md.get("image_pdf_page"), int) else None,
     )
 
 
@@ -64,7 +65,9 @@ def register(mcp: ToolRegistry, ctx: ToolContext) -> None:
         " memory_id. The text in the image is read (English and Chinese) and, with your"
         " caption, becomes searchable like any memory; memory_search finds it (kind: image)"
         " and the image itself is read back from the image://{memory_id} resource. Send the"
-        " image as base64 in `image`, or a public http(s) `url` to fetch it from. Give a"
+        " image as base64 in `image`, or a public http(s) `url` to fetch it from. A scanned"
+        " PDF page is stored as an image too: a PDF of several pages needs `page`; store a"
+        " whole document with document_ingest instead. Give a"
         " caption that says what it is and why it matters, e.g. 'Receipt for the team lunch"
         " at Hollis Bakery, 3 March'.",
         annotations=tool_annotations("Write an image memory", read_only=False),
@@ -74,8 +77,9 @@ def register(mcp: ToolRegistry, ctx: ToolContext) -> None:
             str | None,
             Field(
                 min_length=1,
-                description="The image file as base64 (a data:image/...;base64, prefix is"
-                " allowed): PNG, JPEG, WebP or GIF (its first frame). Or give `url`.",
+                description="The image file as base64 (a data:image/...;base64, or"
+                " data:application/pdf;base64, prefix is allowed): PNG, JPEG, WebP, GIF (its"
+                " first frame) or a PDF of scanned pages (one page is stored). Or give `url`.",
             ),
         ] = None,
         url: Annotated[
@@ -85,6 +89,14 @@ def register(mcp: ToolRegistry, ctx: ToolContext) -> None:
                 max_length=2048,
                 description="Instead of `image`: an http(s) URL of the image, fetched by the"
                 " server (public addresses only, unless the operator allowed others).",
+            ),
+        ] = None,
+        page: Annotated[
+            int | None,
+            Field(
+                ge=1,
+                description="For a PDF: the page to store (1 = the first). Needed when the PDF"
+                " has several pages; each call stores one page as one image memory.",
             ),
         ] = None,
         caption: Annotated[
@@ -138,6 +150,7 @@ def register(mcp: ToolRegistry, ctx: ToolContext) -> None:
                 caption,
                 memory_type,
                 url=url,
+                page=page,
                 tool="memory_write_image",
                 **{k: v for k, v in fields.items() if v is not None},
             )
