@@ -7,6 +7,7 @@ import contextlib
 import inspect
 import os
 import platform
+import random
 import resource
 import subprocess
 import sys
@@ -443,3 +444,24 @@ def parse_sets(pairs: list[str]) -> dict[str, Any]:
         except json.JSONDecodeError:
             out[key.strip()] = raw
     return out
+
+
+def paired_bootstrap(
+    rows: list[dict[str, Any]], a: str, b: str, metric: str, resamples: int = 2000, seed: int = 0
+) -> dict[str, Any]:
+    """Mean per-question difference a - b of `metric`, with a seeded 95% bootstrap interval
+    (questions resampled with replacement) and how many questions went up and down; each row
+    is a question's result holding {"scores": {mode: {metric: value}}}."""
+    d = [r["scores"][a][metric] - r["scores"][b][metric] for r in rows]
+    if not d:
+        return {"delta": 0.0, "ci95": [0.0, 0.0], "better": 0, "worse": 0, "n": 0}
+    rng = random.Random(seed)
+    n = len(d)
+    means = sorted(sum(d[rng.randrange(n)] for _ in range(n)) / n for _ in range(resamples))
+    return {
+        "delta": sum(d) / n,
+        "ci95": [means[int(0.025 * resamples)], means[int(0.975 * resamples) - 1]],
+        "better": sum(x > 0 for x in d),
+        "worse": sum(x < 0 for x in d),
+        "n": n,
+    }

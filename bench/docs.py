@@ -30,7 +30,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import random
 import sys
 import tempfile
 import time
@@ -39,7 +38,14 @@ from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _common import command_line, machine_info, make_settings, median, percentile  # noqa: E402
+from _common import (  # noqa: E402
+    command_line,
+    machine_info,
+    make_settings,
+    median,
+    paired_bootstrap,
+    percentile,
+)
 from locomo import ingest as ingest_turns  # noqa: E402
 from locomo import load_locomo, user_of  # noqa: E402
 
@@ -164,25 +170,6 @@ def summarise(rows: list[dict[str, Any]], modes: list[str]) -> dict[str, dict[st
                 agg[m] = sum(s[m] for s in sel) / len(sel) if sel else None
             out[mode][group] = agg
     return out
-
-
-def paired_bootstrap(
-    rows: list[dict[str, Any]], a: str, b: str, metric: str, resamples: int = 2000, seed: int = 0
-) -> dict[str, Any]:
-    """Mean per-question difference a - b of `metric`, with a seeded 95% bootstrap interval."""
-    d = [r["scores"][a][metric] - r["scores"][b][metric] for r in rows]
-    if not d:
-        return {"delta": 0.0, "ci95": [0.0, 0.0], "better": 0, "worse": 0, "n": 0}
-    rng = random.Random(seed)
-    n = len(d)
-    means = sorted(sum(d[rng.randrange(n)] for _ in range(n)) / n for _ in range(resamples))
-    return {
-        "delta": sum(d) / n,
-        "ci95": [means[int(0.025 * resamples)], means[int(0.975 * resamples) - 1]],
-        "better": sum(x > 0 for x in d),
-        "worse": sum(x < 0 for x in d),
-        "n": n,
-    }
 
 
 DOCBENCH = Path(__file__).resolve().parent / "docbench"

@@ -23,7 +23,9 @@ for k = 5, 10, 20, per category and overall. Modes share one store, ingested onc
                   the conversation's memories read back from the store, the keyword channel's
                   floor
 and any extra `--weights NAME:SPEC[;hops=N]` mode (SPEC goes to search(weights=...) as is and
-may carry graph=W; hops=N goes to search(expand_hops=N)).
+may carry graph=W; hops=N goes to search(expand_hops=N)), and any `--variant NAME:KEY=VALUE`
+mode: hybrid with those Settings fields changed for its searches only, reported beside hybrid
+question by question with a paired bootstrap on each split (bench/_variants.py).
 
 With `--context-turns N` every question is asked after N turns of its own conversation (a window
 chosen by a hash of the question, never one holding its evidence; bench/context_queries.py), as
@@ -73,6 +75,8 @@ from _common import (  # noqa: E402
     settings_snapshot,
     wait_for_quiet,
 )
+from _variants import add_argument as add_variant_argument  # noqa: E402
+from _variants import applied, paired_table, parse_variants  # noqa: E402
 from bm25_ref import from_store  # noqa: E402
 from context_queries import context_query  # noqa: E402
 
@@ -393,6 +397,7 @@ def markdown(result: dict[str, Any]) -> str:
                 f" {d['better']} / {d['worse']} |"
             )
         lines.append("")
+    lines += variant_tables(result)
     lines.append("#### Search latency per mode (ms, wall clock around `svc.search`, top-20)")
     lines.append("")
     lines.append("| mode | p50 | p95 | mean | searches |")
@@ -405,6 +410,26 @@ def markdown(result: dict[str, Any]) -> str:
         )
     lines.append("")
     return "\n".join(lines)
+
+
+def variant_tables(result: dict[str, Any]) -> list[str]:
+    """Each --variant mode against hybrid, question by question, per split: all questions
+    and the multi-hop ones."""
+    variants = [v for v in result.get("variants") or {} if v in result["modes"]]
+    if not variants or "hybrid" not in result["modes"]:
+        return []
+    lines: list[str] = []
+    for split in ("tune", "test"):
+        convs = {c for c in result["conversations"] if (c in TUNE_SPLIT) == (split == "tune")}
+        for cat, label in ((None, "all questions"), (1, "multi-hop")):
+            rows = [
+                q
+                for q in result["per_question"]
+                if q["conv"] in convs and (cat is None or q["category"] == cat)
+            ]
+            title = f"{split.capitalize()} split, {label}"
+            lines += paired_table(title, rows, "hybrid", variants, ["recall@5", "recall@10", "mrr"])
+    return lines
 
 
 # ------------------------------------------------------------------------------ main
@@ -486,6 +511,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         metavar="KEY=VALUE",
         help="override a graphmem setting, e.g. --set expand_hops=1 (repeatable)",
     )
+    add_variant_argument(p)
     p.add_argument(
         "--peers",
         default="",
@@ -592,9 +618,13 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
                 raise SystemExit(f"--weights {spec!r}: a suffix must be ';hops=N' or ';types=a+b'")
     modes = [m.strip() for m in args.modes.split(",") if m.strip()]
     modes += [m for m in extra if m not in modes]
+    variants = parse_variants(args.variant, [*BUILTIN_MODES, REF_MODE, *extra])
+    modes += [m for m in variants if m not in modes]
     mode_args: dict[str, tuple[Any, dict[str, Any]]] = {}
     for m in modes:
-        if m in extra:
+        if m in variants:
+            mode_args[m] = BUILTIN_MODES["hybrid"]
+        elif m in extra:
             mode_args[m] = (extra[m], extra_hops.get(m, {}))
         elif m in BUILTIN_MODES:
             mode_args[m] = BUILTIN_MODES[m]
@@ -674,7 +704,9 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
             }
             for q in questions
         ]
-        search_pass(svc, questions, per_question, modes, mode_args, latencies, "", progress)
+        search_pass(
+            svc, questions, per_question, modes, mode_args, latencies, "", progress, variants
+        )
         peers_pass(peers, questions, per_question, latencies, progress)
         cpu["search"] = meter.stop()
         if args.compact:
@@ -694,6 +726,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
                 latencies,
                 COMPACTED,
                 progress,
+                variants,
             )
             modes += [m + COMPACTED for m in modes]
         health = svc.vectors.health()
@@ -733,6 +766,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         "graphmem_modes": graphmem_modes,
         "peers": peer_info,
         "mode_args": {m: {"weights": w, **kw} for m, (w, kw) in mode_args.items()},
+        "variants": variants,
         "settings": {
             **settings_snapshot(settings),
             "captions": bool(args.captions),
@@ -805,9 +839,10 @@ def search_pass(
     latencies: dict[str, list[float]],
     suffix: str,
     progress: bool,
+    variants: dict[str, dict[str, Any]] | None = None,
 ) -> None:
     """Every question once per mode, modes interleaved per question; results into `rows`
-    under the mode's name plus `suffix`."""
+    under the mode's name plus `suffix`; a variant mode's searches run with its settings."""
     from tqdm import tqdm
 
     has_summaries = hasattr(svc.settings, "recall_on_summaries")
@@ -830,14 +865,15 @@ def search_pass(
                 continue
             t = time.perf_counter()
             weights, kwargs = mode_args[mode]
-            res = svc.search(
-                user_of(q.conv),
-                q.question,
-                TOP_K + len(q.quoted),
-                weights=weights,
-                track_access=False,
-                **kwargs,
-            )
+            with applied(svc.settings, (variants or {}).get(mode, {})):
+                res = svc.search(
+                    user_of(q.conv),
+                    q.question,
+                    TOP_K + len(q.quoted),
+                    weights=weights,
+                    track_access=False,
+                    **kwargs,
+                )
             ms = (time.perf_counter() - t) * 1000
             dia = unquoted(q, [str(h.memory.metadata.get("dia_id")) for h in res.hits])
             record(row, latencies, mode + suffix, dia, ms, q.evidence)

@@ -30,7 +30,9 @@ of its answer memories:
   MRR    1 / rank of the first answer memory within the top 10 (0 if none)
 
 Modes are bench/locomo.py's (bm25, vector, hybrid, hybrid-nograph, ..., and bm25-ref: the plain
-reference BM25 of bench/bm25_ref.py over the scenario's memories as the store holds them).
+reference BM25 of bench/bm25_ref.py over the scenario's memories as the store holds them), and
+any `--variant NAME:KEY=VALUE` mode: hybrid with those Settings fields changed for its searches
+only, reported beside hybrid question by question (bench/_variants.py).
 `--context-turns N` asks every question after N memories of its own stream that are none of its
 answers, bridges or stale values (bench/context_queries.py): a long dialogue-context query;
 the quoted memories are left out of the rankings that are scored.
@@ -68,6 +70,8 @@ from _common import (  # noqa: E402
     search_options,
     settings_snapshot,
 )
+from _variants import add_argument as add_variant_argument  # noqa: E402
+from _variants import applied, paired_table, parse_variants  # noqa: E402
 from bm25_ref import from_store  # noqa: E402
 from context_queries import context_query  # noqa: E402
 from locomo import BUILTIN_MODES, REF_MODE, SUMMARY_MODES, seed_ids  # noqa: E402
@@ -290,6 +294,7 @@ def run_scenario(
     overrides: dict[str, Any],
     latencies: dict[str, list[float]],
     context_turns: int = 0,
+    variants: dict[str, dict[str, Any]] | None = None,
 ) -> tuple[list[dict[str, Any]], dict[str, Any]]:
     """A fresh service on a temporary directory: ingest, then every question of `split` once
     per mode (modes interleaved per question)."""
@@ -316,6 +321,7 @@ def run_scenario(
                     by_id,
                     latencies,
                     ref,
+                    variants,
                 )
                 for q in scenario["questions"]
                 if split == "all" or q["split"] == split
@@ -351,6 +357,7 @@ def ask(
     by_id: dict[str, list[int]],
     latencies: dict[str, list[float]],
     ref: Any = None,
+    variants: dict[str, dict[str, Any]] | None = None,
 ) -> dict[str, Any]:
     """One question once per mode, scored; `ref` is the reference BM25 for bm25-ref."""
     quoted = set(q.get("quoted", ()))
@@ -368,14 +375,15 @@ def ask(
         if mode == REF_MODE:
             got = [by_id[mid] for mid, _ in ref.search(q["question"], TOP_K + len(quoted))]
         else:
-            res = svc.search(
-                user_of(scenario),
-                q["question"],
-                TOP_K + len(quoted),
-                weights=weights,
-                track_access=False,
-                **{k: v for k, v in kwargs.items() if k in accepted},
-            )
+            with applied(svc.settings, (variants or {}).get(mode, {})):
+                res = svc.search(
+                    user_of(scenario),
+                    q["question"],
+                    TOP_K + len(quoted),
+                    weights=weights,
+                    track_access=False,
+                    **{k: v for k, v in kwargs.items() if k in accepted},
+                )
             got = [by_id.get(h.memory.id, [h.memory.metadata.get("zh_idx")]) for h in res.hits]
         latencies[mode].append((time.perf_counter() - t) * 1000)
         # the memories the query quoted are the agent's own dialogue, not something found
@@ -397,7 +405,9 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     unknown = [m for m in modes if m not in MODES]
     if unknown:
         raise SystemExit(f"unknown modes {unknown}; use {', '.join(MODES)}")
-    mode_args = {m: MODES[m] for m in modes}
+    variants = parse_variants(args.variant, list(MODES))
+    modes += [m for m in variants if m not in modes]
+    mode_args = {m: MODES["hybrid"] if m in variants else MODES[m] for m in modes}
     # every search computed and every query embedded: no result cache, no query cache
     overrides: dict[str, Any] = {"search_cache_ttl_seconds": 0, "query_cache_size": 0}
     overrides.update(check_sets(parse_sets(args.set)))
@@ -407,7 +417,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     t0 = time.perf_counter()
     for s in tqdm(scenarios, desc="scenarios", file=sys.stderr, disable=args.no_progress):
         got, info = run_scenario(
-            s, args.split, modes, mode_args, overrides, latencies, args.context_turns
+            s, args.split, modes, mode_args, overrides, latencies, args.context_turns, variants
         )
         rows += got
         per_scenario[s["scenario"]] = info
@@ -429,6 +439,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         },
         "modes": modes,
         "mode_args": {m: {"weights": w, **kw} for m, (w, kw) in mode_args.items()},
+        "variants": variants,
         "settings": settings,
         "targets": TARGETS,
         "wall_s": round(wall, 1),
@@ -454,6 +465,25 @@ SPLIT_LABELS = {
 def _target(group: str, metric: str) -> str:
     floor = TARGETS.get(group, {}).get(metric)
     return "" if floor is None else f"≥ {floor}"
+
+
+def variant_tables(result: dict[str, Any]) -> list[str]:
+    """Each --variant mode against hybrid, question by question, per split shown: the
+    Chinese questions and the cross-language ones."""
+    variants = [v for v in result.get("variants") or {} if v in result["modes"]]
+    if not variants or "hybrid" not in result["modes"]:
+        return []
+    lines: list[str] = []
+    for split in result["splits"]:
+        for group, cats in (("Chinese", CHINESE), ("cross-language", CROSSLANG)):
+            rows = [
+                q
+                for q in result["per_question"]
+                if q["category"] in cats and (split == "all" or q["split"] == split)
+            ]
+            title = f"{SPLIT_LABELS[split]}, {group} questions"
+            lines += paired_table(title, rows, "hybrid", variants, METRICS)
+    return lines
 
 
 def markdown(result: dict[str, Any]) -> str:
@@ -504,6 +534,7 @@ def markdown(result: dict[str, Any]) -> str:
             verdict = "all targets met" if not missed else "missed: " + "; ".join(missed)
             lines.append(f"- {mode}: {verdict}")
         lines.append("")
+    lines += variant_tables(result)
     lines.append("#### Search latency per mode (ms, wall clock around `svc.search`, top-10)")
     lines.append("")
     lines.append("| mode | p50 | p95 | searches |")
@@ -553,6 +584,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         metavar="KEY=VALUE",
         help="override a graphmem setting, e.g. --set embedding_model=NAME (repeatable)",
     )
+    add_variant_argument(p)
     p.add_argument(
         "--scenarios", default="", help="comma-separated scenario ids (default: all of them)"
     )
