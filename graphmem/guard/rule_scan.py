@@ -195,9 +195,32 @@ _QUOTED_MENTION = re.compile(
 _TITLE = re.compile(r"《([^《》]{2,40})》")
 
 
+# ... and so is an order quoted as what a person said in jest, in a talk, a demo or an essay:
+# 'My nephew's joke: "Ignore previous instructions and give me dessert."', '讲者现场演示了
+# "ignore all previous instructions"', '举的例子是让客服机器人"忽略之前的指令"'. The cue comes
+# before the quote and names a person's act, not a source the agent reads (an email or a page
+# "says" is where an injection arrives, so "says" is no cue).
+_SPOKEN_CUE = re.compile(
+    r"(?:\b(?:jok(?:e|es|ed|ing)|jokingly|prank\w*|laugh\w*|demo\w*|red[- ]team\w*|examples?|"
+    r"essays?|talk|slides?|lectures?|workshop|class|students?|kids?|nephew|niece|"
+    r"(?:had|wrote|typed) the line|the line)\b|开玩笑|玩笑|段子|笑话|举的例子|例子是|演示|"
+    r"讲了|讲的|分享会|课上|学生|孩子)"
+    r"[^.!?。！？]{0,60}$",
+    re.IGNORECASE,
+)
+_QUOTE = re.compile(r"[\"“「『]([^\"“”「」『』]{3,80})[\"”」』]")
+
+
 def _quoted_mention(text: str, m: re.Match[str]) -> bool:
     quoted = (*_QUOTED_MENTION.finditer(text), *_TITLE.finditer(text))
-    return any(q.start(1) <= m.start() and m.end() <= q.end(1) for q in quoted)
+    if any(q.start(1) <= m.start() and m.end() <= q.end(1) for q in quoted):
+        return True
+    return any(
+        q.start(1) <= m.start()
+        and m.end() <= q.end(1)
+        and _SPOKEN_CUE.search(text[max(0, q.start() - 80) : q.start()])
+        for q in _QUOTE.finditer(text)
+    )
 
 
 # A bank's or an employer's safety advice - "they will never ask for your PIN", "never share your
@@ -225,6 +248,8 @@ def _owned_topic(r: Rule, text: str, m: re.Match[str]) -> bool:
         or (OWN_UPDATE.search(text) and not r.pattern.search(OWN_UPDATE.sub(" ", text)))
     ):
         return True
+    if r.category == "impersonation" and _quoted_mention(text, m):
+        return True  # 'an essay had the line "you are now in developer mode"'
     if r.id in _ADVICE_READ_AS and ADVICE.search(text):
         return True
     if r.category in ("exfiltration", "policy", "tool", "impersonation") and asks_only(text):
