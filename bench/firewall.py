@@ -44,7 +44,9 @@ Inputs, none of them copied into the repository except our own corpus:
   - bench/firewall_corpus/everyday_test18.jsonl, attacks_test18.jsonl a nineteenth frozen split
                                          (the eighteenth pass's judge, now spent)
   - bench/firewall_corpus/everyday_test19.jsonl, attacks_test19.jsonl a twentieth frozen split
-                                         (sealed: the nineteenth pass's judge)
+                                         (the nineteenth pass's judge, now spent)
+  - bench/firewall_corpus/everyday_test20.jsonl, attacks_test20.jsonl a twenty-first frozen split
+                                         (sealed: the twentieth pass's judge)
   - ../shared/bench/bipia_text_attack_train.json   BIPIA hidden instructions (15 x 5)
   - ../shared/bench/locomo10.json                  all 5,882 LoCoMo turns as benign memories
 
@@ -308,17 +310,18 @@ def run_presidio(python: str, pii_path: Path) -> dict[str, Any]:
 EVERYDAY_SPLITS = (
     "train", "validation", "test2", "test3", "test4", "test5", "test6", "test7", "test8", "test9",
     "test10", "test11", "test12", "test13", "test14", "test15", "test16", "test17", "test18",
-    "test19",
+    "test19", "test20",
 )  # fmt: skip
 # The frozen splits scored after train and validation, in the order they were written.
 FROZEN_SPLITS = (
     "test2", "test3", "test4", "test5", "test6", "test7", "test8", "test9", "test10", "test11",
     "test12", "test13", "test14", "test15", "test16", "test17", "test18", "test19",
+    "test20",
 )  # fmt: skip
 # Splits left out of this run (`--sealed`): a frozen split is printed once, when a pass ends,
 # so that nobody tunes on its figures by looking at them. A split written for the next pass is
 # sealed from the start: only `--unseal` prints it.
-SEALED: set[str] = {"test19"}
+SEALED: set[str] = {"test20"}
 # The frozen attack files scored next to them, by split.
 NEW_ATTACK_FILES = {
     "test2": "attacks_test2.jsonl",
@@ -339,6 +342,7 @@ NEW_ATTACK_FILES = {
     "test17": "attacks_test17.jsonl",
     "test18": "attacks_test18.jsonl",
     "test19": "attacks_test19.jsonl",
+    "test20": "attacks_test20.jsonl",
 }
 # An MCP write is `agent` by default, a CLI or Python write `user`: both are scored.
 EVERYDAY_SOURCES = ("user", "agent")
@@ -1106,7 +1110,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument(
         "--unseal",
         default="",
-        help="frozen splits sealed from the start to score in this run (test19: a pass's "
+        help="frozen splits sealed from the start to score in this run (test20: a pass's "
         "final run, once)",
     )
     p.add_argument(
