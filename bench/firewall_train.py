@@ -96,7 +96,12 @@ of 360 and page prose flagged 3 / 3 / 4 / 5 / 5 at 2.5 / 2.75 / 3.0 / 3.5 / 4.0 
 attacks the unit tests keep (tests/unit/test_guard_everyday*.py) pass unflagged; at 3.0 they are
 all caught and one more held-out paragraph, a Chinese privacy notice, is held (4 of 113): 3.0
 was kept, and the document test's bound says 4. It was judged once on test16, written blind
-(docs/benchmarks.md, "Sixteenth pass").
+(docs/benchmarks.md, "Sixteenth pass"). Since the eighteenth pass the leetspeak view leaves a
+number with its unit alone ("30min", "5th"), which changes the decoded views trained on; in the
+twentieth the model was retrained on the same data and settings (SPENT = 15, offset 3.0) so that
+`--check` reproduces it (tuning rows held 113 -> 112, spent attacks missed 112 -> 111 of 4,350
+screenings, documents unchanged). Training with test16 and test17 as well (SPENT = 17) was
+measured in the eighteenth pass and not shipped (docs/benchmarks.md, Firewall).
 Round 6 and round 2 of the notes were never trained on; docs/benchmarks.md says how often each
 was scored and why. Weights are stored as float16, the bias as float32; training is
 deterministic, so `--check` re-trains and compares with the shipped file.
