@@ -78,10 +78,17 @@ class Embedder:
         """Which runtime embeds queries (for status output)."""
         return "native"
 
+    def query_key(self, text: str) -> str:
+        """What the query cache files `text` under: two texts under one key must be texts the
+        model gives one vector. The text itself, unless the model is known to ignore a
+        difference: multilingual-e5-small is cased ("Paris" and "paris": cosine 0.975), and a
+        vector cached for one spelling must not answer the other."""
+        return text
+
     def encode_query(self, text: str, user_id: str = "") -> np.ndarray:
         """Embed a query, cached per user: a query is the user's data, and erasing a user must
         be able to drop exactly their entries (`forget_user`)."""
-        key = (user_id, " ".join(text.split()).lower())
+        key = (user_id, self.query_key(text))
         with self._lock:
             hit = self._cache.get(key)
             if hit is not None:

@@ -54,6 +54,14 @@ from graphmem.embedding.e5 import (
 QK = 32  # weights per Q4_0 block
 Q4 = np.dtype([("d", "<f2"), ("qs", "u1", (16,))])
 META = "\u2581"  # SentencePiece's word-boundary marker
+# The graph's shape, in its cache file's name: a graph written by another version is not reused.
+# 2: a layer's query, key and value projections are one MatMul, and its attention one
+# MultiHeadAttention node instead of 8 (reshapes, transposes, two products, the softmax), so a
+# query runs 6 nodes fewer per layer. The vectors are version 1's to the bit (int8 and fp32:
+# 1,549 texts, English and Chinese, each as a query and as a passage, and padded batches);
+# ONNX Runtime's time per query, summed over its nodes at their fastest, 5.4 -> 4.5 ms (18
+# tokens, one thread). tests/unit/test_e5_graph.py holds it to version 1 (`reference`).
+GRAPH_VERSION = 2
 
 
 @dataclass
@@ -151,9 +159,15 @@ class E5Tokenizer:
     runs of spaces collapsed, a leading word marker, then the best-scoring segmentation
     (Viterbi); a character no piece covers is one <unk>.
 
-    Plain Python, word by word, ~0.2 ms for a 140-character memory. The `tokenizers` library's
-    Unigram model gives the same ids faster, but its trie of 250k pieces holds ~270 MB, more
-    than the rest of the embedder, and it fuses a run of unknown characters into one <unk>."""
+    Plain Python, word by word, ~0.2 ms for a 140-character memory before its words are
+    cached (WORDS): 0.105 -> 0.012 ms per English query, 0.34 -> 0.04 ms per memory once the
+    words are known (synthetic texts of bench/synth.py; a Chinese sentence is one "word", so
+    repeats only). The `tokenizers` library's Unigram model gives the same ids faster, but its
+    trie of 250k pieces holds ~270 MB, more than the rest of the embedder, and it fuses a run
+    of unknown characters into one <unk>."""
+
+    WORDS = 8192  # words whose ids are kept; the cache starts again when it is full
+    WORD_CHARS = 32  # longer words (a Chinese sentence is one) are not kept
 
     def __init__(self, f: E5File) -> None:
         self.bos, self.eos, self.unk = f.bos, f.eos, f.unk
@@ -162,6 +176,7 @@ class E5Tokenizer:
         self._scores = f.scores.tolist()
         self._unk_score = min(self._scores) - 10.0
         self._max_len = max(len(p) for p in f.pieces)
+        self._words: dict[str, list[int]] = {}  # a word's ids: a function of the word alone
 
     def normalize(self, text: str) -> str:
         s = text.translate(self._table)
@@ -177,13 +192,19 @@ class E5Tokenizer:
         word by word bounds each position's candidates by the word's length instead of the
         longest piece: the same ids (checked on every LoCoMo turn and the Chinese set), a
         7-turn dialogue query 4.5 -> 0.8 ms."""
-        s = self.normalize(text)
+        words = self._words
         out: list[int] = []
-        start = 0
-        for i in range(1, len(s) + 1):
-            if i == len(s) or s[i] == META:
-                out += self._viterbi(s[start:i])
-                start = i
+        # a normalised text starts with the marker: each word is a marker and what follows it
+        for rest in self.normalize(text).split(META)[1:]:
+            word = META + rest
+            ids = words.get(word)
+            if ids is None:
+                ids = self._viterbi(word)
+                if len(word) <= self.WORD_CHARS:
+                    if len(words) >= self.WORDS:
+                        words.clear()
+                    words[word] = ids
+            out += ids
         return out
 
     def _viterbi(self, s: str) -> list[int]:
@@ -222,14 +243,19 @@ def _sha256(path: Path) -> str:
     return h.hexdigest()
 
 
-def build_graph(f: E5File) -> Any:
+def build_graph(f: E5File, reference: bool = False) -> Any:
     """The encoder from embeddings to unnormalised mean-pooled vectors, as an ONNX model.
 
     Inputs: `emb` [B, L, H] (word + position + type embeddings, before their layer norm) and
-    `mask` [B, L] (1 for a token, 0 for padding). Output `pooled` [B, H]."""
+    `mask` [B, L] (1 for a token, 0 for padding). Output `pooled` [B, H].
+
+    Each layer's query, key and value projections are one MatMul (their weights side by side)
+    and the attention is ONNX Runtime's MultiHeadAttention (GRAPH_VERSION 2). `reference`
+    builds version 1 instead, three projections and the attention op by op: what the tests
+    hold version 2's vectors to."""
     from onnx import TensorProto, helper, numpy_helper
 
-    H, NH, FF = f.hidden, f.heads, f.ffn
+    H, NH = f.hidden, f.heads
     hd = H // NH
     t = f.tensors
     nodes: list[Any] = []
@@ -239,13 +265,16 @@ def build_graph(f: E5File) -> Any:
         inits.append(numpy_helper.from_array(np.ascontiguousarray(arr), name))
         return name
 
-    def node(op: str, ins: list[str], out: str, domain: str = "", **attrs: Any) -> str:
-        nodes.append(helper.make_node(op, ins, [out], name=out, domain=domain, **attrs))
-        return out
+    def node(op: str, ins: list[str], out: str | list[str], domain: str = "", **attrs: Any) -> str:
+        outs = [out] if isinstance(out, str) else out
+        nodes.append(helper.make_node(op, ins, outs, name=outs[0], domain=domain, **attrs))
+        return outs[0]
 
-    def linear(x: str, w: str, nin: int, nout: int, out: str) -> str:
-        blocks = t[w]
-        y = node("MatMul", [x, const(w, dequantize(blocks).T.copy())], out + ".mm")
+    def weight(w: str) -> np.ndarray:  # [in, out], as MatMul takes it
+        return dequantize(t[w]).T
+
+    def linear(x: str, w: str, out: str) -> str:
+        y = node("MatMul", [x, const(w, weight(w).copy())], out + ".mm")
         return node("Add", [y, const(w[:-1] + "b", t[w[:-1] + "b"])], out)
 
     def layer_norm(x: str, prefix: str, out: str) -> str:
@@ -257,38 +286,66 @@ def build_graph(f: E5File) -> Any:
             epsilon=f.eps,
         )
 
-    const("heads_shape", np.array([0, 0, NH, hd], np.int64))
-    const("hidden_shape", np.array([0, 0, H], np.int64))
-    const("scale", np.array(1.0 / np.sqrt(hd), np.float32))
-    const("one", np.array(1.0, np.float32))
-    const("neg", np.array(-1e4, np.float32))
-    const("axes12", np.array([1, 2], np.int64))
+    def attention(x: str, p: str) -> str:
+        """Version 2: the three projections as one MatMul (per output channel, the int8
+        quantiser gives each column of the joined weights the scale it gives it alone, so the
+        products are the three MatMuls' to the bit), then one attention node; padding is
+        scored -1e4, as in version 1."""
+        w = np.concatenate([weight(f"{p}.{n}.w") for n in "qkv"], axis=1)
+        b = np.concatenate([t[f"{p}.{n}.b"] for n in "qkv"])
+        y = node("MatMul", [x, const(f"{p}.qkv.w", w)], f"{p}.qkv.mm")
+        y = node("Add", [y, const(f"{p}.qkv.b", b)], f"{p}.qkv")
+        q, k, v = f"{p}.q", f"{p}.k", f"{p}.v"
+        node("Split", [y, "qkv_split"], [q, k, v], axis=-1)
+        return node(
+            "MultiHeadAttention",
+            [q, k, v, "", "mask_i32"],
+            f"{p}.ctx",
+            domain="com.microsoft",
+            num_heads=NH,
+            mask_filter_value=-1e4,
+        )
+
+    def attention_by_op(x: str, p: str) -> str:
+        """Version 1 (`reference`)."""
+
+        def heads(name: str, perm: list[int]) -> str:
+            r = node(
+                "Reshape", [linear(x, f"{p}.{name}.w", f"{p}.{name}"), "heads"], f"{p}.{name}.r"
+            )
+            return node("Transpose", [r], f"{p}.{name}.t", perm=perm)
+
+        q, k, v = heads("q", [0, 2, 1, 3]), heads("k", [0, 2, 3, 1]), heads("v", [0, 2, 1, 3])
+        s = node("Mul", [node("MatMul", [q, k], f"{p}.qk"), "scale"], f"{p}.qk.s")
+        prob = node("Softmax", [node("Add", [s, "mask_bias"], f"{p}.qk.m")], f"{p}.p", axis=-1)
+        ctx = node(
+            "Transpose", [node("MatMul", [prob, v], f"{p}.pv")], f"{p}.ctx.t", perm=[0, 2, 1, 3]
+        )
+        return node("Reshape", [ctx, "hidden"], f"{p}.ctx")
+
     const("axis1", np.array([1], np.int64))
     const("axis_last", np.array([-1], np.int64))
-    # additive attention bias: 0 on tokens, -1e4 on padding, [B, 1, 1, L]
-    inv = node("Sub", ["one", "mask"], "mask_inv")
-    bias = node("Unsqueeze", [node("Mul", [inv, "neg"], "mask_neg"), "axes12"], "mask_bias")
+    if reference:
+        const("heads", np.array([0, 0, NH, hd], np.int64))
+        const("hidden", np.array([0, 0, H], np.int64))
+        const("scale", np.array(1.0 / np.sqrt(hd), np.float32))
+        const("one", np.array(1.0, np.float32))
+        const("neg", np.array(-1e4, np.float32))
+        const("axes12", np.array([1, 2], np.int64))
+        # additive attention bias: 0 on tokens, -1e4 on padding, [B, 1, 1, L]
+        inv = node("Sub", ["one", "mask"], "mask_inv")
+        node("Unsqueeze", [node("Mul", [inv, "neg"], "mask_neg"), "axes12"], "mask_bias")
+    else:
+        const("qkv_split", np.array([H, H, H], np.int64))
+        node("Cast", ["mask"], "mask_i32", to=TensorProto.INT32)  # the key padding mask
     x = layer_norm("emb", "emb.ln", "x0")
     for i in range(f.layers):
         p = f"l{i}"
-
-        def heads(name: str, perm: list[int], x: str = x, p: str = p) -> str:
-            y = linear(x, f"{p}.{name}.w", H, H, f"{p}.{name}")
-            r = node("Reshape", [y, "heads_shape"], f"{p}.{name}.r")
-            return node("Transpose", [r], f"{p}.{name}.t", perm=perm)
-
-        q = heads("q", [0, 2, 1, 3])
-        k = heads("k", [0, 2, 3, 1])
-        v = heads("v", [0, 2, 1, 3])
-        s = node("Mul", [node("MatMul", [q, k], f"{p}.qk"), "scale"], f"{p}.qk.s")
-        prob = node("Softmax", [node("Add", [s, bias], f"{p}.qk.m")], f"{p}.p", axis=-1)
-        ctx = node("MatMul", [prob, v], f"{p}.pv")
-        ctx = node("Transpose", [ctx], f"{p}.ctx", perm=[0, 2, 1, 3])
-        ctx = node("Reshape", [ctx, "hidden_shape"], f"{p}.ctx.r")
-        ao = linear(ctx, f"{p}.ao.w", H, H, f"{p}.ao")
+        ctx = attention_by_op(x, p) if reference else attention(x, p)
+        ao = linear(ctx, f"{p}.ao.w", f"{p}.ao")
         x = layer_norm(node("Add", [x, ao], f"{p}.res1"), f"{p}.aln", f"{p}.x1")
-        mid = node("Gelu", [linear(x, f"{p}.fi.w", H, FF, f"{p}.fi")], f"{p}.gelu")
-        fo = linear(mid, f"{p}.fo.w", FF, H, f"{p}.fo")
+        mid = node("Gelu", [linear(x, f"{p}.fi.w", f"{p}.fi")], f"{p}.gelu")
+        fo = linear(mid, f"{p}.fo.w", f"{p}.fo")
         x = layer_norm(node("Add", [x, fo], f"{p}.res2"), f"{p}.oln", f"{p}.x2")
     m3 = node("Unsqueeze", ["mask", "axis_last"], "mask3")
     total = node("ReduceSum", [node("Mul", [x, m3], "masked"), "axis1"], "sum", keepdims=0)
@@ -303,6 +360,12 @@ def build_graph(f: E5File) -> Any:
         ],
         [helper.make_tensor_value_info("pooled", TensorProto.FLOAT, ["B", H])],
         inits,
+        # the attention's outputs are typed here: shape inference does not know the operator,
+        # and the int8 quantiser needs the type of every MatMul's input
+        value_info=[
+            helper.make_tensor_value_info(f"l{i}.ctx", TensorProto.FLOAT, ["B", "L", H])
+            for i in range(f.layers)
+        ],
     )
     opsets = [helper.make_opsetid("", 20), helper.make_opsetid("com.microsoft", 1)]
     model = helper.make_model(graph, opset_imports=opsets, producer_name="graphmem")
@@ -332,7 +395,7 @@ class E5OnnxEncoder:
         t = self.file.tensors
         self._word = t["emb.word"]
         self._pos_type = t["emb.pos"] + t["emb.type"][: self.dim]
-        path = cache_dir / f"{model_file.stem}-{_sha256(model_file)[:16]}.onnx"
+        path = cache_dir / f"{model_file.stem}-{_sha256(model_file)[:16]}-g{GRAPH_VERSION}.onnx"
         if not path.exists():
             with _written_atomically(path) as tmp:
                 import onnx

