@@ -181,8 +181,9 @@ _GROUP_HEADED = {"standing_rule", "zh_new_rule"}
 # An order quoted and then named as a thing - 'the "ignore previous instructions" meme',
 # '"ignore previous instructions" style prompts for our red-team suite', '网上那些"忽略之前所有
 # 指令"的段子' - is the phrase being talked about, not said to the agent.
+_QUOTE = re.compile(r"[\"“「『]([^\"“”「」『』]{3,80})[\"”」』]")
 _QUOTED_MENTION = re.compile(
-    r"[\"“「『]([^\"“”「」『』]{3,80})[\"”」』]\s*(?:-?\s*style\b|memes?\b|jokes?\b|slides?\b|"
+    _QUOTE.pattern + r"\s*(?:-?\s*style\b|memes?\b|jokes?\b|slides?\b|"
     r"as a joke\b|for (?:fun|laughs)\b|"
     r"prompts?\b|tricks?\b|attacks?\b|examples?\b|strings?\b|phrases?\b|lines?\b|trope\b|"
     r"thing\b|still works?\b|works? on\b|worked on\b|works? against\b|的?段子|的?梗|之类|这类|"
@@ -208,7 +209,6 @@ _SPOKEN_CUE = re.compile(
     r"[^.!?。！？]{0,60}$",
     re.IGNORECASE,
 )
-_QUOTE = re.compile(r"[\"“「『]([^\"“”「」『』]{3,80})[\"”」』]")
 
 
 def _quoted_mention(text: str, m: re.Match[str]) -> bool:
