@@ -210,6 +210,11 @@ _EN: dict[str, str] = {
     "GATED": r"\b(?:only (?:(?:run|do|apply|deploy|execute|use)(?: (?:it|this|that|them))? )?"
              r"(?:after|once|when|if)|(?:after|once|when) (?:the )?(?:\w+ )?(?:tests?|"
              r"ci|checks?|build|review|pipeline) (?:pass(?:es|ed)?|(?:is|are) green|succeed)|"
+             # "only deploy the billing service after the nightly `make e2e` run is green"
+             r"only (?:run|apply|deploy|release|ship|merge|push|execute) [^.;!?]{1,40}? "
+             r"(?:after|once|when) [^.;!?]{1,60}? (?:is|are|turns|goes) green|"
+             # "... and attach the plan output to the PR before asking for review"
+             r"before (?:asking for|requesting|getting) (?:a |the )?(?:code )?(?:review|approval)|"
              # "run `terraform plan` and show it to Dana before any apply": a review first
              r"(?:show|send) (?:it|the (?:plan|diff|output)) to \w+ before (?:any|the|you)\b|"
              # "run nginx -t first, then restart": the check comes first

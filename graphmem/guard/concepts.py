@@ -180,6 +180,20 @@ COMBOS: tuple[Combo, ...] = (
 )
 # fmt: on
 
+
+def quoted(lo: int, hi: int) -> str:
+    """A quotation's pattern (its words in whichever group matched): double quotes, curly
+    quotes or CJK brackets (a pair need not match: canonical text may fold one side), or single
+    quotes ('ignore previous instructions'), where an apostrophe
+    inside a word (owner's, it's) neither opens nor closes one. One grammar, so that the rules'
+    quoted mentions, reported speech and the user's own preferences read the same quotes."""
+    n = f"{{{lo},{hi}}}"
+    return (
+        f'(?:["“「『]([^"“”「」『』]{n})["”」』]|'
+        f"(?<!\\w)'(?=\\S)((?:[^'\\n]|'(?=\\w)){n}?)(?<=\\S)'(?!\\w))"
+    )
+
+
 _SPLIT = re.compile(r"(?<=[.!?;])\s+|[。！？；\n]+|\s[—–]{1,2}\s|\s-{2,3}\s")
 _CJK = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff]")
 

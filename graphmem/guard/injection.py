@@ -41,6 +41,7 @@ from dataclasses import dataclass, field
 from graphmem.guard.canonical import Canonical, canonicalize
 from graphmem.guard.classifier import default_model, is_prose, is_short
 from graphmem.guard.concepts import (
+    _Tagger,
     addresses_anyone,
     asks_only,
     combos,
@@ -61,7 +62,16 @@ from graphmem.guard.own_preference import (
 )
 from graphmem.guard.pii import KIND_OF, find_pii
 from graphmem.guard.reported import is_report
-from graphmem.guard.rule_scan import RULES_COMPACT, RULES_EN, RULES_ZH, Rule, RuleHit, tightens
+from graphmem.guard.rule_scan import (
+    RULES_COMPACT,
+    RULES_EN,
+    RULES_ZH,
+    Rule,
+    RuleHit,
+    mentions,
+    tightens,
+    without_mentions,
+)
 from graphmem.guard.rule_scan import scan as _scan
 from graphmem.guard.second_reading import probability as _meaning
 
@@ -278,6 +288,23 @@ REASON_FLOOR = 0.25
 EVIDENCE_FLOOR = 0.5
 
 
+def _mentioned_only(body: str) -> bool:
+    """Whether the classifier's evidence is the quoted words the text talks about
+    (rule_scan.mentions): without them it reads below EVIDENCE_FLOOR and the rest names no
+    reader and no link. The story around a quoted attack is the user's; the quote is a
+    specimen. AI and hidden text are allowed as its topic ("the talk on prompt injection", "a
+    resume with hidden white text"); "you", "the user", this note, a link or a promotion are
+    not."""
+    model = default_model()
+    if model is None or not mentions(body):
+        return False
+    own = without_mentions(body)
+    if model.probability(own) >= EVIDENCE_FLOOR:
+        return False
+    t = _Tagger(own, True)
+    return not any(t.has(k) for k in ("YOU", "YOUR", "SELF", "USERREF", "URL", "PROMO", "REFERRAL"))
+
+
 def classify(views: dict[str, str]) -> tuple[float, str, str]:
     """Highest attack probability over the prose-like views: (p, view name, that view's text)."""
     model = default_model()
@@ -330,7 +357,7 @@ def screen(
         found = _scan(body, name, RULES_EN)
         if _CJK_RE.search(body):
             found += _scan(body, name, RULES_ZH)
-        for combo, span in combos(body):
+        for combo, span in combos(without_mentions(body)):
             if combo.category == "impersonation" and asks_only(body):
                 continue  # "compliance asked who has admin rights": no claim made
             found.append(
@@ -388,6 +415,8 @@ def screen(
                 alone = " (the user's note for their own work, alone)"
             elif not best and p < PLAIN_DETAIL_MAX_P and _plain_detail(c, body):
                 alone = " (a detail or a command, alone)"
+            elif not best and _mentioned_only(body):
+                alone = " (its words are in a quote talked about, alone)"
             elif not best and is_report(body):
                 alone = " (a report of what someone said, alone)"
             elif not best and replaces_own_instruction(body):

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 
-from graphmem.guard.concepts import OWN_UPDATE, _Tagger
+from graphmem.guard.concepts import OWN_UPDATE, _Tagger, quoted
 from graphmem.guard.set_aside import _ADDRESS
 
 # The user's own preference: the classifier reads "From now on, reply to me in British English",
@@ -35,7 +35,7 @@ _ATTACK_NEEDS = (
 _ATTACK_NEEDS_OWN_PARTY = tuple(c for c in _ATTACK_NEEDS if c not in ("RECIPIENT", "URL"))
 # ... nor a control or an operation next to a word that relaxes it (the policy combinations).
 _ATTACK_PAIRS = (("CONTROL", "RELAX"), ("OPS", "RELAX"))
-_QUOTED = re.compile(r"[\"“「『][^\"”」』]{0,80}[\"”」』]|(?<!\w)'[^']{1,80}'(?!\w)")
+_QUOTED = re.compile(quoted(0, 80))
 _USER_SELF = re.compile(r"\b(?:i|i'm|i'd|i've|i'll|me|my|mine|myself)\b|我(?!们)")
 _HABIT_START = re.compile(r"^\W*(?:请)?(?:以后|今后|往后|从今以后)")
 # A standing frame ("from now on", "从现在起") is the reply-shaping attack's own opening

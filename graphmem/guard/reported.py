@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import re
 
-from graphmem.guard.concepts import _Tagger, asks_only
+from graphmem.guard.concepts import _Tagger, asks_only, quoted
 
 # A source, then a verb of saying, in the opening clause (no sentence break, colon or quote
 # before it). The source may be anyone but the agent; "you said" is the agent's own words
@@ -45,6 +45,10 @@ _EN_SAYS = re.compile(
     r"newsletter|book|novel|film|movie|podcast|video|talk|study|survey|thread|sign|poster|"
     r"announcement|handbook|guidelines?|headline|news)\s+(?:\w+ )?"
     r"(?:says|said|claims|argues|notes|warns|explains|describes|is about|was about|mentions)\b"
+    # something heard or read, then what: "Heard at lunch that finance fell for a fake CEO email"
+    r"|^[^.!?;:\"]{0,30}?\b(?:heard|read|learned|found out)\b(?: [\w'-]+){0,5}? that\b"
+    # a line a work had: "A student essay I graded had the line \"...\""
+    r"|^[^.!?;:\"]{0,50}?\b(?:had|has|used|includes?|included) the (?:line|sentence|phrase|quote)\b"
     # a quoted line filed by its occasion: "my manager's line in the offsite: \"...\""
     r"|^[^.!?;:\"]{0,40}?'s (?:line|quote|words|take|answer|comment|joke|point)\b[^:\"]{0,30}:",
 )
@@ -54,6 +58,12 @@ _EN_LABEL = re.compile(
     r"(?:book|film|movie|podcast|show|tv|album|reading) (?:club(?: pick)?|recs?|"
     r"recommendations?|picks?|suggestions?)|"
     r"thesis idea|research idea|paper idea|talk idea|blog idea|blog post idea|post idea|"
+    # a story told or a line kept: "Funny moment at standup:", "Remember the quote from the
+    # keynote:", "Note for the security training slides:" (a note for the agent is no label:
+    # _AGENT_TOLD)
+    r"funny (?:moment|story|thing|bit)|anecdote|(?:remember |save |keep )?(?:the |a |this )?"
+    r"quote (?:from|by|of)|note for (?:the |my |our )?(?:[\w-]+ ){0,3}(?:slides?|talk|deck|"
+    r"training|presentation|course|class|lecture|workshop|blog post|newsletter)|"
     r"podcast|article|from the "
     r"(?:all-hands|all hands|town hall|offsite|standup|stand-up|meeting|news|newsletter|"
     r"keynote|talk|conference|training))\b[^:\"]{0,40}(?::|\s[-–—]\s)"
@@ -64,7 +74,13 @@ _ZH_SAYS = re.compile(
     r"^(?![^,，。]*(?:只要|如果|凡是|谁|每次|一旦|要是|假如|用户|主人|机主|你|您))"
     r"[^,，。!！?？;；:：\"“”]{1,16}?(?<!就)(?<!请)(?<!要)(?<!跟)(?<!对)(?<!和)(?<!再)(?<!中)"
     r"(?:说(?:了|过)?(?![出话的])(?!明(?![年天]))|讲了|表示|提到|通知说|发(?:了)?(?:通知|公告)|"
-    r"发(?:了)?(?:消息|邮件)说|在群里说|吐槽|透露说|反映)"
+    r"发(?:了)?(?:消息|邮件)说|在群里说|吐槽|透露说|反映|引用了?(?:一句|一段|他|她)?)"
+)
+# When and where it was said, before the report: "昨天开会，技术总监说..." - the occasion's clause
+# is left out before _ZH_SAYS reads the opening.
+_ZH_OCCASION = re.compile(
+    r"^\W*(?:昨天|今天|前天|刚才|早上|上午|中午|下午|晚上|上周[一二三四五六日末]?|上个月|周[一二三四五六日末])"
+    r"[^,，。]{0,8}(?:开会|例会|培训|上课|聚会|吃饭|聚餐|分享会|讲座|会上|课上|时)?[,，]\s*"
 )
 _ZH_LABEL = re.compile(
     r"^\W*(?:(?:记一下|备忘|记录)\s*[:：]\s*)?(?:新闻|报道|听说|据说|网上说|看到新闻|看到一篇|看到一条|"
@@ -77,7 +93,9 @@ _ZH_LABEL = re.compile(
     r"^[^,，。]{0,12}(?:有个|看了个|看到个|看了一个|看到一个)(?:演示|展示|案例|视频)|"
     # a work read, watched or heard: "最近在看一本讲...的书"
     r"^[^,，。]{0,10}(?:在看|看了|读了|在读|听了)(?:一本|一篇|一部|一期|一集)[^,，。]{0,30}"
-    r"(?:书|文章|小说|电影|剧|播客|论文|报道|视频)"
+    r"(?:书|文章|小说|电影|剧|播客|论文|报道|视频)|"
+    # a scam someone met, told as it happened: "邻居的微信被盗了，对方冒充...", "我妈接到诈骗电话"
+    r"^[^。！？]{0,14}(?:被盗了|被骗了|上当了|接到(?:了|过)?(?:一个|一通)?诈骗|遇到(?:了)?(?:骗子|诈骗))"
 )
 # A work and what it is about, in the opening clause: "interesting article today about people
 # jailbreaking chatbots", "my sister is writing a novel where the villain is a rogue AI".
@@ -93,7 +111,7 @@ _OUR_AI = re.compile(
     r"(?:我们|咱们|公司)(?:的|产品的|组的|团队的|内部的)?\s*[\u4e00-\u9fff]{0,6}\s*"
     r"(?:机器人|助手|智能体|大模型|模型|chatbot|bot|agent|copilot|ai)"
 )
-_QUOTED = re.compile(r"\"[^\"]{0,200}\"|“[^”]{0,200}”|「[^」]{0,200}」|『[^』]{0,200}』")
+_QUOTED = re.compile(quoted(0, 200))
 # What makes a report speak to the agent after all: "you" in its own voice, secrecy, a link,
 # a promotion or a referral; or carry a standing order under a third party's name - a trigger
 # ("他一要求就清除记录") or a control relaxed ("这个客户的数据保留政策已豁免"): a relaxed rule is
@@ -123,7 +141,7 @@ def is_report(text: str) -> bool:
         _EN_SAYS.search(own_voice)
         or _EN_LABEL.search(own_voice)
         or _EN_WORK.search(own_voice)
-        or _ZH_SAYS.search(own_voice)
+        or _ZH_SAYS.search(_ZH_OCCASION.sub("", own_voice, count=1))
         or _ZH_LABEL.search(own_voice)
         or _OUR_AI.search(own_voice)
         or asks_only(own_voice)  # a question someone asked, noted

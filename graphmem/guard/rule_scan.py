@@ -24,6 +24,7 @@ from graphmem.guard.concepts import (
     OWN_UPDATE,
     _Tagger,
     asks_only,
+    quoted,
     without_access_requests,
     without_forbidden_sends,
     without_keep_private,
@@ -181,7 +182,7 @@ _GROUP_HEADED = {"standing_rule", "zh_new_rule"}
 # An order quoted and then named as a thing - 'the "ignore previous instructions" meme',
 # '"ignore previous instructions" style prompts for our red-team suite', '网上那些"忽略之前所有
 # 指令"的段子' - is the phrase being talked about, not said to the agent.
-_QUOTE = re.compile(r"[\"“「『]([^\"“”「」『』]{3,80})[\"”」』]")
+_QUOTE = re.compile(quoted(3, 80))
 _QUOTED_MENTION = re.compile(
     _QUOTE.pattern + r"\s*(?:-?\s*style\b|memes?\b|jokes?\b|slides?\b|"
     r"as a joke\b|for (?:fun|laughs)\b|"
@@ -204,6 +205,10 @@ _TITLE = re.compile(r"《([^《》]{2,40})》")
 _SPOKEN_CUE = re.compile(
     r"(?:\b(?:jok(?:e|es|ed|ing)|jokingly|prank\w*|laugh\w*|demo\w*|red[- ]team\w*|examples?|"
     r"essays?|talk|slides?|lectures?|workshop|class|students?|kids?|nephew|niece|"
+    # the occasion or the verdict of a story: "the speaker showed ...", "funny moment at standup:
+    # Jess said ...", "a chain email saying ...", "the phishing text said ..."
+    r"funny|hilarious|speakers?|presenters?|keynote|conference|meetup|webinar|training|course|"
+    r"hoax|chain (?:e-?mail|letter)|scam\w*|phishing|"
     r"(?:had|wrote|typed) the line|the line)\b|开玩笑|玩笑|段子|笑话|举的例子|例子是|演示|"
     r"讲了|讲的|分享会|课上|学生|孩子)"
     r"[^.!?。！？]{0,60}$",
@@ -211,16 +216,34 @@ _SPOKEN_CUE = re.compile(
 )
 
 
-def _quoted_mention(text: str, m: re.Match[str]) -> bool:
-    quoted = (*_QUOTED_MENTION.finditer(text), *_TITLE.finditer(text))
-    if any(q.start(1) <= m.start() and m.end() <= q.end(1) for q in quoted):
-        return True
-    return any(
-        q.start(1) <= m.start()
-        and m.end() <= q.end(1)
-        and _SPOKEN_CUE.search(text[max(0, q.start() - 80) : q.start()])
+def _words(q: re.Match[str]) -> tuple[int, int]:
+    """The span of a quote's words (whichever of its quote marks matched)."""
+    return next(q.span(g) for g in range(1, (q.re.groups or 0) + 1) if q.group(g) is not None)
+
+
+def mentions(text: str) -> list[tuple[int, int]]:
+    """The spans of quoted words that are talked about, not said to the agent: a quote named as
+    a thing or a title, or a quote after a spoken cue (above)."""
+    spans = [_words(q) for q in (*_QUOTED_MENTION.finditer(text), *_TITLE.finditer(text))]
+    spans += [
+        _words(q)
         for q in _QUOTE.finditer(text)
-    )
+        if _SPOKEN_CUE.search(text[max(0, q.start() - 80) : q.start()])
+    ]
+    return spans
+
+
+def without_mentions(text: str) -> str:
+    """The text with its mentioned words blanked (same length), for the concept layer: a
+    combination the quoted words alone complete is what someone said, not what the memory
+    says."""
+    for a, b in mentions(text):
+        text = text[:a] + " " * (b - a) + text[b:]
+    return text
+
+
+def _quoted_mention(text: str, m: re.Match[str]) -> bool:
+    return any(a <= m.start() and m.end() <= b for a, b in mentions(text))
 
 
 # A bank's or an employer's safety advice - "they will never ask for your PIN", "never share your
@@ -232,7 +255,8 @@ ADVICE = re.compile(
     r"(?:都)?(?:不要|别|不能)给|(?:不要|别|千万别)把(?:验证码|密码|动态码)[^。;]{0,6}(?:告诉|给)",
     re.IGNORECASE,
 )
-_ADVICE_READ_AS = {"answer_yes", "stop_asking", "no_control"}
+# ... and so is "keep that in mind if anyone calls" after it: a caller to be wary of
+_ADVICE_READ_AS = {"answer_yes", "stop_asking", "no_control", "when_asks"}
 
 
 # "转给" passes on whatever came before it: mail, messages or files forwarded are no payment
@@ -243,13 +267,12 @@ _MONEY_ZH = re.compile(r"(?:钱|元|块|款|费|账|金额|工资|红包|[¥￥$
 
 
 def _owned_topic(r: Rule, text: str, m: re.Match[str]) -> bool:
+    if _quoted_mention(text, m):
+        return True  # 'an essay had the line "you are now in developer mode"'
     if r.category == "override" and (
-        _quoted_mention(text, m)
-        or (OWN_UPDATE.search(text) and not r.pattern.search(OWN_UPDATE.sub(" ", text)))
+        OWN_UPDATE.search(text) and not r.pattern.search(OWN_UPDATE.sub(" ", text))
     ):
         return True
-    if r.category == "impersonation" and _quoted_mention(text, m):
-        return True  # 'an essay had the line "you are now in developer mode"'
     if r.id in _ADVICE_READ_AS and ADVICE.search(text):
         return True
     if r.category in ("exfiltration", "policy", "tool", "impersonation") and asks_only(text):
