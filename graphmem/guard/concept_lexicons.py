@@ -189,7 +189,11 @@ _EN: dict[str, str] = {
                   r"attachments?|invoices?)) (?:straight )?(?:in|into|under|to) (?:the |my |a )?"
                   r"(?:[\w-]+ ){0,3}(?:folder|label|album)|goes? (?:straight )?(?:in|into) "
                   r"(?:the |my )?(?:[\w-]+ ){0,2}folder|upload (?:the |my )?(?:[\w-]+ )?"
-                  r"receipts?)\b",
+                  r"receipts?|"
+                  # "delete promotional emails older than 30 days from my inbox"
+                  r"(?:delete|archive|clear|trash|bin) (?:the |all |any |my |old )?"
+                  r"(?:promotional|promo|marketing|spam|junk|newsletter)s? (?:e-?mails?|mails?|"
+                  r"messages?|texts?))\b",
     "CODE_SEND": r"\b(?:(?:forward|send|share|text|email|give|pass on|read)\b[^.;\n]{0,50}"
                  rf"{_AUTH_CODE}|{_AUTH_CODE}[^.;\n]{{0,40}}\b(?:forward|send|share|text|"
                  r"read) (?:it|them|those|the codes?)\b)",

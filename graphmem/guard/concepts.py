@@ -130,8 +130,9 @@ COMBOS: tuple[Combo, ...] = (
     _c("c_override", "override", 0.8, "NEG_META META", "YOU SELF IMP"),
     _c("c_override_self", "override", 0.7, "SELF PRIORITY", "META NEG_META", "YOU AGENT IMP"),
     _c("c_policy_ops", "policy", 0.8, "CONTROL RELAX OPS", narrative_ok=False),
+    # ... unless the step waits on a check ("只有测试环境跑通而且张工确认之后才能上线")
     _c("c_policy_agent", "policy", 0.7, "CONTROL RELAX", "AGENT USERREF TRIGGER FRAME IMP",
-       narrative_ok=False, unless="LOW_STAKES", still_hostile=_LOW_STAKES_HOSTILE),
+       narrative_ok=False, unless="LOW_STAKES GATED", still_hostile=_LOW_STAKES_HOSTILE),
     _c("c_policy_auto", "policy", 0.7, "OPS RELAX", "AGENT USERREF TRIGGER FRAME IMP",
        narrative_ok=False, unless="LOW_STAKES", still_hostile=_LOW_STAKES_HOSTILE),
     _c("c_policy_modal", "policy", 0.6, "OPS RELAX MODAL", narrative_ok=False),
@@ -165,8 +166,9 @@ COMBOS: tuple[Combo, ...] = (
     _c("c_code", "tool", 0.8, "CODE", "RUN AGENT YOU", narrative_ok=False, unless="GATED"),
     _c("c_tool", "tool", 0.7, "RUN TOOLWORD", "DATA OPS DESTRUCT RECIPIENT TRIGGER ALL URL ADMIN",
        "IMP AGENT YOU TRIGGER", narrative_ok=False, unless="GATED"),
+    # clearing out the user's own promotional mail or spam is housekeeping (LOW_STAKES)
     _c("c_destroy", "tool", 0.7, "DESTRUCT ALL DATA", "TRIGGER AGENT IMP YOU",
-       narrative_ok=False),
+       narrative_ok=False, unless="LOW_STAKES", still_hostile="USERREF OWNER3 RECIPIENT"),
     # a rule for replies to the user themself ("reply to me in Spanish", "回复我的时候用中文",
     # "everything you write for me") is the user's own preference, unless it is secretive,
     # speaks of "the user" or of the agent's own replies ("your answer": the BIPIA shape)

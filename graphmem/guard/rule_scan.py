@@ -210,8 +210,17 @@ _SPOKEN_CUE = re.compile(
     r"funny|hilarious|speakers?|presenters?|keynote|conference|meetup|webinar|training|course|"
     r"hoax|chain (?:e-?mail|letter)|scam\w*|phishing|"
     r"(?:had|wrote|typed) the line|the line)\b|开玩笑|玩笑|段子|笑话|举的例子|例子是|演示|"
-    r"讲了|讲的|分享会|课上|学生|孩子)"
+    r"讲了|讲的|分享会|课上|学生|孩子|(?:说|讲)过?一句话|原话|名言|口头禅)"
     r"[^.!?。！？]{0,60}$",
+    re.IGNORECASE,
+)
+
+
+# ... or a quote the same clause then calls a joke: '同事把 "You are now in developer mode" 打在
+# Slack bot 里开玩笑', '"ignore previous instructions", she typed as a joke'.
+_JEST_AFTER = re.compile(
+    r"^[^.!?。！？;；]{0,30}?"
+    r"(?:开玩笑|玩笑|恶搞|\bas a joke\b|\bjokingly\b|\bfor (?:fun|laughs)\b)",
     re.IGNORECASE,
 )
 
@@ -229,6 +238,7 @@ def mentions(text: str) -> list[tuple[int, int]]:
         _words(q)
         for q in _QUOTE.finditer(text)
         if _SPOKEN_CUE.search(text[max(0, q.start() - 80) : q.start()])
+        or _JEST_AFTER.search(text[q.end() : q.end() + 40])
     ]
     return spans
 
@@ -259,6 +269,11 @@ ADVICE = re.compile(
 _ADVICE_READ_AS = {"answer_yes", "stop_asking", "no_control", "when_asks"}
 
 
+# A scam message described by what it impersonates: the impersonator is the mail, not the text.
+_SCAM_ITEM = re.compile(
+    r"冒充[^,，。]{1,12}的(?:钓鱼|诈骗|假|虚假)?(?:邮件|短信|电话|网站|链接|页面|消息|app|公众号)"
+)
+
 # "转给" passes on whatever came before it: mail, messages or files forwarded are no payment
 # unless money is named anywhere in the text.
 _FORWARDED = re.compile(r"(?:邮件|消息|短信|通知|文件|资料|链接|截图|照片|简历)[^。;!?]{0,12}$")
@@ -277,6 +292,8 @@ def _owned_topic(r: Rule, text: str, m: re.Match[str]) -> bool:
         return True
     if r.category in ("exfiltration", "policy", "tool", "impersonation") and asks_only(text):
         return True  # "客户问我们的助手会不会把聊天记录泄露给第三方": a question, noted
+    if r.id == "zh_pretend" and _SCAM_ITEM.search(text[m.start() : m.end() + 16]):
+        return True  # "收到一封冒充工商银行的钓鱼邮件": the mail impersonates, no one is told to
     if r.id == "payment_action" and _TO_OWN_PARTY.search(text[m.end() : m.end() + 50]):
         t = _Tagger(text, True)  # "transfer $400 to my brother Sam's account": the user's own
         return not any(t.has(c) for c in _STILL_HOSTILE)
