@@ -110,13 +110,27 @@ def everyday_rows(path: Path) -> list[dict[str, Any]]:
     ]
 
 
+# The embedder's fingerprint: the vector of a fixed text. A change in how vectors are computed
+# (the int8 weights in 7 bits, a new graph) changes it, and with it every cache key, so a model
+# is never fitted on vectors of an embedder the firewall no longer runs.
+_PROBE = "graphmem second reading: the embedder's fingerprint / 指纹"
+
+
+def _fingerprint() -> str:
+    probe = vector(_PROBE)
+    if probe is None:
+        raise SystemExit("the multilingual-e5-small embedder is not available")
+    return hashlib.sha256(np.asarray(probe, dtype=np.float32).tobytes()).hexdigest()[:16]
+
+
 def vectors(texts: list[str]) -> np.ndarray:
-    """One vector per text, cached by the text's hash (the model is fixed, so is the vector)."""
+    """One vector per text, cached by the text's hash and the embedder's fingerprint."""
     cache: dict[str, np.ndarray] = {}
     if CACHE.exists():
         with np.load(CACHE) as f:
             cache = dict(zip(f["keys"].tolist(), f["vectors"], strict=True))
-    keys = [hashlib.sha256(t.encode()).hexdigest() for t in texts]
+    fp = _fingerprint()
+    keys = [fp + hashlib.sha256(t.encode()).hexdigest() for t in texts]
     todo = [(k, t) for k, t in dict(zip(keys, texts, strict=True)).items() if k not in cache]
     for k, t in tqdm(todo, desc="embedding", unit="text", disable=not todo):
         vec = vector(t)
@@ -124,6 +138,7 @@ def vectors(texts: list[str]) -> np.ndarray:
             raise SystemExit("the multilingual-e5-small embedder is not available")
         cache[k] = vec
     if todo:
+        cache = {k: v for k, v in cache.items() if k.startswith(fp)}  # an old embedder's: gone
         CACHE.parent.mkdir(parents=True, exist_ok=True)
         np.savez(CACHE, keys=np.array(list(cache)), vectors=np.stack(list(cache.values())))
     return np.stack([cache[k] for k in keys])

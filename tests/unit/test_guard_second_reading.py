@@ -109,6 +109,12 @@ def test_the_vector_is_not_cached() -> None:
 
 
 @pytest.mark.slow
+@pytest.mark.xfail(
+    strict=True,
+    reason="the shipped weights were fitted on vectors cached before the embedder's int8 weights "
+    "moved to 7 bits; a refit on today's vectors loses one document injection (57/60 instead of "
+    "58/60, everything else identical: docs/benchmarks.md, Firewall), so it is not shipped",
+)
 def test_retraining_reproduces_the_shipped_weights() -> None:
     """Needs the benchmark data and scikit-learn (tests/helpers/retrain.py); embeds ~15k
     texts (a few minutes)."""
