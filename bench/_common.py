@@ -37,7 +37,7 @@ def search_options(svc: Any) -> set[str]:
 def percentile(values: list[float], p: float) -> float | None:
     """Nearest-rank percentile (p in [0, 100]); None for an empty list: graphmem's own, so a
     benchmark and `memory_health` rank latencies the same way."""
-    from graphmem.metrics import percentile as nearest_rank
+    from graphmem.infra.metrics import percentile as nearest_rank
 
     return nearest_rank(values, p)
 

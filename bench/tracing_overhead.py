@@ -29,7 +29,8 @@ import timeit
 from pathlib import Path
 from types import ModuleType
 
-from graphmem import MemoryService, Settings, tracing
+from graphmem import MemoryService, Settings
+from graphmem.infra import tracing
 from graphmem.requests import SearchRequest
 from graphmem.settings import TracingSettings
 from graphmem.usecases import search as branch

@@ -14,7 +14,7 @@ from typing import Any
 
 from graphmem.extractors.base import Entity, Mention
 from graphmem.extractors.normalize import Normalizer
-from graphmem.extras import optional_extra
+from graphmem.infra.extras import optional_extra
 
 FLAGS = {"nr": "person", "nrfg": "person", "nrt": "person", "ns": "place", "nt": "org",
          "nz": "thing"}

@@ -18,7 +18,6 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from graphmem import metrics, tracing
 from graphmem.breaker import Breaker
 from graphmem.embedding import Embedder
 from graphmem.embedding.base import own
@@ -26,8 +25,9 @@ from graphmem.extractors import Extractor
 from graphmem.guard import Guard
 from graphmem.guard.vault import Vault
 from graphmem.images import ImageChannel, ImageStore
+from graphmem.infra import metrics, tracing
+from graphmem.infra.metrics import LatencyRecorder
 from graphmem.linking import Linker
-from graphmem.metrics import LatencyRecorder
 from graphmem.model import Memory, utcnow
 from graphmem.projection import Projector
 from graphmem.settings import Settings

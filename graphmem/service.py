@@ -14,7 +14,6 @@ import builtins
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from graphmem import workers
 from graphmem.actor import CLI, Actor
 from graphmem.context import AccessTracker, Context, Purger, default_purgers
 from graphmem.embedding import Embedder, embedder_for, settings_for_store
@@ -22,8 +21,9 @@ from graphmem.extractors import Extractor, make_extractor
 from graphmem.guard import Guard
 from graphmem.guard.vault import Vault, key_path
 from graphmem.images import load_model, open_image_channel, open_image_store
+from graphmem.infra import workers
+from graphmem.infra.metrics import LatencyRecorder
 from graphmem.linking import Linker
-from graphmem.metrics import LatencyRecorder
 from graphmem.model import Memory
 from graphmem.projection import Projector, rebuild_graph
 from graphmem.requests import (

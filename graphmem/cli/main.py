@@ -118,8 +118,8 @@ class _VersionAction(argparse.Action):
 
 
 def main(argv: list[str] | None = None) -> int:
-    from graphmem import logs
     from graphmem.errors import InvalidInputError
+    from graphmem.infra import logs
 
     argv = list(sys.argv[1:] if argv is None else argv)
     try:

@@ -25,11 +25,11 @@ from fastmcp.server.dependencies import get_http_headers
 from fastmcp.server.middleware import Middleware
 from pydantic import ValidationError as PydanticValidationError
 
-from graphmem import logs, metrics, tracing
 from graphmem.actor import current_actor
 from graphmem.errors import InvalidInputError
 from graphmem.guard import RateLimitExceeded
 from graphmem.guard.ratelimit import Budget
+from graphmem.infra import logs, metrics, tracing
 from graphmem.mcp.context import Lane, ToolContext, current_lane
 from graphmem.requests import ListRequest, SearchRequest
 from graphmem.settings import Settings

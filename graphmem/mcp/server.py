@@ -30,9 +30,10 @@ from typing import TYPE_CHECKING, Any
 from fastmcp import FastMCP
 from fastmcp.server.auth import AuthProvider
 
-from graphmem import __version__, localserver, metrics
+from graphmem import __version__
 from graphmem.cli.common import announce_data_dir
 from graphmem.errors import InvalidInputError, StoreUnavailableError
+from graphmem.infra import localserver, metrics
 from graphmem.mcp import prompts, resources
 from graphmem.mcp.context import ToolContext, ToolRegistry, WorkerLanes, caller_lookup
 from graphmem.mcp.http import (
@@ -141,7 +142,7 @@ def load_tokens(settings: Settings, cfg: McpSettings) -> TokenTable:
 def serve_command(args: argparse.Namespace) -> int:
     """`graphmem serve`: HTTP by default, --stdio for one local agent, --add-token to mint.
 
-    While it runs, the server's card (graphmem.localserver) is in the data directory, so CLI
+    While it runs, the server's card (graphmem.infra.localserver) is in the data directory, so CLI
     commands on the same store reach this server instead of failing on the store's lock."""
     overrides: dict[str, Any] = {}
     if args.data_dir:

@@ -33,9 +33,9 @@ from graphmem.documents import Chunk, Document, DocumentError, chunk, discover, 
 from graphmem.documents.scanned import PageOcr
 from graphmem.errors import InvalidInputError
 from graphmem.filters import MemoryFilter, MetaCondition
+from graphmem.infra.tracing import span
 from graphmem.model import Kind, Memory, Status, check_user
 from graphmem.stores.records import RecordQuery
-from graphmem.tracing import span
 from graphmem.usecases.document_store import (  # chunk_content: the bench takes it from here
     DocumentOutcome,
     chunk_content,  # noqa: F401

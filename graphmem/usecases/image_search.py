@@ -22,13 +22,13 @@ from typing import Any
 
 import numpy as np
 
-from graphmem import metrics, workers
 from graphmem.context import Context
 from graphmem.images.channel import ImageChannel
+from graphmem.infra import metrics, workers
+from graphmem.infra.tracing import carry, span
 from graphmem.model import Kind, Memory
 from graphmem.requests import ValidSearch
 from graphmem.stores.vectors import VectorFilter
-from graphmem.tracing import carry, span
 
 log = logging.getLogger("graphmem.retrieval")
 

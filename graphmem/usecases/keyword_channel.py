@@ -7,12 +7,12 @@ from __future__ import annotations
 from concurrent.futures import Future
 from typing import NamedTuple
 
-from graphmem import metrics, workers
 from graphmem.context import Context
 from graphmem.glossary import english_terms
+from graphmem.infra import metrics, workers
+from graphmem.infra.tracing import carry, span
 from graphmem.stores.records import RecordQuery
 from graphmem.text import query_terms
-from graphmem.tracing import carry, span
 
 
 class KeywordHits(NamedTuple):

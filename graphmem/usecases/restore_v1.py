@@ -25,11 +25,11 @@ from dataclasses import replace
 from itertools import islice
 from typing import Any
 
-from graphmem import workers
 from graphmem.context import Context
 from graphmem.errors import InvalidInputError
 from graphmem.guard.policy import REF_RE, Sealer
 from graphmem.importers import graphmem_v1 as v1
+from graphmem.infra import workers
 from graphmem.model import (
     Kind,
     Memory,

@@ -18,18 +18,19 @@ from typing import Any
 
 import numpy as np
 
-from graphmem import associative, fusion, metrics, ranking, temporal
+from graphmem import associative, fusion, ranking, temporal
 from graphmem.associative import Step, TracedHit
 from graphmem.context import Context
 from graphmem.errors import StoreUnavailableError
 from graphmem.extractors.subjects import named_in, subject_of
+from graphmem.infra import metrics
+from graphmem.infra.tracing import note, span
 from graphmem.lifecycle import is_expired
 from graphmem.model import Hit, Kind, Memory, Status, check_user, utcnow
 from graphmem.requests import SearchRequest, SearchResult, ValidSearch
 from graphmem.stores.records import RecordQuery
 from graphmem.stores.vectors import VectorFilter
 from graphmem.text import query_terms
-from graphmem.tracing import note, span
 from graphmem.usecases import bridge_answer, fanout, focus, image_search, libraries
 from graphmem.usecases.keyword_channel import KeywordHits, start_keyword
 from graphmem.visibility import only_visible, readable_statuses

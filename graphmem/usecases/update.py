@@ -8,11 +8,12 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
-from graphmem import metrics
 from graphmem.actor import audit_by
 from graphmem.context import Context
 from graphmem.errors import FirewallRejected, InvalidInputError
 from graphmem.guard.policy import Sealer, refs_in
+from graphmem.infra import metrics
+from graphmem.infra.tracing import span
 from graphmem.model import (
     Memory,
     Status,
@@ -27,7 +28,6 @@ from graphmem.model import (
 )
 from graphmem.summary import summarize
 from graphmem.text import search_text
-from graphmem.tracing import span
 from graphmem.usecases.images import shas_of, sweep
 from graphmem.usecases.read import get
 from graphmem.usecases.search import similar

@@ -19,8 +19,9 @@ from typing import Any
 import pytest
 from prometheus_client.parser import text_string_to_metric_families
 
-from graphmem import MemoryService, metrics
-from graphmem.logs import JsonFormatter, RequestIdFilter, new_request_id, request_context
+from graphmem import MemoryService
+from graphmem.infra import metrics
+from graphmem.infra.logs import JsonFormatter, RequestIdFilter, new_request_id, request_context
 from tests.helpers.mcp import HttpServer, http_client, start_http_server
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -8,8 +8,9 @@ import time
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
-from graphmem import __version__, metrics
+from graphmem import __version__
 from graphmem.actor import Actor
+from graphmem.infra import metrics
 from graphmem.mcp.context import ToolContext, ToolRegistry
 from graphmem.mcp.results_ops import HealthResult
 from graphmem.mcp.stats import mean, percentile

@@ -359,7 +359,7 @@ def register(mcp: ToolRegistry, ctx: ToolContext) -> None:
 
 def _llm_summary(texts: list[str], llm: LlmSettings) -> str:
     """One call to an OpenAI-compatible chat-completions endpoint; raises on any failure."""
-    from graphmem.llm import complete
+    from graphmem.infra.llm import complete
 
     if not llm.url:
         raise ValueError("no LLM endpoint configured")
