@@ -19,6 +19,10 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from graphmem.breaker import Breaker
+from graphmem.domain.linking import Linker
+from graphmem.domain.model import Memory, utcnow
+from graphmem.domain.summary import SummaryVectors
+from graphmem.domain.text import forget_derived
 from graphmem.embedding import Embedder
 from graphmem.embedding.base import own
 from graphmem.extractors import Extractor
@@ -27,8 +31,6 @@ from graphmem.guard.vault import Vault
 from graphmem.images import ImageChannel, ImageStore
 from graphmem.infra import metrics, tracing
 from graphmem.infra.metrics import LatencyRecorder
-from graphmem.linking import Linker
-from graphmem.model import Memory, utcnow
 from graphmem.projection import Projector
 from graphmem.settings import Settings
 from graphmem.stores import (
@@ -41,8 +43,6 @@ from graphmem.stores import (
 from graphmem.stores.erase_notices import EraseNotices, EraseWatcher
 from graphmem.stores.records import MemoryRecords
 from graphmem.stores.records.locks import user_lock
-from graphmem.summary import SummaryVectors
-from graphmem.text import forget_derived
 from graphmem.usecases.versions import Temporal
 
 log = logging.getLogger("graphmem.context")
@@ -208,7 +208,7 @@ class Context:
     def forget_text_caches(self) -> int:
         """Empty this process's caches keyed by what users wrote, which cannot be purged by
         user: the summary vectors and the text-derived ranking caches
-        (graphmem.text.forget_derived). Returns the entries dropped."""
+        (graphmem.domain.text.forget_derived). Returns the entries dropped."""
         return self.summaries.forget_all() + forget_derived()
 
     def forget_everyone_cached(self) -> int:

@@ -19,11 +19,11 @@ from typing import Any, Protocol
 import numpy as np
 
 from graphmem.breaker import Breaker
+from graphmem.domain.filters import meta_tokens
+from graphmem.domain.model import Memory, utcnow
 from graphmem.embedding import Embedder
 from graphmem.errors import BusyError
-from graphmem.filters import meta_tokens
 from graphmem.infra import metrics
-from graphmem.model import Memory, utcnow
 from graphmem.stores.graph import GraphEdge, GraphNode, GraphStore
 from graphmem.stores.records import (
     GraphTables,

@@ -14,19 +14,11 @@ import builtins
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from graphmem.actor import CLI, Actor
 from graphmem.context import AccessTracker, Context, Purger, default_purgers
-from graphmem.embedding import Embedder, embedder_for, settings_for_store
-from graphmem.extractors import Extractor, make_extractor
-from graphmem.guard import Guard
-from graphmem.guard.vault import Vault, key_path
-from graphmem.images import load_model, open_image_channel, open_image_store
-from graphmem.infra import workers
-from graphmem.infra.metrics import LatencyRecorder
-from graphmem.linking import Linker
-from graphmem.model import Memory
-from graphmem.projection import Projector, rebuild_graph
-from graphmem.requests import (
+from graphmem.domain.actor import CLI, Actor
+from graphmem.domain.linking import Linker
+from graphmem.domain.model import Memory
+from graphmem.domain.requests import (
     ListRequest,
     MemoryPage,
     SearchOptions,
@@ -34,6 +26,16 @@ from graphmem.requests import (
     SearchResult,
     WriteItem,
 )
+from graphmem.domain.summary import SummaryVectors
+from graphmem.domain.visibility import Viewer
+from graphmem.embedding import Embedder, embedder_for, settings_for_store
+from graphmem.extractors import Extractor, make_extractor
+from graphmem.guard import Guard
+from graphmem.guard.vault import Vault, key_path
+from graphmem.images import load_model, open_image_channel, open_image_store
+from graphmem.infra import workers
+from graphmem.infra.metrics import LatencyRecorder
+from graphmem.projection import Projector, rebuild_graph
 from graphmem.service_documents import DocumentsAPI
 from graphmem.service_images import ImagesAPI
 from graphmem.settings import Settings
@@ -50,7 +52,6 @@ from graphmem.stores import (
 from graphmem.stores.erase_notices import WATCH_SECONDS
 from graphmem.stores.graph.prepared import PreparedGraph, prepared
 from graphmem.stores.records import Relation
-from graphmem.summary import SummaryVectors
 from graphmem.usecases import compact as compacting
 from graphmem.usecases import compare as comparing
 from graphmem.usecases import erase as erasing
@@ -67,7 +68,6 @@ from graphmem.usecases.compact import CompactionReport, PeriodicCompactor
 from graphmem.usecases.erase import ErasureReceipt
 from graphmem.usecases.review import HeldMemory
 from graphmem.usecases.versions import Temporal
-from graphmem.visibility import Viewer
 
 if TYPE_CHECKING:
     from typing_extensions import Unpack  # typing's own from Python 3.12
@@ -400,7 +400,7 @@ class MemoryService(DocumentsAPI, ImagesAPI):
         """Hybrid recall, expanded `expand_hops` (default 2, 0 disables) over the memory graph,
         optionally only over `relation_types`; every hit carries the path that brought it.
         Current memories only, unless the query asks about the past, `as_of` (what was valid
-        then) or `include_history` is given (graphmem.temporal.recall_window). The options
+        then) or `include_history` is given (graphmem.domain.temporal.recall_window). The options
         are SearchRequest's fields, declared once there; `tool` is accepted and unused (a
         search writes no audit row).
 

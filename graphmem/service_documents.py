@@ -13,8 +13,8 @@ from urllib.request import OpenerDirector
 
 from graphmem.context import Context
 from graphmem.documents import Document
+from graphmem.domain.model import check_user
 from graphmem.errors import DocumentNotFoundError
-from graphmem.model import check_user
 from graphmem.usecases import documents, libraries
 from graphmem.usecases.documents import DocumentSource, IngestReport, Progress
 from graphmem.usecases.erase import ErasureReceipt

@@ -10,10 +10,10 @@ from pathlib import Path
 from typing import Any
 
 from graphmem.context import Context
-from graphmem.model import Memory
+from graphmem.domain.model import Memory
+from graphmem.domain.visibility import Viewer
 from graphmem.usecases import images
 from graphmem.usecases.images import ImageSource
-from graphmem.visibility import Viewer
 
 
 class ImagesAPI:

@@ -22,12 +22,12 @@ from contextvars import ContextVar
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any, Protocol, TextIO
 
-from graphmem.actor import CLI, current_actor
 from graphmem.cli.failures import Failure, failure_of, setting_error
+from graphmem.domain.actor import CLI, current_actor
 from graphmem.errors import GraphmemError, InvalidInputError
 
 if TYPE_CHECKING:
-    from graphmem.model import Memory
+    from graphmem.domain.model import Memory
     from graphmem.service import MemoryService
     from graphmem.settings import Settings
 

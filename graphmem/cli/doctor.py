@@ -12,7 +12,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from graphmem.cli.common import AddCommand, emit, settings_of
-from graphmem.model import utcnow
+from graphmem.domain.model import utcnow
 
 if TYPE_CHECKING:
     from graphmem.settings import Settings
@@ -104,7 +104,7 @@ def check_outbox(records: Any, stale_after: float = OUTBOX_STALE_SECONDS) -> dic
 def check_keywords(records: Any) -> dict[str, Any]:
     """Are the stored keyword tokens today's? A store of another tokenizer version would miss
     what its older rows spell differently; opening the service rewrites them."""
-    from graphmem.text import TOKENIZER_VERSION
+    from graphmem.domain.text import TOKENIZER_VERSION
     from graphmem.usecases.backfill import tokenizer_version
 
     held = tokenizer_version(records) if records.count() else str(TOKENIZER_VERSION)

@@ -9,8 +9,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from graphmem.cli.common import AddCommand, emit, open_service, user_of
+from graphmem.domain.model import Memory
 from graphmem.errors import InvalidInputError
-from graphmem.model import Memory
 
 if TYPE_CHECKING:
     from graphmem.service import MemoryService

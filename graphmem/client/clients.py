@@ -11,7 +11,7 @@ instead, through its MCP tools; the same methods return the same shapes (docs/py
 client classes here only bridge: argument checks and result shapes are in
 graphmem.client.ops (graphmem.client.documents for documents), the calls in
 graphmem.client.backends. The names avoid `Memory`, which
-is graphmem's record class (graphmem.model.Memory).
+is graphmem's record class (graphmem.domain.model.Memory).
 """
 
 from __future__ import annotations

@@ -29,12 +29,12 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 from PIL import Image
 
+from graphmem.domain.model import Kind, Memory
 from graphmem.errors import ImageError
 from graphmem.images.clip import ClipModel
 from graphmem.images.decode import SHA_KEY, DecodedImage, decode
 from graphmem.images.port import ImageStore
 from graphmem.images.settings import ImageSettings
-from graphmem.model import Kind, Memory
 from graphmem.projection import vector_point
 from graphmem.stores import RecordsStore, image_vectors_path, open_image_vectors
 from graphmem.stores.vectors import VectorFilter, VectorStore

@@ -16,7 +16,7 @@ import anyio
 from fastmcp.exceptions import ToolError
 from fastmcp.server.dependencies import get_access_token
 
-from graphmem.actor import Actor
+from graphmem.domain.actor import Actor
 from graphmem.errors import InvalidInputError
 from graphmem.mcp.identity import check_role
 from graphmem.mcp.stats import ToolStats

@@ -32,6 +32,7 @@ from fastmcp.server.auth import AuthProvider
 
 from graphmem import __version__
 from graphmem.cli.common import announce_data_dir
+from graphmem.domain.model import check_user
 from graphmem.errors import InvalidInputError, StoreUnavailableError
 from graphmem.infra import localserver, metrics
 from graphmem.mcp import prompts, resources
@@ -58,7 +59,6 @@ from graphmem.mcp.tools import (
     recall,
     working,
 )
-from graphmem.model import check_user
 from graphmem.settings import Settings
 from graphmem.settings.server import McpSettings
 from graphmem.stores import open_working

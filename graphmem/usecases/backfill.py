@@ -33,11 +33,11 @@ from pathlib import Path
 from typing import Any
 
 from graphmem.context import Context
+from graphmem.domain.model import Memory
+from graphmem.domain.text import TOKENIZER_VERSION, search_text
 from graphmem.images.channel import stamp
-from graphmem.model import Memory
 from graphmem.projection import rebuild_graph, vector_point
 from graphmem.settings import Settings
-from graphmem.text import TOKENIZER_VERSION, search_text
 
 log = logging.getLogger("graphmem.backfill")
 
@@ -47,7 +47,7 @@ TOKENIZER_META = "keyword_tokenizer"
 # Stores written before the version was recorded hold version 1's tokens (CJK bigrams only).
 UNRECORDED_TOKENIZER = "1"
 # What a vector point's payload holds: 2 added source, agent_id, run_id and metadata tokens,
-# the payload conditions of a filtered search (graphmem.filters). Unrecorded: 1.
+# the payload conditions of a filtered search (graphmem.domain.filters). Unrecorded: 1.
 PAYLOAD_META = "vector_payload"
 PAYLOAD_VERSION = "2"
 

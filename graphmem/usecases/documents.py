@@ -31,10 +31,10 @@ from urllib.request import OpenerDirector
 from graphmem.context import Context
 from graphmem.documents import Chunk, Document, DocumentError, chunk, discover, load_path, load_url
 from graphmem.documents.scanned import PageOcr
+from graphmem.domain.filters import MemoryFilter, MetaCondition
+from graphmem.domain.model import Kind, Memory, Status, check_user
 from graphmem.errors import InvalidInputError
-from graphmem.filters import MemoryFilter, MetaCondition
 from graphmem.infra.tracing import span
-from graphmem.model import Kind, Memory, Status, check_user
 from graphmem.stores.records import RecordQuery
 from graphmem.usecases.document_store import (  # chunk_content: the bench takes it from here
     DocumentOutcome,

@@ -21,18 +21,18 @@ from pathlib import Path
 from typing import Any
 
 from graphmem.context import Context
+from graphmem.domain.filters import MemoryFilter, MetaCondition
+from graphmem.domain.model import Kind, Memory, check_user
+from graphmem.domain.requests import WriteItem
+from graphmem.domain.visibility import Viewer
 from graphmem.errors import ImageError, InvalidInputError, NotFoundError
-from graphmem.filters import MemoryFilter, MetaCondition
 from graphmem.images import DecodedImage, ImageStore, OcrResult, decode, read_text
 from graphmem.images.decode import SHA_KEY
 from graphmem.images.fetch import fetch
 from graphmem.images.pdf import PdfPage, is_pdf, read_page
 from graphmem.images.places import nearest_place
-from graphmem.model import Kind, Memory, check_user
-from graphmem.requests import WriteItem
 from graphmem.stores.records import RecordQuery
 from graphmem.usecases.write import write_many
-from graphmem.visibility import Viewer
 
 log = logging.getLogger("graphmem.images")
 

@@ -13,11 +13,11 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, replace
 
-from graphmem.associative import Step, seed_relevance
 from graphmem.context import Context
+from graphmem.domain.associative import Step, seed_relevance
+from graphmem.domain.model import Hit, Kind
+from graphmem.domain.requests import SearchRequest, SearchResult
 from graphmem.errors import InvalidInputError
-from graphmem.model import Hit, Kind
-from graphmem.requests import SearchRequest, SearchResult
 
 PREFIX = "library:"
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")

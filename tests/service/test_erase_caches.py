@@ -14,9 +14,9 @@ from pathlib import Path
 import pytest
 
 from graphmem import MemoryService, Settings
+from graphmem.domain.meaning import gist
 from graphmem.embedding import Embedder
 from graphmem.guard.consensus import extract_claim
-from graphmem.meaning import gist
 from graphmem.stores.erase_notices import EraseNotices
 from graphmem.stores.graph.prepared import PreparedGraph
 from tests.helpers.services import service_url

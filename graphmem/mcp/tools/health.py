@@ -9,13 +9,13 @@ from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
 from graphmem import __version__
-from graphmem.actor import Actor
+from graphmem.domain.actor import Actor
+from graphmem.domain.model import Status
 from graphmem.infra import metrics
 from graphmem.mcp.context import ToolContext, ToolRegistry
 from graphmem.mcp.results_ops import HealthResult
 from graphmem.mcp.stats import mean, percentile
 from graphmem.mcp.tools.common import tool_annotations
-from graphmem.model import Status
 
 if TYPE_CHECKING:
     from graphmem.service import MemoryService

@@ -11,6 +11,9 @@ from typing import Annotated, Any
 from fastmcp.exceptions import ToolError
 from pydantic import Field
 
+from graphmem.domain.model import Status
+from graphmem.domain.requests import WriteItem
+from graphmem.domain.summary import summarize_many
 from graphmem.mcp.context import ToolContext, ToolRegistry
 from graphmem.mcp.results import (
     ForgetResult,
@@ -29,10 +32,7 @@ from graphmem.mcp.tools.common import (
     tool_errors,
 )
 from graphmem.mcp.tools.filters import SCOPE_MAX
-from graphmem.model import Status
-from graphmem.requests import WriteItem
 from graphmem.settings.sections import LlmSettings
-from graphmem.summary import summarize_many
 from graphmem.usecases.turns import MAX_TURNS as MAX_OBSERVE_TURNS
 from graphmem.usecases.turns import observe
 

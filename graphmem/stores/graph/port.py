@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Protocol
 
-from graphmem.relation_types import RELATION_TYPES as RELATION_TYPES  # re-exported
+from graphmem.domain.relation_types import RELATION_TYPES as RELATION_TYPES  # re-exported
 from graphmem.stores.records.rows import EntityRef
 
 
