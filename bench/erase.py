@@ -48,7 +48,7 @@ def prepare(data_dir: Path, memories: int, others: int, seed: int) -> dict[str, 
     from graphmem.domain.model import Memory, MemoryType, new_id
     from graphmem.domain.summary import summarize
     from graphmem.domain.text import search_text
-    from graphmem.projection import vector_point
+    from graphmem.service.projection import vector_point
 
     t0 = time.perf_counter()
     svc = MemoryService(Settings(data_dir=data_dir, merge_on_write=False))

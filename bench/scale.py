@@ -299,7 +299,7 @@ def write_bulk(
     from graphmem.domain.model import Memory, MemoryType, new_id
     from graphmem.domain.summary import summarize
     from graphmem.domain.text import search_text
-    from graphmem.projection import vector_point
+    from graphmem.service.projection import vector_point
 
     rng = np.random.default_rng(start)
     now = datetime.now(UTC)

@@ -42,7 +42,7 @@ def main(argv: list[str] | None = None) -> int:
     from ui_pages import store_facts
 
     from graphmem.domain.requests import SearchRequest
-    from graphmem.service import MemoryService
+    from graphmem.service.facade import MemoryService
     from graphmem.settings import Settings
 
     user = store_facts(args.store)["user"]

@@ -27,7 +27,7 @@ if TYPE_CHECKING:
         NotFoundError,
         StoreUnavailableError,
     )
-    from graphmem.service import MemoryService
+    from graphmem.service.facade import MemoryService
     from graphmem.settings import Settings
     from graphmem.version import __version__
 
@@ -49,7 +49,7 @@ _EXPORTS = {
     "SearchRequest": "graphmem.domain.requests",
     "SearchResult": "graphmem.domain.requests",
     "WriteItem": "graphmem.domain.requests",
-    "MemoryService": "graphmem.service",
+    "MemoryService": "graphmem.service.facade",
     "Settings": "graphmem.settings",
     # the installed metadata's version (pyproject.toml's), read on first use
     "__version__": "graphmem.version",

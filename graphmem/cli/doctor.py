@@ -17,8 +17,9 @@ from graphmem.domain.model import utcnow
 if TYPE_CHECKING:
     from graphmem.settings import Settings
 
-# A running service projects an outbox row within moments of queuing it (graphmem.projection);
-# one still queued after this long means projection has stopped or a store is failing.
+# A running service projects an outbox row within moments of queuing it
+# (graphmem.service.projection); one still queued after this long means projection has stopped or a
+# store is failing.
 OUTBOX_STALE_SECONDS = 60.0
 
 
@@ -55,7 +56,7 @@ def diagnose(settings: Settings, dim: int = 384) -> dict[str, Any]:
             drift["vectors_orphaned"] = len(vids - ids)
         if graph is not None and graph.projected:
             if graph.in_process:  # in-process: it is what the records say, by design
-                from graphmem.projection import rebuild_graph
+                from graphmem.usecases.backfill import rebuild_graph
 
                 rebuild_graph(records, graph)
             gids = graph.node_ids()

@@ -13,7 +13,7 @@ from graphmem.domain.model import Memory
 from graphmem.errors import InvalidInputError
 
 if TYPE_CHECKING:
-    from graphmem.service import MemoryService
+    from graphmem.service.facade import MemoryService
 
 
 def check_image_args(args: argparse.Namespace) -> None:

@@ -31,7 +31,7 @@ from graphmem.cli.common import JSON_HELP, USER_HELP, Command, fail, run
 from graphmem.cli.failures import Parser, UsageError, failure_of, wants_json
 
 if TYPE_CHECKING:
-    from graphmem.service import MemoryService
+    from graphmem.service.facade import MemoryService
 
 FAMILIES = (
     memory,

@@ -38,7 +38,7 @@ from graphmem.cli.failures import (
 from graphmem.infra.localserver import CLI_ROUTE, ServerCard, alive, running
 
 if TYPE_CHECKING:
-    from graphmem.service import MemoryService
+    from graphmem.service.facade import MemoryService
 
 ROUTED = frozenset(
     {

@@ -30,7 +30,7 @@ from graphmem.errors import (
 if TYPE_CHECKING:
     from fastmcp import Client
 
-    from graphmem.service import MemoryService
+    from graphmem.service.facade import MemoryService
 
 T = TypeVar("T")
 

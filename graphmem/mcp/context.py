@@ -27,7 +27,7 @@ if TYPE_CHECKING:
     from fastmcp import FastMCP
     from mcp.types import ToolAnnotations
 
-    from graphmem.service import MemoryService
+    from graphmem.service.facade import MemoryService
 
 T = TypeVar("T")
 F = TypeVar("F", bound=Callable[..., Any])

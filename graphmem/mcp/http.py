@@ -25,7 +25,7 @@ if TYPE_CHECKING:
     from starlette.requests import Request
     from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-    from graphmem.service import MemoryService
+    from graphmem.service.facade import MemoryService
 
 
 class GraphmemTokenVerifier(TokenVerifier):

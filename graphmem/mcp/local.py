@@ -25,7 +25,7 @@ if TYPE_CHECKING:
     from fastmcp import FastMCP
     from starlette.requests import Request
 
-    from graphmem.service import MemoryService
+    from graphmem.service.facade import MemoryService
 
 
 def local_url(host: str, port: int) -> str | None:

@@ -59,6 +59,7 @@ from graphmem.mcp.tools import (
     recall,
     working,
 )
+from graphmem.service import levels
 from graphmem.settings import Settings
 from graphmem.settings.server import McpSettings
 from graphmem.stores import open_working
@@ -66,7 +67,7 @@ from graphmem.stores.private_files import write_private
 from graphmem.stores.working import WorkingMemoryStore
 
 if TYPE_CHECKING:
-    from graphmem.service import MemoryService
+    from graphmem.service.facade import MemoryService
 
 # Each registers its own tools; together they are every tool the server has. The order is the
 # order clients list them in.
@@ -96,7 +97,7 @@ def create_server(
     )
     # Erasing a user reaches their working memory too.
     svc.purgers["working_memory"] = (wm.delete_user, wm.count_user)
-    metrics.bind(svc.context)
+    levels.bind(svc.context)
     identify = caller_lookup(
         require_token=auth is not None,
         local_user=check_user(default_user or svc.settings.user_id),
@@ -347,7 +348,7 @@ def _first_token(settings: Settings, cfg: McpSettings) -> None:
 def _open_service(
     settings: Settings, cfg: McpSettings
 ) -> tuple["MemoryService", WorkingMemoryStore]:
-    from graphmem.service import MemoryService
+    from graphmem.service.facade import MemoryService
 
     working = open_working(
         cfg.working_backend,

@@ -42,7 +42,7 @@ from graphmem.ui.sessions import (
 )
 
 if TYPE_CHECKING:
-    from graphmem.service import MemoryService
+    from graphmem.service.facade import MemoryService
 
 log = logging.getLogger("graphmem.ui")
 STATIC = Path(__file__).with_name("static")

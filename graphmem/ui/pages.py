@@ -37,7 +37,7 @@ from graphmem.ui.views_ops import (
 )
 
 if TYPE_CHECKING:
-    from graphmem.service import MemoryService
+    from graphmem.service.facade import MemoryService
 
 MAX_QUERY = 2000
 MAX_FIELD = 200

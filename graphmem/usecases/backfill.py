@@ -1,6 +1,6 @@
 """Batch jobs over the records: re-run extraction (`backfill relations`) and rebuild the vector
 and graph projections and the keyword column (`backfill rebuild`;
-graphmem.projection.rebuild_graph rebuilds the graph alone).
+rebuild_graph, below, rebuilds the graph alone).
 
 What derived data was made with is recorded in the store (`store_meta`): the embedder's identity
 (model and precision) under EMBEDDING_META, the keyword tokenizer's version under TOKENIZER_META.
@@ -27,17 +27,19 @@ import json
 import logging
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from graphmem.context import Context
 from graphmem.domain.model import Memory
 from graphmem.domain.text import TOKENIZER_VERSION, search_text
 from graphmem.images.channel import stamp
-from graphmem.projection import rebuild_graph, vector_point
+from graphmem.service.context import Context
 from graphmem.settings import Settings
+from graphmem.stores import GraphStore, RecordsStore
+from graphmem.stores.graph import graph_edge, graph_node
+from graphmem.stores.vectors import vector_point
 
 log = logging.getLogger("graphmem.backfill")
 
@@ -302,3 +304,51 @@ def _rebuild_images(ctx: Context, user_id: str | None, batch: int) -> dict[str, 
     if user_id is None:
         stamp(records, channel.model)
     return {"image_vectors": n}
+
+
+def rebuild_graph(
+    records: RecordsStore,
+    graph: GraphStore,
+    user_id: str | None = None,
+    batch: int = 500,
+    progress: Callable[[int], None] | None = None,
+) -> int:
+    """Make the graph projection equal to the records (for one user, or everyone).
+
+    Two streaming passes: every memory node first (with its entities; a node's sync clears
+    its edges), then every relation in storage order, added in large batches. Syncing page by
+    page with each page's relations looked up by memory id took 13 minutes for 100,000
+    memories and 1.7 million relations (the in-process graph is rebuilt like this whenever the
+    embedded service starts); streaming took 83-106 s on a quiet 2-core machine.
+    """
+    if not graph.projected:  # read from the records: already equal to them
+        graph.rebuilt()
+        return records.count(user_id)
+    if user_id is not None:
+        graph.delete_user(user_id)
+    else:
+        stale = sorted(graph.node_ids() - records.all_ids())
+        for i in range(0, len(stale), batch):  # one transaction per page: Neo4j caps its memory
+            graph.delete(stale[i : i + batch])
+    n, cursor = 0, 0
+    while True:
+        page = records.scan(cursor, batch, user_id)
+        if not page:
+            break
+        cursor = page[-1][0]
+        by_user: dict[str, list[Memory]] = {}
+        for _, m in page:
+            by_user.setdefault(m.user_id, []).append(m)
+        for uid, ms in by_user.items():
+            ents = records.entities_for(uid, [m.id for m in ms])
+            graph.sync([graph_node(m, ents.get(m.id)) for m in ms], [])
+        n += len(page)
+        if progress:
+            progress(len(page))
+    rel_cursor = 0
+    while True:
+        rel_cursor, rels = records.relations_page(rel_cursor, batch * 20, user_id)
+        if not rels:
+            graph.rebuilt()
+            return n
+        graph.sync([], [graph_edge(r) for r in rels])

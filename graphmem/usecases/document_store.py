@@ -13,7 +13,6 @@ from typing import Any
 
 import numpy as np
 
-from graphmem.context import Context
 from graphmem.documents import Chunk, Document
 from graphmem.domain import lifecycle
 from graphmem.domain.actor import audit_by
@@ -24,6 +23,7 @@ from graphmem.domain.text import search_text
 from graphmem.guard import WriteDecision
 from graphmem.infra import workers
 from graphmem.infra.tracing import span
+from graphmem.service.context import Context
 from graphmem.usecases.write import seal
 
 EMBED_BATCH = 64

@@ -44,13 +44,13 @@ from typing import Any
 
 import numpy as np
 
-from graphmem.context import Context
 from graphmem.domain import ranking
 from graphmem.domain.associative import SEED_MARGIN, Step, TracedHit
 from graphmem.domain.facets import Facet, facets_asked
 from graphmem.domain.model import Memory
 from graphmem.domain.visibility import only_visible
 from graphmem.extractors.subjects import named_in, subject_of
+from graphmem.service.context import Context
 from graphmem.stores.records import RecordQuery
 
 log = logging.getLogger("graphmem.retrieval")

@@ -22,12 +22,12 @@ from typing import Any
 
 import numpy as np
 
-from graphmem.context import Context
 from graphmem.domain.model import Kind, Memory
 from graphmem.domain.requests import ValidSearch
 from graphmem.images.channel import ImageChannel
 from graphmem.infra import metrics, workers
 from graphmem.infra.tracing import carry, span
+from graphmem.service.context import Context
 from graphmem.stores.vectors import VectorFilter
 
 log = logging.getLogger("graphmem.retrieval")

@@ -20,7 +20,6 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from graphmem.context import Context
 from graphmem.domain.filters import MemoryFilter, MetaCondition
 from graphmem.domain.model import Memory, Status
 from graphmem.domain.requests import WriteItem
@@ -29,6 +28,7 @@ from graphmem.importers.base import (
     ImportedMemory,
     ImportedRelation,
 )
+from graphmem.service.context import Context
 from graphmem.stores.records import GraphRows, Relation
 from graphmem.stores.records.rows import RecordQuery
 from graphmem.usecases.update import update

@@ -15,7 +15,6 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from graphmem.context import Context
 from graphmem.domain.model import Memory
 from graphmem.errors import InvalidInputError
 from graphmem.importers.base import (
@@ -25,6 +24,7 @@ from graphmem.importers.base import (
     ImportedTurn,
     fingerprint,
 )
+from graphmem.service.context import Context
 from graphmem.usecases.documents import chunks_of, ingest
 from graphmem.usecases.import_records import (
     NEW,

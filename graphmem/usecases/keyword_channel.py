@@ -7,11 +7,11 @@ from __future__ import annotations
 from concurrent.futures import Future
 from typing import NamedTuple
 
-from graphmem.context import Context
 from graphmem.domain.glossary import english_terms
 from graphmem.domain.text import query_terms
 from graphmem.infra import metrics, workers
 from graphmem.infra.tracing import carry, span
+from graphmem.service.context import Context
 from graphmem.stores.records import RecordQuery
 
 

@@ -11,9 +11,9 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from graphmem.context import Context
 from graphmem.domain.lifecycle import mergeable, united
 from graphmem.domain.model import Kind, Memory, Status, utcnow
+from graphmem.service.context import Context
 from graphmem.stores.vectors import VectorFilter
 
 log = logging.getLogger("graphmem.lifecycle")

@@ -14,10 +14,10 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from graphmem.context import Context
 from graphmem.domain.model import Memory, check_user
 from graphmem.domain.visibility import visible
 from graphmem.domain.working import WorkingMemoryPatch, check_session_id, patch_session
+from graphmem.service.context import Context
 from graphmem.stores.working import WorkingMemory, WorkingMemoryStore
 
 

@@ -8,11 +8,11 @@ import json
 from datetime import datetime
 from typing import Any
 
-from graphmem.context import Context
 from graphmem.domain.model import Memory, Status, check_user, parse_datetime, parse_memory_type
 from graphmem.domain.requests import ListRequest, MemoryPage
 from graphmem.domain.visibility import HELD_BACK, Viewer, check_visible, readable_statuses
 from graphmem.errors import InvalidInputError, NotFoundError
+from graphmem.service.context import Context
 from graphmem.stores.records import RecordQuery
 
 

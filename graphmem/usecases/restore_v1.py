@@ -25,7 +25,6 @@ from dataclasses import replace
 from itertools import islice
 from typing import Any
 
-from graphmem.context import Context
 from graphmem.domain.model import (
     Kind,
     Memory,
@@ -47,6 +46,7 @@ from graphmem.errors import InvalidInputError
 from graphmem.guard.policy import REF_RE, Sealer
 from graphmem.importers import graphmem_v1 as v1
 from graphmem.infra import workers
+from graphmem.service.context import Context
 from graphmem.stores.records import EntityRef, GraphRows, Relation
 from graphmem.usecases.images import SHA_KEY, sweep
 from graphmem.usecases.images_v1 import MEASURED, check_measured, restore_image

@@ -13,12 +13,12 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from graphmem.context import Context
 from graphmem.domain.actor import audit_by
 from graphmem.domain.model import check_user
 from graphmem.domain.visibility import Viewer
 from graphmem.errors import InvalidInputError
 from graphmem.guard.policy import REF_RE
+from graphmem.service.context import Context
 from graphmem.usecases.read import get
 
 

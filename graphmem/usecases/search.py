@@ -18,7 +18,6 @@ from typing import Any
 
 import numpy as np
 
-from graphmem.context import Context
 from graphmem.domain import associative, fusion, ranking, temporal
 from graphmem.domain.associative import Step, TracedHit
 from graphmem.domain.lifecycle import is_expired
@@ -30,6 +29,7 @@ from graphmem.errors import StoreUnavailableError
 from graphmem.extractors.subjects import named_in, subject_of
 from graphmem.infra import metrics
 from graphmem.infra.tracing import note, span
+from graphmem.service.context import Context
 from graphmem.stores.records import RecordQuery
 from graphmem.stores.vectors import VectorFilter
 from graphmem.usecases import bridge_answer, fanout, focus, image_search, libraries

@@ -20,11 +20,11 @@ from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from graphmem.context import Context
 from graphmem.domain.model import check_chars, check_user, is_visible
 from graphmem.domain.requests import WriteItem
 from graphmem.domain.summary import summarize
 from graphmem.errors import InvalidInputError
+from graphmem.service.context import Context
 from graphmem.usecases.update import forget_by_query
 from graphmem.usecases.write import write_many
 

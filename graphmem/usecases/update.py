@@ -8,7 +8,6 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
-from graphmem.context import Context
 from graphmem.domain.actor import audit_by
 from graphmem.domain.model import (
     Memory,
@@ -28,6 +27,7 @@ from graphmem.errors import FirewallRejected, InvalidInputError
 from graphmem.guard.policy import Sealer, refs_in
 from graphmem.infra import metrics
 from graphmem.infra.tracing import span
+from graphmem.service.context import Context
 from graphmem.usecases.images import shas_of, sweep
 from graphmem.usecases.read import get
 from graphmem.usecases.search import similar

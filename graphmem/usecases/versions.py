@@ -38,7 +38,7 @@ if TYPE_CHECKING:
     import numpy as np
 
     from graphmem.guard import Guard
-    from graphmem.projection import Projector
+    from graphmem.service.projection import Projector
     from graphmem.settings import Settings, TemporalSettings
     from graphmem.stores.records import RecordsStore
     from graphmem.stores.vectors import VectorStore

@@ -15,7 +15,6 @@ from typing import Any
 
 import numpy as np
 
-from graphmem.context import Context
 from graphmem.domain import lifecycle
 from graphmem.domain.actor import audit_by
 from graphmem.domain.model import Kind, Memory, Status, check_user, new_id, utcnow
@@ -28,6 +27,7 @@ from graphmem.guard import WriteDecision
 from graphmem.guard.policy import Sealer
 from graphmem.infra import metrics, workers
 from graphmem.infra.tracing import carry, span
+from graphmem.service.context import Context
 from graphmem.stores.records import SecretRow
 from graphmem.usecases.merge import merge_on_write
 

@@ -59,7 +59,7 @@ def add_bulk(svc: MemoryService, user: str, n: int) -> None:
     inspector's paging reads the records, so their vectors only need to exist."""
     from graphmem.domain.model import Memory, MemoryType, new_id
     from graphmem.domain.text import search_text
-    from graphmem.projection import vector_point
+    from graphmem.service.projection import vector_point
 
     now = datetime.now(UTC)
     rng = np.random.default_rng(7)

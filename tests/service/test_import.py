@@ -17,7 +17,7 @@ import pytest
 
 from graphmem.domain.model import Status
 from graphmem.domain.visibility import Viewer
-from graphmem.service import MemoryService
+from graphmem.service.facade import MemoryService
 from tests.helpers.importing import mem0_export, mem0_row
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "import"

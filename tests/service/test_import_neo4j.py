@@ -20,7 +20,7 @@ from collections.abc import Iterator
 import pytest
 
 from graphmem.domain.visibility import Viewer
-from graphmem.service import MemoryService
+from graphmem.service.facade import MemoryService
 
 pytestmark = pytest.mark.services
 

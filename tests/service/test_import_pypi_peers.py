@@ -32,7 +32,7 @@ from pathlib import Path
 import pytest
 
 from graphmem.domain.visibility import Viewer
-from graphmem.service import MemoryService
+from graphmem.service.facade import MemoryService
 from tests.helpers.peers import peer_python, run_peer
 
 pytestmark = [pytest.mark.services, pytest.mark.slow]

@@ -232,16 +232,16 @@ def test_summaries_are_short_and_can_drive_recall(tmp_path: Path, embedder: Embe
 
 def test_periodic_compaction_runs_in_the_service(tmp_path: Path, embedder: Embedder) -> None:
     with _svc(tmp_path, embedder, compact_interval_seconds=0.2, merge_on_write=False) as svc:
-        assert svc.compactor is None  # only a server starts it
+        assert svc.jobs.compactor is None  # only a server starts it
         svc.start_background()
         a = svc.write("u", "My sister Anna lives in Berlin.")
         svc.write("u", "my sister anna lives in berlin")
         # A run may already be under way (or finish) between the two writes; two more runs
         # guarantee one that started after both.
-        seen = svc.compactor.runs
-        compactor = svc.compactor
+        seen = svc.jobs.compactor.runs
+        compactor = svc.jobs.compactor
         wait_until(lambda: compactor.runs >= seen + 2, "two more compaction runs", 30, 0.1)
-        assert svc.compactor.runs >= seen + 2
+        assert svc.jobs.compactor.runs >= seen + 2
         assert [m.id for m in svc.list("u", include_archived=False)] == [a.id]
 
 

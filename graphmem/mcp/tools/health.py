@@ -18,7 +18,7 @@ from graphmem.mcp.stats import mean, percentile
 from graphmem.mcp.tools.common import tool_annotations
 
 if TYPE_CHECKING:
-    from graphmem.service import MemoryService
+    from graphmem.service.facade import MemoryService
 
 log = logging.getLogger("graphmem.mcp")
 NEW_TODAY_CAP = 100_000

@@ -11,7 +11,8 @@ from typing import Protocol
 
 import numpy as np
 
-from graphmem.domain.filters import MemoryFilter, meta_token
+from graphmem.domain.filters import MemoryFilter, meta_token, meta_tokens
+from graphmem.domain.model import Memory
 
 
 @dataclass(frozen=True)
@@ -65,6 +66,24 @@ class VectorPoint:
     source: str | None = None
     meta: tuple[str, ...] = ()  # graphmem.domain.filters.meta_tokens of its metadata
     kind: str = "memory"
+
+
+def vector_point(m: Memory, vec: np.ndarray) -> VectorPoint:
+    """The point a memory is in the index: its vector and the payload a search filters on."""
+    return VectorPoint(
+        memory_id=m.id,
+        vector=vec,
+        user_id=m.user_id,
+        memory_type=m.memory_type.value,
+        status=m.status.value,
+        created_at=m.created_at.timestamp(),
+        session_id=m.session_id,
+        agent_id=m.agent_id,
+        run_id=m.run_id,
+        source=m.source.value,
+        meta=tuple(meta_tokens(m.metadata)),
+        kind=m.kind.value,
+    )
 
 
 class VectorStore(Protocol):

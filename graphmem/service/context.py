@@ -15,10 +15,10 @@ import time
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
+from typing import Any, Generic, Protocol, TypeVar, overload
 
 import numpy as np
 
-from graphmem.breaker import Breaker
 from graphmem.domain.linking import Linker
 from graphmem.domain.model import Memory, utcnow
 from graphmem.domain.summary import SummaryVectors
@@ -31,7 +31,8 @@ from graphmem.guard.vault import Vault
 from graphmem.images import ImageChannel, ImageStore
 from graphmem.infra import metrics, tracing
 from graphmem.infra.metrics import LatencyRecorder
-from graphmem.projection import Projector
+from graphmem.service.breaker import Breaker
+from graphmem.service.projection import Projector
 from graphmem.settings import Settings
 from graphmem.stores import (
     GraphStore,
@@ -266,3 +267,33 @@ class Context:
 
 
 __all__ = ["AccessTracker", "Context", "Purger", "SearchStats", "default_purgers"]
+
+
+T = TypeVar("T")
+
+
+class HasContext(Protocol):
+    context: Context
+
+
+class FromContext(Generic[T]):
+    """A read-only attribute of the service that is its Context's: `svc.records` is
+    `svc.context.records`, `svc.latencies_ms` is `svc.context.search_stats.latencies_ms`."""
+
+    def __init__(self, path: str) -> None:
+        self.path = path.split(".")
+
+    @overload
+    def __get__(self, svc: None, owner: type | None = None) -> FromContext[T]: ...
+    @overload
+    def __get__(self, svc: HasContext, owner: type | None = None) -> T: ...
+    def __get__(self, svc: HasContext | None, owner: type | None = None) -> Any:
+        if svc is None:
+            return self
+        value: Any = svc.context
+        for name in self.path:
+            value = getattr(value, name)
+        return value
+
+    def __set__(self, svc: HasContext, value: object) -> None:
+        raise AttributeError(f"{'.'.join(self.path)} is the context's, read-only here")
