@@ -155,17 +155,20 @@ def reindex_keywords(records: Any, *, batch: int = 1000, quiet: bool = True) -> 
     return changed
 
 
-def _pages(records: Any, batch: int, label: str, quiet: bool) -> Iterator[list[Memory]]:
-    """Every memory of the store, a batch at a time in storage order, with a progress bar."""
+def scanned(records: Any, batch: int, user_id: str | None = None) -> Iterator[list[Memory]]:
+    """The user's memories (everyone's, with None), a batch at a time in storage order."""
     cursor = 0
-    bar = _bar(records.count(), label, quiet)
-    while True:
-        page = records.scan(cursor, batch)
-        if not page:
-            break
+    while page := records.scan(cursor, batch, user_id):
         cursor = page[-1][0]
         yield [m for _, m in page]
-        bar.update(len(page))
+
+
+def _pages(records: Any, batch: int, label: str, quiet: bool) -> Iterator[list[Memory]]:
+    """Every memory of the store, a batch at a time in storage order, with a progress bar."""
+    bar = _bar(records.count(), label, quiet)
+    for memories in scanned(records, batch):
+        yield memories
+        bar.update(len(memories))
     bar.close()
 
 
@@ -258,13 +261,8 @@ def rebuild(
             if stale:
                 vectors.delete(sorted(stale))
         bar = _bar(total, "rebuild vectors", quiet)
-        n, cursor = 0, 0
-        while True:
-            page = records.scan(cursor, batch, user_id)
-            if not page:
-                break
-            cursor = page[-1][0]
-            ms = [m for _, m in page]
+        n = 0
+        for ms in scanned(records, batch, user_id):
             vecs = ctx.embedder.encode([m.content for m in ms])
             vectors.upsert([vector_point(m, v) for m, v in zip(ms, vecs, strict=True)])
             n += len(ms)
@@ -297,10 +295,9 @@ def _rebuild_images(ctx: Context, user_id: str | None, batch: int) -> dict[str, 
         stale = index.ids() - records.all_ids()
         if stale:
             index.delete(sorted(stale))
-    n, cursor = 0, 0
-    while page := records.scan(cursor, batch, user_id):
-        cursor = page[-1][0]
-        n += channel.project([m for _, m in page], fresh=True)
+    n = 0
+    for memories in scanned(records, batch, user_id):
+        n += channel.project(memories, fresh=True)
     if user_id is None:
         stamp(records, channel.model)
     return {"image_vectors": n}
@@ -330,14 +327,10 @@ def rebuild_graph(
         stale = sorted(graph.node_ids() - records.all_ids())
         for i in range(0, len(stale), batch):  # one transaction per page: Neo4j caps its memory
             graph.delete(stale[i : i + batch])
-    n, cursor = 0, 0
-    while True:
-        page = records.scan(cursor, batch, user_id)
-        if not page:
-            break
-        cursor = page[-1][0]
+    n = 0
+    for page in scanned(records, batch, user_id):
         by_user: dict[str, list[Memory]] = {}
-        for _, m in page:
+        for m in page:
             by_user.setdefault(m.user_id, []).append(m)
         for uid, ms in by_user.items():
             ents = records.entities_for(uid, [m.id for m in ms])
