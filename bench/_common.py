@@ -23,12 +23,12 @@ RESULTS_DIR = REPO_ROOT / "bench" / "results"
 def search_options(svc: Any) -> set[str]:
     """The keyword options `svc.search` takes, so a bench run against an older source tree
     passes only what that version knows. A search that takes `**options` (typed by
-    graphmem.requests.SearchOptions) takes every option that type names: reading only the
+    graphmem.domain.requests.SearchOptions) takes every option that type names: reading only the
     signature's names dropped `expand_hops=0`, and the graph walk ran in the "no graph" modes."""
     params = inspect.signature(svc.search).parameters
     names = set(params)
     if any(p.kind is inspect.Parameter.VAR_KEYWORD for p in params.values()):
-        from graphmem import requests
+        from graphmem.domain import requests
 
         names |= set(getattr(requests, "SearchOptions", dict).__annotations__)
     return names
@@ -37,7 +37,7 @@ def search_options(svc: Any) -> set[str]:
 def percentile(values: list[float], p: float) -> float | None:
     """Nearest-rank percentile (p in [0, 100]); None for an empty list: graphmem's own, so a
     benchmark and `memory_health` rank latencies the same way."""
-    from graphmem.metrics import percentile as nearest_rank
+    from graphmem.infra.metrics import percentile as nearest_rank
 
     return nearest_rank(values, p)
 

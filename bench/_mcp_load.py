@@ -121,7 +121,7 @@ def run_direct(
     svc: Any, clients: int, duration: float, write_share: float, salt: str
 ) -> tuple[list[tuple[str, float, bool]], float]:
     """One thread per client, each calling the service in a closed loop until `duration`."""
-    from graphmem.requests import SearchRequest, WriteItem
+    from graphmem.domain.requests import SearchRequest, WriteItem
 
     barrier = threading.Barrier(clients + 1)
     per_client: list[list[tuple[str, float, bool]]] = [[] for _ in range(clients)]

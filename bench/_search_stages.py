@@ -1,7 +1,7 @@
 """Where one search spends its time: wall clock and CPU per stage, for bench/scale.py.
 
 A search's stages are timed from outside, without changing graphmem: the spans the search
-use-case already marks its steps with (graphmem.tracing.span, a no-op unless tracing is on)
+use-case already marks its steps with (graphmem.infra.tracing.span, a no-op unless tracing is on)
 are swapped for recording ones in graphmem.usecases.search, and the store calls that have no
 span of their own (the records re-read, the vector scores of hits the vector search did not
 return, the result cache) are wrapped on the live objects. Everything is put back afterwards.

@@ -260,7 +260,7 @@ def build_vectors(
     import numpy as np
     from tqdm import tqdm
 
-    from graphmem.projection import vector_point
+    from graphmem.service.projection import vector_point
     from graphmem.stores.records.base import MEMORY_COLUMNS
     from graphmem.stores.records.sqlite import SQLiteRecords
     from graphmem.stores.vectors.edge import EdgeVectors

@@ -353,9 +353,9 @@ def dump(path: Path, svc: Any, turns: Turns, questions: list[Question]) -> None:
     """The per-turn vectors with their neighbours, and each question's channel candidates
     (the store's own cosine over every memory, the keyword channel's BM25), for re-scoring
     elsewhere."""
+    from graphmem.domain.visibility import readable_statuses
     from graphmem.stores.records import RecordQuery
     from graphmem.usecases.keyword_channel import keyword_hits
-    from graphmem.visibility import readable_statuses
 
     ctx = svc.context
     statuses = readable_statuses(("active",))

@@ -232,7 +232,7 @@ def run_mode(svc: Any, user: str, query: str, mode: str) -> tuple[list[Hit], flo
 def run(args: argparse.Namespace) -> dict[str, Any]:
     from tqdm import tqdm
 
-    from graphmem.service import MemoryService
+    from graphmem.service.facade import MemoryService
 
     if not args.data.exists():
         raise SystemExit(f"LoCoMo data not found at {args.data}; pass --data PATH/locomo10.json")

@@ -170,8 +170,8 @@ def chunk_vectors(svc: Any, user: str) -> Any:
 def chunk_rows(gen: Generator, seed: int) -> Any:
     """Records for scale.write_bulk shaped like ingested chunks (kind=document): a title
     line, then three to six sentences, eight chunks per document."""
-    from graphmem.model import Kind, Memory, MemoryType, Source, new_id
-    from graphmem.summary import summarize
+    from graphmem.domain.model import Kind, Memory, MemoryType, Source, new_id
+    from graphmem.domain.summary import summarize
 
     pick = random.Random(seed)
     now = datetime.now(UTC)

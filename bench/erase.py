@@ -45,10 +45,10 @@ def prepare(data_dir: Path, memories: int, others: int, seed: int) -> dict[str, 
 
     from bench.synth import Generator
     from graphmem import MemoryService, Settings
-    from graphmem.model import Memory, MemoryType, new_id
-    from graphmem.projection import vector_point
-    from graphmem.summary import summarize
-    from graphmem.text import search_text
+    from graphmem.domain.model import Memory, MemoryType, new_id
+    from graphmem.domain.summary import summarize
+    from graphmem.domain.text import search_text
+    from graphmem.service.projection import vector_point
 
     t0 = time.perf_counter()
     svc = MemoryService(Settings(data_dir=data_dir, merge_on_write=False))

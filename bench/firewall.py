@@ -114,8 +114,8 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _common import REPO_ROOT, RESULTS_DIR, command_line, machine_info, percentile  # noqa: E402
 
+from graphmem.domain.text import search_text  # noqa: E402
 from graphmem.guard import Guard, GuardSettings  # noqa: E402
-from graphmem.text import search_text  # noqa: E402
 
 CORPUS = Path(__file__).resolve().parent / "firewall_corpus"
 SHARED = REPO_ROOT / ".." / "shared" / "bench"

@@ -1,4 +1,5 @@
-"""Fit the default search's fusion weights (graphmem/fusion_weights.json) on the tuning splits.
+"""Fit the default search's fusion weights (graphmem/domain/fusion_weights.json) on the tuning
+splits.
 
 Tuning splits only: LoCoMo conv-26 and conv-30 (agent path, one write per turn, as
 bench/locomo.py --ingest single) and the Chinese set's tune half (bench/zh_recall.py --split
@@ -8,11 +9,11 @@ Per embedder (--embedders), the script writes every tuning memory through the se
 for every tuning question gathers the candidates exactly as the search does (the vector
 channel's pool, the keyword channel's pool, the cosine of keyword-only candidates) with their
 raw scores, and labels them with the question's evidence. Questions are grouped by the
-language of the query (graphmem.fusion.language: a LoCoMo question and an English question
+language of the query (graphmem.domain.fusion.language: a LoCoMo question and an English question
 about a Chinese memory are 'en'; a Chinese question is 'zh').
 
 Per (embedder, language), for each keyword calibration on a small grid (scale x length power,
-graphmem.fusion.FusionModel.keyword), the feature weights are chosen among
+graphmem.domain.fusion.FusionModel.keyword), the feature weights are chosen among
 - a logistic regression with non-negative weights over the candidates' features, and
 - every point of the simplex over the features in steps of 0.1 (which holds each channel
   alone, so the choice is never worse than the best single channel on the tuning split),
@@ -22,11 +23,11 @@ the previous fusion (default weights, keyword divided by the best hit) are writt
 and printed.
 
 Usage: python bench/fit_fusion.py [--embedders all-MiniLM-L6-v2,multilingual-e5-small]
-       [--data PATH/locomo10.json] [--out graphmem/fusion_weights.json]
+       [--data PATH/locomo10.json] [--out graphmem/domain/fusion_weights.json]
 Takes a few minutes on two cores (most of it writing LoCoMo's tuning turns per embedder).
 
 `--add-across SHARE --embedders NAME` fits nothing: it gives the glossary's features (`across`,
-`across_rank`, graphmem.glossary) SHARE of NAME's Chinese model in the file, half each, and
+`across_rank`, graphmem.domain.glossary) SHARE of NAME's Chinese model in the file, half each, and
 keeps the other weights' ratios, so Chinese memories rank among themselves as before and only
 English memories a Chinese question translates to come in. A free fit of all seven features
 (the default run) found the English answers as well on the tune half but put a Chinese
@@ -59,9 +60,9 @@ from zh_recall import ingest as zh_ingest  # noqa: E402
 from zh_recall import load_scenarios  # noqa: E402
 from zh_recall import user_of as zh_user  # noqa: E402
 
-from graphmem import fusion, ranking  # noqa: E402
+from graphmem.domain import fusion, ranking  # noqa: E402
 
-DEFAULT_OUT = REPO_ROOT / "graphmem" / fusion.WEIGHTS_FILE
+DEFAULT_OUT = REPO_ROOT / "graphmem" / "domain" / fusion.WEIGHTS_FILE
 DEFAULT_EMBEDDERS = "all-MiniLM-L6-v2,multilingual-e5-small"
 SCALES = (0.25, 0.5, 1.0, 2.0, 4.0, 8.0, 16.0, 32.0, 64.0)
 POWERS = (0.5, 0.75, 1.0)
@@ -82,7 +83,7 @@ class Query:
     bm25: np.ndarray
     relevant: np.ndarray  # bool per candidate
     wanted: int  # evidence count (some may not be among the candidates)
-    across: np.ndarray  # BM25 on the English words of a Chinese question (graphmem.glossary)
+    across: np.ndarray  # BM25 on the English words of a Chinese question (graphmem.domain.glossary)
     across_terms: int
 
 
@@ -92,10 +93,10 @@ def candidates(
 ) -> tuple[list[str], dict, dict, tuple[dict, int]]:
     """The search's candidates for `text` with their raw cosine and BM25 (and BM25 on the
     question's English glossary words), as the search gathers them."""
+    from graphmem.domain.visibility import readable_statuses
     from graphmem.stores.records import RecordQuery
     from graphmem.stores.vectors import VectorFilter
     from graphmem.usecases.keyword_channel import keyword_hits
-    from graphmem.visibility import readable_statuses
 
     ctx = svc.context
     statuses = readable_statuses(("active",))
@@ -123,7 +124,7 @@ def query_of(
     wanted: int,
     across: tuple[dict, int] = ({}, 0),
 ) -> Query:
-    from graphmem.text import query_terms
+    from graphmem.domain.text import query_terms
 
     return Query(
         source,
@@ -171,7 +172,8 @@ def gather_zh(svc: Any) -> list[Query]:
 
 # ------------------------------------------------------------------------------ scoring
 def feature_matrix(q: Query, model: fusion.FusionModel, floor: float) -> np.ndarray:
-    """Candidates x FEATURES, computed by graphmem.fusion exactly as the search computes them."""
+    """Candidates x FEATURES, computed by graphmem.domain.fusion exactly as the search computes
+    them."""
     fuse = fusion.QueryFusion(model, q.terms, floor, q.cosine.tolist(), q.bm25.tolist())
     fuse.across({str(i): float(x) for i, x in enumerate(q.across)}, q.across_terms)
     rows = []

@@ -48,7 +48,7 @@ def time_backend(
     store: Path, backend: str, user: str, queries: list[str], warm: list[str]
 ) -> dict[str, Any]:
     from graphmem import MemoryService, Settings
-    from graphmem.projection import rebuild_graph
+    from graphmem.usecases.backfill import rebuild_graph
 
     t0 = time.perf_counter()
     svc = MemoryService(Settings(data_dir=store, graph_backend=backend))

@@ -28,7 +28,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bench._common import machine_info  # noqa: E402
-from graphmem.service import MemoryService  # noqa: E402
+from graphmem.service.facade import MemoryService  # noqa: E402
 from graphmem.settings import Settings  # noqa: E402
 
 SUBJECTS = ["Ana", "Ben", "Chen", "Dara", "Eli", "Femi", "Gus", "Hana", "Ivo", "Jun"]

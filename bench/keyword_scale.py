@@ -4,8 +4,8 @@ Opening a full MemoryService on a large store rebuilds the in-memory graph first
 100k memories), which has nothing to do with keyword search. This opens only the records
 adapter on the store's SQLite file and times `keyword_search` for the synthetic benchmark's
 questions (bench/synth.py), as the search path calls it: the query's terms from
-`graphmem.text.query_terms`, the service's default candidate pool (50), active memories of one
-user.
+`graphmem.domain.text.query_terms`, the service's default candidate pool (50), active memories of
+one user.
 
     python bench/keyword_scale.py --store DATA_DIR [--queries 200] [--user scale-user-0]
         [--context N]
@@ -45,9 +45,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from _common import percentile  # noqa: E402
 from synth import Generator  # noqa: E402
 
+from graphmem.domain.text import query_terms  # noqa: E402
 from graphmem.stores.records import RecordQuery, keyword  # noqa: E402
 from graphmem.stores.records.sqlite import SQLiteRecords  # noqa: E402
-from graphmem.text import query_terms  # noqa: E402
 
 
 def exact_recall(
@@ -87,8 +87,8 @@ def build(path: Path, n: int, users: int, seed: int = 7, chunk: int = 10_000) ->
     """Write n synthetic memories for `users` users into a new records store at `path`."""
     from datetime import UTC, datetime, timedelta
 
-    from graphmem.model import Memory, MemoryType, new_id
-    from graphmem.text import search_text
+    from graphmem.domain.model import Memory, MemoryType, new_id
+    from graphmem.domain.text import search_text
 
     if path.exists():
         raise SystemExit(f"{path} exists already; --build writes a new store")

@@ -58,10 +58,10 @@ def fill(data_dir: Path, n: int, n_users: int, sigma: float, seed: int) -> dict[
     from tqdm import tqdm
 
     from graphmem import MemoryService
-    from graphmem.model import Memory, MemoryType, new_id
-    from graphmem.projection import vector_point
-    from graphmem.summary import summarize
-    from graphmem.text import search_text
+    from graphmem.domain.model import Memory, MemoryType, new_id
+    from graphmem.domain.summary import summarize
+    from graphmem.domain.text import search_text
+    from graphmem.service.projection import vector_point
 
     t0 = time.perf_counter()
     svc = MemoryService(make_settings(data_dir=data_dir, merge_on_write=False))

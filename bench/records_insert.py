@@ -28,10 +28,10 @@ from _common import RESULTS_DIR, command_line, machine_info  # noqa: E402
 
 
 def run(memories: int, batch: int, relations: int, meta_keys: int = 0) -> dict[str, object]:
-    from graphmem.model import Memory, new_id
+    from graphmem.domain.model import Memory, new_id
+    from graphmem.domain.text import search_text
     from graphmem.stores.records.rows import EntityRef, GraphRows, Relation
     from graphmem.stores.records.sqlite import SQLiteRecords
-    from graphmem.text import search_text
 
     seconds = []
     written = 0

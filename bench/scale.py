@@ -296,10 +296,10 @@ def write_bulk(
     bench/docs_scale.py passes one that makes document chunks."""
     import numpy as np
 
-    from graphmem.model import Memory, MemoryType, new_id
-    from graphmem.projection import vector_point
-    from graphmem.summary import summarize
-    from graphmem.text import search_text
+    from graphmem.domain.model import Memory, MemoryType, new_id
+    from graphmem.domain.summary import summarize
+    from graphmem.domain.text import search_text
+    from graphmem.service.projection import vector_point
 
     rng = np.random.default_rng(start)
     now = datetime.now(UTC)

@@ -41,8 +41,8 @@ def main(argv: list[str] | None = None) -> int:
     from synth import Generator
     from ui_pages import store_facts
 
-    from graphmem.requests import SearchRequest
-    from graphmem.service import MemoryService
+    from graphmem.domain.requests import SearchRequest
+    from graphmem.service.facade import MemoryService
     from graphmem.settings import Settings
 
     user = store_facts(args.store)["user"]

@@ -29,8 +29,9 @@ import timeit
 from pathlib import Path
 from types import ModuleType
 
-from graphmem import MemoryService, Settings, tracing
-from graphmem.requests import SearchRequest
+from graphmem import MemoryService, Settings
+from graphmem.domain.requests import SearchRequest
+from graphmem.infra import tracing
 from graphmem.settings import TracingSettings
 from graphmem.usecases import search as branch
 

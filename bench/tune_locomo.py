@@ -76,7 +76,7 @@ class BM25:
     """
 
     def __init__(self, memories: list[Any], k1: float = 1.2, b: float = 0.75) -> None:
-        from graphmem.text import search_text
+        from graphmem.domain.text import search_text
 
         self.k1, self.b = k1, b
         self.ids: set[str] = set()
@@ -158,9 +158,9 @@ class Lab:
     def __init__(self, svc: Any, users: list[str], questions: list) -> None:
         import numpy as np
 
+        from graphmem.domain.text import query_terms
         from graphmem.stores.records import RecordQuery
         from graphmem.stores.vectors import VectorFilter
-        from graphmem.text import query_terms
 
         self.svc = svc
         self.questions = questions

@@ -3,7 +3,7 @@
 An extractor reads one memory's text and returns the entities it mentions (with where, so cue
 clauses can be matched to entities) and the causal and temporal cues it contains. Turning those
 into memory-to-memory relations needs the other memories, so that happens in the service
-(`graphmem.linking`), not here.
+(`graphmem.domain.linking`), not here.
 """
 
 from __future__ import annotations

@@ -14,7 +14,7 @@ from typing import Any
 
 from graphmem.extractors.base import Entity, Mention
 from graphmem.extractors.normalize import Normalizer
-from graphmem.extras import optional_extra
+from graphmem.infra.extras import optional_extra
 
 FLAGS = {"nr": "person", "nrfg": "person", "nrt": "person", "ns": "place", "nt": "org",
          "nz": "thing"}
@@ -26,7 +26,7 @@ _lock = threading.Lock()
 @lru_cache(maxsize=1)
 def _posseg() -> Any | None:
     """jieba's tagger, or None without graphmem[zh]: then Chinese text has no entities (one
-    warning says so), while storing and keyword search still work, since graphmem.text
+    warning says so), while storing and keyword search still work, since graphmem.domain.text
     tokenises CJK by characters and bigrams without jieba."""
     if (
         optional_extra(

@@ -3,8 +3,8 @@
 Each cue splits its sentence: for "X because Y" the cause is the clause after the cue, for
 "X so Y" / "X led to Y" / "因为X，所以Y" it is the clause before "所以". Clauses end at the sentence
 end or at the next cue. Entities mentioned in each clause become the cue's `earlier` (cause or
-earlier event) and `later` (effect or later event) keys; `graphmem.linking` then connects this
-memory to earlier memories that mention those entities.
+earlier event) and `later` (effect or later event) keys; `graphmem.domain.linking` then connects
+this memory to earlier memories that mention those entities.
 """
 
 from __future__ import annotations

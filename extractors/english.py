@@ -9,7 +9,7 @@ Common nouns become `topic` mentions (key "topic:" + Snowball stem: "pottery", "
 "topic:potteri"). A conversation returns to a topic across sessions ("my pottery class" ...
 "the pots I made") without naming any entity, and those are exactly the memories a multi-hop
 question needs together; linking gives topics weaker edges than entities and suppresses the
-ubiquitous ones (graphmem.linking).
+ubiquitous ones (graphmem.domain.linking).
 """
 
 from __future__ import annotations

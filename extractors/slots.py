@@ -3,9 +3,9 @@
 "I live in Austin" and, months later, "I moved to Denver" answer the same question - the user's
 home city - with two values. That question is the memory's *slot*: `self|home_city`. Two current
 memories of one user in the same slot with different values mean the newer one is an update
-(graphmem.temporal decides what happens then). No LLM: a slot comes from the rule table below,
-matched on the memory's text, with the subject resolved by the extractors' entity normaliser so
-"Zhang San's manager" and "zhang san's manager" meet in one slot.
+(graphmem.domain.temporal decides what happens then). No LLM: a slot comes from the rule table
+below, matched on the memory's text, with the subject resolved by the extractors' entity normaliser
+so "Zhang San's manager" and "zhang san's manager" meet in one slot.
 
 The rule table is data (extractors.slot_rules). A rule is (attribute, regex); the regex names a
 `value` group and may name a `subject` (a person or thing; without it the subject is the

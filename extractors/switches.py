@@ -19,7 +19,7 @@ from __future__ import annotations
 import re
 from functools import cache
 
-from graphmem.text import query_terms
+from graphmem.domain.text import query_terms
 
 SWITCH = re.compile(
     r"改用|改成|改为|改投|改从|改到|改去|改在|改喝|改吃|换成|换了|换到|换用|跳槽|不再|再也不|"

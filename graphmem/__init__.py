@@ -19,15 +19,15 @@ if TYPE_CHECKING:
     from graphmem.client import AsyncMemoryClient, MemoryClient
     from graphmem.client import open as open
     from graphmem.client import open_async as open_async
+    from graphmem.domain.model import Hit, Memory, MemoryType, Source, Status
+    from graphmem.domain.requests import SearchRequest, SearchResult, WriteItem
     from graphmem.errors import (
         GraphmemError,
         InvalidInputError,
         NotFoundError,
         StoreUnavailableError,
     )
-    from graphmem.model import Hit, Memory, MemoryType, Source, Status
-    from graphmem.requests import SearchRequest, SearchResult, WriteItem
-    from graphmem.service import MemoryService
+    from graphmem.service.facade import MemoryService
     from graphmem.settings import Settings
     from graphmem.version import __version__
 
@@ -41,15 +41,15 @@ _EXPORTS = {
     "InvalidInputError": "graphmem.errors",
     "NotFoundError": "graphmem.errors",
     "StoreUnavailableError": "graphmem.errors",
-    "Hit": "graphmem.model",
-    "Memory": "graphmem.model",
-    "MemoryType": "graphmem.model",
-    "Source": "graphmem.model",
-    "Status": "graphmem.model",
-    "SearchRequest": "graphmem.requests",
-    "SearchResult": "graphmem.requests",
-    "WriteItem": "graphmem.requests",
-    "MemoryService": "graphmem.service",
+    "Hit": "graphmem.domain.model",
+    "Memory": "graphmem.domain.model",
+    "MemoryType": "graphmem.domain.model",
+    "Source": "graphmem.domain.model",
+    "Status": "graphmem.domain.model",
+    "SearchRequest": "graphmem.domain.requests",
+    "SearchResult": "graphmem.domain.requests",
+    "WriteItem": "graphmem.domain.requests",
+    "MemoryService": "graphmem.service.facade",
     "Settings": "graphmem.settings",
     # the installed metadata's version (pyproject.toml's), read on first use
     "__version__": "graphmem.version",

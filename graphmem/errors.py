@@ -8,7 +8,7 @@ from __future__ import annotations
 
 
 def _redact(text: str) -> str:
-    from graphmem.redaction import redact  # lazy: the recognisers import more than errors may
+    from graphmem.infra.redaction import redact  # lazy: the recognisers import more than errors may
 
     return redact(text)
 
@@ -18,7 +18,7 @@ class GraphmemError(Exception):
 
     Its text reaches users, logs and error trackers, and it often quotes the input it refuses
     (a value, a query, a firewall excerpt); so every message is redacted here, once, for every
-    subclass: emails, phone numbers, names and secrets become their type (graphmem.redaction).
+    subclass: emails, phone numbers, names and secrets become their type (graphmem.infra.redaction).
     """
 
     def __init__(self, *args: object) -> None:

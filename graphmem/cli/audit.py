@@ -6,10 +6,10 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from graphmem.actor import CLI
 from graphmem.cli.common import AddCommand, emit, memory_line, open_service, to_int, user_of
+from graphmem.domain.actor import CLI
+from graphmem.domain.visibility import Viewer
 from graphmem.errors import InvalidInputError
-from graphmem.visibility import Viewer
 
 
 def cmd_quarantine(args: argparse.Namespace) -> None:

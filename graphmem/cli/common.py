@@ -22,13 +22,13 @@ from contextvars import ContextVar
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any, Protocol, TextIO
 
-from graphmem.actor import CLI, current_actor
 from graphmem.cli.failures import Failure, failure_of, setting_error
+from graphmem.domain.actor import CLI, current_actor
 from graphmem.errors import GraphmemError, InvalidInputError
 
 if TYPE_CHECKING:
-    from graphmem.model import Memory
-    from graphmem.service import MemoryService
+    from graphmem.domain.model import Memory
+    from graphmem.service.facade import MemoryService
     from graphmem.settings import Settings
 
 Command = Callable[[argparse.Namespace], int | None]
@@ -164,7 +164,7 @@ def open_service(args: argparse.Namespace) -> contextlib.AbstractContextManager[
     held = _held.get()
     if held is not None:
         return _Borrowed(held)
-    from graphmem.service import MemoryService
+    from graphmem.service.facade import MemoryService
 
     settings = settings_of(args)
     fresh = announce_data_dir(settings, new_store_now=False)

@@ -12,13 +12,14 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from graphmem.cli.common import AddCommand, emit, settings_of
-from graphmem.model import utcnow
+from graphmem.domain.model import utcnow
 
 if TYPE_CHECKING:
     from graphmem.settings import Settings
 
-# A running service projects an outbox row within moments of queuing it (graphmem.projection);
-# one still queued after this long means projection has stopped or a store is failing.
+# A running service projects an outbox row within moments of queuing it
+# (graphmem.service.projection); one still queued after this long means projection has stopped or a
+# store is failing.
 OUTBOX_STALE_SECONDS = 60.0
 
 
@@ -55,7 +56,7 @@ def diagnose(settings: Settings, dim: int = 384) -> dict[str, Any]:
             drift["vectors_orphaned"] = len(vids - ids)
         if graph is not None and graph.projected:
             if graph.in_process:  # in-process: it is what the records say, by design
-                from graphmem.projection import rebuild_graph
+                from graphmem.usecases.backfill import rebuild_graph
 
                 rebuild_graph(records, graph)
             gids = graph.node_ids()
@@ -104,7 +105,7 @@ def check_outbox(records: Any, stale_after: float = OUTBOX_STALE_SECONDS) -> dic
 def check_keywords(records: Any) -> dict[str, Any]:
     """Are the stored keyword tokens today's? A store of another tokenizer version would miss
     what its older rows spell differently; opening the service rewrites them."""
-    from graphmem.text import TOKENIZER_VERSION
+    from graphmem.domain.text import TOKENIZER_VERSION
     from graphmem.usecases.backfill import tokenizer_version
 
     held = tokenizer_version(records) if records.count() else str(TOKENIZER_VERSION)

@@ -19,7 +19,7 @@ from graphmem.cli.common import (
 from graphmem.errors import InvalidInputError
 
 if TYPE_CHECKING:
-    from graphmem.model import Memory
+    from graphmem.domain.model import Memory
 
 LIBRARY_HELP = "a shared library's documents instead of the user's own (operator)"
 
@@ -41,7 +41,8 @@ def document_line(m: Memory) -> str:
 
 def kind_weights(spec: str | None) -> Any:
     """--kind-weights: 'document=0.8,memory=1' or JSON. Only the flag's syntax is read here; the
-    value is checked by the rule every interface shares (graphmem.validation), in the service."""
+    value is checked by the rule every interface shares (graphmem.domain.validation), in the
+    service."""
     if not spec:
         return None
     if spec.lstrip()[:1] in ("{", "["):

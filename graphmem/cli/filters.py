@@ -2,8 +2,8 @@
 --min-confidence) and metadata (--meta KEY=VALUE, --meta-in KEY=V1,V2).
 
 A metadata filter is spelled on the command line one key at a time and becomes the one dict
-the service takes (graphmem.filters): `{"project": "Atlas", "tier": {"in": ["gold", "silver"]}}`.
-Values are JSON when they parse as JSON (`--meta year=2024` is the number, `--meta
+the service takes (graphmem.domain.filters): `{"project": "Atlas", "tier": {"in": ["gold",
+"silver"]}}`. Values are JSON when they parse as JSON (`--meta year=2024` is the number, `--meta
 done=true` the boolean) and strings otherwise (`--meta project=Atlas`); quote a number to keep
 it a string: `--meta 'code="042"'`. Only the flag syntax is checked here; the service checks
 the filter itself and names the field `metadata`.

@@ -5,8 +5,8 @@ from __future__ import annotations
 import argparse
 
 from graphmem.cli.common import EVERY_USER_HELP, AddCommand, emit, open_service, to_int, user_of
-from graphmem.relation_types import RELATION_TYPES
-from graphmem.visibility import Viewer
+from graphmem.domain.relation_types import RELATION_TYPES
+from graphmem.domain.visibility import Viewer
 
 
 def cmd_relate(args: argparse.Namespace) -> None:

@@ -9,11 +9,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from graphmem.cli.common import AddCommand, emit, open_service, user_of
+from graphmem.domain.model import Memory
 from graphmem.errors import InvalidInputError
-from graphmem.model import Memory
 
 if TYPE_CHECKING:
-    from graphmem.service import MemoryService
+    from graphmem.service.facade import MemoryService
 
 
 def check_image_args(args: argparse.Namespace) -> None:

@@ -12,14 +12,14 @@ import shlex
 
 from graphmem.cli.common import AddCommand, emit, open_service, to_int, user_of
 from graphmem.cli.filters import add_filter_flags, metadata_filter, sources
-from graphmem.visibility import Viewer
+from graphmem.domain.visibility import Viewer
 
 SORTS = ("newest", "oldest", "most_accessed", "decay")
 STATUSES = ("active", "archived", "superseded", "quarantined")
 
 
 def cmd_list(args: argparse.Namespace) -> None:
-    from graphmem.requests import ListRequest
+    from graphmem.domain.requests import ListRequest
 
     statuses: list[str] = args.status or []
     request = ListRequest(

@@ -31,7 +31,7 @@ from graphmem.cli.common import JSON_HELP, USER_HELP, Command, fail, run
 from graphmem.cli.failures import Parser, UsageError, failure_of, wants_json
 
 if TYPE_CHECKING:
-    from graphmem.service import MemoryService
+    from graphmem.service.facade import MemoryService
 
 FAMILIES = (
     memory,
@@ -118,8 +118,8 @@ class _VersionAction(argparse.Action):
 
 
 def main(argv: list[str] | None = None) -> int:
-    from graphmem import logs
     from graphmem.errors import InvalidInputError
+    from graphmem.infra import logs
 
     argv = list(sys.argv[1:] if argv is None else argv)
     try:

@@ -20,9 +20,9 @@ from graphmem.cli.common import (
 from graphmem.cli.documents import document_line, kind_weights
 from graphmem.cli.filters import add_filter_flags, metadata_filter, sources
 from graphmem.cli.images import add_image, check_image_args, image_line
+from graphmem.domain.model import Memory, MemoryType, check_metadata
+from graphmem.domain.visibility import Viewer
 from graphmem.errors import InvalidInputError, NotFoundError
-from graphmem.model import Memory, MemoryType, check_metadata
-from graphmem.visibility import Viewer
 
 MAX_STDIN_CHARS = 1 << 20
 """`add -` reads at most this much of stdin; the content limit then applies as usual."""
@@ -39,7 +39,7 @@ def cmd_add(args: argparse.Namespace) -> None:
         "agent_id": args.agent,
         "run_id": args.run,
     }
-    from graphmem.requests import WriteItem
+    from graphmem.domain.requests import WriteItem
 
     check_image_args(args)
     content = args.content if args.content != "-" else sys.stdin.read(MAX_STDIN_CHARS + 1)
@@ -64,7 +64,7 @@ def cmd_add(args: argparse.Namespace) -> None:
 
 
 def cmd_search(args: argparse.Namespace) -> None:
-    from graphmem.requests import SearchRequest
+    from graphmem.domain.requests import SearchRequest
 
     with open_service(args) as svc:
         request = SearchRequest(

@@ -1,7 +1,7 @@
 """CLI commands while a server holds the store: ask the server, or say who holds it.
 
 Qdrant Edge lets one process open a store. While `graphmem serve` runs, it publishes a card
-in the data directory (graphmem.localserver: pid, transport, local URL, a local-only token).
+in the data directory (graphmem.infra.localserver: pid, transport, local URL, a local-only token).
 A command that opens the store reads that card first and, instead of failing to open it:
 
 * over HTTP, for the commands in ROUTED, sends its own command line to the server's
@@ -35,10 +35,10 @@ from graphmem.cli.failures import (
     failure_of,
     wants_json,
 )
-from graphmem.localserver import CLI_ROUTE, ServerCard, alive, running
+from graphmem.infra.localserver import CLI_ROUTE, ServerCard, alive, running
 
 if TYPE_CHECKING:
-    from graphmem.service import MemoryService
+    from graphmem.service.facade import MemoryService
 
 ROUTED = frozenset(
     {

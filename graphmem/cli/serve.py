@@ -23,7 +23,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
 def refuse_second_server(args: argparse.Namespace) -> None:
     """A second server on a store one already holds would fail on its lock once the model has
     loaded; say so at once, as an error --json reports like any other."""
-    from graphmem.localserver import running
+    from graphmem.infra.localserver import running
 
     data_dir = data_dir_of(args)
     other = running(data_dir)

@@ -1,6 +1,6 @@
 """`graphmem top`: a running server's live figures in the terminal, from its /metrics.
 
-It reads what `graphmem serve` already exports for Prometheus (graphmem.metrics), so it adds
+It reads what `graphmem serve` already exports for Prometheus (graphmem.infra.metrics), so it adds
 no bookkeeping to the server: calls per tool and their rate, p50/p95 latency (estimated from
 the latency histogram's buckets, as Prometheus's histogram_quantile does), errors, the
 projection outbox (rows pending and the age of the oldest: the queue between a write and its
@@ -150,7 +150,7 @@ def fetch(url: str, token: str | None) -> str:
 def metrics_url(args: argparse.Namespace) -> str:
     if args.url:
         return str(args.url)
-    from graphmem.localserver import running
+    from graphmem.infra.localserver import running
 
     settings = settings_of(args)
     card = running(data_dir_of(args))

@@ -16,7 +16,7 @@ from graphmem.errors import InvalidInputError
 def cmd_ui(args: argparse.Namespace) -> int:
     from graphmem.cli.serve import refuse_second_server
     from graphmem.mcp.identity import TokenTable
-    from graphmem.service import MemoryService
+    from graphmem.service.facade import MemoryService
     from graphmem.ui.server import DEFAULT_PORT, check_host, serve
 
     host = check_host(args.host or "127.0.0.1")

@@ -15,13 +15,13 @@ from typing import IO, TYPE_CHECKING, Any
 from graphmem.cli.common import AddCommand, emit, open_file, open_service, user_of
 from graphmem.cli.common import out as stdout
 from graphmem.cli.failures import INCOMPLETE, OK
+from graphmem.domain.model import utcnow
+from graphmem.domain.visibility import Viewer
 from graphmem.errors import InvalidInputError
 from graphmem.importers import FORMATS
-from graphmem.model import utcnow
-from graphmem.visibility import Viewer
 
 if TYPE_CHECKING:
-    from graphmem.requests import WriteItem
+    from graphmem.domain.requests import WriteItem
 
 IMPORT_BATCH = 256
 MAX_IMPORT_LINE_BYTES = 1 << 20

@@ -11,7 +11,7 @@ from __future__ import annotations
 import argparse
 
 from graphmem.cli.common import AddCommand, emit, open_service, user_of
-from graphmem.visibility import Viewer
+from graphmem.domain.visibility import Viewer
 
 
 def cmd_reveal(args: argparse.Namespace) -> None:

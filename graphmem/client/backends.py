@@ -30,7 +30,7 @@ from graphmem.errors import (
 if TYPE_CHECKING:
     from fastmcp import Client
 
-    from graphmem.service import MemoryService
+    from graphmem.service.facade import MemoryService
 
 T = TypeVar("T")
 
@@ -54,7 +54,7 @@ class EmbeddedBackend:
         return Identity(self.service.settings.user_id, fixed=False)
 
     def write(self, user_id: str, items: list[dict[str, Any]]) -> list[dict[str, Any]]:
-        from graphmem.requests import WriteItem
+        from graphmem.domain.requests import WriteItem
 
         batch = [WriteItem(**i) for i in items]
         return [m.to_dict() for m in self.service.write_many(user_id, list(batch), tool=TOOL)]
@@ -70,7 +70,7 @@ class EmbeddedBackend:
     def search(
         self, user_id: str, query: str, top_k: int, filters: dict[str, Any]
     ) -> list[dict[str, Any]]:
-        from graphmem.requests import SearchRequest
+        from graphmem.domain.requests import SearchRequest
 
         request = SearchRequest(query=query, top_k=top_k, **filters)
         out = []
@@ -88,14 +88,14 @@ class EmbeddedBackend:
     def listing(
         self, user_id: str, params: dict[str, Any]
     ) -> tuple[list[dict[str, Any]], str | None]:
-        from graphmem.requests import ListRequest
+        from graphmem.domain.requests import ListRequest
 
         page = self.service.list_memories(user_id, ListRequest(**params))
         return [m.to_dict() for m in page.memories], page.next_cursor
 
     def update(self, user_id: str, memory_id: str, content: str) -> str | None:
         """None when the memory changed; the pending version's id when it is held for review."""
-        from graphmem.model import Status
+        from graphmem.domain.model import Status
 
         m = self.service.update(user_id, memory_id, content, tool=TOOL)
         return m.id if m.status == Status.QUARANTINED else None
@@ -160,7 +160,7 @@ _FIELD_ERROR = re.compile(r"^(?P<field>[A-Za-z_][\w.\[\]]*): (?P<message>.+)$", 
 def remote_error(text: str, memory_id: str | None = None) -> GraphmemError:
     """A tool error's text (graphmem.mcp.tools.common.tool_errors wrote it) as the error the
     embedded client would have raised, so callers handle both alike."""
-    from graphmem.visibility import HeldForReviewError
+    from graphmem.domain.visibility import HeldForReviewError
 
     if text.startswith("memory_id: ") and memory_id is not None:
         if "review" in text or "quarantin" in text:
@@ -272,7 +272,7 @@ class RemoteBackend:
     async def get(self, user_id: str, memory_id: str) -> dict[str, Any]:
         """memory_get answers for many ids at once, listing the ids it cannot return instead
         of failing: here one id, and the error the embedded service raises for it."""
-        from graphmem.visibility import HeldForReviewError
+        from graphmem.domain.visibility import HeldForReviewError
 
         res = await self.tool("memory_get", {"memory_ids": [memory_id]}, memory_id)
         memories = res.get("memories") or []

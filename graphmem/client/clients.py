@@ -11,7 +11,7 @@ instead, through its MCP tools; the same methods return the same shapes (docs/py
 client classes here only bridge: argument checks and result shapes are in
 graphmem.client.ops (graphmem.client.documents for documents), the calls in
 graphmem.client.backends. The names avoid `Memory`, which
-is graphmem's record class (graphmem.model.Memory).
+is graphmem's record class (graphmem.domain.model.Memory).
 """
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ from graphmem.client.images import AsyncImageMethods, ImageMethods
 from graphmem.errors import InvalidInputError
 
 if TYPE_CHECKING:
-    from graphmem.service import MemoryService
+    from graphmem.service.facade import MemoryService
     from graphmem.settings import Settings
 
 DEFAULT_TIMEOUT = 60.0
@@ -75,7 +75,7 @@ def open(  # noqa: A001 - graphmem.open(), like io.open for files
     if url is not None:
         assert token is not None
         return MemoryClient._remote(url, token, timeout)
-    from graphmem.service import MemoryService
+    from graphmem.service.facade import MemoryService
 
     return MemoryClient(EmbeddedBackend(MemoryService(_settings(data_dir, settings))))
 
@@ -290,7 +290,7 @@ class AsyncMemoryClient(docs.AsyncDocumentMethods, AsyncImageMethods):
                     await self._remote_backend.connect()
                     self._connected = True
             elif self._embedded is None:
-                from graphmem.service import MemoryService
+                from graphmem.service.facade import MemoryService
 
                 service = await asyncio.to_thread(MemoryService, self._settings)
                 self._embedded = EmbeddedBackend(service)

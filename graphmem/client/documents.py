@@ -24,8 +24,8 @@ from graphmem.client.ops import (
     merged_filters,
     resolve_user,
 )
+from graphmem.domain.validation import check_interface_top_k, kinds_argument, parse_kind_weights
 from graphmem.errors import InvalidInputError
-from graphmem.validation import check_interface_top_k, kinds_argument, parse_kind_weights
 
 # Restated, not imported, like ops.py's limits: a remote client must not load the server's
 # document readers. The same as graphmem.mcp.tools.documents.
@@ -39,7 +39,7 @@ MAX_SOURCES = 50  # the most one document_ingest call takes; the remote backend 
 
 def search_kinds(kinds: Any, kind_weights: Any) -> dict[str, Any]:
     """The search arguments `kinds` and `kind_weights` that were given, checked by the rules
-    every interface shares (graphmem.validation), in the form the MCP tool takes."""
+    every interface shares (graphmem.domain.validation), in the form the MCP tool takes."""
     out: dict[str, Any] = {}
     given = kinds_argument(kinds)
     if given is not None:

@@ -76,10 +76,10 @@ async def run_async(op: Op[R], call: Callable[[Call], Awaitable[Any]]) -> R:
 
 # ------------------------------------------------------------------ arguments
 
-# The same limits as graphmem.requests (SORTS, MAX_LIST_LIMIT), checked before any call;
+# The same limits as graphmem.domain.requests (SORTS, MAX_LIST_LIMIT), checked before any call;
 # restated, not imported, so that a remote client does not load the settings, the stores and
 # numpy (tests/client/test_client.py checks they agree). The search rules every interface shares
-# (graphmem.validation, which is light) are imported.
+# (graphmem.domain.validation, which is light) are imported.
 PAGE_SIZE = 100  # the most one listing page holds
 FORGET_BATCH = 50
 SEARCH_FILTERS = ("session_id", "source", "min_confidence", "metadata", "memory_type")

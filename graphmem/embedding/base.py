@@ -39,10 +39,10 @@ class Embedder:
     dim: int
     batch_size: int
     # What unrelated texts score under this model; search rescales the vector channel so this
-    # is 0 (graphmem.ranking.above_floor). 0 for models whose cosines already start near 0.
+    # is 0 (graphmem.domain.ranking.above_floor). 0 for models whose cosines already start near 0.
     score_floor: float = 0.0
-    # The languages (graphmem.fusion.language codes) the model was trained on; None: any. On a
-    # query in another language the vector channel weighs little (graphmem.ranking.
+    # The languages (graphmem.domain.fusion.language codes) the model was trained on; None: any. On
+    # a query in another language the vector channel weighs little (graphmem.domain.ranking.
     # language_weights): an English-only model's cosines on Chinese are noise.
     languages: frozenset[str] | None = None
     # Cosines that mean "the same memory" (merge, and the near-duplicate an update replaces) and

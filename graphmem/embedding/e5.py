@@ -66,7 +66,7 @@ def e5_model_file(model: str) -> Path:
 
 
 # e5's cosines sit high: unrelated texts about 0.75-0.85, paraphrases about 0.9. Search rescales
-# the vector channel above this (graphmem.ranking.above_floor). 0.7 was chosen on the Chinese
+# the vector channel above this (graphmem.domain.ranking.above_floor). 0.7 was chosen on the Chinese
 # recall set's tune half: hybrid hit@5 0.861 -> 0.899, cross-language 0.385 -> 0.538, LoCoMo
 # tune recall@10 0.732 -> 0.738 (but multi-hop 0.430 -> 0.381: docs/benchmarks.md).
 E5_SCORE_FLOOR = 0.7

@@ -32,7 +32,7 @@ import numpy as np
 
 from graphmem.embedding.base import Embedder, model_languages
 from graphmem.embedding.e5 import E5Embedder, is_e5
-from graphmem.extras import require_extra
+from graphmem.infra.extras import require_extra
 
 if TYPE_CHECKING:
     from graphmem.embedding.onnx import OnnxQueryEncoder

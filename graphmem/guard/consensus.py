@@ -41,8 +41,8 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Literal
 
-from graphmem.meaning import values_in
-from graphmem.text import STOPWORDS, derived_cache, stem
+from graphmem.domain.meaning import values_in
+from graphmem.domain.text import STOPWORDS, derived_cache, stem
 
 Action = Literal["allow", "low_confidence", "quarantine", "supersede"]
 AUTHORITY = "user"  # the source that may change the user's own world without review

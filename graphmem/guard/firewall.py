@@ -131,7 +131,7 @@ def _scrub(reasons: list[str], findings: list[PiiFinding]) -> list[str]:
     whatever personal value or fragment the excerpt still shows (an excerpt cut half-way
     through an email no longer contains the whole value): reasons reach audit rows, logs,
     error messages and the review queue, which keep no personal data."""
-    from graphmem.redaction import redact
+    from graphmem.infra.redaction import redact
 
     if not findings:
         return [redact(r) for r in reasons]

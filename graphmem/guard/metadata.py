@@ -22,17 +22,16 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
+# One limit and one message for writes (graphmem.model.check_metadata) and the screen, which
+# bounds its own work for callers that screen metadata no write has checked.
+from graphmem.domain.model import MAX_METADATA_BYTES, metadata_too_large
+from graphmem.domain.text import derived_cache
 from graphmem.errors import InvalidInputError
 from graphmem.guard.canonical import Canonical, canonicalize
 from graphmem.guard.classifier import is_prose
 from graphmem.guard.injection import REASON_FLOOR, InjectionResult, classify, screen
 from graphmem.guard.pii import PiiFinding, find_pii
 from graphmem.guard.policy import Action, Sealer, apply
-
-# One limit and one message for writes (graphmem.model.check_metadata) and the screen, which
-# bounds its own work for callers that screen metadata no write has checked.
-from graphmem.model import MAX_METADATA_BYTES, metadata_too_large
-from graphmem.text import derived_cache
 
 # Integers this long may be phone or card numbers written as JSON numbers; shorter ones are
 # counts, sizes and years.

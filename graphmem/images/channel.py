@@ -2,9 +2,9 @@
 kept in a vector index of their own and searched with the query's text-tower vector.
 
 Only image memories get such a vector, and only when `images.image_model` is set. It is a
-projection of the records like the text vectors (graphmem.projection): a memory's point carries
-the same payload (user, status, kind, filters), so a search filters it in the index exactly as
-the text channel is filtered, the user's id hashed there as well; archiving, holding or
+projection of the records like the text vectors (graphmem.service.projection): a memory's point
+carries the same payload (user, status, kind, filters), so a search filters it in the index exactly
+as the text channel is filtered, the user's id hashed there as well; archiving, holding or
 restoring a memory moves its point with it, and forgetting it deletes the point.
 
 The vector is computed where OCR is, before the write takes the user's lock: `prepare` embeds
@@ -29,15 +29,14 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 from PIL import Image
 
+from graphmem.domain.model import Kind, Memory
 from graphmem.errors import ImageError
 from graphmem.images.clip import ClipModel
 from graphmem.images.decode import SHA_KEY, DecodedImage, decode
 from graphmem.images.port import ImageStore
 from graphmem.images.settings import ImageSettings
-from graphmem.model import Kind, Memory
-from graphmem.projection import vector_point
 from graphmem.stores import RecordsStore, image_vectors_path, open_image_vectors
-from graphmem.stores.vectors import VectorFilter, VectorStore
+from graphmem.stores.vectors import VectorFilter, VectorStore, vector_point
 
 if TYPE_CHECKING:
     from graphmem.settings import Settings

@@ -29,7 +29,7 @@ from typing import Any
 
 import numpy as np
 
-from graphmem.extras import optional_extra
+from graphmem.infra.extras import optional_extra
 
 log = logging.getLogger("graphmem.images")
 

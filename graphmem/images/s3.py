@@ -25,7 +25,6 @@ from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
 from graphmem.errors import InvalidInputError
-from graphmem.extras import require_extra
 from graphmem.images.decode import DecodedImage
 from graphmem.images.ocr import OcrResult
 from graphmem.images.port import (
@@ -39,6 +38,7 @@ from graphmem.images.port import (
     thumbnail,
 )
 from graphmem.images.settings import ImageSettings
+from graphmem.infra.extras import require_extra
 from graphmem.stores.id_hash import KEY_FILE, IdHasher
 
 if TYPE_CHECKING:

@@ -16,7 +16,7 @@ import anyio
 from fastmcp.exceptions import ToolError
 from fastmcp.server.dependencies import get_access_token
 
-from graphmem.actor import Actor
+from graphmem.domain.actor import Actor
 from graphmem.errors import InvalidInputError
 from graphmem.mcp.identity import check_role
 from graphmem.mcp.stats import ToolStats
@@ -27,7 +27,7 @@ if TYPE_CHECKING:
     from fastmcp import FastMCP
     from mcp.types import ToolAnnotations
 
-    from graphmem.service import MemoryService
+    from graphmem.service.facade import MemoryService
 
 T = TypeVar("T")
 F = TypeVar("F", bound=Callable[..., Any])

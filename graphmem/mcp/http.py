@@ -16,7 +16,7 @@ from fastmcp.server.auth import AccessToken, TokenVerifier
 from starlette.middleware import Middleware
 from starlette.responses import JSONResponse, Response
 
-from graphmem import logs, metrics
+from graphmem.infra import logs, metrics
 from graphmem.mcp.identity import TokenTable
 from graphmem.settings.server import McpSettings
 
@@ -25,7 +25,7 @@ if TYPE_CHECKING:
     from starlette.requests import Request
     from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-    from graphmem.service import MemoryService
+    from graphmem.service.facade import MemoryService
 
 
 class GraphmemTokenVerifier(TokenVerifier):

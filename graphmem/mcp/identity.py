@@ -34,9 +34,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, cast
 
-from graphmem.actor import ROLES, Role
+from graphmem.domain.actor import ROLES, Role
+from graphmem.domain.model import check_user
 from graphmem.errors import InvalidInputError
-from graphmem.model import check_user
 from graphmem.stores.private_files import write_private
 
 _HEX64 = re.compile(r"^[0-9a-f]{64}$")

@@ -2,7 +2,7 @@
 
 While `graphmem serve` holds the embedded store no other process can open it, so CLI commands
 on the same data directory are sent here instead (graphmem.cli.remote). The endpoint is not
-part of MCP: it takes only the token from the server's card (graphmem.localserver, a 0600
+part of MCP: it takes only the token from the server's card (graphmem.infra.localserver, a 0600
 file in the data directory, a fresh token per run, not in the MCP token table) and only from
 a loopback address, and runs the command as the CLI does: as the local operator.
 """
@@ -19,13 +19,13 @@ from typing import TYPE_CHECKING, Any
 import anyio
 from starlette.responses import JSONResponse, Response
 
-from graphmem.localserver import CLI_ROUTE, MAX_REQUEST_BYTES, ServerCard
+from graphmem.infra.localserver import CLI_ROUTE, MAX_REQUEST_BYTES, ServerCard
 
 if TYPE_CHECKING:
     from fastmcp import FastMCP
     from starlette.requests import Request
 
-    from graphmem.service import MemoryService
+    from graphmem.service.facade import MemoryService
 
 
 def local_url(host: str, port: int) -> str | None:

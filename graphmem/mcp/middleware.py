@@ -25,13 +25,13 @@ from fastmcp.server.dependencies import get_http_headers
 from fastmcp.server.middleware import Middleware
 from pydantic import ValidationError as PydanticValidationError
 
-from graphmem import logs, metrics, tracing
-from graphmem.actor import current_actor
+from graphmem.domain.actor import current_actor
+from graphmem.domain.requests import ListRequest, SearchRequest
 from graphmem.errors import InvalidInputError
 from graphmem.guard import RateLimitExceeded
 from graphmem.guard.ratelimit import Budget
+from graphmem.infra import logs, metrics, tracing
 from graphmem.mcp.context import Lane, ToolContext, current_lane
-from graphmem.requests import ListRequest, SearchRequest
 from graphmem.settings import Settings
 
 log = logging.getLogger("graphmem.mcp")
@@ -131,7 +131,7 @@ JSON_ARGS = {
 
 # The requests whose checks are the rules behind a tool's JSON schema. The schema tells a model
 # what to send; when it refuses an argument, the rule's own words are the error, the same the
-# service, the CLI and the Python client give for that input (graphmem.validation).
+# service, the CLI and the Python client give for that input (graphmem.domain.validation).
 RULES: dict[str, Callable[[dict[str, Any], Settings], object]] = {
     "memory_search": lambda args, settings: SearchRequest(**args).validated(settings),
     "memory_list": lambda args, _settings: ListRequest(**args).checked(),

@@ -10,10 +10,10 @@ from fastmcp import FastMCP
 from fastmcp.exceptions import ResourceError
 from fastmcp.resources import ResourceContent, ResourceResult
 
+from graphmem.domain.working import check_session_id, empty
 from graphmem.errors import GraphmemError
 from graphmem.mcp.context import ToolContext
 from graphmem.mcp.tools.common import memory_dict
-from graphmem.working import check_session_id, empty
 
 
 def register(mcp: FastMCP, ctx: ToolContext) -> None:

@@ -30,9 +30,11 @@ from typing import TYPE_CHECKING, Any
 from fastmcp import FastMCP
 from fastmcp.server.auth import AuthProvider
 
-from graphmem import __version__, localserver, metrics
+from graphmem import __version__
 from graphmem.cli.common import announce_data_dir
+from graphmem.domain.model import check_user
 from graphmem.errors import InvalidInputError, StoreUnavailableError
+from graphmem.infra import localserver, metrics
 from graphmem.mcp import prompts, resources
 from graphmem.mcp.context import ToolContext, ToolRegistry, WorkerLanes, caller_lookup
 from graphmem.mcp.http import (
@@ -57,7 +59,7 @@ from graphmem.mcp.tools import (
     recall,
     working,
 )
-from graphmem.model import check_user
+from graphmem.service import levels
 from graphmem.settings import Settings
 from graphmem.settings.server import McpSettings
 from graphmem.stores import open_working
@@ -65,7 +67,7 @@ from graphmem.stores.private_files import write_private
 from graphmem.stores.working import WorkingMemoryStore
 
 if TYPE_CHECKING:
-    from graphmem.service import MemoryService
+    from graphmem.service.facade import MemoryService
 
 # Each registers its own tools; together they are every tool the server has. The order is the
 # order clients list them in.
@@ -95,7 +97,7 @@ def create_server(
     )
     # Erasing a user reaches their working memory too.
     svc.purgers["working_memory"] = (wm.delete_user, wm.count_user)
-    metrics.bind(svc.context)
+    levels.bind(svc.context)
     identify = caller_lookup(
         require_token=auth is not None,
         local_user=check_user(default_user or svc.settings.user_id),
@@ -141,7 +143,7 @@ def load_tokens(settings: Settings, cfg: McpSettings) -> TokenTable:
 def serve_command(args: argparse.Namespace) -> int:
     """`graphmem serve`: HTTP by default, --stdio for one local agent, --add-token to mint.
 
-    While it runs, the server's card (graphmem.localserver) is in the data directory, so CLI
+    While it runs, the server's card (graphmem.infra.localserver) is in the data directory, so CLI
     commands on the same store reach this server instead of failing on the store's lock."""
     overrides: dict[str, Any] = {}
     if args.data_dir:
@@ -346,7 +348,7 @@ def _first_token(settings: Settings, cfg: McpSettings) -> None:
 def _open_service(
     settings: Settings, cfg: McpSettings
 ) -> tuple["MemoryService", WorkingMemoryStore]:
-    from graphmem.service import MemoryService
+    from graphmem.service.facade import MemoryService
 
     working = open_working(
         cfg.working_backend,

@@ -7,8 +7,8 @@ from __future__ import annotations
 from collections import OrderedDict
 from typing import Any
 
-from graphmem.metrics import LatencyRecorder
-from graphmem.metrics import percentile as nearest_rank
+from graphmem.infra.metrics import LatencyRecorder
+from graphmem.infra.metrics import percentile as nearest_rank
 
 
 def percentile(values: list[float], p: float) -> float | None:

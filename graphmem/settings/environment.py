@@ -32,12 +32,12 @@ def value(name: str) -> str | None:
 
 
 def log_level() -> str | None:
-    """GRAPHMEM_LOG_LEVEL (logging's level names; graphmem.logs defaults to WARNING)."""
+    """GRAPHMEM_LOG_LEVEL (logging's level names; graphmem.infra.logs defaults to WARNING)."""
     return value(LOG_LEVEL)
 
 
 def log_format() -> str | None:
-    """GRAPHMEM_LOG_FORMAT: text or json (graphmem.logs defaults to text)."""
+    """GRAPHMEM_LOG_FORMAT: text or json (graphmem.infra.logs defaults to text)."""
     return value(LOG_FORMAT)
 
 

@@ -1,6 +1,6 @@
 """Sections of the settings tree that have no code of their own to live beside yet: the LLM
 endpoint (`settings.llm`) and temporal reasoning (`settings.temporal`); and tracing
-(`settings.tracing`), whose code (graphmem.tracing) sits on every write and search path and so
+(`settings.tracing`), whose code (graphmem.infra.tracing) sits on every write and search path and so
 keeps its imports to the standard library.
 
 The guard's section stays in graphmem.guard.settings (its PII policies are typed by the guard)
@@ -136,7 +136,7 @@ __all__ = ["LEGACY_SUMMARY_URL", "LlmSettings", "TemporalSettings"]
 
 
 class TracingSettings(BaseSettings):
-    """OpenTelemetry traces (graphmem.tracing, docs/observability.md): off unless `mode` says
+    """OpenTelemetry traces (graphmem.infra.tracing, docs/observability.md): off unless `mode` says
     where the spans go. A section of its own because the whole process follows it, whichever
     way graphmem runs (library, CLI, MCP server, inspector)."""
 

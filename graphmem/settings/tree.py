@@ -394,12 +394,12 @@ class Settings(BaseSettings):
         " query's best hit and a share of what it could score on one memory, the vector weight"
         " scaled down on a query in a language the embedding model was not trained on),"
         " learned (each channel calibrated to what the query could reach, fused with"
-        " the weights fitted per embedder and language, graphmem/fusion_weights.json), or auto"
-        " (the default: learned for Chinese queries, weights for the rest, which is what won"
-        " on each language's tuning split, docs/benchmarks.md)",
+        " the weights fitted per embedder and language, graphmem/domain/fusion_weights.json),"
+        " or auto (the default: learned for Chinese queries, weights for the rest, which is what"
+        " won on each language's tuning split, docs/benchmarks.md)",
     )
 
-    # memory lifecycle (graphmem.lifecycle): decay, archive, TTL, merge, summaries, preload
+    # memory lifecycle (graphmem.domain.lifecycle): decay, archive, TTL, merge, summaries, preload
     archive_after_days: float = Field(
         30.0, gt=0, description="archive memories not accessed (or written) for this long ..."
     )

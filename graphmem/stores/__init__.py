@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from graphmem.errors import InvalidInputError
-from graphmem.extras import require_extra
+from graphmem.infra.extras import require_extra
 from graphmem.stores.cache import ResultCache
 from graphmem.stores.graph import GraphStore
 from graphmem.stores.records import RecordsStore

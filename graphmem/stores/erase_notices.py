@@ -55,9 +55,9 @@ class EraseNotices:
 
 
 class EraseWatcher:
-    """A tick for graphmem.workers.Periodic: when the counter moved since the last look (another
-    replica erased someone), `forget` drops this process's caches. The first look only notes
-    where the counter stands: a replica that just started has nothing cached yet."""
+    """A tick for graphmem.infra.workers.Periodic: when the counter moved since the last look
+    (another replica erased someone), `forget` drops this process's caches. The first look only
+    notes where the counter stands: a replica that just started has nothing cached yet."""
 
     def __init__(self, notices: EraseNotices, forget: Callable[[], int]) -> None:
         self.notices, self.forget = notices, forget

@@ -32,7 +32,7 @@ import re
 from typing import Any
 from urllib.parse import quote, urlsplit, urlunsplit
 
-from graphmem.extras import require_extra
+from graphmem.infra.extras import require_extra
 
 CLUSTER_SCHEMES = {"redis+cluster": "redis", "rediss+cluster": "rediss"}
 

@@ -28,9 +28,9 @@ from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from graphmem.domain.model import check_user
 from graphmem.errors import GraphmemError, InvalidInputError, NotFoundError
 from graphmem.mcp.identity import TokenTable
-from graphmem.model import check_user
 from graphmem.ui.html import esc, page
 from graphmem.ui.sessions import (
     COOKIE,
@@ -42,7 +42,7 @@ from graphmem.ui.sessions import (
 )
 
 if TYPE_CHECKING:
-    from graphmem.service import MemoryService
+    from graphmem.service.facade import MemoryService
 
 log = logging.getLogger("graphmem.ui")
 STATIC = Path(__file__).with_name("static")

@@ -21,8 +21,9 @@ from starlette.datastructures import FormData
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, RedirectResponse, Response
 
+from graphmem.domain.requests import MAX_LIST_LIMIT, ListRequest, SearchRequest
+from graphmem.domain.visibility import Viewer
 from graphmem.errors import InvalidInputError, NotFoundError
-from graphmem.requests import MAX_LIST_LIMIT, ListRequest, SearchRequest
 from graphmem.ui.html import page, seg
 from graphmem.ui.sessions import Refused, Session
 from graphmem.ui.views_graph import MAX_NODES, graph_body, timeline_body
@@ -34,10 +35,9 @@ from graphmem.ui.views_ops import (
     search_form,
     search_results,
 )
-from graphmem.visibility import Viewer
 
 if TYPE_CHECKING:
-    from graphmem.service import MemoryService
+    from graphmem.service.facade import MemoryService
 
 MAX_QUERY = 2000
 MAX_FIELD = 200
@@ -359,7 +359,7 @@ def health_figures(svc: MemoryService, user: str, operator: bool) -> dict[str, A
     out["all_users_total"] = total
     pending = records.outbox_count()
     oldest = records.outbox_oldest() if pending else None
-    from graphmem.model import utcnow
+    from graphmem.domain.model import utcnow
 
     age = max(0.0, (utcnow() - oldest).total_seconds()) if oldest else 0.0
     out["outbox"] = {"pending": pending, "oldest_seconds": round(age, 1)}

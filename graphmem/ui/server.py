@@ -17,7 +17,7 @@ from graphmem.errors import InvalidInputError
 
 if TYPE_CHECKING:
     from graphmem.mcp.identity import TokenTable
-    from graphmem.service import MemoryService
+    from graphmem.service.facade import MemoryService
 
 LOOPBACK = ("127.0.0.1", "localhost", "::1")
 DEFAULT_PORT = 8766

@@ -19,7 +19,7 @@ import threading
 import time
 from dataclasses import dataclass, field
 
-from graphmem.actor import Actor
+from graphmem.domain.actor import Actor
 from graphmem.mcp.identity import TokenInfo
 
 COOKIE = "graphmem_ui"

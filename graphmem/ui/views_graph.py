@@ -13,8 +13,8 @@ import math
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from graphmem.model import Memory
-from graphmem.requests import MemoryPage
+from graphmem.domain.model import Memory
+from graphmem.domain.requests import MemoryPage
 from graphmem.ui.html import Html, esc, fmt, query, seg, table
 from graphmem.ui.views_memories import memory_link
 

@@ -10,8 +10,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from graphmem.model import Memory, MemoryType, Source, Status
-from graphmem.requests import SORTS, MemoryPage
+from graphmem.domain.model import Memory, MemoryType, Source, Status
+from graphmem.domain.requests import SORTS, MemoryPage
 from graphmem.ui.html import (
     Html,
     esc,

@@ -11,9 +11,9 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from graphmem.associative import TracedHit
-from graphmem.model import MemoryType
-from graphmem.requests import Hit, SearchResult
+from graphmem.domain.associative import TracedHit
+from graphmem.domain.model import MemoryType
+from graphmem.domain.requests import Hit, SearchResult
 from graphmem.ui.html import Html, csrf_field, esc, fmt, pairs, preview, seg, select, table
 from graphmem.ui.sessions import Session
 from graphmem.ui.views_memories import memory_link

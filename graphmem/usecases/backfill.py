@@ -1,6 +1,6 @@
 """Batch jobs over the records: re-run extraction (`backfill relations`) and rebuild the vector
 and graph projections and the keyword column (`backfill rebuild`;
-graphmem.projection.rebuild_graph rebuilds the graph alone).
+rebuild_graph, below, rebuilds the graph alone).
 
 What derived data was made with is recorded in the store (`store_meta`): the embedder's identity
 (model and precision) under EMBEDDING_META, the keyword tokenizer's version under TOKENIZER_META.
@@ -27,17 +27,19 @@ import json
 import logging
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from graphmem.context import Context
+from graphmem.domain.model import Memory
+from graphmem.domain.text import TOKENIZER_VERSION, search_text
 from graphmem.images.channel import stamp
-from graphmem.model import Memory
-from graphmem.projection import rebuild_graph, vector_point
+from graphmem.service.context import Context
 from graphmem.settings import Settings
-from graphmem.text import TOKENIZER_VERSION, search_text
+from graphmem.stores import GraphStore, RecordsStore
+from graphmem.stores.graph import graph_edge, graph_node
+from graphmem.stores.vectors import vector_point
 
 log = logging.getLogger("graphmem.backfill")
 
@@ -47,7 +49,7 @@ TOKENIZER_META = "keyword_tokenizer"
 # Stores written before the version was recorded hold version 1's tokens (CJK bigrams only).
 UNRECORDED_TOKENIZER = "1"
 # What a vector point's payload holds: 2 added source, agent_id, run_id and metadata tokens,
-# the payload conditions of a filtered search (graphmem.filters). Unrecorded: 1.
+# the payload conditions of a filtered search (graphmem.domain.filters). Unrecorded: 1.
 PAYLOAD_META = "vector_payload"
 PAYLOAD_VERSION = "2"
 
@@ -153,17 +155,20 @@ def reindex_keywords(records: Any, *, batch: int = 1000, quiet: bool = True) -> 
     return changed
 
 
-def _pages(records: Any, batch: int, label: str, quiet: bool) -> Iterator[list[Memory]]:
-    """Every memory of the store, a batch at a time in storage order, with a progress bar."""
+def scanned(records: Any, batch: int, user_id: str | None = None) -> Iterator[list[Memory]]:
+    """The user's memories (everyone's, with None), a batch at a time in storage order."""
     cursor = 0
-    bar = _bar(records.count(), label, quiet)
-    while True:
-        page = records.scan(cursor, batch)
-        if not page:
-            break
+    while page := records.scan(cursor, batch, user_id):
         cursor = page[-1][0]
         yield [m for _, m in page]
-        bar.update(len(page))
+
+
+def _pages(records: Any, batch: int, label: str, quiet: bool) -> Iterator[list[Memory]]:
+    """Every memory of the store, a batch at a time in storage order, with a progress bar."""
+    bar = _bar(records.count(), label, quiet)
+    for memories in scanned(records, batch):
+        yield memories
+        bar.update(len(memories))
     bar.close()
 
 
@@ -256,13 +261,8 @@ def rebuild(
             if stale:
                 vectors.delete(sorted(stale))
         bar = _bar(total, "rebuild vectors", quiet)
-        n, cursor = 0, 0
-        while True:
-            page = records.scan(cursor, batch, user_id)
-            if not page:
-                break
-            cursor = page[-1][0]
-            ms = [m for _, m in page]
+        n = 0
+        for ms in scanned(records, batch, user_id):
             vecs = ctx.embedder.encode([m.content for m in ms])
             vectors.upsert([vector_point(m, v) for m, v in zip(ms, vecs, strict=True)])
             n += len(ms)
@@ -295,10 +295,53 @@ def _rebuild_images(ctx: Context, user_id: str | None, batch: int) -> dict[str, 
         stale = index.ids() - records.all_ids()
         if stale:
             index.delete(sorted(stale))
-    n, cursor = 0, 0
-    while page := records.scan(cursor, batch, user_id):
-        cursor = page[-1][0]
-        n += channel.project([m for _, m in page], fresh=True)
+    n = 0
+    for memories in scanned(records, batch, user_id):
+        n += channel.project(memories, fresh=True)
     if user_id is None:
         stamp(records, channel.model)
     return {"image_vectors": n}
+
+
+def rebuild_graph(
+    records: RecordsStore,
+    graph: GraphStore,
+    user_id: str | None = None,
+    batch: int = 500,
+    progress: Callable[[int], None] | None = None,
+) -> int:
+    """Make the graph projection equal to the records (for one user, or everyone).
+
+    Two streaming passes: every memory node first (with its entities; a node's sync clears
+    its edges), then every relation in storage order, added in large batches. Syncing page by
+    page with each page's relations looked up by memory id took 13 minutes for 100,000
+    memories and 1.7 million relations (the in-process graph is rebuilt like this whenever the
+    embedded service starts); streaming took 83-106 s on a quiet 2-core machine.
+    """
+    if not graph.projected:  # read from the records: already equal to them
+        graph.rebuilt()
+        return records.count(user_id)
+    if user_id is not None:
+        graph.delete_user(user_id)
+    else:
+        stale = sorted(graph.node_ids() - records.all_ids())
+        for i in range(0, len(stale), batch):  # one transaction per page: Neo4j caps its memory
+            graph.delete(stale[i : i + batch])
+    n = 0
+    for page in scanned(records, batch, user_id):
+        by_user: dict[str, list[Memory]] = {}
+        for m in page:
+            by_user.setdefault(m.user_id, []).append(m)
+        for uid, ms in by_user.items():
+            ents = records.entities_for(uid, [m.id for m in ms])
+            graph.sync([graph_node(m, ents.get(m.id)) for m in ms], [])
+        n += len(page)
+        if progress:
+            progress(len(page))
+    rel_cursor = 0
+    while True:
+        rel_cursor, rels = records.relations_page(rel_cursor, batch * 20, user_id)
+        if not rels:
+            graph.rebuilt()
+            return n
+        graph.sync([], [graph_edge(r) for r in rels])

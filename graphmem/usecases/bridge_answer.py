@@ -23,9 +23,9 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Iterable
 
-from graphmem.associative import SEED_MARGIN, Step, TracedHit
+from graphmem.domain.associative import SEED_MARGIN, Step, TracedHit
+from graphmem.domain.text import plain_terms
 from graphmem.stores.records.keyword import idf
-from graphmem.text import plain_terms
 
 # How far below the bridge the answer may sit, and how many hits give the terms their weights.
 WITHIN = 4

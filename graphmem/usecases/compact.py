@@ -33,11 +33,12 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from graphmem import lifecycle, workers
-from graphmem.context import Context
+from graphmem.domain import lifecycle
+from graphmem.domain.model import Memory, Status, utcnow
+from graphmem.domain.summary import MAX_SUMMARY, summarize
 from graphmem.errors import BusyError
-from graphmem.model import Memory, Status, utcnow
-from graphmem.summary import MAX_SUMMARY, summarize
+from graphmem.infra import workers
+from graphmem.service.context import Context
 from graphmem.usecases.merge import duplicates_of, merge
 from graphmem.usecases.update import forget, set_status
 

@@ -19,9 +19,9 @@ from typing import Any, cast
 
 import numpy as np
 
-from graphmem.context import Context
-from graphmem.model import Memory
-from graphmem.requests import SearchRequest, SearchResult
+from graphmem.domain.model import Memory
+from graphmem.domain.requests import SearchRequest, SearchResult
+from graphmem.service.context import Context
 from graphmem.stores.records import RecordsStore
 from graphmem.stores.vectors import VectorStore
 from graphmem.usecases import search as searching

@@ -13,16 +13,17 @@ from typing import Any
 
 import numpy as np
 
-from graphmem import lifecycle, workers
-from graphmem.actor import audit_by
-from graphmem.context import Context
 from graphmem.documents import Chunk, Document
+from graphmem.domain import lifecycle
+from graphmem.domain.actor import audit_by
+from graphmem.domain.model import Kind, Memory, MemoryType, Source, Status, new_id, utcnow
+from graphmem.domain.summary import summarize
+from graphmem.domain.temporal import Supersession
+from graphmem.domain.text import search_text
 from graphmem.guard import WriteDecision
-from graphmem.model import Kind, Memory, MemoryType, Source, Status, new_id, utcnow
-from graphmem.summary import summarize
-from graphmem.temporal import Supersession
-from graphmem.text import search_text
-from graphmem.tracing import span
+from graphmem.infra import workers
+from graphmem.infra.tracing import span
+from graphmem.service.context import Context
 from graphmem.usecases.write import seal
 
 EMBED_BATCH = 64

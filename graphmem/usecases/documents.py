@@ -28,14 +28,14 @@ from pathlib import Path
 from typing import Any
 from urllib.request import OpenerDirector
 
-from graphmem.context import Context
 from graphmem.documents import Chunk, Document, DocumentError, chunk, discover, load_path, load_url
 from graphmem.documents.scanned import PageOcr
-from graphmem.errors import InvalidInputError
-from graphmem.filters import MemoryFilter, MetaCondition
-from graphmem.model import Kind, Memory, Status, check_user
+from graphmem.domain.filters import MemoryFilter, MetaCondition
+from graphmem.domain.model import Kind, Memory, Status, check_user
+from graphmem.errors import DocumentNotFoundError, InvalidInputError
+from graphmem.infra.tracing import span
+from graphmem.service.context import Context
 from graphmem.stores.records import RecordQuery
-from graphmem.tracing import span
 from graphmem.usecases.document_store import (  # chunk_content: the bench takes it from here
     DocumentOutcome,
     chunk_content,  # noqa: F401
@@ -172,7 +172,7 @@ def chunks_of(
 def ingest(
     ctx: Context,
     owner: str,
-    sources: Iterable[DocumentSource],
+    sources: Iterable[DocumentSource] | DocumentSource,
     *,
     dry_run: bool = False,
     progress: Progress | None = None,
@@ -189,7 +189,7 @@ def ingest(
     is removed when the batch completes. `opener` fetches the URLs (graphmem.documents.fetch)."""
     owner = check_user(owner)
     started = time.perf_counter()
-    items = expand(sources)
+    items = expand([sources] if isinstance(sources, (str, Path, Document)) else sources)
     report = IngestReport(owner, dry_run)
     done = _open_checkpoint(checkpoint, owner, items) if checkpoint and not dry_run else set()
     for i, item in enumerate(items, 1):
@@ -274,6 +274,15 @@ def delete_document(ctx: Context, owner: str, uri: str) -> list[str]:
         key = str(Path(uri).expanduser().resolve())
         ids = [m.id for m in chunks_of(ctx, owner, uri=key, statuses=_EVERY)]
     return forget(ctx, owner, ids, reason="delete_document") if ids else []
+
+
+def delete_named(ctx: Context, owner: str, uri: str) -> list[str]:
+    """`delete_document`, for a caller that named the document: DocumentNotFoundError when
+    `owner` has none from `uri`."""
+    deleted = delete_document(ctx, owner, uri)
+    if not deleted:
+        raise DocumentNotFoundError(uri)
+    return deleted
 
 
 def list_documents(ctx: Context, owner: str) -> list[dict[str, Any]]:

@@ -24,10 +24,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, BinaryIO
 
-from graphmem.context import Context
+from graphmem.domain.model import check_user, utcnow
 from graphmem.errors import StoreUnavailableError
 from graphmem.images.store import local_root
-from graphmem.model import check_user, utcnow
+from graphmem.service.context import Context
 from graphmem.stores.records import ERASE_MARK
 from graphmem.usecases.backfill import checkpoint_path
 

@@ -17,10 +17,10 @@ import json
 from collections.abc import Iterator
 from typing import Any
 
-from graphmem.context import Context
+from graphmem.domain.filters import MemoryFilter
+from graphmem.domain.model import Kind, Memory, check_user
 from graphmem.extractors.english import TOPIC_PREFIX
-from graphmem.filters import MemoryFilter
-from graphmem.model import Kind, Memory, check_user
+from graphmem.service.context import Context
 from graphmem.stores.records.rows import RecordQuery
 
 _GRAPH_FORMATS = ("mcp-memory", "neo4j-memory")

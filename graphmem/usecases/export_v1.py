@@ -20,14 +20,14 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from graphmem.context import Context
-from graphmem.filters import MemoryFilter
+from graphmem.domain.filters import MemoryFilter
+from graphmem.domain.model import Kind, Memory, Status, check_user
+from graphmem.domain.temporal import SUPERSEDED_BY, UPDATE_OF
 from graphmem.guard.policy import REF_RE
 from graphmem.guard.policy import redact as redact_text
 from graphmem.importers import graphmem_v1 as v1
-from graphmem.model import Kind, Memory, Status, check_user
+from graphmem.service.context import Context
 from graphmem.stores.records import EntityRef, RecordQuery, Relation
-from graphmem.temporal import SUPERSEDED_BY, UPDATE_OF
 from graphmem.usecases.images_v1 import MEASURED, export_images
 from graphmem.usecases.review import hold_reasons
 from graphmem.version import __version__

@@ -1,7 +1,7 @@
 """Facet fan-out: a list question reaches the named person's memories of the kind it asks for.
 
-The walk (graphmem.associative) starts at the query's best matches and follows edges, which is
-what a single-fact question needs. A list question ("What activities does Melanie partake
+The walk (graphmem.domain.associative) starts at the query's best matches and follows edges, which
+is what a single-fact question needs. A list question ("What activities does Melanie partake
 in?", "她有哪些爱好？") is answered by many memories, usually in different sessions, and most
 of them are neither similar to the question nor linked to its best matches: on LoCoMo's tune
 split, 30 of the 65 multi-hop evidence turns the search missed were more than three hops from
@@ -13,7 +13,7 @@ What joins "I'm off to go swimming with the kids" to that question is the catego
 fan-out goes through it, as through a (person, facet) node computed at search time from the
 stores every graphmem already has:
 
-1. graphmem.facets names the facets a list question asks for (none: no fan-out);
+1. graphmem.domain.facets names the facets a list question asks for (none: no fan-out);
 2. the keyword channel finds the user's memories that hold a member word of those facets;
 3. of those, the memories of the person the question names (the speaker of a dialogue turn,
    graphmem.extractors.subjects) when it names one of the hits' speakers;
@@ -44,14 +44,14 @@ from typing import Any
 
 import numpy as np
 
-from graphmem import ranking
-from graphmem.associative import SEED_MARGIN, Step, TracedHit
-from graphmem.context import Context
+from graphmem.domain import ranking
+from graphmem.domain.associative import SEED_MARGIN, Step, TracedHit
+from graphmem.domain.facets import Facet, facets_asked
+from graphmem.domain.model import Memory
+from graphmem.domain.visibility import only_visible
 from graphmem.extractors.subjects import named_in, subject_of
-from graphmem.facets import Facet, facets_asked
-from graphmem.model import Memory
+from graphmem.service.context import Context
 from graphmem.stores.records import RecordQuery
-from graphmem.visibility import only_visible
 
 log = logging.getLogger("graphmem.retrieval")
 
@@ -158,7 +158,7 @@ def place(
 
 
 def walk_explained(p: Pick, query: str, order: int, added: float) -> dict[str, Any]:
-    """The explain entry of a facet pick, in the walk's shape (graphmem.associative)."""
+    """The explain entry of a facet pick, in the walk's shape (graphmem.domain.associative)."""
     whose = f"{p.person}'s " if p.person else ""
     why = (
         f"list question asking for {' / '.join(p.facets)}: {whose}memories holding a"

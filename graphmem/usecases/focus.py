@@ -18,8 +18,8 @@ from __future__ import annotations
 import re
 from dataclasses import replace
 
-from graphmem.model import Hit
-from graphmem.requests import SearchResult
+from graphmem.domain.model import Hit
+from graphmem.domain.requests import SearchResult
 
 _WORD_RE = re.compile(r"[^\W\d_]+", re.UNICODE)
 _CJK_RE = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff]")

@@ -6,14 +6,14 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import Any
 
-from graphmem import associative
-from graphmem.context import Context
+from graphmem.domain import associative
+from graphmem.domain.model import Memory, check_user
+from graphmem.domain.visibility import Viewer, only_visible, visible, within_hops
 from graphmem.errors import InvalidInputError, NotFoundError
-from graphmem.model import Memory, check_user
+from graphmem.service.context import Context
 from graphmem.stores.graph import RELATION_TYPES
 from graphmem.stores.records import GraphRows, Relation
 from graphmem.usecases.read import get
-from graphmem.visibility import Viewer, only_visible, visible, within_hops
 
 
 def relate(

@@ -2,7 +2,7 @@
 compared with the image memories' vectors (graphmem.images.channel), beside the vector and
 keyword channels and the graph walk.
 
-It is fused as the graph is (graphmem.associative.combine_graph): a hit's score becomes
+It is fused as the graph is (graphmem.domain.associative.combine_graph): a hit's score becomes
 1 - (1 - hybrid)(1 - w * image), with `image` the cosine calibrated on a fixed scale
 (ImageChannel.calibrated: 0 up to the model's noise floor, 1 from where a match is clear),
 never over the query's best hit. So it equals the hybrid score for every memory that is not an
@@ -22,13 +22,13 @@ from typing import Any
 
 import numpy as np
 
-from graphmem import metrics, workers
-from graphmem.context import Context
+from graphmem.domain.model import Kind, Memory
+from graphmem.domain.requests import ValidSearch
 from graphmem.images.channel import ImageChannel
-from graphmem.model import Kind, Memory
-from graphmem.requests import ValidSearch
+from graphmem.infra import metrics, workers
+from graphmem.infra.tracing import carry, span
+from graphmem.service.context import Context
 from graphmem.stores.vectors import VectorFilter
-from graphmem.tracing import carry, span
 
 log = logging.getLogger("graphmem.retrieval")
 

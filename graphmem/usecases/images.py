@@ -20,19 +20,19 @@ import logging
 from pathlib import Path
 from typing import Any
 
-from graphmem.context import Context
+from graphmem.domain.filters import MemoryFilter, MetaCondition
+from graphmem.domain.model import Kind, Memory, check_user
+from graphmem.domain.requests import WriteItem
+from graphmem.domain.visibility import Viewer
 from graphmem.errors import ImageError, InvalidInputError, NotFoundError
-from graphmem.filters import MemoryFilter, MetaCondition
 from graphmem.images import DecodedImage, ImageStore, OcrResult, decode, read_text
 from graphmem.images.decode import SHA_KEY
 from graphmem.images.fetch import fetch
 from graphmem.images.pdf import PdfPage, is_pdf, read_page
 from graphmem.images.places import nearest_place
-from graphmem.model import Kind, Memory, check_user
-from graphmem.requests import WriteItem
+from graphmem.service.context import Context
 from graphmem.stores.records import RecordQuery
 from graphmem.usecases.write import write_many
-from graphmem.visibility import Viewer
 
 log = logging.getLogger("graphmem.images")
 
@@ -257,6 +257,18 @@ def image_of(
         return store_of(ctx).read(m.user_id, sha, thumbnail=thumbnail)
     except (FileNotFoundError, ValueError):
         raise NotFoundError(memory_id) from None
+
+
+def save_image(
+    ctx: Context, user_id: str, memory_id: str, path: str | Path, *, thumbnail: bool = False
+) -> Path:
+    """Write an image memory's bytes to `path` (a folder: named by its memory id)."""
+    data, mime = image_of(ctx, user_id, memory_id, thumbnail=thumbnail)
+    target = Path(path).expanduser()
+    if target.is_dir():
+        target = target / f"{memory_id}.{mime.split('/', 1)[1]}"
+    target.write_bytes(data)
+    return target
 
 
 def shas_of(memories: list[Memory]) -> set[str]:

@@ -21,14 +21,14 @@ import re
 from pathlib import Path
 from typing import Any
 
-from graphmem.context import Context
+from graphmem.domain.model import Memory, parse_datetime
 from graphmem.errors import ImageError, InvalidInputError
 from graphmem.guard.policy import REF_RE
 from graphmem.guard.policy import redact as redact_text
 from graphmem.images import MIME, decode
 from graphmem.images.port import ImageStore
 from graphmem.importers import graphmem_v1 as v1
-from graphmem.model import Memory, parse_datetime
+from graphmem.service.context import Context
 from graphmem.usecases.images import SHA_KEY, SKIPPED, store_of
 
 SHA = re.compile(r"^[0-9a-f]{64}$")

@@ -20,15 +20,15 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from graphmem.context import Context
+from graphmem.domain.filters import MemoryFilter, MetaCondition
+from graphmem.domain.model import Memory, Status
+from graphmem.domain.requests import WriteItem
 from graphmem.errors import InvalidInputError, NotFoundError
-from graphmem.filters import MemoryFilter, MetaCondition
 from graphmem.importers.base import (
     ImportedMemory,
     ImportedRelation,
 )
-from graphmem.model import Memory, Status
-from graphmem.requests import WriteItem
+from graphmem.service.context import Context
 from graphmem.stores.records import GraphRows, Relation
 from graphmem.stores.records.rows import RecordQuery
 from graphmem.usecases.update import update
@@ -159,7 +159,7 @@ def item_of(rec: ImportedMemory, fmt: str) -> dict[str, Any]:
 
 def check_item(item: Mapping[str, Any], ctx: Context) -> None:
     """The field checks of a write without the firewall: what a dry run can promise."""
-    from graphmem.model import utcnow
+    from graphmem.domain.model import utcnow
 
     w = WriteItem.of(item)
     w.checked_content(ctx.settings.max_content_chars)

@@ -15,7 +15,7 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from graphmem.context import Context
+from graphmem.domain.model import Memory
 from graphmem.errors import InvalidInputError
 from graphmem.importers.base import (
     ImportedConversation,
@@ -24,7 +24,7 @@ from graphmem.importers.base import (
     ImportedTurn,
     fingerprint,
 )
-from graphmem.model import Memory
+from graphmem.service.context import Context
 from graphmem.usecases.documents import chunks_of, ingest
 from graphmem.usecases.import_records import (
     NEW,

@@ -15,7 +15,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import asdict
 from pathlib import Path
 
-from graphmem.context import Context
+from graphmem.domain.model import check_user
 from graphmem.errors import InvalidInputError
 from graphmem.importers import adapter_for
 from graphmem.importers.base import (
@@ -29,7 +29,7 @@ from graphmem.importers.base import (
 )
 from graphmem.importers.graphmem_v1 import NAME as V1
 from graphmem.importers.graphmem_v1 import open_source
-from graphmem.model import check_user
+from graphmem.service.context import Context
 from graphmem.usecases.import_checkpoint import Checkpoint
 from graphmem.usecases.import_records import (
     ImportReport,

@@ -13,11 +13,12 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, replace
 
-from graphmem.associative import Step, seed_relevance
-from graphmem.context import Context
+from graphmem.domain.associative import Step, seed_relevance
+from graphmem.domain.model import Hit, Kind, check_user
+from graphmem.domain.requests import SearchRequest, SearchResult
 from graphmem.errors import InvalidInputError
-from graphmem.model import Hit, Kind
-from graphmem.requests import SearchRequest, SearchResult
+from graphmem.service.context import Context
+from graphmem.usecases.erase import ErasureReceipt, erase_user
 
 PREFIX = "library:"
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
@@ -44,6 +45,27 @@ def check_reader(user_id: str) -> str:
     if user_id.startswith(PREFIX):
         raise InvalidInputError("user_id", "a library cannot be given read access to a library")
     return user_id
+
+
+def owner(user_id: str, library: str | None) -> str:
+    """Whose documents a call reads or writes: `user_id`'s own, or the shared `library`'s."""
+    return tenant(library) if library else check_user(user_id)
+
+
+def granted(ctx: Context, user_id: str) -> list[str]:
+    """The libraries `user_id` may read."""
+    ids = ctx.records.libraries_of(check_user(user_id))
+    return [n for n in (name_of(i) for i in ids) if n]
+
+
+def readers(ctx: Context, name: str) -> list[str]:
+    """The users granted library `name`."""
+    return ctx.records.library_readers(tenant(name))
+
+
+def delete(ctx: Context, name: str, requested_by: str) -> ErasureReceipt:
+    """Erase a library: its documents from every store and every grant to it."""
+    return erase_user(ctx, tenant(name), requested_by)
 
 
 def grant(ctx: Context, name: str, user_id: str) -> bool:

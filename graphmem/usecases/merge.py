@@ -1,6 +1,6 @@
 """Merging near-duplicates: at write time (merge-on-write) and in compaction.
 
-The rules (which memories may merge, what the survivor keeps) are graphmem.lifecycle's; this
+The rules (which memories may merge, what the survivor keeps) are graphmem.domain.lifecycle's; this
 module finds the candidates in the vector index and commits a merge.
 """
 
@@ -11,9 +11,9 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from graphmem.context import Context
-from graphmem.lifecycle import mergeable, united
-from graphmem.model import Kind, Memory, Status, utcnow
+from graphmem.domain.lifecycle import mergeable, united
+from graphmem.domain.model import Kind, Memory, Status, utcnow
+from graphmem.service.context import Context
 from graphmem.stores.vectors import VectorFilter
 
 log = logging.getLogger("graphmem.lifecycle")

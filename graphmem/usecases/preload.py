@@ -14,11 +14,11 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from graphmem.context import Context
-from graphmem.model import Memory, check_user
+from graphmem.domain.model import Memory, check_user
+from graphmem.domain.visibility import visible
+from graphmem.domain.working import WorkingMemoryPatch, check_session_id, patch_session
+from graphmem.service.context import Context
 from graphmem.stores.working import WorkingMemory, WorkingMemoryStore
-from graphmem.visibility import visible
-from graphmem.working import WorkingMemoryPatch, check_session_id, patch_session
 
 
 def preload_items(ctx: Context, user_id: str, limit: int) -> list[dict[str, Any]]:

@@ -8,12 +8,12 @@ import json
 from datetime import datetime
 from typing import Any
 
-from graphmem.context import Context
+from graphmem.domain.model import Memory, Status, check_user, parse_datetime, parse_memory_type
+from graphmem.domain.requests import ListRequest, MemoryPage
+from graphmem.domain.visibility import HELD_BACK, Viewer, check_visible, readable_statuses
 from graphmem.errors import InvalidInputError, NotFoundError
-from graphmem.model import Memory, Status, check_user, parse_datetime, parse_memory_type
-from graphmem.requests import ListRequest, MemoryPage
+from graphmem.service.context import Context
 from graphmem.stores.records import RecordQuery
-from graphmem.visibility import HELD_BACK, Viewer, check_visible, readable_statuses
 
 
 def get(ctx: Context, user_id: str, memory_id: str, *, viewer: Viewer = Viewer.AGENT) -> Memory:
@@ -49,7 +49,7 @@ def list_memories(
 def page(
     ctx: Context, user_id: str, request: ListRequest, *, viewer: Viewer = Viewer.AGENT
 ) -> MemoryPage:
-    """One page of the user's memories (graphmem.requests.ListRequest), and the cursor of the
+    """One page of the user's memories (graphmem.domain.requests.ListRequest), and the cursor of the
     next one. An agent asking to list quarantined memories is refused by name rather than
     given an empty page: those are read through the review queue."""
     user_id = check_user(user_id)

@@ -25,12 +25,7 @@ from dataclasses import replace
 from itertools import islice
 from typing import Any
 
-from graphmem import workers
-from graphmem.context import Context
-from graphmem.errors import InvalidInputError
-from graphmem.guard.policy import REF_RE, Sealer
-from graphmem.importers import graphmem_v1 as v1
-from graphmem.model import (
+from graphmem.domain.model import (
     Kind,
     Memory,
     Status,
@@ -44,10 +39,15 @@ from graphmem.model import (
     parse_memory_type,
     parse_source,
 )
-from graphmem.relation_types import RELATION_TYPES
+from graphmem.domain.relation_types import RELATION_TYPES
+from graphmem.domain.temporal import VERSION_META_KEYS
+from graphmem.domain.text import search_text
+from graphmem.errors import InvalidInputError
+from graphmem.guard.policy import REF_RE, Sealer
+from graphmem.importers import graphmem_v1 as v1
+from graphmem.infra import workers
+from graphmem.service.context import Context
 from graphmem.stores.records import EntityRef, GraphRows, Relation
-from graphmem.temporal import VERSION_META_KEYS
-from graphmem.text import search_text
 from graphmem.usecases.images import SHA_KEY, sweep
 from graphmem.usecases.images_v1 import MEASURED, check_measured, restore_image
 from graphmem.usecases.import_checkpoint import Checkpoint

@@ -13,13 +13,13 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from graphmem.actor import audit_by
-from graphmem.context import Context
+from graphmem.domain.actor import audit_by
+from graphmem.domain.model import check_user
+from graphmem.domain.visibility import Viewer
 from graphmem.errors import InvalidInputError
 from graphmem.guard.policy import REF_RE
-from graphmem.model import check_user
+from graphmem.service.context import Context
 from graphmem.usecases.read import get
-from graphmem.visibility import Viewer
 
 
 def reveal(

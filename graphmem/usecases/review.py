@@ -13,11 +13,11 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from graphmem import metrics
-from graphmem.actor import CLI, Actor
-from graphmem.context import Context
+from graphmem.domain.actor import CLI, Actor
+from graphmem.domain.model import Memory, Status, check_top_k, check_user
 from graphmem.errors import InvalidInputError, explain
-from graphmem.model import Memory, Status, check_top_k, check_user
+from graphmem.infra import metrics
+from graphmem.service.context import Context
 from graphmem.stores.records import RecordQuery
 from graphmem.usecases.update import forget
 

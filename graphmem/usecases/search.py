@@ -1,11 +1,11 @@
 """Recall: the search flow (result cache, access counts, latency) and the retrieval pipeline
 behind it - embed the query, gather vector and keyword candidates, score, expand the best of
-them over the memory graph (graphmem.associative), rank.
+them over the memory graph (graphmem.domain.associative), rank.
 
 Every channel (with an image-text model, graphmem.usecases.image_search's too) is filtered by
 user inside its store, and so is every hop of the expansion; candidates are then re-read from
 the records store by (user_id, id), so a hit can only ever be the caller's own, current
-memory, and one an agent may read (graphmem.visibility).
+memory, and one an agent may read (graphmem.domain.visibility).
 """
 
 from __future__ import annotations
@@ -18,21 +18,22 @@ from typing import Any
 
 import numpy as np
 
-from graphmem import associative, fusion, metrics, ranking, temporal
-from graphmem.associative import Step, TracedHit
-from graphmem.context import Context
+from graphmem.domain import associative, fusion, ranking, temporal
+from graphmem.domain.associative import Step, TracedHit
+from graphmem.domain.lifecycle import is_expired
+from graphmem.domain.model import Hit, Kind, Memory, Status, check_user, utcnow
+from graphmem.domain.requests import SearchRequest, SearchResult, ValidSearch
+from graphmem.domain.text import query_terms
+from graphmem.domain.visibility import only_visible, readable_statuses
 from graphmem.errors import StoreUnavailableError
 from graphmem.extractors.subjects import named_in, subject_of
-from graphmem.lifecycle import is_expired
-from graphmem.model import Hit, Kind, Memory, Status, check_user, utcnow
-from graphmem.requests import SearchRequest, SearchResult, ValidSearch
+from graphmem.infra import metrics
+from graphmem.infra.tracing import note, span
+from graphmem.service.context import Context
 from graphmem.stores.records import RecordQuery
 from graphmem.stores.vectors import VectorFilter
-from graphmem.text import query_terms
-from graphmem.tracing import note, span
 from graphmem.usecases import bridge_answer, fanout, focus, image_search, libraries
 from graphmem.usecases.keyword_channel import KeywordHits, start_keyword
-from graphmem.visibility import only_visible, readable_statuses
 
 log = logging.getLogger("graphmem.retrieval")
 
@@ -40,7 +41,7 @@ log = logging.getLogger("graphmem.retrieval")
 def search(ctx: Context, user_id: str, request: SearchRequest) -> SearchResult:
     """Hybrid recall, expanded over the memory graph; every hit carries the path that brought
     it. Current memories only, unless the query asks about the past, `as_of` (what was valid
-    then) or `include_history` is given (graphmem.temporal.recall_window).
+    then) or `include_history` is given (graphmem.domain.temporal.recall_window).
 
     Results are cached per user (keyed by every option that shapes them) until that user's next
     write, update or forget, or the cache TTL; a cached hit re-reads its memory from the records.
@@ -244,7 +245,7 @@ def retrieve(
     kw_max = max(kw_scores.values(), default=0.0)
     floor = ctx.embedder.score_floor if s.vector_score_floor is None else s.vector_score_floor
     # the weights this query is scored with: an embedder that does not know the query's
-    # language keeps little of its vector weight (graphmem.ranking.language_weights)
+    # language keeps little of its vector weight (graphmem.domain.ranking.language_weights)
     lang = fusion.language(query)
     qw = ranking.language_weights(w, lang, getattr(ctx.embedder, "languages", None))
     fused = (

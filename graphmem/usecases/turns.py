@@ -8,7 +8,7 @@ the matching memories. Everything else is skipped. Rules, not an LLM: the same t
 the same decisions, and every decision says why.
 
 Only the user's turns are considered: what the assistant said is its own output, not something
-the user told it. Written memories are typed, summarised (graphmem.summary) and carry their
+the user told it. Written memories are typed, summarised (graphmem.domain.summary) and carry their
 entities; they go through the write use-case (graphmem.usecases.write), so the firewall, TTLs
 and merge-on-write apply to them like to any other write.
 """
@@ -20,11 +20,11 @@ from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from graphmem.context import Context
+from graphmem.domain.model import check_chars, check_user, is_visible
+from graphmem.domain.requests import WriteItem
+from graphmem.domain.summary import summarize
 from graphmem.errors import InvalidInputError
-from graphmem.model import check_chars, check_user, is_visible
-from graphmem.requests import WriteItem
-from graphmem.summary import summarize
+from graphmem.service.context import Context
 from graphmem.usecases.update import forget_by_query
 from graphmem.usecases.write import write_many
 

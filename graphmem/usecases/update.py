@@ -8,12 +8,8 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
-from graphmem import metrics
-from graphmem.actor import audit_by
-from graphmem.context import Context
-from graphmem.errors import FirewallRejected, InvalidInputError
-from graphmem.guard.policy import Sealer, refs_in
-from graphmem.model import (
+from graphmem.domain.actor import audit_by
+from graphmem.domain.model import (
     Memory,
     Status,
     check_confidence,
@@ -25,9 +21,13 @@ from graphmem.model import (
     parse_memory_type,
     utcnow,
 )
-from graphmem.summary import summarize
-from graphmem.text import search_text
-from graphmem.tracing import span
+from graphmem.domain.summary import summarize
+from graphmem.domain.text import search_text
+from graphmem.errors import FirewallRejected, InvalidInputError
+from graphmem.guard.policy import Sealer, refs_in
+from graphmem.infra import metrics
+from graphmem.infra.tracing import span
+from graphmem.service.context import Context
 from graphmem.usecases.images import shas_of, sweep
 from graphmem.usecases.read import get
 from graphmem.usecases.search import similar

@@ -1,6 +1,6 @@
-"""Update detection on write, and version history: the stateful half of graphmem.temporal.
+"""Update detection on write, and version history: the stateful half of graphmem.domain.temporal.
 
-The rules (slots, recall windows, what a version copy holds) are graphmem.temporal's; this
+The rules (slots, recall windows, what a version copy holds) are graphmem.domain.temporal's; this
 reads the user's stored memories to apply them: which current memories a write supersedes,
 quarantines or contradicts, what an approved quarantined claim ends, and every version of a
 memory. One per service, held by its Context.
@@ -12,16 +12,9 @@ import logging
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from graphmem.embedding.base import own
-from graphmem.extractors.normalize import Normalizer
-from graphmem.extractors.slots import Slot, SlotRule, compile_rules, ends, find_slots, is_correction
-from graphmem.extractors.switches import MARGIN, MIN_COVERAGE, coverage, switch_terms
-from graphmem.guard.consensus import AUTHORITY, extract_claim
-from graphmem.meaning import compare
-from graphmem.model import Kind, Memory, Status, new_id
-from graphmem.stores.records import GraphRows, Placed, RecordQuery, Relation, Supersession
-from graphmem.stores.vectors import VectorFilter
-from graphmem.temporal import (
+from graphmem.domain.meaning import compare
+from graphmem.domain.model import Kind, Memory, Status, new_id
+from graphmem.domain.temporal import (
     CONTRADICTS,
     SUPERSEDED_BY,
     UPDATE_OF,
@@ -31,14 +24,21 @@ from graphmem.temporal import (
     gist_key,
     version_copy,
 )
-from graphmem.text import search_text
-from graphmem.write_order import Predecessors
+from graphmem.domain.text import search_text
+from graphmem.domain.write_order import Predecessors
+from graphmem.embedding.base import own
+from graphmem.extractors.normalize import Normalizer
+from graphmem.extractors.slots import Slot, SlotRule, compile_rules, ends, find_slots, is_correction
+from graphmem.extractors.switches import MARGIN, MIN_COVERAGE, coverage, switch_terms
+from graphmem.guard.consensus import AUTHORITY, extract_claim
+from graphmem.stores.records import GraphRows, Placed, RecordQuery, Relation, Supersession
+from graphmem.stores.vectors import VectorFilter
 
 if TYPE_CHECKING:
     import numpy as np
 
     from graphmem.guard import Guard
-    from graphmem.projection import Projector
+    from graphmem.service.projection import Projector
     from graphmem.settings import Settings, TemporalSettings
     from graphmem.stores.records import RecordsStore
     from graphmem.stores.vectors import VectorStore

@@ -15,19 +15,20 @@ from typing import Any
 
 import numpy as np
 
-from graphmem import lifecycle, metrics, workers
-from graphmem.actor import audit_by
-from graphmem.context import Context
+from graphmem.domain import lifecycle
+from graphmem.domain.actor import audit_by
+from graphmem.domain.model import Kind, Memory, Status, check_user, new_id, utcnow
+from graphmem.domain.requests import WriteItem
+from graphmem.domain.summary import MAX_SUMMARY, summarize
+from graphmem.domain.temporal import WritePlan
+from graphmem.domain.text import search_text
 from graphmem.errors import FirewallRejected, InvalidInputError
 from graphmem.guard import WriteDecision
 from graphmem.guard.policy import Sealer
-from graphmem.model import Kind, Memory, Status, check_user, new_id, utcnow
-from graphmem.requests import WriteItem
+from graphmem.infra import metrics, workers
+from graphmem.infra.tracing import carry, span
+from graphmem.service.context import Context
 from graphmem.stores.records import SecretRow
-from graphmem.summary import MAX_SUMMARY, summarize
-from graphmem.temporal import WritePlan
-from graphmem.text import search_text
-from graphmem.tracing import carry, span
 from graphmem.usecases.merge import merge_on_write
 
 log = logging.getLogger("graphmem.service")
@@ -88,7 +89,7 @@ def llm_summary(ctx: Context, content: str) -> str:
     s = ctx.settings
     if not s.llm.summary_url or len(content) <= MAX_SUMMARY:
         return content
-    from graphmem.llm import complete
+    from graphmem.infra.llm import complete
 
     try:
         return complete(

@@ -19,7 +19,7 @@ HEAVY = (
     "graphmem.service",
     "graphmem.stores",
     "graphmem.guard",
-    "graphmem.requests",
+    "graphmem.domain.requests",
     "fastmcp",
     "onnxruntime",
     "torch",

@@ -19,7 +19,7 @@ from typing import Any
 import pytest
 
 from graphmem.errors import StoreInUseError
-from graphmem.localserver import (
+from graphmem.infra.localserver import (
     CLI_ROUTE,
     SERVER_FILE,
     ServerCard,

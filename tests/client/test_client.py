@@ -25,13 +25,13 @@ import pytest
 
 import graphmem
 from graphmem.client.ops import ITEM_KEYS
+from graphmem.domain.visibility import HeldForReviewError
 from graphmem.errors import (
     FirewallRejected,
     InvalidInputError,
     NotFoundError,
     StoreUnavailableError,
 )
-from graphmem.visibility import HeldForReviewError
 from tests.helpers.mcp import HttpServer, child_env, free_port, start_http_server
 from tests.helpers.services import service_url
 
@@ -512,10 +512,10 @@ def test_every_method_on_the_production_stores(tmp_path: Path, mysql_url: str) -
 
 
 def test_the_client_checks_the_limits_the_service_and_the_tools_apply() -> None:
-    from graphmem import validation
     from graphmem.client import ops
+    from graphmem.domain import validation
+    from graphmem.domain.requests import MAX_LIST_LIMIT, SORTS
     from graphmem.mcp.tools.common import MAX_TOP_K
-    from graphmem.requests import MAX_LIST_LIMIT, SORTS
 
     assert ops.SORTS == SORTS
     assert ops.PAGE_SIZE == MAX_LIST_LIMIT

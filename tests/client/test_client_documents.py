@@ -22,7 +22,7 @@ from graphmem.client.backends import EmbeddedBackend
 from graphmem.client.documents import OUTCOME_KEYS
 from graphmem.embedding import Embedder
 from graphmem.errors import DocumentNotFoundError, InvalidInputError
-from graphmem.service import MemoryService
+from graphmem.service.facade import MemoryService
 from graphmem.settings import Settings
 from tests.helpers.mcp import HttpServer, start_http_server
 

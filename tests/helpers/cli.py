@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from graphmem.localserver import (
+from graphmem.infra.localserver import (
     card_path,
 )
 from graphmem.stores.vectors.edge import EdgeVectors

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from graphmem.model import Memory, new_id
+from graphmem.domain.model import Memory, new_id
+from graphmem.domain.text import search_text
 from graphmem.stores.records import RecordsStore
-from graphmem.text import search_text
 
 
 def mem(user: str, content: str, **kw: object) -> Memory:

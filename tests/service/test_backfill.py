@@ -10,8 +10,7 @@ import pytest
 from graphmem import MemoryService, Settings
 from graphmem.cli.main import main
 from graphmem.embedding import Embedder
-from graphmem.projection import rebuild_graph
-from graphmem.usecases.backfill import backfill_relations, rebuild
+from graphmem.usecases.backfill import backfill_relations, rebuild, rebuild_graph
 
 LINES = [
     "Zhang San leads Project Apollo",

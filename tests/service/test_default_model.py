@@ -11,8 +11,8 @@ import pytest
 
 from graphmem import MemoryService, Settings
 from graphmem.cli.doctor import diagnose
+from graphmem.domain.requests import learned_fusion
 from graphmem.embedding import DEFAULT_MODEL, MINILM, shared_embedder
-from graphmem.requests import learned_fusion
 from graphmem.usecases.backfill import EMBEDDING_META, rebuild
 from tests.helpers.multilingual import CROSS_PAIRS, DISTRACTORS, ZH_PAIRS, top1
 

@@ -14,9 +14,9 @@ from hypothesis import strategies as st
 
 from graphmem import MemoryService
 from graphmem.documents import Document, DocumentError, load_bytes
+from graphmem.domain.model import Kind, Status
 from graphmem.embedding import Embedder
 from graphmem.errors import InvalidInputError, NotFoundError
-from graphmem.model import Kind, Status
 from tests.helpers.documents import _pdf
 from tests.helpers.services import service_on
 

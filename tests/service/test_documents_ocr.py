@@ -15,8 +15,8 @@ import pytest
 
 from graphmem import MemoryService
 from graphmem.documents import PageOcr, load_path
+from graphmem.domain.model import Kind
 from graphmem.embedding import Embedder
-from graphmem.model import Kind
 from graphmem.settings import Settings
 from tests.helpers.documents import _pdf
 from tests.helpers.imaging import needs_ocr

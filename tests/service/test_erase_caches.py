@@ -14,9 +14,9 @@ from pathlib import Path
 import pytest
 
 from graphmem import MemoryService, Settings
+from graphmem.domain.meaning import gist
 from graphmem.embedding import Embedder
 from graphmem.guard.consensus import extract_claim
-from graphmem.meaning import gist
 from graphmem.stores.erase_notices import EraseNotices
 from graphmem.stores.graph.prepared import PreparedGraph
 from tests.helpers.services import service_url
@@ -83,7 +83,7 @@ def test_another_replicas_erase_empties_this_replicas_caches(
         graph = other.graph_store
         assert isinstance(graph, PreparedGraph) and graph.prepare("quillon") is not None
         other.start_background()  # what `graphmem serve` does; it starts the erase watch
-        watch = other.erase_watch
+        watch = other.jobs.erase_watch
         assert watch is not None
         wait_until(lambda: watch.runs >= 1, "the erase watch's first look at the counter")
 
@@ -99,7 +99,7 @@ def test_another_replicas_erase_empties_this_replicas_caches(
         # the walk's adjacency goes when the watch runs (the query cache above is this process's
         # embedder, which the first replica's erase reached directly)
         wait_until(lambda: graph.held("quillon") == 0, "the watch to drop the adjacency")
-        assert other.erase_watch is not None
+        assert other.jobs.erase_watch is not None
     finally:
         first.close()
         other.close()

@@ -12,8 +12,8 @@ import uuid
 from pathlib import Path
 
 from graphmem import MemoryService, Settings
+from graphmem.domain.text import tokens
 from graphmem.embedding import Embedder
-from graphmem.text import tokens
 
 
 def _needles(marker: str) -> list[bytes]:

@@ -14,12 +14,12 @@ import pytest
 
 from graphmem import MemoryService, Settings
 from graphmem.cli.imports import report_text
+from graphmem.domain.visibility import Viewer
 from graphmem.embedding import Embedder
 from graphmem.errors import InvalidInputError, NotFoundError
 from graphmem.images import ImageSettings
 from graphmem.importers import graphmem_v1 as v1
 from graphmem.usecases.export_v1 import export_v1
-from graphmem.visibility import Viewer
 from tests.helpers.imaging import image_files, needs_ocr, render
 
 PLAIN = render(["Standup moved to room 4B", "Bring the Apollo slides"], size=(700, 200))

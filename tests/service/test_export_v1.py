@@ -21,12 +21,12 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from graphmem import MemoryService, Settings
+from graphmem.domain.model import Status
+from graphmem.domain.visibility import Viewer
 from graphmem.embedding import Embedder
 from graphmem.errors import InvalidInputError
 from graphmem.importers import graphmem_v1 as v1
-from graphmem.model import Status
 from graphmem.usecases.export_v1 import export_v1
-from graphmem.visibility import Viewer
 from tests.helpers.imaging import needs_ocr, render
 from tests.helpers.services import service_on
 

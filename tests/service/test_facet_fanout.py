@@ -16,9 +16,9 @@ from pathlib import Path
 import pytest
 
 from graphmem import MemoryService, Settings
+from graphmem.domain.facets import facets_asked
+from graphmem.domain.requests import SearchRequest
 from graphmem.embedding import Embedder
-from graphmem.facets import facets_asked
-from graphmem.requests import SearchRequest
 
 USER = "fanout"
 QUERY = "What activities does Melanie do?"

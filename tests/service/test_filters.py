@@ -1,4 +1,4 @@
-"""Search filters and scopes (graphmem.filters): a filtered search or listing never returns a
+"""Search filters and scopes (graphmem.domain.filters): a filtered search or listing never returns a
 memory the filter excludes, in any channel, and listing returns exactly what it admits.
 
 Property-based, on the embedded stores and on MariaDB + qdrant-client + Neo4j. Besides the
@@ -19,14 +19,14 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from graphmem import MemoryService
+from graphmem.domain.filters import MemoryFilter, same_value
+from graphmem.domain.model import Memory
+from graphmem.domain.requests import ListRequest
+from graphmem.domain.text import query_terms
 from graphmem.embedding import Embedder
 from graphmem.errors import InvalidInputError
-from graphmem.filters import MemoryFilter, same_value
-from graphmem.model import Memory
-from graphmem.requests import ListRequest
 from graphmem.stores.records import RecordQuery
 from graphmem.stores.vectors import VectorFilter
-from graphmem.text import query_terms
 from tests.helpers.services import service_on
 
 WORDS = ["Apollo", "budget", "Lisbon", "contract", "flight", "doctor", "Priya", "review",

@@ -14,12 +14,12 @@ import pytest
 from PIL import Image
 
 from graphmem import MemoryService, Settings
+from graphmem.domain.model import Kind, Status
+from graphmem.domain.visibility import HeldForReviewError
 from graphmem.embedding import Embedder
 from graphmem.errors import ImageError, NotFoundError
 from graphmem.images import ImageSettings, decode
 from graphmem.images.ocr import tidy
-from graphmem.model import Kind, Status
-from graphmem.visibility import HeldForReviewError
 from tests.helpers.imaging import image_files, needs_ocr, png_bomb, render
 
 RECEIPT = ["Invoice 4471 from Hollis Bakery", "Total due: 38.50 EUR by March 3"]

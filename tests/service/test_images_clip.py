@@ -17,12 +17,12 @@ from pathlib import Path
 import pytest
 
 from graphmem import MemoryService, Settings
+from graphmem.domain.filters import MemoryFilter
+from graphmem.domain.model import Status, utcnow
 from graphmem.embedding import Embedder
 from graphmem.errors import InvalidInputError
-from graphmem.filters import MemoryFilter
 from graphmem.images import ImageChannel, ImageSettings
 from graphmem.images.channel import IDENTITY_META
-from graphmem.model import Status, utcnow
 from graphmem.stores.vectors import VectorFilter
 from graphmem.usecases import backfill
 from tests.helpers import clip as tiny

@@ -15,11 +15,11 @@ import pytest
 from PIL import Image
 
 from graphmem import MemoryService, Settings
+from graphmem.domain.model import Kind, Status
 from graphmem.embedding import Embedder
 from graphmem.errors import InvalidInputError
 from graphmem.images import ImageSettings
 from graphmem.images.pdf import MAX_CONTENT_BYTES, read_page
-from graphmem.model import Kind, Status
 from graphmem.usecases.erase import files_holding
 from graphmem.usecases.export_v1 import export_v1
 from graphmem.usecases.images_v1 import check_measured

@@ -17,10 +17,10 @@ import pytest
 from PIL.TiffImagePlugin import IFDRational
 
 from graphmem import MemoryService, Settings
+from graphmem.domain.model import Kind
 from graphmem.embedding import Embedder
 from graphmem.images import ImageSettings, decode
 from graphmem.images.places import available, nearest_place
-from graphmem.model import Kind
 from tests.helpers.imaging import gps_exif, render
 
 needs_places = pytest.mark.skipif(
@@ -148,7 +148,7 @@ def test_a_photo_is_found_by_the_city_it_was_taken_in(svc: MemoryService) -> Non
     assert hits and hits[0].memory.id == lisbon.id
     hits = svc.search("ana", "pictures I took in Hangzhou", 5).hits
     assert hits and hits[0].memory.id == hangzhou.id
-    # a Chinese question: the glossary gives 杭州 its English name (graphmem.glossary)
+    # a Chinese question: the glossary gives 杭州 its English name (graphmem.domain.glossary)
     hits = svc.search("ana", "在杭州拍的照片", 5).hits
     assert hits and hits[0].memory.id == hangzhou.id
 

@@ -19,12 +19,12 @@ from fastmcp import Client
 
 import graphmem
 from graphmem import MemoryService, Settings
+from graphmem.domain.visibility import Viewer
 from graphmem.embedding import Embedder
 from graphmem.errors import InvalidInputError
 from graphmem.images import ImageSettings
 from graphmem.mcp.server import create_server
 from graphmem.settings.server import McpSettings
-from graphmem.visibility import Viewer
 from tests.helpers.imaging import image_files, needs_ocr, render
 from tests.helpers.pdfs import scanned_pdf
 

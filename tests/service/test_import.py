@@ -15,9 +15,9 @@ from typing import Any
 
 import pytest
 
-from graphmem.model import Status
-from graphmem.service import MemoryService
-from graphmem.visibility import Viewer
+from graphmem.domain.model import Status
+from graphmem.domain.visibility import Viewer
+from graphmem.service.facade import MemoryService
 from tests.helpers.importing import mem0_export, mem0_row
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "import"

@@ -19,8 +19,8 @@ from collections.abc import Iterator
 
 import pytest
 
-from graphmem.service import MemoryService
-from graphmem.visibility import Viewer
+from graphmem.domain.visibility import Viewer
+from graphmem.service.facade import MemoryService
 
 pytestmark = pytest.mark.services
 

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from graphmem.service import MemoryService
+from graphmem.service.facade import MemoryService
 
 PACKAGE = "@modelcontextprotocol/server-memory"
 FIXTURE = Path(__file__).resolve().parents[1] / "fixtures" / "import" / "mcp-memory.jsonl"

@@ -31,8 +31,8 @@ from pathlib import Path
 
 import pytest
 
-from graphmem.service import MemoryService
-from graphmem.visibility import Viewer
+from graphmem.domain.visibility import Viewer
+from graphmem.service.facade import MemoryService
 from tests.helpers.peers import peer_python, run_peer
 
 pytestmark = [pytest.mark.services, pytest.mark.slow]

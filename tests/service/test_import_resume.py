@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from graphmem.errors import InvalidInputError
-from graphmem.service import MemoryService
+from graphmem.service.facade import MemoryService
 from graphmem.usecases import import_records
 from tests.helpers.importing import mem0_export, mem0_row
 

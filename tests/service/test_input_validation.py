@@ -20,13 +20,13 @@ import pytest
 from fastmcp import Client, FastMCP
 
 from graphmem import MemoryService, Settings
-from graphmem.associative import check_hops
 from graphmem.cli import userdata as cli_module
+from graphmem.domain.associative import check_hops
+from graphmem.domain.model import MAX_METADATA_BYTES, check_metadata, parse_time_range
+from graphmem.domain.ranking import MAX_WEIGHT
 from graphmem.embedding import Embedder
 from graphmem.errors import InvalidInputError
 from graphmem.mcp.server import create_server
-from graphmem.model import MAX_METADATA_BYTES, check_metadata, parse_time_range
-from graphmem.ranking import MAX_WEIGHT
 from graphmem.settings.server import McpSettings
 
 

@@ -15,10 +15,10 @@ import pytest
 from fastmcp import Client
 
 from graphmem import MemoryService, Settings
+from graphmem.domain.model import Memory, Status
 from graphmem.embedding import Embedder
 from graphmem.errors import NotFoundError
 from graphmem.guard import Guard, GuardSettings
-from graphmem.model import Memory, Status
 
 # Every pair below is a near-duplicate for the index at this threshold (the default model puts
 # some of them, e.g. two names, at 0.65-0.95): what is under test is the meaning rule, which
@@ -99,7 +99,7 @@ def snapshot(svc: MemoryService, user: str, memory_id: str) -> tuple[Any, ...]:
 def test_compare_tells_duplicates_updates_and_different_statements(
     older: str, newer: str, verdict: str
 ) -> None:
-    from graphmem.meaning import compare
+    from graphmem.domain.meaning import compare
 
     assert compare(older, newer) == verdict
 
@@ -119,7 +119,7 @@ NUMBERED = [
 def test_numbered_items_of_a_sequence_stay_side_by_side(
     make: Callable[..., MemoryService], template: str
 ) -> None:
-    from graphmem.meaning import compare
+    from graphmem.domain.meaning import compare
 
     assert compare(template.format(3), template.format(4)) == "different"
     assert compare(template.format(3), template.format(3)) == "same"

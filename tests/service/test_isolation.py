@@ -12,9 +12,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from graphmem import MemoryService
+from graphmem.domain.working import WorkingMemoryPatch, patch_session
 from graphmem.embedding import Embedder
 from graphmem.stores.working import InProcessWorkingMemory
-from graphmem.working import WorkingMemoryPatch, patch_session
 from tests.helpers.services import service_on
 
 WORDS = ["Apollo", "budget", "Zhang San", "Lisbon", "contract", "because", "after", "风险",

@@ -23,11 +23,11 @@ from graphmem import MemoryService, Settings
 from graphmem.client.backends import EmbeddedBackend
 from graphmem.client.documents import search as client_search
 from graphmem.client.ops import Call, Identity, run_sync
+from graphmem.domain.validation import KIND_NAMES, KIND_WORDS, kinds_argument, parse_kinds
 from graphmem.embedding import Embedder
 from graphmem.mcp.server import create_server
 from graphmem.mcp.tools.common import KindName, KindWord
 from graphmem.settings.server import McpSettings
-from graphmem.validation import KIND_NAMES, KIND_WORDS, kinds_argument, parse_kinds
 
 USER = "narrow"
 TWO = ["memory", "image"]  # no document: the one kind the store below holds besides memories
@@ -134,7 +134,7 @@ def test_kinds_argument(given: Any, sent: Any) -> None:
 
 
 def test_the_tool_schema_spells_the_rule() -> None:
-    """The MCP tool's vocabularies are graphmem.validation's, word for word."""
+    """The MCP tool's vocabularies are graphmem.domain.validation's, word for word."""
     assert typing.get_args(KindName) == KIND_NAMES
     assert typing.get_args(KindWord) == KIND_WORDS
     assert all(parse_kinds(w) is None or parse_kinds(w) == (w,) for w in KIND_WORDS)

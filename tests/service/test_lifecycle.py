@@ -8,12 +8,13 @@ from pathlib import Path
 
 import pytest
 
-from graphmem import MemoryService, Settings, lifecycle, ranking
+from graphmem import MemoryService, Settings
+from graphmem.domain import lifecycle, ranking
+from graphmem.domain.model import Memory, Status, utcnow
+from graphmem.domain.summary import MAX_SUMMARY
 from graphmem.embedding import Embedder
-from graphmem.model import Memory, Status, utcnow
 from graphmem.stores.records.mysql import MySQLRecords
 from graphmem.stores.vectors.qdrant import QdrantServerVectors
-from graphmem.summary import MAX_SUMMARY
 from tests.helpers.services import open_neo4j
 from tests.helpers.waiting import wait_until
 
@@ -223,7 +224,7 @@ def test_summaries_are_short_and_can_drive_recall(tmp_path: Path, embedder: Embe
         cosine = float(
             embedder.encode_query("planning offsite at the lake house", "u")
             @ embedder.encode([m.summary])[0]
-        )  # the channel reports it above the model's floor (graphmem.ranking.above_floor)
+        )  # the channel reports it above the model's floor (graphmem.domain.ranking.above_floor)
         assert hit.scores["vector"] == pytest.approx(
             ranking.above_floor(cosine, embedder.score_floor), abs=1e-5
         )
@@ -231,16 +232,16 @@ def test_summaries_are_short_and_can_drive_recall(tmp_path: Path, embedder: Embe
 
 def test_periodic_compaction_runs_in_the_service(tmp_path: Path, embedder: Embedder) -> None:
     with _svc(tmp_path, embedder, compact_interval_seconds=0.2, merge_on_write=False) as svc:
-        assert svc.compactor is None  # only a server starts it
+        assert svc.jobs.compactor is None  # only a server starts it
         svc.start_background()
         a = svc.write("u", "My sister Anna lives in Berlin.")
         svc.write("u", "my sister anna lives in berlin")
         # A run may already be under way (or finish) between the two writes; two more runs
         # guarantee one that started after both.
-        seen = svc.compactor.runs
-        compactor = svc.compactor
+        seen = svc.jobs.compactor.runs
+        compactor = svc.jobs.compactor
         wait_until(lambda: compactor.runs >= seen + 2, "two more compaction runs", 30, 0.1)
-        assert svc.compactor.runs >= seen + 2
+        assert svc.jobs.compactor.runs >= seen + 2
         assert [m.id for m in svc.list("u", include_archived=False)] == [a.id]
 
 

@@ -15,9 +15,9 @@ from pathlib import Path
 import pytest
 
 from graphmem import MemoryService, Settings
+from graphmem.domain.summary import MAX_SUMMARY, summarize
 from graphmem.embedding import Embedder
 from graphmem.settings import LlmSettings
-from graphmem.summary import MAX_SUMMARY, summarize
 
 LONG = (
     "Last Tuesday after the quarterly review my manager Priya told me that the Apollo platform"

@@ -43,7 +43,7 @@ BRIDGE = "My manager at Northwind is Raj Patel."
 
 
 # Sharpened seeds and reply hops are the defaults; bridges are opt-in: on, they lowered LoCoMo
-# test-split recall (graphmem.associative).
+# test-split recall (graphmem.domain.associative).
 BRIDGING = {
     "graph_seed_sharpness": 6.0,
     "graph_reply_weight": 1.0,

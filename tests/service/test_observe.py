@@ -11,11 +11,11 @@ import pytest
 from fastmcp import Client
 
 from graphmem import MemoryService
+from graphmem.domain.model import MemoryType
+from graphmem.domain.summary import MAX_SUMMARY
 from graphmem.errors import InvalidInputError
 from graphmem.mcp.server import create_server
-from graphmem.model import MemoryType
 from graphmem.settings.server import McpSettings
-from graphmem.summary import MAX_SUMMARY
 from graphmem.usecases.turns import observe, rule_id
 
 TURNS: list[Any] = [

@@ -1,5 +1,5 @@
 """One rule, one place: the MCP tool, the CLI, the Python client and the service refuse the same
-bad search input with the same one-line error (graphmem.validation holds the rules; the MCP
+bad search input with the same one-line error (graphmem.domain.validation holds the rules; the MCP
 server rewrites its schema's refusals into them).
 
 Each row is one bad input, spelled for every interface that can express it, and the one error
@@ -29,10 +29,10 @@ from graphmem.cli.main import main as cli_main
 from graphmem.client.backends import EmbeddedBackend
 from graphmem.client.documents import search as client_search
 from graphmem.client.ops import Call, Identity, run_sync
+from graphmem.domain.requests import ListRequest
 from graphmem.embedding import Embedder
 from graphmem.errors import InvalidInputError
 from graphmem.mcp.server import create_server
-from graphmem.requests import ListRequest
 from graphmem.settings.server import McpSettings
 
 USER = "rule"
@@ -306,7 +306,10 @@ def test_the_client_refuses_before_any_call(row: Bad) -> None:
 def test_the_search_options_are_the_request_fields() -> None:
     """MemoryService.search takes every SearchRequest field as a keyword, declared once as the
     request (SearchOptions is its keyword form, kept equal here)."""
-    from graphmem.requests import SearchOptions, SearchRequest  # here: main has no SearchOptions
+    from graphmem.domain.requests import (  # here: main has no SearchOptions
+        SearchOptions,
+        SearchRequest,
+    )
 
     fields = {f.name for f in dataclasses.fields(SearchRequest)} - {"query", "top_k"}
     assert set(SearchOptions.__annotations__) == fields

@@ -15,8 +15,8 @@ import pytest
 from graphmem import MemoryService, Settings
 from graphmem.cli.doctor import diagnose
 from graphmem.cli.main import main
+from graphmem.domain.model import utcnow
 from graphmem.embedding import Embedder
-from graphmem.model import utcnow
 from graphmem.stores.graph.networkx import NetworkxGraph
 from tests.helpers.waiting import wait_until
 

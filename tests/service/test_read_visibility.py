@@ -187,7 +187,7 @@ def test_python_reads_agree(world: World) -> None:
 
 
 def test_the_review_queue_and_operators_still_see_it(world: World) -> None:
-    from graphmem.visibility import Viewer
+    from graphmem.domain.visibility import Viewer
 
     failed, text = call(world.server, "memory_quarantine_list", {})
     assert not failed and "QX-4411" in text

@@ -21,9 +21,9 @@ from pathlib import Path
 import pytest
 
 from graphmem import MemoryService, Settings
+from graphmem.domain.model import Memory, Status, utcnow
 from graphmem.embedding import Embedder
 from graphmem.errors import BusyError
-from graphmem.model import Memory, Status, utcnow
 from graphmem.stores.records.locks import user_lock
 from graphmem.stores.records.mysql import MySQLRecords
 from graphmem.stores.vectors.qdrant import QdrantServerVectors

@@ -13,8 +13,8 @@ from pathlib import Path
 import pytest
 
 from graphmem import MemoryService
+from graphmem.domain.requests import SearchResult
 from graphmem.embedding import Embedder
-from graphmem.requests import SearchResult
 from graphmem.settings import Settings
 from graphmem.usecases.focus import last_turn
 

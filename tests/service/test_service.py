@@ -8,10 +8,11 @@ from pathlib import Path
 
 import pytest
 
-from graphmem import InvalidInputError, MemoryService, NotFoundError, Settings, fusion, ranking
+from graphmem import InvalidInputError, MemoryService, NotFoundError, Settings
+from graphmem.domain import fusion, ranking
+from graphmem.domain.model import utcnow
+from graphmem.domain.requests import learned_fusion
 from graphmem.embedding import Embedder
-from graphmem.model import utcnow
-from graphmem.requests import learned_fusion
 from graphmem.stores.records.mysql import MySQLRecords
 from graphmem.stores.vectors.edge import EdgeVectors
 from graphmem.stores.vectors.qdrant import QdrantServerVectors

@@ -16,10 +16,10 @@ from pathlib import Path
 import pytest
 
 from graphmem import MemoryService, Settings
+from graphmem.domain.model import Status
+from graphmem.domain.text import query_terms
 from graphmem.embedding import Embedder
 from graphmem.extractors.switches import switch_terms
-from graphmem.model import Status
-from graphmem.text import query_terms
 
 FILLER = [
     "My sister is a nurse in Chicago.",

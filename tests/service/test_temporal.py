@@ -10,14 +10,14 @@ from pathlib import Path
 import pytest
 
 from graphmem import MemoryService, Settings
+from graphmem.domain.model import Status
+from graphmem.domain.temporal import asks_about_past
 from graphmem.embedding import Embedder
 from graphmem.extractors.normalize import Normalizer
 from graphmem.extractors.slots import compile_rules, find_slots, is_correction
-from graphmem.model import Status
 from graphmem.settings import TemporalSettings
 from graphmem.stores.records.mysql import MySQLRecords
 from graphmem.stores.vectors.qdrant import QdrantServerVectors
-from graphmem.temporal import asks_about_past
 from graphmem.usecases.backfill import backfill_relations, rebuild
 from tests.helpers.services import open_neo4j
 

@@ -1,6 +1,6 @@
-"""Traces (graphmem.tracing): the span tree of a write and of a search, what their attributes may
-carry (counts, flags, the user's keyed hash) and may not (content, queries, ids in clear), and
-that tracing off creates nothing and imports nothing.
+"""Traces (graphmem.infra.tracing): the span tree of a write and of a search, what their
+attributes may carry (counts, flags, the user's keyed hash) and may not (content, queries, ids in
+clear), and that tracing off creates nothing and imports nothing.
 
 The spans are the SDK's own, collected by its InMemorySpanExporter; the stores are real
 (SQLite, Qdrant Edge, networkx). The console and missing-extra checks run graphmem in a
@@ -25,8 +25,9 @@ from fastmcp import Client
 from opentelemetry.sdk.trace import ReadableSpan
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 
-from graphmem import MemoryService, Settings, tracing
+from graphmem import MemoryService, Settings
 from graphmem.embedding import Embedder
+from graphmem.infra import tracing
 from graphmem.mcp.server import create_server
 from graphmem.settings.server import McpSettings
 from graphmem.stores.id_hash import IdHasher
@@ -231,7 +232,8 @@ def test_tracing_off_is_one_shared_object_and_creates_no_span() -> None:
 OFF_SCRIPT = """
 import sys
 from pathlib import Path
-from graphmem import MemoryService, Settings, tracing
+from graphmem import MemoryService, Settings
+from graphmem.infra import tracing
 svc = MemoryService(Settings(data_dir=Path(sys.argv[1])))
 svc.write("u1", "Rafael keeps the spare key under the blue pot")
 assert svc.search("u1", "where is the spare key").hits

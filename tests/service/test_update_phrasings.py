@@ -16,10 +16,10 @@ from pathlib import Path
 import pytest
 
 from graphmem import MemoryService, Settings
+from graphmem.domain.model import Status
 from graphmem.embedding import Embedder
 from graphmem.extractors.normalize import Normalizer
 from graphmem.extractors.slots import compile_rules, find_slots
-from graphmem.model import Status
 
 OLD_AT, NEW_AT = "2023-01-10T09:00:00Z", "2024-03-01T09:00:00Z"
 FILLER = {

@@ -10,7 +10,7 @@ import pytest
 
 from graphmem.embedding import Embedder
 from graphmem.errors import NotFoundError
-from graphmem.service import MemoryService
+from graphmem.service.facade import MemoryService
 from graphmem.settings import Settings
 
 PASSWORD = "Tr0ub4dorX3"

@@ -21,12 +21,12 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from graphmem import MemoryService, Settings
+from graphmem.domain.visibility import Viewer
 from graphmem.embedding import Embedder
 from graphmem.guard.checksums import IBAN_LENGTHS
 from graphmem.guard.vault import VaultKeyError
 from graphmem.mcp.server import create_server
 from graphmem.settings import McpSettings
-from graphmem.visibility import Viewer
 from tests.helpers.mcp import ok
 
 rng = random.Random()

@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from graphmem import MemoryService
-from graphmem.model import Status
+from graphmem.domain.model import Status
 from graphmem.stores.records.sqlite import SQLiteRecords
 from graphmem.usecases.backfill import backfill_relations
 

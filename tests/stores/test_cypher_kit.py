@@ -21,9 +21,9 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 from graphmem import MemoryService, Settings, Status
+from graphmem.domain.relation_types import RELATION_TYPES
 from graphmem.embedding import Embedder
 from graphmem.guard import Guard, GuardSettings
-from graphmem.relation_types import RELATION_TYPES
 from tests.helpers.services import open_neo4j
 
 if TYPE_CHECKING:

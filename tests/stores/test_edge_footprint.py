@@ -10,8 +10,8 @@ import numpy as np
 import pytest
 
 from graphmem import MemoryService, Settings
+from graphmem.domain.model import new_id
 from graphmem.embedding import Embedder
-from graphmem.model import new_id
 from graphmem.stores.vectors import VectorFilter, VectorPoint
 from graphmem.stores.vectors.edge import EdgeFootprint, EdgeVectors
 

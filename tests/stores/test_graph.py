@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from graphmem import associative
+from graphmem.domain import associative
 from graphmem.stores.graph import GraphEdge, GraphNode, GraphStore
 from graphmem.stores.graph.neo4j import cypher_dir, load_statements
 from graphmem.stores.graph.networkx import NetworkxGraph

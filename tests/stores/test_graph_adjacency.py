@@ -11,9 +11,9 @@ from pathlib import Path
 import pytest
 
 from graphmem import MemoryService, Settings
+from graphmem.domain.relation_types import RELATION_TYPES
+from graphmem.domain.requests import SearchRequest
 from graphmem.embedding import Embedder
-from graphmem.relation_types import RELATION_TYPES
-from graphmem.requests import SearchRequest
 from graphmem.stores.graph import GraphEdge, edge_order
 from graphmem.stores.graph.adjacency import Adjacency
 from graphmem.stores.graph.prepared import PreparedGraph

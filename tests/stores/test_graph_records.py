@@ -19,12 +19,12 @@ from hypothesis import strategies as st
 
 from graphmem import MemoryService, Settings
 from graphmem.cli.doctor import diagnose
+from graphmem.domain.relation_types import RELATION_TYPES
 from graphmem.embedding import Embedder
-from graphmem.projection import rebuild_graph
-from graphmem.relation_types import RELATION_TYPES
 from graphmem.stores.graph import GraphEdge
 from graphmem.stores.graph.networkx import NetworkxGraph
 from graphmem.stores.graph.records import RecordsGraph
+from graphmem.usecases.backfill import rebuild_graph
 
 LINES = [
     "Alice moved to Berlin in March to work for Siemens.",

@@ -17,11 +17,11 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from graphmem.model import Memory, new_id
+from graphmem.domain.model import Memory, new_id
+from graphmem.domain.text import query_terms, search_text
 from graphmem.stores.records import RecordQuery
 from graphmem.stores.records.keyword import CANDIDATES, MATCH_MAX_SHARE, bm25
 from graphmem.stores.records.sqlite import SQLiteRecords
-from graphmem.text import query_terms, search_text
 from tests.helpers.sqlite_steps import vm_steps as steps_of
 
 # The full-text index as stores before per-user postings had it (external content, rowid =

@@ -10,10 +10,10 @@ from pathlib import Path
 import pytest
 
 from graphmem import MemoryService, Settings
+from graphmem.domain.text import query_terms
 from graphmem.embedding import Embedder
 from graphmem.stores.records import RecordQuery
 from graphmem.stores.records.sqlite import SQLiteRecords
-from graphmem.text import query_terms
 from tests.helpers.records import mem, put
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench"))

@@ -15,10 +15,10 @@ from typing import Any
 
 import pytest
 
-from graphmem.model import Memory, Status, new_id
+from graphmem.domain.model import Memory, Status, new_id
+from graphmem.domain.text import search_text
 from graphmem.stores.records import RecordQuery
 from graphmem.stores.records.sqlite import SQLiteRecords
-from graphmem.text import search_text
 from tests.helpers.sqlite_steps import vm_steps
 
 STATUSES = ("active", "superseded", "archived", "quarantined")

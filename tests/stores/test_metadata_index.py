@@ -5,7 +5,7 @@ tested on each memory's JSON, and with 10 matches the walk read all of them. The
 keeps each memory's top-level scalar values in `memory_meta`, by triggers, and a selective
 filter's page is read from there (graphmem.stores.records.sqlite_meta). These tests hold the
 rows to the memories through every write (insert, update, merge, delete, erase: an erased
-user leaves no row), check that "1", 1, 1.0 and true match as graphmem.filters defines, and
+user leaves no row), check that "1", 1, 1.0 and true match as graphmem.domain.filters defines, and
 count what a page reads in SQLite virtual-machine steps, which do not depend on the load.
 """
 
@@ -17,11 +17,11 @@ from typing import Any
 
 import pytest
 
-from graphmem.filters import MemoryFilter
-from graphmem.model import Memory, new_id
+from graphmem.domain.filters import MemoryFilter
+from graphmem.domain.model import Memory, new_id
+from graphmem.domain.text import search_text
 from graphmem.stores.records import RecordQuery, sqlite_meta
 from graphmem.stores.records.sqlite import SQLiteRecords
-from graphmem.text import search_text
 from tests.helpers.sqlite_steps import vm_steps
 
 VALUES: list[Any] = ["7", 7, 7.0, 8, True, False, "true", "x" * 300, None, [7], {"i": 7}]

@@ -14,10 +14,10 @@ from pathlib import Path
 
 import pytest
 
-from graphmem.model import Memory, new_id
+from graphmem.domain.model import Memory, new_id
+from graphmem.domain.text import search_text
 from graphmem.stores.records.rows import EntityRef, GraphRows
 from graphmem.stores.records.sqlite import SQLiteRecords
-from graphmem.text import search_text
 from tests.helpers.sqlite_steps import vm_steps
 
 WANTED = 600

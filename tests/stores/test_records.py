@@ -8,12 +8,12 @@ from pathlib import Path
 
 import pytest
 
-from graphmem.filters import MemoryFilter
-from graphmem.model import Memory, MemoryType, Status, new_id, utcnow
+from graphmem.domain.filters import MemoryFilter
+from graphmem.domain.model import Memory, MemoryType, Status, new_id, utcnow
+from graphmem.domain.text import query_terms, search_text
 from graphmem.stores.records import RecordQuery, RecordsStore
 from graphmem.stores.records.mysql import MySQLRecords
 from graphmem.stores.records.sqlite import SQLiteRecords
-from graphmem.text import query_terms, search_text
 from tests.helpers.records import mem, put
 
 

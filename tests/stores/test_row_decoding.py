@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from graphmem import MemoryService
-from graphmem.model import MemoryType
+from graphmem.domain.model import MemoryType
 from graphmem.stores.records.base import SQLBase, _member
 
 TEXTS = [

@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 
 from graphmem import MemoryService, Settings
+from graphmem.domain.filters import MemoryFilter
 from graphmem.embedding import Embedder
-from graphmem.filters import MemoryFilter
 from graphmem.stores.records.mysql import MySQLRecords
 from graphmem.stores.vectors import VectorFilter, VectorPoint
 from graphmem.usecases.backfill import PAYLOAD_META, PAYLOAD_VERSION

@@ -11,10 +11,10 @@ from pathlib import Path
 import pytest
 
 from graphmem import MemoryService
-from graphmem.model import Memory, new_id
+from graphmem.domain.model import Memory, new_id
+from graphmem.domain.text import query_terms, search_text
 from graphmem.stores.records import RecordQuery
 from graphmem.stores.records.sqlite import SQLiteRecords
-from graphmem.text import query_terms, search_text
 
 HOLD_S = 3.0  # how long the write transaction stays open; every read must finish well before
 

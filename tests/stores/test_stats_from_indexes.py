@@ -10,9 +10,9 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
-from graphmem.model import Memory, MemoryType, Status, new_id
+from graphmem.domain.model import Memory, MemoryType, Status, new_id
+from graphmem.domain.text import search_text
 from graphmem.stores.records.sqlite import SQLiteRecords
-from graphmem.text import search_text
 
 
 def test_stats_read_no_memory_rows_and_stay_exact(tmp_path: Path) -> None:

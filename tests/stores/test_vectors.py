@@ -14,8 +14,8 @@ from typing import Any
 import numpy as np
 import pytest
 
+from graphmem.domain.model import new_id
 from graphmem.errors import StoreUnavailableError
-from graphmem.model import new_id
 from graphmem.stores.vectors import VectorFilter, VectorPoint, VectorStore
 from graphmem.stores.vectors.edge import EdgeVectors
 from graphmem.stores.vectors.qdrant import QdrantLayout, QdrantServerVectors

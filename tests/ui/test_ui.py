@@ -12,11 +12,11 @@ import pytest
 from starlette.testclient import TestClient
 
 from graphmem import MemoryService
+from graphmem.domain.model import Status
+from graphmem.domain.visibility import Viewer
 from graphmem.embedding import Embedder
 from graphmem.mcp.identity import default_label, hash_token
-from graphmem.model import Status
 from graphmem.ui import create_app
-from graphmem.visibility import Viewer
 from tests.helpers.ui import (
     AGENT,
     BOB_AGENT,

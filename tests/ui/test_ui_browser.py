@@ -27,9 +27,9 @@ from typing import Any
 import pytest
 
 from graphmem import MemoryService
+from graphmem.domain.model import Status
+from graphmem.domain.visibility import Viewer
 from graphmem.embedding import Embedder
-from graphmem.model import Status
-from graphmem.visibility import Viewer
 from tests.helpers.ui import (
     AGENT,
     CHROMEDRIVER,

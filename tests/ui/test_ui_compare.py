@@ -14,9 +14,9 @@ import pytest
 from starlette.testclient import TestClient
 
 from graphmem import MemoryService
+from graphmem.domain.model import Memory
+from graphmem.domain.requests import SearchRequest, SearchResult
 from graphmem.embedding import Embedder
-from graphmem.model import Memory
-from graphmem.requests import SearchRequest, SearchResult
 from graphmem.ui import create_app
 from tests.helpers.ui import OPERATOR, add_bulk, login, seeded_service, tokens
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from graphmem.actor import Actor
 from graphmem.documents import DocumentError, load_url
+from graphmem.domain.actor import Actor
 from graphmem.mcp.tools import documents as tools
 
 

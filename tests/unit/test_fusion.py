@@ -1,4 +1,4 @@
-"""Learned fusion (graphmem.fusion): channels calibrated to what the query could reach.
+"""Learned fusion (graphmem.domain.fusion): channels calibrated to what the query could reach.
 
 Before, the keyword channel was a hit's BM25 over the query's best hit, so a query that shared
 one character with a memory gave that memory the whole keyword channel (1.0)."""
@@ -7,7 +7,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from graphmem import MemoryService, Settings, fusion
+from graphmem import MemoryService, Settings
+from graphmem.domain import fusion
 from graphmem.embedding import Embedder
 
 
@@ -18,7 +19,7 @@ def test_query_language() -> None:
 
 
 def test_every_shipped_model_keeps_a_one_term_match_below_a_full_match() -> None:
-    assert fusion.models(), "graphmem/fusion_weights.json ships with the package"
+    assert fusion.models(), "graphmem/domain/fusion_weights.json ships with the package"
     for model in [*fusion.models().values(), fusion.BUILTIN]:
         one = model.keyword(3.0, 6)  # one shared term of a six-term query
         full = model.keyword(6 * 3.0, 6)  # every term matched

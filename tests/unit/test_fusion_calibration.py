@@ -16,7 +16,8 @@ from pathlib import Path
 
 import pytest
 
-from graphmem import MemoryService, Settings, ranking
+from graphmem import MemoryService, Settings
+from graphmem.domain import ranking
 from graphmem.embedding import Embedder
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench"))
@@ -148,7 +149,7 @@ def test_one_shared_common_character_cannot_fill_the_keyword_channel(
     assert keyword < 0.5
     full = svc.search("u", "团队站会改到几点", 1, expand_hops=0).hits[0]
     # the default fusion on a Chinese query is the fitted one (fusion=auto), whose keyword
-    # calibration saturates towards 1 (graphmem.fusion.FusionModel.keyword)
+    # calibration saturates towards 1 (graphmem.domain.fusion.FusionModel.keyword)
     assert full.scores["keyword"] > 0.8 and full.scores["keyword"] > 2 * keyword
     weights = svc.search(
         "u", "团队站会改到几点", 1, expand_hops=0, weights="vector=0.6,keyword=0.4"
@@ -193,7 +194,7 @@ def test_on_the_chinese_tune_half_keyword_meets_plain_bm25_and_fusion_its_best_c
 
 
 def test_a_memory_the_walk_reaches_ranks_below_its_seed() -> None:
-    from graphmem import associative
+    from graphmem.domain import associative
 
     # a weak best match (0.2) passes full relevance to its neighbour (base 0.1): the walk lifts
     # the neighbour beside the seed, not past it

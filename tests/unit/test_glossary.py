@@ -1,5 +1,5 @@
-"""The English keywords a Chinese question adds to the keyword channel (graphmem.glossary), and
-what they are for: a Chinese question finds the memory the user wrote in English.
+"""The English keywords a Chinese question adds to the keyword channel (graphmem.domain.glossary),
+and what they are for: a Chinese question finds the memory the user wrote in English.
 
 multilingual-e5-small carries meaning across the two languages weakly in that direction (on the
 Chinese set's tune half it put the English answer first for none of 13 such questions), and a
@@ -13,10 +13,11 @@ from pathlib import Path
 
 import pytest
 
-from graphmem import MemoryService, Settings, fusion
+from graphmem import MemoryService, Settings
+from graphmem.domain import fusion
+from graphmem.domain.glossary import english_terms, segment, table
+from graphmem.domain.text import tokens
 from graphmem.embedding import Embedder
-from graphmem.glossary import english_terms, segment, table
-from graphmem.text import tokens
 
 
 @pytest.mark.parametrize(
@@ -100,7 +101,7 @@ def test_a_chinese_question_finds_the_memory_written_in_english(
 
 
 def test_explain_shows_the_english_words_match(store: MemoryService) -> None:
-    from graphmem.requests import SearchRequest
+    from graphmem.domain.requests import SearchRequest
 
     req = SearchRequest(query="我的护照什么时候过期？", top_k=3, explain=True, track_access=False)
     hits = store.search_request("u", req).hits

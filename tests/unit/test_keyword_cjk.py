@@ -13,8 +13,8 @@ import pytest
 
 from graphmem import MemoryService, Settings
 from graphmem.cli.doctor import check_keywords, diagnose
+from graphmem.domain.text import TOKENIZER_VERSION, _encode, query_terms, tokens
 from graphmem.embedding import Embedder
-from graphmem.text import TOKENIZER_VERSION, _encode, query_terms, tokens
 from graphmem.usecases.backfill import TOKENIZER_META, rebuild
 
 TEA_Q, TEA = "我平时喝什么茶？", "我喜欢喝龙井茶。"
@@ -28,7 +28,7 @@ def enc(*words: str) -> set[str]:
 
 def v1_tokens(text: str) -> list[str]:
     """Version 1 of `tokens` for CJK (bigrams only, the short stop list): what old stores hold."""
-    from graphmem.text import CJK_STOP_CHARS, search_text
+    from graphmem.domain.text import CJK_STOP_CHARS, search_text
 
     out = []
     for run in re.findall("[\u4e00-\u9fff]+", text):

@@ -1,12 +1,12 @@
 """List and aggregate questions are told from single-fact ones by their wording alone
-(graphmem.aggregate), in English and Chinese: the table is the contract recall's facet fan-out
-(graphmem.usecases.fanout) relies on."""
+(graphmem.domain.aggregate), in English and Chinese: the table is the contract recall's facet
+fan-out (graphmem.usecases.fanout) relies on."""
 
 from __future__ import annotations
 
 import pytest
 
-from graphmem.aggregate import is_list_question, plural
+from graphmem.domain.aggregate import is_list_question, plural
 
 LIST_QUESTIONS = [
     "What activities does Melanie partake in?",

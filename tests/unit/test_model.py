@@ -2,12 +2,12 @@ from datetime import timedelta
 
 import pytest
 
-from graphmem import ranking
+from graphmem.domain import ranking
+from graphmem.domain.model import check_content, check_top_k, parse_memory_type, parse_time_range
+from graphmem.domain.summary import MAX_SUMMARY, summarize
+from graphmem.domain.text import query_terms, tokens
 from graphmem.errors import InvalidInputError
-from graphmem.model import check_content, check_top_k, parse_memory_type, parse_time_range
 from graphmem.settings import DEFAULT_PROFILES, DEFAULT_WEIGHTS
-from graphmem.summary import MAX_SUMMARY, summarize
-from graphmem.text import query_terms, tokens
 
 
 @pytest.mark.parametrize(

@@ -7,10 +7,10 @@ from pathlib import Path
 import pytest
 
 from graphmem import InvalidInputError, MemoryService, SearchRequest, Settings, WriteItem
+from graphmem.domain.requests import recipes
 from graphmem.embedding import Embedder
 from graphmem.errors import FirewallRejected
 from graphmem.guard import Guard, GuardSettings
-from graphmem.requests import recipes
 from graphmem.stores.cache import cache_key
 
 

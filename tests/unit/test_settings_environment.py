@@ -13,11 +13,11 @@ from pathlib import Path
 
 import pytest
 
-from graphmem import logs
 from graphmem.cli.common import user_of
 from graphmem.embedding.onnx import default_cache_dir
 from graphmem.errors import InvalidInputError
 from graphmem.importers.neo4j_memory import connection
+from graphmem.infra import logs
 from graphmem.stores.graph.neo4j import cypher_dir
 
 

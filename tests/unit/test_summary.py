@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from graphmem.summary import MAX_SUMMARY, summarize
+from graphmem.domain.summary import MAX_SUMMARY, summarize
 
 CASES = [
     # (text, summary): the first sentence, exactly

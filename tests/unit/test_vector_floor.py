@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 
 from graphmem import MemoryService, Settings
+from graphmem.domain.ranking import above_floor
 from graphmem.embedding import Embedder
-from graphmem.ranking import above_floor
 
 
 def test_above_floor_maps_the_floor_to_zero_and_one_to_one() -> None:

@@ -1,9 +1,9 @@
-"""The cap on a reached memory's score (graphmem.associative.capped_by_seed): below its seed,
+"""The cap on a reached memory's score (graphmem.domain.associative.capped_by_seed): below its seed,
 and among memories capped at the same seed, in the order of their own match to the query."""
 
 from __future__ import annotations
 
-from graphmem.associative import SEED_MARGIN, capped_by_seed
+from graphmem.domain.associative import SEED_MARGIN, capped_by_seed
 
 
 def test_memories_capped_at_one_seed_keep_the_order_of_their_own_match() -> None:

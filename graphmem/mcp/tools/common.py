@@ -14,18 +14,18 @@ from typing import TYPE_CHECKING, Any, Literal
 from fastmcp.exceptions import ToolError
 from mcp.types import ToolAnnotations
 
+from graphmem.domain.relation_types import RelationName
+from graphmem.domain.validation import MAX_TOP_K
+from graphmem.domain.visibility import HeldForReviewError
 from graphmem.errors import GraphmemError, InvalidInputError, NotFoundError, StoreUnavailableError
-from graphmem.relation_types import RelationName
-from graphmem.validation import MAX_TOP_K
-from graphmem.visibility import HeldForReviewError
 
 if TYPE_CHECKING:
+    from graphmem.domain.model import Memory
     from graphmem.mcp.context import ToolContext
-    from graphmem.model import Memory
 
 MemoryTypeName = Literal["fact", "preference", "event", "task"]
 SourceName = Literal["user", "agent", "document", "system"]
-# graphmem.validation's KIND_NAMES and KIND_WORDS as a schema (tests/mcp keep them equal).
+# graphmem.domain.validation's KIND_NAMES and KIND_WORDS as a schema (tests/mcp keep them equal).
 KindName = Literal["memory", "document", "image"]
 KindWord = Literal["memory", "document", "image", "both"]
 TIME_RANGE_PATTERN = r"^\s*[1-9]\d*\s*[mhdwyMHDWY]\s*$"

@@ -17,8 +17,8 @@ from urllib.parse import urlsplit
 from fastmcp.exceptions import ToolError
 from pydantic import Field
 
-from graphmem.actor import Actor
 from graphmem.documents import Document, load_bytes
+from graphmem.domain.actor import Actor
 from graphmem.mcp.context import ToolContext, ToolRegistry
 from graphmem.mcp.results_docs import DocumentDeleteResult, DocumentList, IngestResult
 from graphmem.mcp.tools.common import tool_annotations, tool_errors

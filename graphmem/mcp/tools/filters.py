@@ -1,6 +1,6 @@
 """The filter arguments memory_search and memory_list share, published with a typed schema so
 a client shows the model exactly what it may send; the service checks the values
-(graphmem.filters), and its errors name the field like every other tool error.
+(graphmem.domain.filters), and its errors name the field like every other tool error.
 
 A metadata filter matches top-level keys of a memory's metadata: `{"project": "Atlas"}` is
 equality, `{"tier": {"in": ["gold", "silver"]}}` membership, `{"k": {"eq": v}}` the same as
@@ -11,8 +11,8 @@ from typing import Annotated, Any, Literal
 
 from pydantic import Field, WithJsonSchema
 
-from graphmem.filters import MAX_IN_VALUES, MAX_KEY_CHARS, MAX_METADATA_KEYS, MAX_VALUE_CHARS
-from graphmem.model import Source, Status
+from graphmem.domain.filters import MAX_IN_VALUES, MAX_KEY_CHARS, MAX_METADATA_KEYS, MAX_VALUE_CHARS
+from graphmem.domain.model import Source, Status
 
 SCOPE_MAX = 128
 SCALAR_SCHEMA: dict[str, Any] = {
@@ -74,7 +74,7 @@ def _metadata_schema(description: str) -> dict[str, Any]:
 
 
 # The schemas are published typed, so a client shows the model exactly what it may send; the
-# values are checked by the service (graphmem.filters), whose errors say in one line what is
+# values are checked by the service (graphmem.domain.filters), whose errors say in one line what is
 # wrong (`metadata.tier: an operator object has exactly one of eq, in`), where pydantic would
 # list one failure per member of the union.
 MetadataFilter = Annotated[

@@ -5,10 +5,10 @@ from typing import Annotated
 
 from pydantic import Field
 
+from graphmem.domain.temporal import validity
 from graphmem.mcp.context import ToolContext, ToolRegistry
 from graphmem.mcp.results import GraphResult, HistoryResult, RelateResult
 from graphmem.mcp.tools.common import RelationName, memory_dict, tool_annotations, tool_errors
-from graphmem.temporal import validity
 
 
 def register(mcp: ToolRegistry, ctx: ToolContext) -> None:

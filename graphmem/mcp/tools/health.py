@@ -8,16 +8,17 @@ import time
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
-from graphmem import __version__, metrics
-from graphmem.actor import Actor
+from graphmem import __version__
+from graphmem.domain.actor import Actor
+from graphmem.domain.model import Status
+from graphmem.infra import metrics
 from graphmem.mcp.context import ToolContext, ToolRegistry
 from graphmem.mcp.results_ops import HealthResult
 from graphmem.mcp.stats import mean, percentile
 from graphmem.mcp.tools.common import tool_annotations
-from graphmem.model import Status
 
 if TYPE_CHECKING:
-    from graphmem.service import MemoryService
+    from graphmem.service.facade import MemoryService
 
 log = logging.getLogger("graphmem.mcp")
 NEW_TODAY_CAP = 100_000

@@ -16,11 +16,11 @@ from typing import Annotated, Any
 from fastmcp.exceptions import ToolError
 from pydantic import Field
 
+from graphmem.domain.model import Memory, Status
 from graphmem.mcp.context import ToolContext, ToolRegistry
 from graphmem.mcp.results import ImageInfo, ImageWriteResult
 from graphmem.mcp.tools.common import MemoryTypeName, SourceName, tool_annotations, tool_errors
 from graphmem.mcp.tools.filters import SCOPE_MAX
-from graphmem.model import Memory, Status
 
 _DATA_URL = re.compile(r"^data:(image/[a-z0-9.+-]+|application/pdf);base64,", re.IGNORECASE)
 

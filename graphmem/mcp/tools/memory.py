@@ -11,6 +11,9 @@ from typing import Annotated, Any
 from fastmcp.exceptions import ToolError
 from pydantic import Field
 
+from graphmem.domain.model import Status
+from graphmem.domain.requests import WriteItem
+from graphmem.domain.summary import summarize_many
 from graphmem.mcp.context import ToolContext, ToolRegistry
 from graphmem.mcp.results import (
     ForgetResult,
@@ -29,10 +32,7 @@ from graphmem.mcp.tools.common import (
     tool_errors,
 )
 from graphmem.mcp.tools.filters import SCOPE_MAX
-from graphmem.model import Status
-from graphmem.requests import WriteItem
 from graphmem.settings.sections import LlmSettings
-from graphmem.summary import summarize_many
 from graphmem.usecases.turns import MAX_TURNS as MAX_OBSERVE_TURNS
 from graphmem.usecases.turns import observe
 
@@ -359,7 +359,7 @@ def register(mcp: ToolRegistry, ctx: ToolContext) -> None:
 
 def _llm_summary(texts: list[str], llm: LlmSettings) -> str:
     """One call to an OpenAI-compatible chat-completions endpoint; raises on any failure."""
-    from graphmem.llm import complete
+    from graphmem.infra.llm import complete
 
     if not llm.url:
         raise ValueError("no LLM endpoint configured")

@@ -10,6 +10,9 @@ from typing import TYPE_CHECKING, Annotated, Any, cast
 
 from pydantic import Field
 
+from graphmem.domain.requests import MAX_LIST_LIMIT, ListRequest, SearchRequest
+from graphmem.domain.temporal import validity
+from graphmem.domain.visibility import Viewer
 from graphmem.mcp.context import ToolContext, ToolRegistry
 from graphmem.mcp.results import (
     GetResult,
@@ -43,13 +46,10 @@ from graphmem.mcp.tools.filters import (
     Statuses,
 )
 from graphmem.mcp.tools.images import image_info
-from graphmem.requests import MAX_LIST_LIMIT, ListRequest, SearchRequest
-from graphmem.temporal import validity
 from graphmem.usecases import libraries
-from graphmem.visibility import Viewer
 
 if TYPE_CHECKING:
-    from graphmem.model import Hit, Memory
+    from graphmem.domain.model import Hit, Memory
 
 MAX_CURSOR = 1024
 

@@ -5,11 +5,11 @@ from typing import Annotated
 
 from pydantic import Field
 
+from graphmem.domain.working import WorkingMemoryPatch, check_session_id
 from graphmem.mcp.context import ToolContext, ToolRegistry
 from graphmem.mcp.results_ops import WorkingMemoryResult
 from graphmem.mcp.tools.common import tool_annotations, tool_errors
 from graphmem.usecases.preload import get_session, patch_session_preloaded
-from graphmem.working import WorkingMemoryPatch, check_session_id
 
 
 def register(mcp: ToolRegistry, ctx: ToolContext) -> None:

@@ -8,6 +8,16 @@ from graphmem.stores.graph.port import (
     GraphNode,
     GraphStore,
     edge_order,
+    graph_edge,
+    graph_node,
 )
 
-__all__ = ["RELATION_TYPES", "GraphEdge", "GraphNode", "GraphStore", "edge_order"]
+__all__ = [
+    "RELATION_TYPES",
+    "GraphEdge",
+    "GraphNode",
+    "GraphStore",
+    "edge_order",
+    "graph_edge",
+    "graph_node",
+]

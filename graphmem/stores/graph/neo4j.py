@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from graphmem.errors import StoreUnavailableError
-from graphmem.extras import require_extra
+from graphmem.infra.extras import require_extra
 from graphmem.settings import environment
 from graphmem.stores.graph.port import GraphEdge, GraphNode
 

@@ -8,10 +8,11 @@ touches, at every hop: an edge into another user's memory is never followed.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Protocol
+from typing import Any, Protocol
 
-from graphmem.relation_types import RELATION_TYPES as RELATION_TYPES  # re-exported
-from graphmem.stores.records.rows import EntityRef
+from graphmem.domain.model import Memory
+from graphmem.domain.relation_types import RELATION_TYPES as RELATION_TYPES  # re-exported
+from graphmem.stores.records.rows import EntityRef, Relation
 
 
 @dataclass(frozen=True)
@@ -58,6 +59,41 @@ def edge_order(memory_id: str, e: GraphEdge) -> tuple[float, str, str, str]:
     Both adapters sort by this, so they cut the same edges and expansions agree.
     """
     return (-e.strength, e.other(memory_id), e.relation_type, e.source_id)
+
+
+def graph_node(m: Memory, entities: list | None = None) -> GraphNode:
+    """The node a memory is in the graph, with its entities."""
+    return GraphNode(
+        memory_id=m.id,
+        user_id=m.user_id,
+        memory_type=m.memory_type.value,
+        status=m.status.value,
+        created_at=m.created_at.timestamp(),
+        session_id=m.session_id,
+        summary=m.summary,
+        entities=tuple(entities or ()),
+        valid_from=m.valid_since.timestamp(),
+        valid_to=m.valid_to.timestamp() if m.valid_to else None,
+        agent_id=m.agent_id,
+        run_id=m.run_id,
+    )
+
+
+def _ts(value: Any) -> float | None:
+    return value.timestamp() if value is not None else None
+
+
+def graph_edge(r: Relation) -> GraphEdge:
+    """The edge a relation of the records is in the graph."""
+    return GraphEdge(
+        r.user_id,
+        r.source_id,
+        r.target_id,
+        r.relation_type,
+        r.strength,
+        _ts(r.valid_from),
+        _ts(r.valid_to),
+    )
 
 
 class GraphStore(Protocol):

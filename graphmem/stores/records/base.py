@@ -17,8 +17,8 @@ from datetime import UTC, datetime
 from enum import StrEnum
 from typing import Any, TypeVar
 
-from graphmem.filters import Scalar
-from graphmem.model import Kind, Memory, MemoryType, Source, Status, utcnow
+from graphmem.domain.filters import Scalar
+from graphmem.domain.model import Kind, Memory, MemoryType, Source, Status, utcnow
 from graphmem.stores.id_hash import IdHasher
 from graphmem.stores.records.locks import NamedLocks, ProcessLocks
 from graphmem.stores.records.rows import RecordQuery
@@ -238,8 +238,8 @@ class SQLBase:
 
     def _meta_equals(self, column: str, key: str, value: Scalar) -> tuple[str, list[Any]]:
         """SQL true when the JSON object in `column` holds `value` at top-level `key`, with the
-        typing of graphmem.filters.same_value (no bool/number/string coercion). The key is a
-        bound parameter; graphmem.filters rejects keys with quotes or backslashes."""
+        typing of graphmem.domain.filters.same_value (no bool/number/string coercion). The key is a
+        bound parameter; graphmem.domain.filters rejects keys with quotes or backslashes."""
         raise NotImplementedError
 
     def _outbox_rows(

@@ -11,7 +11,7 @@ from collections.abc import Iterator
 from datetime import datetime
 from typing import Any
 
-from graphmem.model import utcnow
+from graphmem.domain.model import utcnow
 from graphmem.stores.records.base import SQLBase, chunks
 from graphmem.stores.records.migrate import GRAPH_TABLES
 from graphmem.stores.records.rows import (

@@ -83,7 +83,7 @@ def reach(terms: Iterable[str], df: dict[str, int], n: int, avgdl: float) -> flo
     wrote count too (df = 0): they are part of what the query asks, and no memory matches them.
 
     The fused keyword channel is a hit's BM25 over the larger of the best hit and a share of
-    this (graphmem.ranking.keyword), so a query that shares one common character with the
+    this (graphmem.domain.ranking.keyword), so a query that shares one common character with the
     user's memories cannot give that memory the whole channel."""
     if n <= 0:
         return 0.0

@@ -8,7 +8,7 @@ as the rest (graphmem.stores.records.sql_store.erase_user).
 
 from __future__ import annotations
 
-from graphmem.model import utcnow
+from graphmem.domain.model import utcnow
 from graphmem.stores.records.base import SQLBase
 
 

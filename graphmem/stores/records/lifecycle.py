@@ -11,7 +11,7 @@ import json
 from datetime import datetime
 from typing import Any
 
-from graphmem.model import Memory, Status, utcnow
+from graphmem.domain.model import Memory, Status, utcnow
 from graphmem.stores.records.base import MEMORY_COLUMNS
 from graphmem.stores.records.graph_rows import SQLGraphTables
 from graphmem.stores.records.rows import EntityRef, GraphRows, Relation

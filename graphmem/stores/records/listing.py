@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from graphmem.model import Memory
+from graphmem.domain.model import Memory
 from graphmem.stores.records.base import MEMORY_COLUMNS, SQLBase
 from graphmem.stores.records.rows import RecordQuery
 

@@ -10,8 +10,8 @@ from urllib.parse import unquote, urlparse
 
 import pymysql
 
+from graphmem.domain.filters import Scalar
 from graphmem.errors import StoreUnavailableError
-from graphmem.filters import Scalar
 from graphmem.stores.records.locks import MySQLLocks
 from graphmem.stores.records.migrate import mysql_add_columns
 from graphmem.stores.records.rows import RecordQuery

@@ -11,7 +11,7 @@ from __future__ import annotations
 from datetime import datetime, timedelta
 from typing import Any
 
-from graphmem.model import utcnow
+from graphmem.domain.model import utcnow
 from graphmem.stores.records.base import SQLBase, chunks
 from graphmem.stores.records.rows import OutboxItem
 

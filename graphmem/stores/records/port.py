@@ -17,7 +17,7 @@ from collections.abc import Iterator
 from datetime import datetime
 from typing import Any, Protocol
 
-from graphmem.model import Memory
+from graphmem.domain.model import Memory
 from graphmem.stores.records.locks import NamedLocks
 from graphmem.stores.records.rows import (
     EntityRef,

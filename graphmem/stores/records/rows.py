@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from datetime import datetime
 
-from graphmem.filters import MemoryFilter
+from graphmem.domain.filters import MemoryFilter
 
 ERASE_MARK = "*"  # outbox memory_id of an erase-a-user tombstone
 
@@ -73,7 +73,8 @@ class Placed:
 
 @dataclass(frozen=True)
 class Supersession:
-    """`old_id` stopped being true at `at` because `new_id` replaced it (graphmem.temporal)."""
+    """`old_id` stopped being true at `at` because `new_id` replaced it
+    (graphmem.domain.temporal)."""
 
     old_id: str
     new_id: str
@@ -97,7 +98,7 @@ class RecordQuery:
     memory_type: str | None = None
     statuses: tuple[str, ...] = ("active",)
     created_after: datetime | None = None
-    # The caller's filters (session, source, confidence, scopes, metadata): graphmem.filters.
+    # The caller's filters (session, source, confidence, scopes, metadata): graphmem.domain.filters.
     filter: MemoryFilter = field(default_factory=MemoryFilter)
     created_before: datetime | None = None
     valid_at: datetime | None = None

@@ -12,7 +12,7 @@ import json
 from datetime import datetime
 from typing import Any
 
-from graphmem.model import Memory, utcnow
+from graphmem.domain.model import Memory, utcnow
 from graphmem.stores.records.base import MEMORY_COLUMNS, chunks, iso
 from graphmem.stores.records.keyword import KeywordIndex
 from graphmem.stores.records.libraries import LibraryReaders

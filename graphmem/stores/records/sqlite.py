@@ -16,8 +16,8 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from graphmem.filters import Scalar
-from graphmem.model import Memory
+from graphmem.domain.filters import Scalar
+from graphmem.domain.model import Memory
 from graphmem.stores.id_hash import IdHasher
 from graphmem.stores.private_files import FILE_MODE, private_dir, tighten
 from graphmem.stores.records.keyword import (

@@ -19,7 +19,7 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
-from graphmem.filters import MetaCondition, Scalar
+from graphmem.domain.filters import MetaCondition, Scalar
 from graphmem.stores.records.listing import SQLListing
 from graphmem.stores.records.rows import RecordQuery
 
@@ -28,7 +28,7 @@ DRIVE_MAX = 20_000
 
 def kind_value(value: Scalar) -> tuple[str, Any]:
     """A filter value as `memory_meta` holds it: (kind, value), kinds as the triggers write
-    them, so "1", 1 and true stay apart as graphmem.filters.same_value keeps them."""
+    them, so "1", 1 and true stay apart as graphmem.domain.filters.same_value keeps them."""
     if isinstance(value, bool):
         return "b", int(value)
     if isinstance(value, str):

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from graphmem.model import utcnow
+from graphmem.domain.model import utcnow
 from graphmem.stores.records.base import SQLBase
 from graphmem.stores.records.rows import SecretRow
 

@@ -11,7 +11,8 @@ from typing import Protocol
 
 import numpy as np
 
-from graphmem.filters import MemoryFilter, meta_token
+from graphmem.domain.filters import MemoryFilter, meta_token, meta_tokens
+from graphmem.domain.model import Memory
 
 
 @dataclass(frozen=True)
@@ -21,14 +22,14 @@ class VectorFilter:
     statuses: tuple[str, ...] = ("active",)
     created_after: float | None = None  # epoch seconds
     session_id: str | None = None
-    # A caller's filter (graphmem.filters) as payload conditions; `meta` holds, per metadata
-    # key, the tokens (graphmem.filters.meta_token) of the values it may hold.
+    # A caller's filter (graphmem.domain.filters) as payload conditions; `meta` holds, per metadata
+    # key, the tokens (graphmem.domain.filters.meta_token) of the values it may hold.
     agent_id: str | None = None
     run_id: str | None = None
     sources: tuple[str, ...] | None = None
     meta: tuple[tuple[str, ...], ...] = ()
-    # One record kind to keep (graphmem.model.Kind), None for all. Points written before kinds
-    # existed carry no kind and are memories, so "memory" is matched as "not a document".
+    # One record kind to keep (graphmem.domain.model.Kind), None for all. Points written before
+    # kinds existed carry no kind and are memories, so "memory" is matched as "not a document".
     kind: str | None = None
 
     def narrowed(self, f: MemoryFilter) -> VectorFilter:
@@ -63,8 +64,26 @@ class VectorPoint:
     agent_id: str | None = None
     run_id: str | None = None
     source: str | None = None
-    meta: tuple[str, ...] = ()  # graphmem.filters.meta_tokens of its metadata
+    meta: tuple[str, ...] = ()  # graphmem.domain.filters.meta_tokens of its metadata
     kind: str = "memory"
+
+
+def vector_point(m: Memory, vec: np.ndarray) -> VectorPoint:
+    """The point a memory is in the index: its vector and the payload a search filters on."""
+    return VectorPoint(
+        memory_id=m.id,
+        vector=vec,
+        user_id=m.user_id,
+        memory_type=m.memory_type.value,
+        status=m.status.value,
+        created_at=m.created_at.timestamp(),
+        session_id=m.session_id,
+        agent_id=m.agent_id,
+        run_id=m.run_id,
+        source=m.source.value,
+        meta=tuple(meta_tokens(m.metadata)),
+        kind=m.kind.value,
+    )
 
 
 class VectorStore(Protocol):

@@ -3,8 +3,8 @@
 `WorkingMemoryStore` is the port. `InProcessWorkingMemory` (`in_process`) is the embedded
 adapter (a dict and a lock; gone when the process stops) and `RedisWorkingMemory` (`redis`) the
 shared one, for several server processes or restarts. What may change in a session, and how a
-patch merges, is the core's (graphmem.working); a store only runs that merge inside its atomic
-read-modify-write, so two concurrent patches never lose each other's changes.
+patch merges, is the core's (graphmem.domain.working); a store only runs that merge inside its
+atomic read-modify-write, so two concurrent patches never lose each other's changes.
 """
 
 from __future__ import annotations

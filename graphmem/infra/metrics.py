@@ -4,9 +4,10 @@ One registry per process. Event counters and latency histograms are fed where th
 happen (the MCP middleware for tool calls, the search pipeline for recall channels, the
 use-cases and projector where a store error is caught, the write use-case where the firewall
 decides a write); levels that live in the stores (memory counts, outbox backlog and lag, cache
-hit counters, store reachability) are read from the bound service Context at scrape time, so
-they can never drift from the stores. `render()` is what `GET /metrics` serves and `snapshot()`
-is the same collection as a dict, so a scrape and `memory_health` read identical numbers.
+hit counters, store reachability) are read from the bound service's Context at scrape time
+(graphmem.service.levels), so they can never drift from the stores. `render()` is what
+`GET /metrics` serves and `snapshot()` is the same collection as a dict, so a scrape and
+`memory_health` read identical numbers.
 
 Labels are small closed sets (tool names, channel names, store names, firewall actions):
 never a user id or content, so neither cardinality nor privacy grows with the data.
@@ -20,7 +21,7 @@ import time
 from collections import deque
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from prometheus_client import (
     CONTENT_TYPE_LATEST,
@@ -31,10 +32,6 @@ from prometheus_client import (
     ProcessCollector,
     generate_latest,
 )
-from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, Metric
-
-if TYPE_CHECKING:
-    from graphmem.context import Context
 
 log = logging.getLogger("graphmem.metrics")
 
@@ -198,88 +195,6 @@ class LatencyRecorder:
         return None if value is None else round(value, digits)
 
 
-# ----------------------------------------------------------------------------- service levels
-class ServiceCollector:
-    """Reads levels from one service's Context at scrape time (memory counts, outbox, caches,
-    store reachability): a handful of COUNT queries and health checks per scrape."""
-
-    def __init__(self, context: Context) -> None:
-        self.ctx = context
-
-    def describe(self) -> list[Metric]:
-        return []  # levels are read lazily; nothing to check for name clashes up front
-
-    def collect(self) -> Iterator[Metric]:
-        yield from self._read()
-
-    def _read(self) -> list[Metric]:
-        ctx = self.ctx
-        out: list[Metric] = []
-        up = GaugeMetricFamily(
-            "graphmem_store_up", "1 when the store answers its health check", labels=["store"]
-        )
-        for name, store in (
-            ("records", ctx.records),
-            ("vectors", ctx.vectors),
-            ("graph", ctx.graph),
-            ("cache", ctx.cache),
-        ):
-            try:
-                ok = bool(store.health().get("ok"))
-            except Exception:  # noqa: BLE001 - a health check that raises means down
-                ok = False
-            up.add_metric([name], 1.0 if ok else 0.0)
-        out.append(up)
-
-        memories = GaugeMetricFamily(
-            "graphmem_memories", "Memories stored, all users together, by status", labels=["status"]
-        )
-        outbox = GaugeMetricFamily(
-            "graphmem_outbox_pending", "Outbox rows not yet projected to vectors and graph"
-        )
-        lag = GaugeMetricFamily(
-            "graphmem_outbox_lag_seconds",
-            "Age of the oldest unprojected outbox row (0 when the outbox is empty)",
-        )
-        try:
-            for status in STATUSES:
-                memories.add_metric([status], float(ctx.records.count(status=status)))
-            outbox.add_metric([], float(ctx.records.outbox_count()))
-            oldest = ctx.records.outbox_oldest()
-            lag.add_metric([], max(0.0, time.time() - oldest.timestamp()) if oldest else 0.0)
-            out += [memories, outbox, lag]
-        except Exception as e:  # noqa: BLE001 - records down: graphmem_store_up says so
-            log.warning("metrics: records store unavailable: %s", e)
-
-        cache = CounterMetricFamily(
-            "graphmem_cache_requests",
-            "Cache lookups by cache (query_embedding, search) and result (hit, miss)",
-            labels=["cache", "result"],
-        )
-        cache.add_metric(["query_embedding", "hit"], float(ctx.embedder.cache_hits))
-        cache.add_metric(["query_embedding", "miss"], float(ctx.embedder.cache_misses))
-        cache.add_metric(["search", "hit"], float(ctx.search_stats.cache_hits))
-        cache.add_metric(["search", "miss"], float(ctx.search_stats.cache_misses))
-        out.append(cache)
-        return out
-
-
-_bound: ServiceCollector | None = None
-_bind_lock = threading.Lock()
-
-
-def bind(context: Context) -> None:
-    """Report this service's levels (one service per server process; a new one replaces it)."""
-    global _bound
-    with _bind_lock:
-        if _bound is not None and _bound.ctx is context:
-            return
-        if _bound is not None:
-            REGISTRY.unregister(_bound)
-        _bound = ServiceCollector(context)
-        REGISTRY.register(_bound)
-
-
 # ----------------------------------------------------------------------------- reading
 def render() -> tuple[bytes, str]:
     """The exposition text for GET /metrics and its content type."""
@@ -328,7 +243,6 @@ def _nest(root: dict[str, Any], keys: list[str]) -> dict[str, Any]:
 __all__ = [
     "REGISTRY",
     "LatencyRecorder",
-    "bind",
     "channel",
     "observe_tool",
     "percentile",

@@ -19,7 +19,7 @@ import bisect
 from collections.abc import Sequence
 from datetime import datetime
 
-from graphmem.model import Memory
+from graphmem.domain.model import Memory
 from graphmem.stores.records import GraphTables, Placed
 
 NEW = 1 << 62  # positions of a batch's new memories: after every stored sequence number

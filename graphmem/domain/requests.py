@@ -8,7 +8,7 @@ firewall screens the content.
 
 Named search recipes (`SearchRecipe`) are data: channel weights, fed by the `profiles`
 setting. The rules the options share with the other interfaces (kinds, kind weights, top_k)
-are in graphmem.validation.
+are in graphmem.domain.validation.
 """
 
 from __future__ import annotations
@@ -18,10 +18,9 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any, TypedDict
 
-from graphmem import associative, fusion, ranking
-from graphmem.errors import InvalidInputError
-from graphmem.filters import MemoryFilter
-from graphmem.model import (
+from graphmem.domain import associative, fusion, ranking
+from graphmem.domain.filters import MemoryFilter
+from graphmem.domain.model import (
     Hit,
     Memory,
     MemoryType,
@@ -38,15 +37,16 @@ from graphmem.model import (
     parse_source,
     parse_time_range,
 )
+from graphmem.domain.validation import parse_kind_weights
+from graphmem.errors import InvalidInputError
 from graphmem.settings import Settings
 from graphmem.stores.cache import cache_key
-from graphmem.validation import parse_kind_weights
 
 # ------------------------------------------------------------------ search
 
 
 def filter_of(request: SearchRequest | ListRequest) -> MemoryFilter:
-    """The filter fields a search and a listing share, checked (graphmem.filters)."""
+    """The filter fields a search and a listing share, checked (graphmem.domain.filters)."""
     return MemoryFilter.parse(
         session_id=request.session_id,
         source=request.source,
@@ -87,14 +87,14 @@ class SearchRequest:
     relation_types: str | list[str] | None = None
     as_of: str | datetime | None = None
     include_history: bool = False
-    # Filters (graphmem.filters): a filtered search never returns a hit they exclude.
+    # Filters (graphmem.domain.filters): a filtered search never returns a hit they exclude.
     source: str | list[str] | None = None
     min_confidence: float | None = None
     metadata: Mapping[str, Any] | None = None
     agent_id: str | None = None
     run_id: str | None = None
     # Record kinds (memory, document, image, a list of them, or both: every kind, the default)
-    # and a score factor per kind; graphmem.validation holds the rules.
+    # and a score factor per kind; graphmem.domain.validation holds the rules.
     kinds: str | list[str] | None = None
     kind_weights: Mapping[str, Any] | None = None
     # Per hit: channel scores before and after calibration, fused contributions, walk reasons.
@@ -160,7 +160,7 @@ class SearchRequest:
             filter=self.memory_filter(),
             kind_weights=parse_kind_weights(self.kind_weights),
             image_weight=image_w,
-            # No weights and no profile: the fitted fusion (graphmem.fusion) ranks where the
+            # No weights and no profile: the fitted fusion (graphmem.domain.fusion) ranks where the
             # settings say (auto: on a query not in English), else the weighted sum of
             # `weights`.
             learned=learned_fusion(s.fusion, query)

@@ -20,8 +20,8 @@ from collections.abc import Mapping
 from datetime import datetime
 from typing import Any
 
+from graphmem.domain.model import CHANNELS, check_number
 from graphmem.errors import InvalidInputError
-from graphmem.model import CHANNELS, check_number
 
 REACH_SHARE = 0.25
 """The keyword channel is full (1.0) only for a hit scoring at least this share of the query's
@@ -142,7 +142,7 @@ def language_weights(
     not trained on the query's language (`model_languages` None: a multilingual model, or one
     whose languages are not known, is trusted in every language). Renormalised to sum 1, as
     every weight set is: the graph walk adds to a hit's score as if its match could reach 1
-    (graphmem.associative.combine_graph), and a Chinese query's best hit scored at most 0.43
+    (graphmem.domain.associative.combine_graph), and a Chinese query's best hit scored at most 0.43
     let the walk outrank the keyword channel's answer."""
     if model_languages is None or query_language in model_languages:
         return dict(weights)

@@ -21,7 +21,7 @@ Edges point from cause to effect and from earlier to later; `related` is symmetr
 once, from the larger memory id to the smaller, so re-running extraction never adds its mirror.
 Expansion follows edges both ways.
 
-"Earlier", "most recent" and "previous" are in the user's write order (graphmem.write_order):
+"Earlier", "most recent" and "previous" are in the user's write order (graphmem.domain.write_order):
 by created_at, ties broken by the order of the writes. Each memory of a batch is linked as if
 written on its own after those before it, hub counts included, so one write per turn and one
 batch per conversation build the same graph, with distinct timestamps or with one per session.
@@ -34,9 +34,10 @@ from collections import Counter
 from collections.abc import Sequence
 from typing import Protocol
 
+from graphmem.domain.model import Memory
+from graphmem.domain.write_order import Predecessors, order, positions
 from graphmem.extractors import Extraction
 from graphmem.extractors.english import TOPIC_PREFIX
-from graphmem.model import Memory
 from graphmem.stores.records import (
     EntityRef,
     GraphRows,
@@ -45,7 +46,6 @@ from graphmem.stores.records import (
     Placed,
     Relation,
 )
-from graphmem.write_order import Predecessors, order, positions
 
 SESSION_ORDER_STRENGTH = 0.5
 
@@ -98,7 +98,7 @@ class Linker:
         self, user_id: str, memories: Sequence[Memory], extractions: Sequence[Extraction]
     ) -> GraphRows:
         """Entities and relations for memories of one user, as if written one at a time in the
-        order given (graphmem.write_order): what each links to is what was written before it.
+        order given (graphmem.domain.write_order): what each links to is what was written before it.
         Memories already stored (re-linking) are linked against what was written before them."""
         keys = sorted({k for ex in extractions for k in ex.keys})
         places = positions(memories)

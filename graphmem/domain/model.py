@@ -47,7 +47,7 @@ class Status(StrEnum):
     ACTIVE = "active"
     ARCHIVED = "archived"
     QUARANTINED = "quarantined"
-    SUPERSEDED = "superseded"  # replaced by a newer version; kept for history (graphmem.temporal)
+    SUPERSEDED = "superseded"  # replaced by a newer version; kept for history (domain.temporal)
 
 
 CHANNELS = ("vector", "keyword", "recency", "frequency")

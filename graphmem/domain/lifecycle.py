@@ -14,8 +14,8 @@ decay_score (in [0, 1]):
 
 where last_seen is the later of the last access and the last write of the memory (a memory
 that was never recalled counts from when it was stored, not from the date it talks about).
-R and F are `graphmem.ranking.recency` and `graphmem.ranking.frequency`, the functions behind
-the ranking's recency and frequency channels, with the same half-life and saturation. A fresh
+R and F are `graphmem.domain.ranking.recency` and `graphmem.domain.ranking.frequency`, the functions
+behind the ranking's recency and frequency channels, with the same half-life and saturation. A fresh
 memory starts at 0.6 (times its confidence); use keeps an old one alive. With the defaults
 (30-day half-life, saturation 50) a memory never recalled falls below the 0.3 archive threshold
 after 30 days, one recalled 5 times after about 70 days, 10 times after about 103 days, and
@@ -30,10 +30,10 @@ TTL: a memory of a type with a TTL (`ttl_hours`; task 24 h, event 90 days by def
 it from every store through the same path as forget.
 
 Merge: two active memories of one user, of the same type and source, with cosine >=
-`merge_similarity`, that say the same thing (`graphmem.meaning.same_meaning`: no number, date,
-time, weekday, month, name or negation differs) become one. A near-duplicate that changes such
-a value is an update, not a duplicate: graphmem.temporal lets the newer supersede the older, with
-the history kept. The oldest survives (its id, content and created_at), access
+`merge_similarity`, that say the same thing (`graphmem.domain.meaning.same_meaning`: no number,
+date, time, weekday, month, name or negation differs) become one. A near-duplicate that changes such
+a value is an update, not a duplicate: graphmem.domain.temporal lets the newer supersede the older,
+with the history kept. The oldest survives (its id, content and created_at), access
 counts are summed, the last access, confidence and metadata are united, the others' relations
 and entities move to it, and each merged memory stays as an archived row joined by a
 `merged_from` edge.
@@ -44,10 +44,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from datetime import datetime, timedelta
 
-from graphmem import ranking
+from graphmem.domain import ranking
+from graphmem.domain.meaning import same_meaning
+from graphmem.domain.model import Kind, Memory, Status
 from graphmem.guard.policy import REF_RE
-from graphmem.meaning import same_meaning
-from graphmem.model import Kind, Memory, Status
 from graphmem.settings import Settings
 
 MERGE_META_KEYS = ("merged_from", "merged_into")

@@ -17,7 +17,7 @@ a value, decided here without an LLM, in English and Chinese:
 - the *words*: the remaining content words (English stemmed, without stop words; Chinese as
   character bigrams) and the speaker of a "Name: ..." line.
 
-A slot value (graphmem.temporal) is a span of the text or whether the text denies it (yes/no
+A slot value (graphmem.domain.temporal) is a span of the text or whether the text denies it (yes/no
 slots: "I love sushi", "I no longer like sushi"), so two texts with equal words, values and
 polarity also give every slot the same value.
 
@@ -27,7 +27,7 @@ polarity also give every slot the same value.
   duplicate, which may be merged;
 - `update`: same speaker and words and the same kinds and counts of values, but a value or the
   polarity differs - the newer one changes a value of the older one (a knowledge update, never
-  a merge; graphmem.temporal lets it supersede);
+  a merge; graphmem.domain.temporal lets it supersede);
 - `different`: anything else (a word or a value added, removed or replaced by another kind, or
   another label: "rollout step 4 happened" is the next event, not a correction of step 3):
   both are kept as they are.
@@ -43,7 +43,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Literal
 
-from graphmem.text import CJK_STOP_CHARS, STOPWORDS, derived_cache, stem
+from graphmem.domain.text import CJK_STOP_CHARS, STOPWORDS, derived_cache, stem
 
 Verdict = Literal["same", "update", "different"]
 

@@ -1,32 +1,24 @@
 """MemoryService: the single entry point that the CLI, the MCP server and the benchmarks call.
 
-Every method is scoped by user_id. The service builds the stores and models once, into a
-`Context` (graphmem.context), and each method hands that to a use-case (graphmem.usecases):
-writes validate everything first, embed, extract entities and relations, then commit rows,
-entities, relations and outbox entries in one records transaction, then project to the vector
-index and the graph; a projection failure delays a projection but never loses or half-writes a
-memory.
+Every method is scoped by user_id and hands the service's `Context` (graphmem.service.context,
+opened by graphmem.service.build) to one use-case (graphmem.usecases): memories, documents,
+images and the graph alike. Writes validate everything first, embed, extract entities and
+relations, commit rows, entities, relations and outbox entries in one records transaction, then
+project to the vector index and the graph; a projection failure delays a projection but never
+loses or half-writes a memory.
 """
 
 from __future__ import annotations
 
 import builtins
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
+from urllib.request import OpenerDirector
 
-from graphmem import workers
-from graphmem.actor import CLI, Actor
-from graphmem.context import AccessTracker, Context, Purger, default_purgers
-from graphmem.embedding import Embedder, embedder_for, settings_for_store
-from graphmem.extractors import Extractor, make_extractor
-from graphmem.guard import Guard
-from graphmem.guard.vault import Vault, key_path
-from graphmem.images import load_model, open_image_channel, open_image_store
-from graphmem.linking import Linker
-from graphmem.metrics import LatencyRecorder
-from graphmem.model import Memory
-from graphmem.projection import Projector, rebuild_graph
-from graphmem.requests import (
+from graphmem.domain.actor import CLI, Actor
+from graphmem.domain.model import Memory, check_user
+from graphmem.domain.requests import (
     ListRequest,
     MemoryPage,
     SearchOptions,
@@ -34,25 +26,20 @@ from graphmem.requests import (
     SearchResult,
     WriteItem,
 )
-from graphmem.service_documents import DocumentsAPI
-from graphmem.service_images import ImagesAPI
+from graphmem.domain.visibility import Viewer
+from graphmem.embedding import Embedder
+from graphmem.extractors import Extractor
+from graphmem.guard import Guard
+from graphmem.infra.metrics import LatencyRecorder
+from graphmem.service.build import build_context, ready
+from graphmem.service.context import AccessTracker, FromContext, Purger
+from graphmem.service.jobs import Jobs
 from graphmem.settings import Settings
-from graphmem.stores import (
-    GraphStore,
-    RecordsStore,
-    ResultCache,
-    VectorStore,
-    open_cache,
-    open_graph,
-    open_records,
-    open_vectors,
-)
-from graphmem.stores.erase_notices import WATCH_SECONDS
-from graphmem.stores.graph.prepared import PreparedGraph, prepared
+from graphmem.stores import GraphStore, RecordsStore, ResultCache, VectorStore
 from graphmem.stores.records import Relation
-from graphmem.summary import SummaryVectors
 from graphmem.usecases import compact as compacting
 from graphmem.usecases import compare as comparing
+from graphmem.usecases import documents, images, libraries
 from graphmem.usecases import erase as erasing
 from graphmem.usecases import graph as graphing
 from graphmem.usecases import imports as importing
@@ -62,76 +49,17 @@ from graphmem.usecases import review as reviewing
 from graphmem.usecases import search as searching
 from graphmem.usecases import update as updating
 from graphmem.usecases import write as writing
-from graphmem.usecases.backfill import EMBEDDING_META, check_on_open
-from graphmem.usecases.compact import CompactionReport, PeriodicCompactor
+from graphmem.usecases.compact import CompactionReport
+from graphmem.usecases.documents import DocumentSource, IngestReport, Progress
 from graphmem.usecases.erase import ErasureReceipt
+from graphmem.usecases.images import ImageSource
 from graphmem.usecases.review import HeldMemory
-from graphmem.usecases.versions import Temporal
-from graphmem.visibility import Viewer
 
 if TYPE_CHECKING:
     from typing_extensions import Unpack  # typing's own from Python 3.12
 
 
-def build_context(
-    settings: Settings,
-    *,
-    records: RecordsStore | None = None,
-    vectors: VectorStore | None = None,
-    embedder: Embedder | None = None,
-    graph: GraphStore | None = None,
-    extractor: Extractor | None = None,
-    cache: ResultCache | None = None,
-    guard: Guard | None = None,
-) -> Context:
-    """Open (or take) every store and model a service works with."""
-    image_model = load_model(settings)  # first: a bad model file stops before a store opens
-    records = records or open_records(settings)
-    # an existing store keeps its model unless one is named (embedder.settings_for_store)
-    s = settings if embedder else settings_for_store(settings, records.meta(EMBEDDING_META))
-    embedder = embedder or embedder_for(s)
-    vectors = vectors or open_vectors(s, embedder.dim)
-    graph = graph or open_graph(s, records)
-    extractor = extractor or make_extractor(s.extractor, s.entity_aliases)
-    cache = cache or open_cache(s)
-    # the records graph walks a prepared adjacency while the user's cache version holds
-    graph = prepared(graph, cache, s.graph_adjacency_edges)
-    guard = guard or Guard(s.guard, redis_url=s.redis_url)
-    images = open_image_store(s.images, s.data_dir)
-    purgers = default_purgers(cache, guard, s, images)
-    if isinstance(graph, PreparedGraph):
-        purgers["graph_adjacency"] = (graph.forget_user, graph.held)
-    projector = Projector(records, vectors, embedder, graph)
-    return Context(
-        settings=s,
-        records=records,
-        vectors=vectors,
-        graph=graph,
-        cache=cache,
-        embedder=embedder,
-        extractor=extractor,
-        guard=guard,
-        linker=Linker(
-            records, s.link_per_entity, s.link_hub_share, s.link_hub_min, s.link_per_topic
-        ),
-        projector=projector,
-        access=AccessTracker(records, s.access_flush_every, s.access_flush_seconds),
-        summaries=SummaryVectors(embedder),
-        temporal=Temporal(records, vectors, guard, projector, s),
-        # Stores outside the records/vectors/graph trio (working memory, result caches)
-        # register (purge, count) callables here so erasing a user reaches them too.
-        purgers=purgers,
-        vault=Vault(
-            records,
-            s.vault_key.get_secret_value() if s.vault_key else None,
-            key_path(s.data_dir, s.vault_key_file),
-        ),
-        images=images,
-        image_channel=open_image_channel(s, image_model, records, vectors, images),
-    )
-
-
-class MemoryService(DocumentsAPI, ImagesAPI):
+class MemoryService:
     def __init__(
         self,
         settings: Settings | None = None,
@@ -144,95 +72,42 @@ class MemoryService(DocumentsAPI, ImagesAPI):
         cache: ResultCache | None = None,
         guard: Guard | None = None,
     ) -> None:
-        self.context = ctx = build_context(
-            settings or Settings(),
-            records=records,
-            vectors=vectors,
-            embedder=embedder,
-            graph=graph,
-            extractor=extractor,
-            cache=cache,
-            guard=guard,
+        self.context = ready(
+            build_context(
+                settings or Settings(),
+                records=records,
+                vectors=vectors,
+                embedder=embedder,
+                graph=graph,
+                extractor=extractor,
+                cache=cache,
+                guard=guard,
+            )
         )
-        check_on_open(ctx)  # stamp a new store; old keyword tokens rewritten (backfill)
-        if ctx.graph.in_process and not ctx.graph.node_ids():
-            rebuild_graph(ctx.records, ctx.graph)  # in-process graph: rebuilt from records
-        ctx.drain_outbox()
-        self.compactor: PeriodicCompactor | None = None
-        self.drainer: workers.Periodic | None = None
-        self.erase_watch: workers.Periodic | None = None
+        self.jobs = Jobs(self.context)  # started by start_background only
 
     # ------------------------------------------------------------------ what callers read
-    @property
-    def settings(self) -> Settings:
-        return self.context.settings
-
-    @property
-    def records(self) -> RecordsStore:
-        return self.context.records
-
-    @property
-    def vectors(self) -> VectorStore:
-        return self.context.vectors
-
-    @property
-    def graph_store(self) -> GraphStore:
-        return self.context.graph
-
-    @property
-    def cache(self) -> ResultCache:
-        return self.context.cache
-
-    @property
-    def embedder(self) -> Embedder:
-        return self.context.embedder
-
-    @property
-    def guard(self) -> Guard:
-        return self.context.guard
-
-    @property
-    def access(self) -> AccessTracker:
-        return self.context.access
-
-    @property
-    def purgers(self) -> dict[str, Purger]:
-        return self.context.purgers
-
-    @property
-    def latencies_ms(self) -> LatencyRecorder:
-        return self.context.search_stats.latencies_ms
-
-    @property
-    def cache_hits(self) -> int:
-        return self.context.search_stats.cache_hits
-
-    @property
-    def cache_misses(self) -> int:
-        return self.context.search_stats.cache_misses
+    settings = FromContext[Settings]("settings")
+    records = FromContext[RecordsStore]("records")
+    vectors = FromContext[VectorStore]("vectors")
+    graph_store = FromContext[GraphStore]("graph")
+    cache = FromContext[ResultCache]("cache")
+    embedder = FromContext[Embedder]("embedder")
+    guard = FromContext[Guard]("guard")
+    access = FromContext[AccessTracker]("access")
+    purgers = FromContext[dict[str, Purger]]("purgers")
+    latencies_ms = FromContext[LatencyRecorder]("search_stats.latencies_ms")
+    cache_hits = FromContext[int]("search_stats.cache_hits")
+    cache_misses = FromContext[int]("search_stats.cache_misses")
 
     # ------------------------------------------------------------------ lifecycle
     def start_background(self) -> None:
-        """Start the server's background jobs (one-shot CLI commands do not, so a long import
-        never races a compaction): compaction every `compact_interval_seconds`, and the outbox
-        drain every `outbox_drain_seconds`, so that after a store outage an idle server still
-        catches its projections up instead of waiting for the next call or a restart; with
-        replicas, the watch for another replica's erase (graphmem.stores.erase_notices)."""
-        s = self.settings
-        if s.compact_interval_seconds > 0 and self.compactor is None:
-            self.compactor = PeriodicCompactor(self.context, s.compact_interval_seconds).start()
-        if s.outbox_drain_seconds > 0 and self.drainer is None:
-            self.drainer = workers.Periodic(
-                "outbox", s.outbox_drain_seconds, lambda: self.drain_outbox(force=False)
-            ).start()
-        watch = self.context.erase_watcher() if self.erase_watch is None else None
-        if watch is not None:  # replicas: another's erase empties this process's caches too
-            self.erase_watch = workers.Periodic("erase-notices", WATCH_SECONDS, watch).start()
+        """Start the server's background jobs (graphmem.service.jobs): compaction, the outbox
+        drain and, with replicas, the watch for another replica's erase."""
+        self.jobs.start()
 
     def close(self) -> None:
-        for job in (self.compactor, self.drainer, self.erase_watch):
-            if job is not None:
-                job.stop()
+        self.jobs.stop()
         self.context.close()
 
     def __enter__(self) -> MemoryService:
@@ -400,7 +275,7 @@ class MemoryService(DocumentsAPI, ImagesAPI):
         """Hybrid recall, expanded `expand_hops` (default 2, 0 disables) over the memory graph,
         optionally only over `relation_types`; every hit carries the path that brought it.
         Current memories only, unless the query asks about the past, `as_of` (what was valid
-        then) or `include_history` is given (graphmem.temporal.recall_window). The options
+        then) or `include_history` is given (graphmem.domain.temporal.recall_window). The options
         are SearchRequest's fields, declared once there; `tool` is accepted and unused (a
         search writes no audit row).
 
@@ -420,6 +295,118 @@ class MemoryService(DocumentsAPI, ImagesAPI):
         """The search, and the same query without its type and as_of filters (the inspector
         shows what a filter changes), reading each row and score once for both."""
         return comparing.with_and_without_filter(self.context, user_id, request)
+
+    # ------------------------------------------------------------------ documents
+    def ingest(
+        self,
+        user_id: str,
+        sources: Iterable[DocumentSource] | DocumentSource,
+        *,
+        library: str | None = None,
+        dry_run: bool = False,
+        progress: Progress | None = None,
+        checkpoint: Path | None = None,
+        target_chars: int | None = None,
+        max_chars: int | None = None,
+        tool: str | None = None,
+        opener: OpenerDirector | None = None,
+    ) -> IngestReport:
+        """Ingest files, folders (every .md, .txt, .html, .pdf under them) and http(s) URLs
+        as documents of `user_id` (private), or of the shared `library`. Idempotent: an
+        unchanged document is skipped by its content hash, a changed one replaces its chunks
+        (the old ones kept as history). See graphmem.usecases.documents."""
+        return documents.ingest(
+            self.context,
+            libraries.owner(user_id, library),
+            sources,
+            dry_run=dry_run,
+            progress=progress,
+            checkpoint=checkpoint,
+            target_chars=target_chars,
+            max_chars=max_chars,
+            tool=tool,
+            opener=opener,
+        )
+
+    def documents(self, user_id: str, *, library: str | None = None) -> builtins.list[dict]:
+        """The current documents of the user (or of `library`), one entry per source."""
+        return documents.list_documents(self.context, libraries.owner(user_id, library))
+
+    def delete_document(
+        self, user_id: str, source: str, *, library: str | None = None
+    ) -> builtins.list[str]:
+        """Delete a document, by the path or URL it was ingested from, from every store;
+        returns the ids of the chunks deleted (history included)."""
+        return documents.delete_named(self.context, libraries.owner(user_id, library), source)
+
+    def grant_library(self, library: str, user_id: str) -> bool:
+        """Let `user_id`'s searches read the documents of `library`; True if new."""
+        return libraries.grant(self.context, library, check_user(user_id))
+
+    def revoke_library(self, library: str, user_id: str) -> bool:
+        """Take that access back; True if there was one."""
+        return libraries.revoke(self.context, library, check_user(user_id))
+
+    def libraries(self, user_id: str) -> builtins.list[str]:
+        """The libraries `user_id` may read."""
+        return libraries.granted(self.context, user_id)
+
+    def library_readers(self, library: str) -> builtins.list[str]:
+        return libraries.readers(self.context, library)
+
+    def delete_library(self, library: str, *, requested_by: str = "operator") -> ErasureReceipt:
+        """Erase a library: its documents from every store and every grant to it."""
+        return libraries.delete(self.context, library, requested_by)
+
+    # ------------------------------------------------------------------ images
+    def write_image(
+        self,
+        user_id: str,
+        image: ImageSource | None = None,
+        caption: str | None = None,
+        memory_type: str = "fact",
+        *,
+        url: str | None = None,
+        page: int | None = None,
+        tool: str | None = None,
+        **fields: Any,
+    ) -> Memory:
+        """Store an image (a file path or its bytes: PNG, JPEG, WebP, GIF's first frame, or a
+        scanned PDF page; or, instead, an http(s) `url` to fetch it from, docs/images.md) as
+        one memory of kind `image`: its content is `caption` and the text OCR reads in it (a
+        PDF page's text layer when it has one), screened and indexed like any memory; EXIF
+        DateTimeOriginal becomes `created_at` unless given. A PDF of several pages needs
+        `page` (1-based): one page is one memory. `fields` are write_many's (metadata,
+        source, session_id, ...)."""
+        return images.write_image(
+            self.context,
+            user_id,
+            image,
+            url=url,
+            caption=caption,
+            memory_type=memory_type,
+            page=page,
+            tool=tool,
+            **fields,
+        )
+
+    def image(
+        self,
+        user_id: str,
+        memory_id: str,
+        *,
+        thumbnail: bool = False,
+        viewer: Viewer = Viewer.AGENT,
+    ) -> tuple[bytes, str]:
+        """An image memory's bytes (or its thumbnail's) and MIME type; NotFoundError for
+        another user's memory, a memory that is no image, or a quarantined one."""
+        return images.image_of(self.context, user_id, memory_id, thumbnail=thumbnail, viewer=viewer)
+
+    def save_image(
+        self, user_id: str, memory_id: str, path: str | Path, *, thumbnail: bool = False
+    ) -> Path:
+        """Write an image memory's bytes to `path` (a folder: named by its memory id)."""
+        return images.save_image(self.context, user_id, memory_id, path, thumbnail=thumbnail)
 
     # ------------------------------------------------------------------ graph
     def relate(
@@ -497,4 +484,4 @@ class MemoryService(DocumentsAPI, ImagesAPI):
         return reading.stats(self.context, user_id)
 
 
-__all__ = ["MemoryService", "SearchResult", "build_context"]
+__all__ = ["MemoryService"]

@@ -15,21 +15,24 @@ import time
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
+from typing import Any, Generic, Protocol, TypeVar, overload
 
 import numpy as np
 
-from graphmem import metrics, tracing
-from graphmem.breaker import Breaker
+from graphmem.domain.linking import Linker
+from graphmem.domain.model import Memory, utcnow
+from graphmem.domain.summary import SummaryVectors
+from graphmem.domain.text import forget_derived
 from graphmem.embedding import Embedder
 from graphmem.embedding.base import own
 from graphmem.extractors import Extractor
 from graphmem.guard import Guard
 from graphmem.guard.vault import Vault
 from graphmem.images import ImageChannel, ImageStore
-from graphmem.linking import Linker
-from graphmem.metrics import LatencyRecorder
-from graphmem.model import Memory, utcnow
-from graphmem.projection import Projector
+from graphmem.infra import metrics, tracing
+from graphmem.infra.metrics import LatencyRecorder
+from graphmem.service.breaker import Breaker
+from graphmem.service.projection import Projector
 from graphmem.settings import Settings
 from graphmem.stores import (
     GraphStore,
@@ -41,8 +44,6 @@ from graphmem.stores import (
 from graphmem.stores.erase_notices import EraseNotices, EraseWatcher
 from graphmem.stores.records import MemoryRecords
 from graphmem.stores.records.locks import user_lock
-from graphmem.summary import SummaryVectors
-from graphmem.text import forget_derived
 from graphmem.usecases.versions import Temporal
 
 log = logging.getLogger("graphmem.context")
@@ -208,7 +209,7 @@ class Context:
     def forget_text_caches(self) -> int:
         """Empty this process's caches keyed by what users wrote, which cannot be purged by
         user: the summary vectors and the text-derived ranking caches
-        (graphmem.text.forget_derived). Returns the entries dropped."""
+        (graphmem.domain.text.forget_derived). Returns the entries dropped."""
         return self.summaries.forget_all() + forget_derived()
 
     def forget_everyone_cached(self) -> int:
@@ -266,3 +267,33 @@ class Context:
 
 
 __all__ = ["AccessTracker", "Context", "Purger", "SearchStats", "default_purgers"]
+
+
+T = TypeVar("T")
+
+
+class HasContext(Protocol):
+    context: Context
+
+
+class FromContext(Generic[T]):
+    """A read-only attribute of the service that is its Context's: `svc.records` is
+    `svc.context.records`, `svc.latencies_ms` is `svc.context.search_stats.latencies_ms`."""
+
+    def __init__(self, path: str) -> None:
+        self.path = path.split(".")
+
+    @overload
+    def __get__(self, svc: None, owner: type | None = None) -> FromContext[T]: ...
+    @overload
+    def __get__(self, svc: HasContext, owner: type | None = None) -> T: ...
+    def __get__(self, svc: HasContext | None, owner: type | None = None) -> Any:
+        if svc is None:
+            return self
+        value: Any = svc.context
+        for name in self.path:
+            value = getattr(value, name)
+        return value
+
+    def __set__(self, svc: HasContext, value: object) -> None:
+        raise AttributeError(f"{'.'.join(self.path)} is the context's, read-only here")

@@ -20,7 +20,7 @@ from typing import Annotated, Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from graphmem import model
+from graphmem.domain import model
 from graphmem.errors import InvalidInputError
 from graphmem.stores.working import SLOT_KINDS, WorkingMemory, WorkingMemoryStore
 

@@ -17,8 +17,8 @@ RANK_SCALE), 0 where the channel did not find the memory) and their agreement (t
 mean of the two calibrated channels) are the features. Their weights are fitted per embedder
 and per query language on the tuning splits only (bench/fit_fusion.py: a logistic regression
 with non-negative weights over LoCoMo conv-26 + conv-30 and the Chinese set's tune half) and
-shipped as data (graphmem/fusion_weights.json, naming the split and the command). A hit's match
-score is the weighted sum of its features with the weights normalised to sum 1, so it stays in
+shipped as data (graphmem/domain/fusion_weights.json, naming the split and the command). A hit's
+match score is the weighted sum of its features with the weights normalised to sum 1, so it stays in
 [0, 1] and keeps the logistic model's order.
 """
 
@@ -33,8 +33,8 @@ from functools import lru_cache
 from importlib import resources
 from typing import Any
 
-from graphmem.ranking import above_floor
-from graphmem.text import query_terms
+from graphmem.domain.ranking import above_floor
+from graphmem.domain.text import query_terms
 
 FEATURES = (
     "vector",
@@ -46,7 +46,7 @@ FEATURES = (
     "across_rank",
 )
 """`across`, `across_rank`: the keyword channel's match in another script, the English words a
-Chinese question translates to (graphmem.glossary), calibrated like `keyword` over the number
+Chinese question translates to (graphmem.domain.glossary), calibrated like `keyword` over the number
 of those words; 0 for every query the glossary adds nothing to (every English one)."""
 RANK_SCALE = 10.0
 """A channel's rank r (0 = its best) becomes 1 / (1 + r / RANK_SCALE): its tenth hit is 0.5."""
@@ -184,7 +184,7 @@ def parse(data: Mapping[str, Any]) -> dict[tuple[str, str], FusionModel]:
 def models() -> dict[tuple[str, str], FusionModel]:
     """The shipped fitted models; none (the builtin fusion) when the file is absent."""
     try:
-        text = resources.files("graphmem").joinpath(WEIGHTS_FILE).read_text(encoding="utf-8")
+        text = resources.files("graphmem.domain").joinpath(WEIGHTS_FILE).read_text(encoding="utf-8")
     except FileNotFoundError:
         return {}
     return parse(json.loads(text))
@@ -200,7 +200,7 @@ def model_for(model_name: str, lang: str) -> FusionModel:
 
 def weighs_across(model_name: str, query: str) -> bool:
     """Whether the fitted fusion for this embedder and query gives the glossary's features any
-    weight: only then is a query's translation worth looking up (graphmem.glossary)."""
+    weight: only then is a query's translation worth looking up (graphmem.domain.glossary)."""
     weights = model_for(model_name, language(query)).weights
     return weights.get("across", 0.0) + weights.get("across_rank", 0.0) > 0
 
@@ -239,7 +239,7 @@ class QueryFusion:
     def anchored(self, candidates: Iterable[tuple[float, float, float]]) -> QueryFusion:
         """Match scores over the best candidate's (cosine, BM25 pairs): the fit ranks, and a
         fitted keyword scale can leave every match near 0.1, where the graph walk, which adds
-        to a hit as if its match could reach 1 (graphmem.associative.combine_graph), lifted
+        to a hit as if its match could reach 1 (graphmem.domain.associative.combine_graph), lifted
         every neighbour of the best seed above the answers ranked below it. Anchored, the best
         match scores 1 whatever the fitted scale; the order of the candidates is unchanged."""
         top = max((self._raw(c, b, x)[0] for c, b, x in candidates), default=0.0)

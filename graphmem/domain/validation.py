@@ -5,18 +5,19 @@ Four interfaces take these arguments: the MCP tool, the CLI, the Python client a
 `MemoryService`. Each used to check them itself, with four sets of limits and four wordings,
 so the same mistake read differently depending on where it was made. Now:
 
-* the service checks them here (graphmem.filters for `kinds`, graphmem.requests for the rest);
+* the service checks them here (graphmem.domain.filters for `kinds`, graphmem.domain.requests for
+the rest);
 * the CLI only turns its flags into values and hands them to the service;
 * the Python client checks here too, before a call leaves the process, so a remote client
   fails as early as an embedded one (and sends the kinds in the form the MCP tool takes);
 * the MCP server keeps its JSON schema (it tells a model what to send), but when the schema
   refuses an argument the error is re-worded by these rules (graphmem.mcp.middleware).
 
-The filters (graphmem.filters) and the other search options (graphmem.requests
+The filters (graphmem.domain.filters) and the other search options (graphmem.domain.requests
 `SearchRequest.validated`) follow the same path: one rule, checked by the service, its message
 repeated by the MCP server.
 
-Standard library and graphmem.model only: the remote client imports this module.
+Standard library and graphmem.domain.model only: the remote client imports this module.
 """
 
 from __future__ import annotations
@@ -24,8 +25,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+from graphmem.domain.model import Kind, check_number, check_top_k
 from graphmem.errors import InvalidInputError
-from graphmem.model import Kind, check_number, check_top_k
 
 KIND_NAMES = tuple(k.value for k in Kind)
 EVERY_KIND = "both"  # the word for "no kind filter"

@@ -24,9 +24,9 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from graphmem.domain.model import Memory, check_label, check_number, parse_source
+from graphmem.domain.validation import parse_kinds
 from graphmem.errors import InvalidInputError
-from graphmem.model import Memory, check_label, check_number, parse_source
-from graphmem.validation import parse_kinds
 
 Scalar = str | int | float | bool
 
@@ -61,7 +61,7 @@ class MemoryFilter:
     agent_id: str | None = None
     run_id: str | None = None
     metadata: tuple[MetaCondition, ...] = ()
-    # Record kinds (graphmem.model.Kind) to return; None is every kind.
+    # Record kinds (graphmem.domain.model.Kind) to return; None is every kind.
     kinds: tuple[str, ...] | None = None
 
     @classmethod

@@ -53,8 +53,8 @@ STOPWORDS = frozenset(
     that's don't didn't doesn't isn't wasn't aren't can't won't let's also get got really yeah
     oh hey hi ok okay""".split()
 )
-# Chinese function characters that carry no topic on their own: graphmem.meaning compares gists
-# without them. The keyword index keeps them (module docstring): idf weighs them per user.
+# Chinese function characters that carry no topic on their own: graphmem.domain.meaning compares
+# gists without them. The keyword index keeps them (module docstring): idf weighs them per user.
 CJK_STOP_CHARS = frozenset("的了是在我你他她它们这那就都也和与及或而吗呢吧啊呀么")
 _HAN = re.compile("[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
 # What the tokens of a store were made by: bump when `tokens` changes what it emits for any text.

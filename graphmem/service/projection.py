@@ -14,79 +14,27 @@ import logging
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import AbstractContextManager
 from datetime import timedelta
-from typing import Any, Protocol
+from typing import Protocol
 
 import numpy as np
 
-from graphmem import metrics
-from graphmem.breaker import Breaker
+from graphmem.domain.model import Memory, utcnow
 from graphmem.embedding import Embedder
 from graphmem.errors import BusyError
-from graphmem.filters import meta_tokens
-from graphmem.model import Memory, utcnow
-from graphmem.stores.graph import GraphEdge, GraphNode, GraphStore
+from graphmem.infra import metrics
+from graphmem.service.breaker import Breaker
+from graphmem.stores.graph import GraphStore, graph_edge, graph_node
 from graphmem.stores.records import (
     GraphTables,
     MemoryRecords,
     OutboxItem,
     RecordsStore,
-    Relation,
 )
-from graphmem.stores.vectors import VectorPoint, VectorStore
+from graphmem.stores.vectors import VectorStore, vector_point
 
 log = logging.getLogger("graphmem.projection")
 
 MAX_BACKOFF_SECONDS = 300.0
-
-
-def vector_point(m: Memory, vec: np.ndarray) -> VectorPoint:
-    return VectorPoint(
-        memory_id=m.id,
-        vector=vec,
-        user_id=m.user_id,
-        memory_type=m.memory_type.value,
-        status=m.status.value,
-        created_at=m.created_at.timestamp(),
-        session_id=m.session_id,
-        agent_id=m.agent_id,
-        run_id=m.run_id,
-        source=m.source.value,
-        meta=tuple(meta_tokens(m.metadata)),
-        kind=m.kind.value,
-    )
-
-
-def graph_node(m: Memory, entities: list | None = None) -> GraphNode:
-    return GraphNode(
-        memory_id=m.id,
-        user_id=m.user_id,
-        memory_type=m.memory_type.value,
-        status=m.status.value,
-        created_at=m.created_at.timestamp(),
-        session_id=m.session_id,
-        summary=m.summary,
-        entities=tuple(entities or ()),
-        valid_from=m.valid_since.timestamp(),
-        valid_to=m.valid_to.timestamp() if m.valid_to else None,
-        agent_id=m.agent_id,
-        run_id=m.run_id,
-    )
-
-
-def _ts(value: Any) -> float | None:
-    return value.timestamp() if value is not None else None
-
-
-def graph_edge(r: Relation) -> GraphEdge:
-    return GraphEdge(
-        r.user_id,
-        r.source_id,
-        r.target_id,
-        r.relation_type,
-        r.strength,
-        _ts(r.valid_from),
-        _ts(r.valid_to),
-    )
 
 
 class ImageProjection(Protocol):
@@ -116,54 +64,6 @@ def sync_graph(records: GraphSource, graph: GraphStore, user_id: str, ids: list[
         [graph_node(m, ents.get(m.id)) for m in rows.values()],
         [graph_edge(r) for r in rels],
     )
-
-
-def rebuild_graph(
-    records: RecordsStore,
-    graph: GraphStore,
-    user_id: str | None = None,
-    batch: int = 500,
-    progress: Callable[[int], None] | None = None,
-) -> int:
-    """Make the graph projection equal to the records (for one user, or everyone).
-
-    Two streaming passes: every memory node first (with its entities; a node's sync clears
-    its edges), then every relation in storage order, added in large batches. Syncing page by
-    page with each page's relations looked up by memory id took 13 minutes for 100,000
-    memories and 1.7 million relations (the in-process graph is rebuilt like this whenever the
-    embedded service starts); streaming took 83-106 s on a quiet 2-core machine.
-    """
-    if not graph.projected:  # read from the records: already equal to them
-        graph.rebuilt()
-        return records.count(user_id)
-    if user_id is not None:
-        graph.delete_user(user_id)
-    else:
-        stale = sorted(graph.node_ids() - records.all_ids())
-        for i in range(0, len(stale), batch):  # one transaction per page: Neo4j caps its memory
-            graph.delete(stale[i : i + batch])
-    n, cursor = 0, 0
-    while True:
-        page = records.scan(cursor, batch, user_id)
-        if not page:
-            break
-        cursor = page[-1][0]
-        by_user: dict[str, list[Memory]] = {}
-        for _, m in page:
-            by_user.setdefault(m.user_id, []).append(m)
-        for uid, ms in by_user.items():
-            ents = records.entities_for(uid, [m.id for m in ms])
-            graph.sync([graph_node(m, ents.get(m.id)) for m in ms], [])
-        n += len(page)
-        if progress:
-            progress(len(page))
-    rel_cursor = 0
-    while True:
-        rel_cursor, rels = records.relations_page(rel_cursor, batch * 20, user_id)
-        if not rels:
-            graph.rebuilt()
-            return n
-        graph.sync([], [graph_edge(r) for r in rels])
 
 
 def projects_into(graph: GraphStore | None) -> bool:

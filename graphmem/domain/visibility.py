@@ -16,8 +16,8 @@ from collections.abc import Iterable, Mapping
 from enum import StrEnum
 from typing import Protocol
 
+from graphmem.domain.model import Memory, Status
 from graphmem.errors import NotFoundError
-from graphmem.model import Memory, Status
 
 
 class Viewer(StrEnum):

@@ -9,7 +9,7 @@ A memory is true in the world from `valid_from` (default: when it was recorded) 
    `extractors.slots`;
 2. current memories of the same user in the same slot with another value are the ones it would
    replace; so is a near-duplicate (cosine >= `merge_similarity`, same type) that changes one of
-   its values - a number, date, time, weekday, name or the negation (graphmem.meaning.compare
+   its values - a number, date, time, weekday, name or the negation (graphmem.domain.meaning.compare
    says `update`: "the dentist is on Tuesday at 10:15", then "... Thursday at 10:45"); a
    correction ("actually, it's ...", "不对，是 ...") without a slot replaces the memory it
    corrects (the earlier memory, among the nearest ones and the previous one, whose claim
@@ -39,9 +39,9 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
+from graphmem.domain.meaning import gist
+from graphmem.domain.model import Memory, Status
 from graphmem.guard.consensus import Candidate
-from graphmem.meaning import gist
-from graphmem.model import Memory, Status
 from graphmem.settings import TemporalSettings
 from graphmem.stores.records import Relation, Supersession
 

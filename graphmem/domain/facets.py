@@ -12,8 +12,8 @@ member word, ranks them by the query, and puts the best few right after the quer
 matches, each with the step that says why.
 
 The lexicons are general life categories, not a benchmark's answers. A facet matches a
-question only where graphmem.aggregate finds a list question: "what book did Melanie read from
-Caroline's suggestion?" asks for one book, and its answer is the query's own best match.
+question only where graphmem.domain.aggregate finds a list question: "what book did Melanie read
+from Caroline's suggestion?" asks for one book, and its answer is the query's own best match.
 """
 
 from __future__ import annotations
@@ -22,8 +22,8 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 
-from graphmem.aggregate import is_list_question
-from graphmem.text import query_terms
+from graphmem.domain.aggregate import is_list_question
+from graphmem.domain.text import query_terms
 
 
 @dataclass(frozen=True)

@@ -64,13 +64,13 @@ class RequestIdFilter(logging.Filter):
 class RedactFilter(logging.Filter):
     """The safety net under "no personal data in logs": every record that reaches graphmem's
     handler leaves with its message, `extra=` strings and traceback redacted
-    (graphmem.redaction), whoever logged it - graphmem, a store driver quoting a row it
+    (graphmem.infra.redaction), whoever logged it - graphmem, a store driver quoting a row it
     refused, or the MCP framework quoting a tool error. graphmem's own calls log ids and
     counts, never content; this catches what a dependency or a future call gets wrong.
     Library users who keep their own handlers can add it to them."""
 
     def filter(self, record: logging.LogRecord) -> bool:
-        from graphmem.redaction import redact
+        from graphmem.infra.redaction import redact
 
         message = record.getMessage()
         clean = redact(message)

@@ -41,11 +41,11 @@ from functools import lru_cache
 from operator import attrgetter
 from typing import Any
 
+from graphmem.domain.model import Hit
+from graphmem.domain.ranking import check_weight
+from graphmem.domain.text import derived_cache, tokens
 from graphmem.errors import InvalidInputError
-from graphmem.model import Hit
-from graphmem.ranking import check_weight
 from graphmem.stores.graph import RELATION_TYPES, GraphEdge, GraphStore
-from graphmem.text import derived_cache, tokens
 
 
 @dataclass(frozen=True)
@@ -113,7 +113,7 @@ class ExpansionConfig:
     seed_sharpness: float = 1.0
     reply_weight: float = 0.0  # 0: a question's next turn is an ordinary session neighbour
     bridge_weight: float = 0.0  # 0: a shared entity is not read as a bridge
-    query_terms: frozenset[str] = frozenset()  # what the query names (graphmem.text tokens)
+    query_terms: frozenset[str] = frozenset()  # what the query names (graphmem.domain.text tokens)
 
 
 def parse_relation_types(value: Any) -> tuple[str, ...] | None:

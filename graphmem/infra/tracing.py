@@ -30,7 +30,7 @@ from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
-from graphmem.extras import require_extra
+from graphmem.infra.extras import require_extra
 
 if TYPE_CHECKING:  # never imported at run time unless tracing is on
     from opentelemetry.context import Context as OtelContext
@@ -142,7 +142,7 @@ def note(**attrs: Attr) -> None:
 
 
 def carry(fn: Callable[..., R], name: str | None = None, /, **attrs: Attr) -> Callable[..., R]:
-    """`fn`, to run on a worker thread (graphmem.workers) as part of the current trace, in a
+    """`fn`, to run on a worker thread (graphmem.infra.workers) as part of the current trace, in a
     span `name` when one is given. Thread pools do not carry context variables across, so
     without this a channel run beside the calling thread would start a trace of its own.
     With tracing off, `fn` itself."""

@@ -18,8 +18,8 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 if TYPE_CHECKING:
+    from graphmem.domain.model import Memory
     from graphmem.embedding import Embedder
-    from graphmem.model import Memory
 
 MAX_SUMMARY = 64
 """Long enough for a whole short sentence that names a contact detail (the dentist's sentence
