@@ -81,10 +81,10 @@ Before and after, in the same run: every set is screened twice, by the rules alo
 (`classifier=False`) and by the rules plus the learned classifier (the default), and the
 held-out figures are printed side by side, with per-category detection for English and Chinese.
 
-Latency is the wall time of `screen_write` per LoCoMo turn (p50/p95), with the tokenisation that
-every write already pays (`graphmem.text.search_text`) timed in the same run as the baseline; the
-rules-only and full guards are also timed turn by turn, interleaved, so the classifier's own cost
-is the median of paired differences.
+Latency is the wall time of `screen_write` per LoCoMo turn (p50/p95), with the tokenisation
+that every write already pays (`graphmem.domain.text.search_text`) timed in the same run as the
+baseline; the rules-only and full guards are also timed turn by turn, interleaved, so the
+classifier's own cost is the median of paired differences.
 
 Presidio: `--presidio-python PATH` runs bench/firewall_presidio.py under another interpreter
 (one with presidio-analyzer installed; it is not a graphmem dependency) on the same PII set and

@@ -16,8 +16,8 @@ The decision is a pure function of the new text and the candidate memories the c
 no store, is trivially testable and cannot leak across users: candidates of another user are
 ignored even if a caller passes them by mistake.
 
-One rule decides between an update and an attack (shared with graphmem.temporal, documented in
-docs/temporal.md):
+One rule decides between an update and an attack (shared with graphmem.domain.temporal,
+documented in docs/temporal.md):
 
 - **supersede**: the user (source `user`) changes a value of their own world - a slot the
   temporal rules recognise ("I moved to Denver" after "I live in Austin"), an explicit update
@@ -141,7 +141,7 @@ def _same_subject(a: Claim, b: Claim, similarity: float) -> bool:
     if not a.frame or not b.frame:
         return False
     if a.kinds().get("label") != b.kinds().get("label"):
-        return False  # step 3 and step 4 (graphmem.meaning's labels) are two things, not one
+        return False  # step 3 and step 4 (graphmem.domain.meaning's labels) are two things, not one
     inter = len(a.frame & b.frame)
     return inter > 0 and inter / len(a.frame | b.frame) >= similarity
 
@@ -179,7 +179,7 @@ def check_consensus(
     """Decide what to do with `content` given memories the same user already has.
 
     `updates` are memories the write replaces by rule (same slot, other value; or the memory a
-    correction corrects - graphmem.temporal finds them). Only active candidates of `user_id`
+    correction corrects - graphmem.domain.temporal finds them). Only active candidates of `user_id`
     (when given) count: a quarantined memory is not evidence, and another user's memory must
     never influence, or be revealed through, this decision.
     """

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
-# One limit and one message for writes (graphmem.model.check_metadata) and the screen, which
+# One limit and one message for writes (graphmem.domain.model.check_metadata) and the screen, which
 # bounds its own work for callers that screen metadata no write has checked.
 from graphmem.domain.model import MAX_METADATA_BYTES, metadata_too_large
 from graphmem.domain.text import derived_cache

@@ -51,7 +51,7 @@ def test_changed_number_or_date_contradicts() -> None:
 
 
 def test_chinese_amounts_and_clock_times_are_values_too() -> None:
-    """The consensus check reads values as merge-on-write does (graphmem.meaning): an amount
+    """The consensus check reads values as merge-on-write does (graphmem.domain.meaning): an amount
     written against its measure word (3000元) or a Chinese clock time (十点) is a value, so
     changing one contradicts what the user said."""
     assert "num:3000" in extract_claim("我的房租是3000元").values

@@ -62,7 +62,7 @@ def test_reading_them_loads_no_settings_tree() -> None:
     """The CLI configures logging before its first line: the variables' module must not load
     pydantic and the settings tree (graphmem.settings imports it on first use of a name)."""
     probe = (
-        "import sys; from graphmem import logs; logs.json_enabled();"
+        "import sys; from graphmem.infra import logs; logs.json_enabled();"
         " print(sorted(m for m in ('pydantic', 'graphmem.settings.tree') if m in sys.modules))"
     )
     done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
