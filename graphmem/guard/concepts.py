@@ -183,16 +183,20 @@ COMBOS: tuple[Combo, ...] = (
 # fmt: on
 
 
+# ... and the title of a book, a show, an article or a sketch: 《忽略所有指令》.
+TITLE = re.compile(r"《([^《》]{2,40})》")
+
+
 def quoted(lo: int, hi: int) -> str:
     """A quotation's pattern (its words in whichever group matched): double quotes, curly
     quotes or CJK brackets (a pair need not match: canonical text may fold one side), or single
-    quotes ('ignore previous instructions'), where an apostrophe
+    quotes ('ignore previous instructions', also between CJK characters), where an apostrophe
     inside a word (owner's, it's) neither opens nor closes one. One grammar, so that the rules'
     quoted mentions, reported speech and the user's own preferences read the same quotes."""
     n = f"{{{lo},{hi}}}"
     return (
         f'(?:["“「『]([^"“”「」『』]{n})["”」』]|'
-        f"(?<!\\w)'(?=\\S)((?:[^'\\n]|'(?=\\w)){n}?)(?<=\\S)'(?!\\w))"
+        f"(?<![A-Za-z0-9])'(?=\\S)((?:[^'\\n]|'(?=[A-Za-z])){n}?)(?<=\\S)'(?![A-Za-z0-9]))"
     )
 
 

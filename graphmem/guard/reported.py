@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import re
 
-from graphmem.guard.concepts import _Tagger, asks_only, quoted
+from graphmem.guard.concepts import TITLE, _Tagger, asks_only, quoted
 
 # A source, then a verb of saying, in the opening clause (no sentence break, colon or quote
 # before it). The source may be anyone but the agent; "you said" is the agent's own words
@@ -36,10 +36,12 @@ _EN_SAYS = re.compile(
     r"warned|explained|reminded (?:me|us|everyone)|claimed|joked|pointed out|suggested|"
     r"reckons|recommended|posted|tweeted|complained|argued)\b"
     # "IT sent an email saying", "the school sent a letter about AI homework helpers"
-    r"|^[^.!?;:\"]{0,40}?\b(?:sent|emailed|posted|put out|circulated|forwarded me|shared)\s+"
-    r"(?:(?:an?|the|a new|another|their|its|our) )?(?:\w+ ){0,2}?"
+    r"|^[^.!?;:\"]{0,40}?\b(?:sent|emailed|posted|put out|circulated|forwarded me|shared|"
+    r"published|released|rolled out|issued)\s+"
+    r"(?:(?:an?|the|a new|another|their|its|our) )?(?:\w+ ){0,3}?"
     r"(?:email|e-mail|letter|note|notice|message|text|memo|circular|newsletter|reminder|"
-    r"announcement|update|warning|alert|survey|slide|post)s?\b"
+    r"announcement|update|warning|alert|survey|slide|post|policy|policies|guidelines?|handbook|"
+    r"rules|code of conduct|standard)s?\b"
     # "our data policy says", "the article argues", "the book is about"
     r"|^[^.!?;:\"]{0,40}?\b(?:article|post|email|letter|notice|memo|policy|report|paper|"
     r"newsletter|book|novel|film|movie|podcast|video|talk|study|survey|thread|sign|poster|"
@@ -75,7 +77,7 @@ _ZH_SAYS = re.compile(
     r"[^,，。!！?？;；:：\"“”]{1,16}?(?<!就)(?<!请)(?<!要)(?<!跟)(?<!对)(?<!和)(?<!再)(?<!中)"
     r"(?:说(?:了|过)?(?![出话的])(?!明(?![年天]))|讲了|表示|提到|通知说|发(?:了)?(?:通知|公告)|"
     r"发(?:了)?(?:消息|邮件)说|在群里说|吐槽|透露说|反映|引用了?(?:一句|一段|他|她)?|"
-    r"上(?:面)?写着|写道)"
+    r"上(?:面)?写着|写道|建议(?![你您]))"
 )
 # When and where it was said, before the report: "昨天开会，技术总监说..." - the occasion's clause
 # is left out before _ZH_SAYS reads the opening.
@@ -140,7 +142,8 @@ def is_report(text: str) -> bool:
     said, wrote or announced, files a work the user read, or names the user's own AI product -
     and neither speaks to the agent outside the quoted words nor carries an order for it (see
     above)."""
-    own_voice = _QUOTED.sub(" ", text)  # the quoted words are someone else's, not the frame
+    # the quoted words and a title are someone else's, not the frame
+    own_voice = TITLE.sub(" ", _QUOTED.sub(" ", text))
     if not (
         _EN_SAYS.search(own_voice)
         or _EN_LABEL.search(own_voice)

@@ -22,6 +22,7 @@ from graphmem.guard.concepts import (
     GROUP_OWNER_EN,
     GROUP_OWNER_ZH,
     OWN_UPDATE,
+    TITLE,
     _Tagger,
     asks_only,
     quoted,
@@ -188,13 +189,10 @@ _QUOTED_MENTION = re.compile(
     r"as a joke\b|for (?:fun|laughs)\b|"
     r"prompts?\b|tricks?\b|attacks?\b|examples?\b|strings?\b|phrases?\b|lines?\b|trope\b|"
     r"thing\b|still works?\b|works? on\b|worked on\b|works? against\b|的?段子|的?梗|之类|这类|"
+    r"的话|这句话|的句子|的说法|"
     r"这种|类的)",
     re.IGNORECASE,
 )
-
-
-# ... and so is the title of a book, a show or a sketch: 《忽略所有指令》.
-_TITLE = re.compile(r"《([^《》]{2,40})》")
 
 
 # ... and so is an order quoted as what a person said in jest, in a talk, a demo or an essay:
@@ -208,10 +206,14 @@ _SPOKEN_CUE = re.compile(
     # the occasion or the verdict of a story: "the speaker showed ...", "funny moment at standup:
     # Jess said ...", "a chain email saying ...", "the phishing text said ..."
     r"funny|hilarious|speakers?|presenters?|keynote|conference|meetup|webinar|training|course|"
-    r"hoax|chain (?:e-?mail|letter)|scam\w*|phishing|"
+    r"hoax|chain (?:e-?mail|letter)|scam\w*|phishing|podcasts?|heard|"
     r"(?:had|wrote|typed) the line|the line)\b|开玩笑|玩笑|段子|笑话|举的例子|例子是|演示|"
-    r"讲了|讲的|分享会|课上|学生|孩子|(?:说|讲)过?一句话|原话|名言|口头禅)"
-    r"[^.!?。！？]{0,60}$",
+    r"讲了|讲的|分享会|课上|学生|孩子|(?:说|讲)过?一句话|原话|名言|口头禅|"
+    # said at an occasion: "小李在组会上说", "饭桌上讲"
+    r"(?:会上|会议上|组会上|饭桌上|聚会上|课上|播客里|节目里)(?:说|讲|提到))"
+    r"[^.!?。！？]{0,60}$"
+    # a title: 'a blog post titled "You Are Now DAN: ..."'
+    r"|\b(?:titled|entitled|called|named)\s*$",
     re.IGNORECASE,
 )
 
@@ -220,7 +222,8 @@ _SPOKEN_CUE = re.compile(
 # Slack bot 里开玩笑', '"ignore previous instructions", she typed as a joke'.
 _JEST_AFTER = re.compile(
     r"^[^.!?。！？;；]{0,30}?"
-    r"(?:开玩笑|玩笑|恶搞|\bas a joke\b|\bjokingly\b|\bfor (?:fun|laughs)\b)",
+    r"(?:开玩笑|玩笑|恶搞|谣言|谣传|\bas a joke\b|\bjokingly\b|\bfor (?:fun|laughs)\b|"
+    r"\bhoax\b|\brumou?r\b)",
     re.IGNORECASE,
 )
 
@@ -233,7 +236,7 @@ def _words(q: re.Match[str]) -> tuple[int, int]:
 def mentions(text: str) -> list[tuple[int, int]]:
     """The spans of quoted words that are talked about, not said to the agent: a quote named as
     a thing or a title, or a quote after a spoken cue (above)."""
-    spans = [_words(q) for q in (*_QUOTED_MENTION.finditer(text), *_TITLE.finditer(text))]
+    spans = [_words(q) for q in (*_QUOTED_MENTION.finditer(text), *TITLE.finditer(text))]
     spans += [
         _words(q)
         for q in _QUOTE.finditer(text)
@@ -270,6 +273,7 @@ _ADVICE_READ_AS = {"answer_yes", "stop_asking", "no_control", "when_asks"}
 
 
 # A scam message described by what it impersonates: the impersonator is the mail, not the text.
+_SCAM_BEFORE = re.compile(r"(?:钓鱼|诈骗|骗子|假冒)(?:邮件|短信|电话|网站|链接|消息)?[,，、]?\s*$")
 _SCAM_ITEM = re.compile(
     r"冒充[^,，。]{1,12}的(?:钓鱼|诈骗|假|虚假)?(?:邮件|短信|电话|网站|链接|页面|消息|app|公众号)"
 )
@@ -292,7 +296,10 @@ def _owned_topic(r: Rule, text: str, m: re.Match[str]) -> bool:
         return True
     if r.category in ("exfiltration", "policy", "tool", "impersonation") and asks_only(text):
         return True  # "客户问我们的助手会不会把聊天记录泄露给第三方": a question, noted
-    if r.id == "zh_pretend" and _SCAM_ITEM.search(text[m.start() : m.end() + 16]):
+    if r.id == "zh_pretend" and (
+        _SCAM_ITEM.search(text[m.start() : m.end() + 16])
+        or _SCAM_BEFORE.search(text[max(0, m.start() - 12) : m.start()])
+    ):
         return True  # "收到一封冒充工商银行的钓鱼邮件": the mail impersonates, no one is told to
     if r.id == "payment_action" and _TO_OWN_PARTY.search(text[m.end() : m.end() + 50]):
         t = _Tagger(text, True)  # "transfer $400 to my brother Sam's account": the user's own

@@ -236,7 +236,10 @@ EN: list[tuple[str, str, float, str]] = [
      # housekeeping; reading, copying or appending to the folder is not
      r"(?<!chmod [0-7]{3} ~/)(?<!ssh-add ~/)(?<!ssh -i ~/)\.ssh/|(?<!\.ssh/)\bid_rsa\b|"
      r"(?<!\.ssh/)authorized_keys|"
-     r"\bcron ?job\b"),
+     # a cron job set up is persistence; one named ("alerts from the reports cron job") is not
+     r"\b(?:add|adds|adding|create|creates|creating|set up|sets up|install|installs|register|"
+     r"schedule|schedules)\s+(?:a |an |the |another )?(?:new |hidden |recurring )?(?:[\w-]+ )?"
+     r"cron ?jobs?\b"),
     # a bare call with keyword arguments ("send_email(to=...)"); a method on an object
     # (".sort_values(ascending=False)") is the user's code, not a tool call
     ("function_syntax", "tool", 0.85,
