@@ -320,6 +320,10 @@ _EN: dict[str, str] = {
             r"\b[a-z]*_?(?:reset|delete|purge|drop|wipe|export|grant|transfer|disable)_[a-z_]+|"
             # a shell variable set for a command: "export NODE_OPTIONS=--max-old-space-size=4096"
             r"\bexport\s+[a-z_][a-z0-9_]*=\S)",
+    # a step ordered at once, not kept for later: "Run `make deploy ENV=prod` now"
+    "NOW": r"\b(?:now(?!\s*\()|right now|immediately|right away|asap|at once)\b",
+    # code that destroys a store outright, whoever is asked to run it
+    "DROP": r"\b(?:drop\s+(?:table|database|schema)|rm\s+-rf)\b",
     # a pull request is a code review, and to "call out" a risk is to point at it
     "RUN": r"\b(?<!-)(?:type|go to|hit|ping|post to|(?<!pull )(?<!merge )request|"
            r"run|execute|invoke|trigger|fire off|call(?! out\b)|install|set up|schedule|launch)\b",

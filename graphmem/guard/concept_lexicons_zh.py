@@ -101,7 +101,9 @@ ZH_WORDS: dict[str, str] = {
                  r"弟弟?|妹妹?)|"
                  # a relative named first: "舅舅不用微信，照片发到他的QQ邮箱 ..."
                  r"(?:^|我)(?:舅舅|舅妈|姑姑|姑父|叔叔|婶婶|伯伯|姨妈|小姨|姥姥|姥爷|外婆|外公|奶奶|爷爷|"
-                 r"表哥|表姐|表弟|表妹|堂哥|堂姐|堂弟|堂妹|岳父|岳母|公公|婆婆)|"
+                 r"表哥|表姐|表弟|表妹|堂哥|堂姐|堂弟|堂妹|岳父|岳母|公公|婆婆|"
+                 # ... or a mentor, a lab mate, a landlord: "导师的邮箱是 ...，要抄送师兄"
+                 r"导师|师兄|师姐|师弟|师妹|班主任|房东)|"
                  # the user's own mailbox by its provider: "我的 outlook 邮箱", "我的QQ邮箱"
                  r"我的\s*[a-z0-9.]{2,12}\s*邮箱|"
                  r"家庭医生|私人医生|主治医生|"
@@ -177,9 +179,10 @@ ZH_WORDS: dict[str, str] = {
                 r"内部版本|系统消息|安全层|root权限|管理员权限|更高权限|管理员通知|正式指令)",
     # "CODE" is the English one (concept_lexicons.py): code reads the same in both
     "RUN": r"(?:输入|请求|"
-           r"执行|运行|调用|触发|发一个请求|设置一个.{0,6}任务|安装|启动)",
+           r"(?<!可)执行|运行|调用|触发|发一个请求|设置一个.{0,6}任务|安装|启动)",
     "TOOLWORD": r"(?:接口|工具|函数|后台|操作|任务|插件|扩展|终端|脚本|请求|命令)",
     "DESTRUCT": r"(?:删除|清空|重置|抹掉|删掉)",
+    "NOW": r"(?:立即|马上|立刻|现在就|赶紧|即刻)",
     "ALL": r"(?:所有|全部|每一|每个|一切)",
 }
 # A task verb opening a "when ..." clause ("翻译的时候保留英文原文") sets how the user's own work

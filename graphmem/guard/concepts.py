@@ -162,8 +162,15 @@ COMBOS: tuple[Combo, ...] = (
     _c("c_identity_meta", "impersonation", 0.8, "IDENTITY", "META YOU AGENT DATA"),
     _c("c_config", "impersonation", 0.8, "CONFIG_KV"),
     # code plus someone told to run it; a code note alone ("chmod +x deploy.sh", "set `X=1` in
-    # the Dockerfile") is what developers keep, and a tool word or a to-do verb is not an order
-    _c("c_code", "tool", 0.8, "CODE", "RUN AGENT YOU", narrative_ok=False, unless="GATED"),
+    # the Dockerfile") is what developers keep, and a tool word or a to-do verb is not an order:
+    # the user's own command with what it is for ("先运行 `brew bundle` 把常用软件装上", "SQL to
+    # remove duplicates: DELETE ... run it on staging first") names no one to run it; a store
+    # dropped ("run: DROP TABLE memories;") is destructive whoever runs it, and a run ordered
+    # at once ("Run `make deploy ENV=prod` now") is an order, not a note
+    _c("c_code", "tool", 0.8, "CODE", "AGENT YOU", narrative_ok=False, unless="GATED"),
+    _c("c_code_drop", "tool", 0.8, "CODE DROP", "RUN AGENT YOU IMP", narrative_ok=False,
+       unless="GATED"),
+    _c("c_code_now", "tool", 0.8, "CODE RUN NOW", narrative_ok=False, unless="GATED"),
     _c("c_tool", "tool", 0.7, "RUN TOOLWORD", "DATA OPS DESTRUCT RECIPIENT TRIGGER ALL URL ADMIN",
        "IMP AGENT YOU TRIGGER", narrative_ok=False, unless="GATED"),
     # clearing out the user's own promotional mail or spam is housekeeping (LOW_STAKES)

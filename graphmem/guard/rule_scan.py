@@ -206,9 +206,9 @@ _SPOKEN_CUE = re.compile(
     # the occasion or the verdict of a story: "the speaker showed ...", "funny moment at standup:
     # Jess said ...", "a chain email saying ...", "the phishing text said ..."
     r"funny|hilarious|speakers?|presenters?|keynote|conference|meetup|webinar|training|course|"
-    r"hoax|chain (?:e-?mail|letter)|scam\w*|phishing|podcasts?|heard|"
+    r"hoax|chain (?:e-?mail|letter)|scam\w*|phishing|podcasts?|heard|memes?|stickers?|gifs?|"
     r"(?:had|wrote|typed) the line|the line)\b|开玩笑|玩笑|段子|笑话|举的例子|例子是|演示|"
-    r"讲了|讲的|分享会|课上|学生|孩子|(?:说|讲)过?一句话|原话|名言|口头禅|"
+    r"讲了|讲的|分享会|课上|学生|孩子|(?:说|讲)过?一句话|原话|名言|口头禅|表情包|演讲|讲座|"
     # said at an occasion: "小李在组会上说", "饭桌上讲"
     r"(?:会上|会议上|组会上|饭桌上|聚会上|课上|播客里|节目里)(?:说|讲|提到))"
     r"[^.!?。！？]{0,60}$"

@@ -238,7 +238,7 @@ def test_exfiltration_combination(text: str, fires: bool) -> None:
 )
 def test_code_combination_is_vetoed_by_a_gate(text: str, fires: bool) -> None:
     fired = {c.id for c, _ in combos(canonicalize(text).folded)}
-    assert ("c_code" in fired) is fires, fired
+    assert bool(fired & {"c_code", "c_code_now"}) is fires, fired
 
 
 @pytest.mark.parametrize(
