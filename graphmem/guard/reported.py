@@ -101,7 +101,8 @@ _ZH_LABEL = re.compile(
     r"^[^,，。:：]{0,10}(?:转了|转发了|分享了|发了)(?:一篇|一条|一个|篇|条)[^,，。:：]{0,6}"
     r"(?:新闻|报道|文章|帖子|视频|公众号文章)|"
     # a scam someone met, told as it happened: "邻居的微信被盗了，对方冒充...", "我妈接到诈骗电话"
-    r"^[^。！？]{0,14}(?:被盗了|被骗了|上当了|接到(?:了|过)?(?:一个|一通)?诈骗|遇到(?:了)?(?:骗子|诈骗))"
+    r"^[^。！？]{0,14}(?:被盗了|被骗了|上当了|接到(?:了|过)?(?:一个|一通)?诈骗|遇到(?:了)?(?:骗子|诈骗))|"
+    r"^[^,，。]{0,6}收到(?:了)?(?:一封|一条|一个|一通)[^,，。]{0,14}(?:钓鱼|诈骗|假冒|冒充)"
 )
 # A work and what it is about, in the opening clause: "interesting article today about people
 # jailbreaking chatbots", "my sister is writing a novel where the villain is a rogue AI".

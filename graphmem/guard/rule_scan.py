@@ -180,10 +180,18 @@ _OWN_NOTE_BEFORE = re.compile(
 _GROUP_HEADED = {"standing_rule", "zh_new_rule"}
 
 
+# ... and so is one a source reported: "The HR newsletter mentioned a new rule: ..."
+_RULE_REPORTED = re.compile(
+    r"\b(?:newsletter|memo|e-?mail|notice|announcement|bulletin|policy|hr|it|management|"
+    r"school|company|team|manager|boss)\b[^.:!?]{0,30}\b(?:mentioned|announced|introduced|said|"
+    r"says|posted|sent out|shared)\b[^.:!?]{0,12}$"
+)
+
+
 # An order quoted and then named as a thing - 'the "ignore previous instructions" meme',
 # '"ignore previous instructions" style prompts for our red-team suite', '网上那些"忽略之前所有
 # 指令"的段子' - is the phrase being talked about, not said to the agent.
-_QUOTE = re.compile(quoted(3, 80))
+_QUOTE = re.compile(quoted(3, 160))
 _QUOTED_MENTION = re.compile(
     _QUOTE.pattern + r"\s*(?:-?\s*style\b|memes?\b|jokes?\b|slides?\b|"
     r"as a joke\b|for (?:fun|laughs)\b|"
@@ -207,13 +215,14 @@ _SPOKEN_CUE = re.compile(
     # Jess said ...", "a chain email saying ...", "the phishing text said ..."
     r"funny|hilarious|speakers?|presenters?|keynote|conference|meetup|webinar|training|course|"
     r"hoax|chain (?:e-?mail|letter)|scam\w*|phishing|podcasts?|heard|memes?|stickers?|gifs?|"
+    r"novels?|screenplay|short story|"
     r"(?:had|wrote|typed) the line|the line)\b|开玩笑|玩笑|段子|笑话|举的例子|例子是|演示|"
-    r"讲了|讲的|分享会|课上|学生|孩子|(?:说|讲)过?一句话|原话|名言|口头禅|表情包|演讲|讲座|"
+    r"讲了|讲的|分享会|课上|学生|孩子|(?:说|讲)过?一句话|原话|名言|口头禅|表情包|演讲|讲座|小说|剧本|"
     # said at an occasion: "小李在组会上说", "饭桌上讲"
     r"(?:会上|会议上|组会上|饭桌上|聚会上|课上|播客里|节目里)(?:说|讲|提到))"
     r"[^.!?。！？]{0,60}$"
     # a title: 'a blog post titled "You Are Now DAN: ..."'
-    r"|\b(?:titled|entitled|called|named)\s*$",
+    r"|\b(?:titled|entitled|called|named)\s*$|(?:叫做?|名为|题为|标题是|题目是|题目叫)\s*$",
     re.IGNORECASE,
 )
 
@@ -251,6 +260,15 @@ def without_mentions(text: str) -> str:
     combination the quoted words alone complete is what someone said, not what the memory
     says."""
     for a, b in mentions(text):
+        text = text[:a] + " " * (b - a) + text[b:]
+    return text
+
+
+def without_quotes(text: str) -> str:
+    """The text with every quote's words blanked (same length): in a report the quoted words are
+    the reported party's (reported.py), and no combination of the concept layer is theirs."""
+    for q in _QUOTE.finditer(text):
+        a, b = _words(q)
         text = text[:a] + " " * (b - a) + text[b:]
     return text
 
@@ -318,7 +336,11 @@ def _owned_topic(r: Rule, text: str, m: re.Match[str]) -> bool:
         return not r.pattern.search(without_access_requests(text))
     before = text[max(0, m.start() - 40) : m.start()]
     if r.id in _GROUP_HEADED:
-        return bool(GROUP_OWNER_EN.search(before) or GROUP_OWNER_ZH.search(before))
+        return bool(
+            GROUP_OWNER_EN.search(before)
+            or GROUP_OWNER_ZH.search(before)
+            or _RULE_REPORTED.search(text[max(0, m.start() - 60) : m.start()])
+        )
     if r.id == "system_ref":
         return bool(GROUP_OWNER_EN.search(before) or _OWNED_AFTER.search(text[m.end() :]))
     return r.category == "task" and bool(_OWN_NOTE_BEFORE.search(before))
