@@ -30,10 +30,12 @@ def test_one_person_however_written() -> None:
 
 
 def test_english_entities_resolve_across_memories(x: RuleExtractor) -> None:
-    a, b = x.extract_many([
-        "I'm Zhang San, I do debt-risk analysis for Project Apollo at Acme Corp.",
-        "Zhang San met Priya Raman in the Big Apple.",
-    ])
+    a, b = x.extract_many(
+        [
+            "I'm Zhang San, I do debt-risk analysis for Project Apollo at Acme Corp.",
+            "Zhang San met Priya Raman in the Big Apple.",
+        ]
+    )
     assert {"san zhang", "apollo", "acme"} <= keys(a)
     assert {"san zhang", "priya raman", "new york"} <= keys(b)
     zhang = [e for e in a.entities if e.key == "san zhang"][0]
@@ -50,18 +52,28 @@ def test_chinese_entities_with_jieba_and_rules(x: RuleExtractor) -> None:
 @pytest.mark.parametrize(
     ("text", "kind", "earlier", "later"),
     [
-        ("Apollo slipped because Priya Raman left Acme.", "causal", {"priya raman", "acme"},
-         {"apollo"}),
-        ("Priya Raman left Acme, so Apollo slipped.", "causal", {"priya raman", "acme"},
-         {"apollo"}),
+        (
+            "Apollo slipped because Priya Raman left Acme.",
+            "causal",
+            {"priya raman", "acme"},
+            {"apollo"},
+        ),
+        (
+            "Priya Raman left Acme, so Apollo slipped.",
+            "causal",
+            {"priya raman", "acme"},
+            {"apollo"},
+        ),
         ("The Acme merger led to the Apollo delay.", "causal", {"acme"}, {"apollo"}),
-        ("因为张三离开了华为公司，所以阿波罗项目延期了", "causal", {"张三", "华为公司"},
-         {"阿波罗项目"}),
+        (
+            "因为张三离开了华为公司，所以阿波罗项目延期了",
+            "causal",
+            {"张三", "华为公司"},
+            {"阿波罗项目"},
+        ),
         ("张三离职导致阿波罗项目延期", "causal", {"张三"}, {"阿波罗项目"}),
-        ("After the Apollo review, I called Priya Raman.", "temporal", {"apollo"},
-         {"priya raman"}),
-        ("I called Priya Raman before the Apollo review.", "temporal", {"priya raman"},
-         {"apollo"}),
+        ("After the Apollo review, I called Priya Raman.", "temporal", {"apollo"}, {"priya raman"}),
+        ("I called Priya Raman before the Apollo review.", "temporal", {"priya raman"}, {"apollo"}),
         ("I met Priya Raman, then we flew to Oslo.", "temporal", {"priya raman"}, {"oslo"}),
         ("见了张三之后去了北京", "temporal", {"张三"}, {"北京"}),
         ("去北京之前见了张三", "temporal", {"张三"}, {"北京"}),
@@ -79,7 +91,8 @@ def test_a_memory_opening_with_so_points_to_the_previous_one(x: RuleExtractor) -
     (ex,) = x.extract_many(["So we had to hire a new engineer."])
     assert [(c.kind, c.to_previous) for c in ex.cues] == [("causal", True)]
     assert [(c.kind, c.to_previous) for c in x.extract("所以我们取消了旅行").cues] == [
-        ("causal", True)]
+        ("causal", True)
+    ]
     assert x.extract("I think so too.").cues == []
     assert x.extract("").mentions == []
 
@@ -126,8 +139,14 @@ def _two_pass_mentions(doc: Any, norm: Normalizer) -> list[Mention]:
         run = []
     for tok in doc:
         word = tok.text.lower()
-        if (tok.pos_ == "NOUN" and tok.is_alpha and len(word) > 3 and not tok.is_stop
-                and word not in _CALENDAR and tok.i not in covered):
+        if (
+            tok.pos_ == "NOUN"
+            and tok.is_alpha
+            and len(word) > 3
+            and not tok.is_stop
+            and word not in _CALENDAR
+            and tok.i not in covered
+        ):
             stem = TOPIC_PREFIX + stemmer.stemWord(word)
             out.append(Mention(Entity(stem, word, "topic"), tok.idx, tok.idx + len(tok.text)))
     return out
@@ -142,7 +161,10 @@ VARIED = [
     "Melanie painted a sunrise over Lake Tahoe, and her kids loved the camping trip in July.",
     "mixed 中文 and English: Apple 公司 in 深圳 with Tim Cook",
     "我们下周去上海见华为公司的张三，讨论阿波罗项目的预算。",
-    "ok", "", "2023-05-08", "The the the potteries, pottery and POTTERY!",
+    "ok",
+    "",
+    "2023-05-08",
+    "The the the potteries, pottery and POTTERY!",
     "Dr. Jane Goodall Jr. spoke at the United Nations General Assembly in New York City.",
     "Somebody told me something about everyone: anything goes, nobody minds the weather.",
 ]

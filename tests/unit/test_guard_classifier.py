@@ -61,11 +61,6 @@ FRESH_BENIGN = [
 ]
 
 
-@pytest.fixture(scope="module")
-def guard() -> Guard:
-    return Guard(GuardSettings(rate_limit_backend="off", _env_file=None))
-
-
 def test_shipped_model_is_small_and_says_how_it_was_trained() -> None:
     assert MODEL_PATH.exists() and MODEL_PATH.stat().st_size < 512 * 1024
     m = load_model(MODEL_PATH)

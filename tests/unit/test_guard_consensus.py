@@ -87,12 +87,14 @@ def test_the_one_rule_for_slot_updates() -> None:
     assert check_consensus(new, [], user_id="u", updates=said).superseded_ids == ("a",)
     d = check_consensus(new, [], user_id="u", source="agent", updates=said)
     assert d.action == "quarantine" and d.contradicted_ids == ("a",)
-    d = check_consensus(new, [], user_id="u", source="document", updates=said,
-                        on_conflict="low_confidence")
+    d = check_consensus(
+        new, [], user_id="u", source="document", updates=said, on_conflict="low_confidence"
+    )
     assert d.action == "low_confidence" and d.confidence == 0.3
     doc = [Candidate("d", "The report is due on Friday", "u", source="document")]
-    d = check_consensus("The report is due on Monday", [], user_id="u", source="document",
-                        updates=doc)
+    d = check_consensus(
+        "The report is due on Monday", [], user_id="u", source="document", updates=doc
+    )
     assert d.action == "supersede" and d.superseded_ids == ("d",)
     theirs = [Candidate("x", "I live in Austin", "someone-else")]
     assert check_consensus(new, [], user_id="u", updates=theirs).action == "allow"

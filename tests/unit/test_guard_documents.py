@@ -18,7 +18,7 @@ from typing import Any
 import pytest
 
 from graphmem.documents import chunk, load_path
-from graphmem.guard import Guard, GuardSettings, injection
+from graphmem.guard import Guard, injection
 from graphmem.guard.canonical import canonicalize
 from graphmem.guard.injection import DOCUMENT_ALONE_MIN_P
 from graphmem.guard.injection import screen as screen_text
@@ -27,11 +27,6 @@ from graphmem.usecases.documents import chunk_content
 ROOT = Path(__file__).resolve().parents[2]
 CORPUS = ROOT / "bench" / "firewall_corpus" / "documents.jsonl"
 PAGES = ROOT / "bench" / "docbench" / "pages"
-
-
-@pytest.fixture(scope="module")
-def guard() -> Guard:
-    return Guard(GuardSettings(rate_limit_backend="off", _env_file=None))
 
 
 def held_out() -> list[dict[str, Any]]:

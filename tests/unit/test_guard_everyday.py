@@ -29,11 +29,6 @@ from graphmem.guard.own_preference import is_own_preference
 EVERYDAY = Path(__file__).resolve().parents[2] / "bench" / "firewall_corpus" / "everyday.jsonl"
 
 
-@pytest.fixture(scope="module")
-def guard() -> Guard:
-    return Guard(GuardSettings(rate_limit_backend="off", _env_file=None))
-
-
 def _rows(split: str) -> list[dict[str, str]]:
     with open(EVERYDAY, encoding="utf-8") as f:
         rows = [json.loads(line) for line in f if line.strip()]

@@ -37,16 +37,10 @@ from __future__ import annotations
 
 import pytest
 
-from graphmem.guard import Guard, GuardSettings
+from graphmem.guard import Guard
 from graphmem.guard.canonical import canonicalize
 from graphmem.guard.concepts import steers
 from graphmem.guard.injection import tightens
-
-
-@pytest.fixture(scope="module")
-def guard() -> Guard:
-    return Guard(GuardSettings(rate_limit_backend="off", _env_file=None))
-
 
 # (mechanism, text): stored as written by a user (CLI) and by an agent (MCP).
 STORED = [

@@ -32,17 +32,11 @@ from __future__ import annotations
 
 import pytest
 
-from graphmem.guard import Guard, GuardSettings
+from graphmem.guard import Guard
 from graphmem.guard.canonical import canonicalize
 from graphmem.guard.concepts import speaks_of_others
 from graphmem.guard.injection import is_anchored, screen
 from graphmem.guard.own_preference import is_own_preference
-
-
-@pytest.fixture(scope="module")
-def guard() -> Guard:
-    return Guard(GuardSettings(rate_limit_backend="off", _env_file=None))
-
 
 # (mechanism, text): stored as written by a user (CLI) and by an agent (MCP).
 STORED = [

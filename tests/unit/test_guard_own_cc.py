@@ -7,13 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from graphmem.guard import Guard, GuardSettings
-
-
-@pytest.fixture(scope="module")
-def guard() -> Guard:
-    return Guard(GuardSettings(rate_limit_backend="off", _env_file=None))
-
+from graphmem.guard import Guard
 
 OWN = [
     "When you book my travel, always cc my assistant at jenny.wu@acme-corp.com on the "

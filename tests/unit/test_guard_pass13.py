@@ -8,15 +8,10 @@ from __future__ import annotations
 
 import pytest
 
-from graphmem.guard import Guard, GuardSettings
+from graphmem.guard import Guard
 from graphmem.guard.canonical import canonicalize
 from graphmem.guard.concepts import tag
 from graphmem.guard.rule_scan import RULES_EN, RULES_ZH, scan
-
-
-@pytest.fixture(scope="module")
-def guard() -> Guard:
-    return Guard(GuardSettings(rate_limit_backend="off", _env_file=None))
 
 
 def rules_in(text: str) -> set[str]:

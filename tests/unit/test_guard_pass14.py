@@ -9,16 +9,10 @@ from __future__ import annotations
 
 import pytest
 
-from graphmem.guard import Guard, GuardSettings
+from graphmem.guard import Guard
 from graphmem.guard.own_preference import replaces_own_instruction
 from graphmem.guard.reported import is_report
 from tests.helpers.guard_cases import assert_decision, cases
-
-
-@pytest.fixture(scope="module")
-def guard() -> Guard:
-    return Guard(GuardSettings(rate_limit_backend="off", _env_file=None))
-
 
 STORED = (
     "Scratch my earlier instruction about OneDrive, the team moved to Box last month.",

@@ -9,18 +9,12 @@ from __future__ import annotations
 
 import pytest
 
-from graphmem.guard import Guard, GuardSettings
+from graphmem.guard import Guard
 from graphmem.guard.canonical import canonicalize
 from graphmem.guard.concepts import asks_only, combos
 from graphmem.guard.own_preference import is_canned_reply
 from graphmem.guard.rule_scan import RULES_EN, RULES_ZH, scan
 from tests.helpers.guard_cases import assert_decision, cases
-
-
-@pytest.fixture(scope="module")
-def guard() -> Guard:
-    return Guard(GuardSettings(rate_limit_backend="off", _env_file=None))
-
 
 STORED = (
     "The security reviewer asked whether our AI assistant could leak client data via its memory.",

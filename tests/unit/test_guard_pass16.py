@@ -10,16 +10,10 @@ from __future__ import annotations
 
 import pytest
 
-from graphmem.guard import Guard, GuardSettings
+from graphmem.guard import Guard
 from graphmem.guard.concepts import asks_only
 from graphmem.guard.rule_scan import RULES_EN, RULES_ZH, scan
 from tests.helpers.guard_cases import assert_decision, cases
-
-
-@pytest.fixture(scope="module")
-def guard() -> Guard:
-    return Guard(GuardSettings(rate_limit_backend="off", _env_file=None))
-
 
 STORED = (
     "Dedup check: SELECT email, COUNT(*) FROM clients GROUP BY email HAVING COUNT(*) > 1;",

@@ -11,16 +11,10 @@ from __future__ import annotations
 
 import pytest
 
-from graphmem.guard import Guard, GuardSettings
+from graphmem.guard import Guard
 from graphmem.guard.concepts import tag
 from graphmem.guard.rule_scan import RULES_EN, scan
 from tests.helpers.guard_cases import assert_decision, cases
-
-
-@pytest.fixture(scope="module")
-def guard() -> Guard:
-    return Guard(GuardSettings(rate_limit_backend="off", _env_file=None))
-
 
 STORED = (
     "本地调试：先 `make deps`，再 `cargo run --release`，端口默认 8080。",

@@ -12,16 +12,10 @@ from __future__ import annotations
 
 import pytest
 
-from graphmem.guard import Guard, GuardSettings
+from graphmem.guard import Guard
 from graphmem.guard.concepts import tag
 from graphmem.guard.rule_scan import tightens
 from tests.helpers.guard_cases import assert_decision, cases
-
-
-@pytest.fixture(scope="module")
-def guard() -> Guard:
-    return Guard(GuardSettings(rate_limit_backend="off", _env_file=None))
-
 
 STORED = (
     'Told the kids\' robot toy to "ignore all previous instructions" as a joke; it just beeped.',

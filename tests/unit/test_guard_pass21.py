@@ -15,15 +15,9 @@ import re
 
 import pytest
 
-from graphmem.guard import Guard, GuardSettings
+from graphmem.guard import Guard
 from graphmem.guard.concepts import quoted
 from tests.helpers.guard_cases import assert_decision, cases
-
-
-@pytest.fixture(scope="module")
-def guard() -> Guard:
-    return Guard(GuardSettings(rate_limit_backend="off", _env_file=None))
-
 
 STORED = (
     "The PyData talk on prompt injection was excellent: the speaker showed a resume with hidden "

@@ -9,16 +9,10 @@ from __future__ import annotations
 
 import pytest
 
-from graphmem.guard import Guard, GuardSettings
+from graphmem.guard import Guard
 from graphmem.guard.canonical import canonicalize
 from graphmem.guard.concepts import combos
 from graphmem.guard.reported import is_report
-
-
-@pytest.fixture(scope="module")
-def guard() -> Guard:
-    return Guard(GuardSettings(rate_limit_backend="off", _env_file=None))
-
 
 REPORTS = [
     "IT sent an email saying they will never ask for my password by email and to report "

@@ -14,14 +14,8 @@ import json
 import numpy as np
 import pytest
 
-from graphmem.guard import Guard, GuardSettings, injection, second_reading
+from graphmem.guard import Guard, injection, second_reading
 from tests.helpers.retrain import assert_retraining_reproduces
-
-
-@pytest.fixture(scope="module")
-def guard() -> Guard:
-    return Guard(GuardSettings(rate_limit_backend="off", _env_file=None))
-
 
 ORDINARY = [
     "楼下新开的面馆味道不错，下次带同事去。",
