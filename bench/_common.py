@@ -345,8 +345,12 @@ def settings_snapshot(settings: Any) -> dict[str, Any]:
 
     try:
         data = settings.model_dump(mode="json", exclude=set(SECTIONS))
+        sections = settings.model_dump(mode="json", include=set(SECTIONS))
     except AttributeError:
-        data = dict(vars(settings))
+        data, sections = dict(vars(settings)), {}
+    # results name each setting by its flat name, as before the settings had sections
+    for name, (section, field) in flat_settings().items():
+        data[name] = sections[section][field]
     hidden = ("password", "api_key", "url", "data_dir", "user_id", "secret", "token")
     return {k: v for k, v in data.items() if not any(h in k for h in hidden)}
 
@@ -422,12 +426,65 @@ class CpuMeter:
         }
 
 
+def flat_settings() -> dict[str, tuple[str, str]]:
+    """The settings' flat names -> (section, field) in the graphmem being measured. The
+    benchmarks name settings flat (--set, --variant, recorded results: GRAPHMEM_ variables
+    without the prefix), as every graphmem version reads them; empty for a graphmem from before
+    the sections, whose root holds every one."""
+    try:
+        from graphmem.settings.tree import FLAT
+    except ImportError:
+        return {}
+    return dict(FLAT)
+
+
+def settings_fields() -> dict[str, Any]:
+    """Each setting of the graphmem being measured, by its flat name -> its pydantic FieldInfo
+    (the sections' own fields, guard, server, ..., are not settable flat)."""
+    from graphmem import Settings
+
+    fields = dict(getattr(Settings, "model_fields", {}))
+    names = _section_names()
+    sections = {name: fields.pop(name).annotation for name in list(fields) if name in names}
+    for name, (section, field) in flat_settings().items():
+        fields[name] = sections[section].model_fields[field]
+    return fields
+
+
+def _section_names() -> set[str]:
+    try:
+        from graphmem.settings import SECTIONS
+    except ImportError:
+        return set()
+    return set(SECTIONS)
+
+
+def settings_kwargs(overrides: dict[str, Any]) -> dict[str, Any]:
+    """Settings(...) arguments for flat overrides: each flat name in its section's dict."""
+    flat = flat_settings()
+    out: dict[str, Any] = {}
+    for name, value in overrides.items():
+        if name in flat:
+            section, field = flat[name]
+            out.setdefault(section, {})[field] = value
+        else:
+            out[name] = value
+    return out
+
+
+def setting_place(settings: Any, name: str) -> tuple[Any, str]:
+    """(the object, the attribute) holding the setting of this flat name in `settings`."""
+    section, field = flat_settings().get(name, ("", name))
+    return (getattr(settings, section) if section else settings), field
+
+
 def make_settings(**overrides: Any) -> Any:
     """graphmem Settings with these overrides; fields this graphmem version lacks are skipped."""
     from graphmem import Settings
 
-    fields = getattr(Settings, "model_fields", {})
-    return Settings(**{k: v for k, v in overrides.items() if not fields or k in fields})
+    fields = settings_fields()
+    kept = {k: v for k, v in overrides.items() if not fields or k in fields}
+    return Settings(**settings_kwargs(kept))
 
 
 def parse_sets(pairs: list[str]) -> dict[str, Any]:

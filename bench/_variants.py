@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import Annotated, Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _common import paired_bootstrap  # noqa: E402
+from _common import paired_bootstrap, setting_place, settings_fields  # noqa: E402
 
 
 def add_argument(p: argparse.ArgumentParser) -> None:
@@ -42,13 +42,6 @@ def add_argument(p: argparse.ArgumentParser) -> None:
         " searches only (bench/_variants.py); its paired difference to hybrid is reported;"
         " repeatable",
     )
-
-
-def settings_fields() -> Mapping[str, Any]:
-    """The Settings fields of the graphmem being measured (name -> pydantic FieldInfo)."""
-    from graphmem import Settings
-
-    return getattr(Settings, "model_fields", {})
 
 
 def parse_variants(
@@ -92,14 +85,17 @@ def parse_variants(
 @contextmanager
 def applied(settings: Any, values: Mapping[str, Any]) -> Iterator[None]:
     """`settings` with these fields set, restored afterwards (also when the body raises)."""
-    before = {k: getattr(settings, k) for k in values}
+    places = {k: setting_place(settings, k) for k in values}
+    before = {k: getattr(holder, name) for k, (holder, name) in places.items()}
     try:
         for k, v in values.items():
-            setattr(settings, k, v)
+            holder, name = places[k]
+            setattr(holder, name, v)
         yield
     finally:
         for k, v in before.items():
-            setattr(settings, k, v)
+            holder, name = places[k]
+            setattr(holder, name, v)
 
 
 def paired_table(

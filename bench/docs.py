@@ -312,10 +312,10 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         "conversations": convs,
         "questions": {t: sum(q["type"] == t for q in questions) for t in TYPES},
         "settings": {
-            "chunk_target_chars": settings.document_chunk_chars
+            "chunk_target_chars": settings.documents.chunk_chars
             if args.chunk_target is None
             else args.chunk_target,
-            "chunk_max_chars": settings.document_chunk_max_chars
+            "chunk_max_chars": settings.documents.chunk_max_chars
             if args.chunk_target is None
             else 2 * args.chunk_target,
         },

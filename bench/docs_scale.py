@@ -53,6 +53,7 @@ from _common import (  # noqa: E402
     machine_info,
     memory_point,
     parse_sets,
+    settings_kwargs,
     settings_snapshot,
 )
 from scale import TOP_K, Stages, lat_summary, write_bulk, write_real  # noqa: E402
@@ -309,7 +310,9 @@ def run(args: argparse.Namespace, embedder: Any = None) -> dict[str, Any]:
     }
     with tempfile.TemporaryDirectory(prefix="graphmem-docs-scale-") as tmp:
         data_dir = args.data_dir or Path(tmp) / "store"
-        svc = MemoryService(Settings(data_dir=data_dir, **overrides), embedder=embedder)
+        svc = MemoryService(
+            Settings(data_dir=data_dir, **settings_kwargs(overrides)), embedder=embedder
+        )
         try:
             result["settings"] = settings_snapshot(svc.settings)
             svc.embedder.encode(["warm up the model"] * 64)

@@ -31,6 +31,9 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from _common import settings_kwargs  # noqa: E402
 
 
 def _locomo(path: Path) -> tuple[list[str], list[str]]:
@@ -53,7 +56,7 @@ def measure(spec: str, data: Path, n: int) -> dict:
     settings = dict(o.split("=", 1) for o in overrides)
     turns, questions = _locomo(data)
     t = time.perf_counter()
-    emb = embedder_for(Settings(embedding_model=model, **settings))  # type: ignore[arg-type]
+    emb = embedder_for(Settings(**settings_kwargs({"embedding_model": model, **settings})))
     emb.encode(["warm up"])
     emb.encode_query("warm up")
     out: dict = {"model": spec, "identity": emb.identity, "load_s": time.perf_counter() - t}
@@ -73,7 +76,9 @@ def measure(spec: str, data: Path, n: int) -> dict:
     for name, pairs in (("zh", ZH_PAIRS), ("cross", CROSS_PAIRS)):
         with tempfile.TemporaryDirectory() as d:
             svc = MemoryService(
-                Settings(data_dir=Path(d), embedding_model=model, **settings),  # type: ignore[arg-type]
+                Settings(
+                    data_dir=Path(d), **settings_kwargs({"embedding_model": model, **settings})
+                ),  # type: ignore[arg-type]
                 embedder=emb,
             )
             svc.write_many(

@@ -51,7 +51,7 @@ def prepare(data_dir: Path, memories: int, others: int, seed: int) -> dict[str, 
     from graphmem.service.projection import vector_point
 
     t0 = time.perf_counter()
-    svc = MemoryService(Settings(data_dir=data_dir, merge_on_write=False))
+    svc = MemoryService(Settings(data_dir=data_dir, lifecycle={"merge_on_write": False}))
     gen = Generator(seed)
     base = svc.embedder.encode(gen.memories(500))
     rng = np.random.default_rng(seed)

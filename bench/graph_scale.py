@@ -51,7 +51,7 @@ def time_backend(
     from graphmem.usecases.backfill import rebuild_graph
 
     t0 = time.perf_counter()
-    svc = MemoryService(Settings(data_dir=store, graph_backend=backend))
+    svc = MemoryService(Settings(data_dir=store, graph={"backend": backend}))
     out: dict[str, Any] = {"backend": backend, "open_s": round(time.perf_counter() - t0, 1)}
     try:
         if backend != "networkx":

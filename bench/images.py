@@ -294,8 +294,8 @@ def run(n: int, seed: int, languages: str | None) -> dict[str, Any]:
             Settings(
                 data_dir=Path(tmp) / "baseline",
                 _env_file=None,
-                merge_on_write=False,
                 temporal=TemporalSettings(_env_file=None, enabled=False),
+                lifecycle={"merge_on_write": False},
             ),
             embedder=svc.embedder,
         )

@@ -72,6 +72,7 @@ from _common import (  # noqa: E402
     peak_rss_mb,
     percentile,
     search_options,
+    setting_place,
     settings_snapshot,
     wait_for_quiet,
 )
@@ -845,13 +846,14 @@ def search_pass(
     under the mode's name plus `suffix`; a variant mode's searches run with its settings."""
     from tqdm import tqdm
 
-    has_summaries = hasattr(svc.settings, "recall_on_summaries")
+    holder, summaries = setting_place(svc.settings, "recall_on_summaries")
+    has_summaries = hasattr(holder, summaries)
     refs: dict[str, Any] = {}  # user -> the reference BM25 over the store as it is now
     bar = tqdm(questions, desc="search" + suffix, unit="q", file=sys.stderr, disable=not progress)
     for q, row in zip(bar, rows, strict=True):
         for mode in modes:
             if has_summaries:
-                svc.settings.recall_on_summaries = mode in SUMMARY_MODES
+                setattr(holder, summaries, mode in SUMMARY_MODES)
             if mode == REF_MODE:
                 user = user_of(q.conv)
                 if user not in refs:
@@ -879,7 +881,7 @@ def search_pass(
             record(row, latencies, mode + suffix, dia, ms, q.evidence)
     bar.close()
     if has_summaries:
-        svc.settings.recall_on_summaries = False
+        setattr(holder, summaries, False)
 
 
 def record(

@@ -522,7 +522,7 @@ def main() -> None:
         "sequential": seq,
         "concurrent": conc,
         "concurrent_direct": conc_direct,
-        "embedding_threads": Settings().torch_threads,
+        "embedding_threads": Settings().embedding.torch_threads,
     }
     out = args.out or RESULTS_DIR / f"mcp_overhead-{time.strftime('%Y%m%d-%H%M%S')}.json"
     out.parent.mkdir(parents=True, exist_ok=True)

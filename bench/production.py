@@ -151,14 +151,15 @@ def main() -> None:
         try:
             prod = Settings(
                 data_dir=Path(tmp) / "prod",
-                records_backend="mysql",
-                mysql_url=db,
-                vector_backend="qdrant",
-                qdrant_url=str(Path(tmp) / "qdrant-local"),
-                graph_backend="neo4j",
-                neo4j_url=os.environ["GRAPHMEM_TEST_NEO4J_URL"],
-                neo4j_password=os.environ.get("GRAPHMEM_TEST_NEO4J_PASSWORD"),
                 redis_url=os.environ["GRAPHMEM_TEST_REDIS_URL"],
+                records={"backend": "mysql", "mysql_url": db},
+                vectors={"backend": "qdrant"},
+                qdrant={"url": str(Path(tmp) / "qdrant-local")},
+                graph={"backend": "neo4j"},
+                neo4j={
+                    "url": os.environ["GRAPHMEM_TEST_NEO4J_URL"],
+                    "password": os.environ.get("GRAPHMEM_TEST_NEO4J_PASSWORD"),
+                },
             )
             rows.append(
                 run(

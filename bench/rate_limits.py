@@ -21,7 +21,7 @@ from fastmcp import Client
 from graphmem import MemoryService, Settings
 from graphmem.guard import Guard, GuardSettings, InProcessRateLimiter
 from graphmem.mcp.server import create_server
-from graphmem.settings.server import McpSettings
+from graphmem.stores import open_working
 
 WRITERS: list[tuple[str, dict[str, Any]]] = [
     ("memory_write", {"content": "one more", "memory_type": "fact"}),
@@ -66,7 +66,7 @@ def name_of(tool: str, args: dict[str, Any]) -> str:
 
 
 async def probe(svc: MemoryService) -> list[tuple[str, str, str]]:
-    srv = create_server(svc, settings=McpSettings(working_backend="memory"), default_user="u")
+    srv = create_server(svc, working=open_working("memory"), default_user="u")
     rows: list[tuple[str, str, str]] = []
     m = svc.write("u", "The user's locker code is 4417")
     async with Client(srv) as c:

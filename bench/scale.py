@@ -90,6 +90,9 @@ from _common import (  # noqa: E402
     peak_rss_mb,
     percentile,
     search_options,
+    setting_place,
+    settings_fields,
+    settings_kwargs,
     settings_snapshot,
     wait_for_quiet,
 )
@@ -431,7 +434,8 @@ def measure_search(
             cache.invalidate(u)
 
     measured("hybrid (query embedding cached)", lambda: hybrid_queries, {}, clear_results)
-    if cache is not None and getattr(svc.settings, "search_cache_ttl_seconds", 0) > 0:
+    holder, ttl = setting_place(svc.settings, "search_cache_ttl_seconds")
+    if cache is not None and getattr(holder, ttl, 0) > 0:
         # each query is searched once untimed (fills the cache), then timed right away, so the
         # cache TTL cannot expire in between however slow the first search is
         label = "hybrid (search-result cache hit)"
@@ -598,7 +602,7 @@ def open_and_first_search(
 
     import_s = time.perf_counter() - t0
     t0 = time.perf_counter()
-    svc = MemoryService(Settings(data_dir=data_dir, **overrides))
+    svc = MemoryService(Settings(data_dir=data_dir, **settings_kwargs(overrides)))
     open_s = time.perf_counter() - t0
     memory = {"after open": memory_point(sampler)}
     t0 = time.perf_counter()
@@ -731,7 +735,7 @@ def run_component(args: argparse.Namespace, overrides: dict[str, Any]) -> dict[s
     from graphmem import Settings
 
     users, count = store_users(args.existing)
-    settings = Settings(data_dir=args.existing, **overrides)
+    settings = Settings(data_dir=args.existing, **settings_kwargs(overrides))
     gen = Generator(seed=args.seed)
     queries = gen.queries(20)
     sampler = MemorySampler().start()
@@ -742,7 +746,7 @@ def run_component(args: argparse.Namespace, overrides: dict[str, Any]) -> dict[s
     if what == "model":
         from graphmem.embedding import shared_embedder
 
-        emb = shared_embedder(settings.embedding_model)
+        emb = shared_embedder(settings.embedding.model)
         for q in queries:
             emb.encode([q])
     elif what == "records":
@@ -1164,7 +1168,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.existing is not None:
         from graphmem import Settings
 
-        fields = getattr(Settings, "model_fields", {})
+        fields = settings_fields()
         unknown = [k for k in overrides if fields and k not in fields]
         if unknown:
             raise SystemExit(f"--set: not a graphmem setting: {', '.join(unknown)}")
@@ -1202,11 +1206,11 @@ def main(argv: list[str] | None = None) -> int:
         "sizes": [],
     }
     t0 = time.perf_counter()
-    fields = getattr(Settings, "model_fields", {})
+    fields = settings_fields()
     unknown = [k for k in overrides if fields and k not in fields]
     if unknown:
         raise SystemExit(f"--set: not a graphmem setting: {', '.join(unknown)}")
-    svc = MemoryService(Settings(data_dir=data_dir, **overrides))
+    svc = MemoryService(Settings(data_dir=data_dir, **settings_kwargs(overrides)))
     result["service_open_s"] = round(time.perf_counter() - t0, 2)
     result["settings_overridden"] = overrides
     result["settings"] = settings_snapshot(svc.settings)
@@ -1276,7 +1280,7 @@ def main(argv: list[str] | None = None) -> int:
                 print(f"timing a fresh start at {size:,} ...", file=sys.stderr)
                 svc.close()
                 entry["start"] = measure_start(data_dir, args.set, args.limit_anon_gb, args.timeout)
-                svc = MemoryService(Settings(data_dir=data_dir, **overrides))
+                svc = MemoryService(Settings(data_dir=data_dir, **settings_kwargs(overrides)))
             entry["loadavg"] = round(os.getloadavg()[0], 2)
             result["sizes"].append(entry)
         if not args.no_compare:

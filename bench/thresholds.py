@@ -38,7 +38,7 @@ def _pairs(model: str, data: list[dict], conversations: int) -> dict[str, np.nda
     from graphmem.embedding import embedder_for
     from graphmem.settings import Settings
 
-    emb = embedder_for(Settings(embedding_model=model))
+    emb = embedder_for(Settings(embedding={"model": model}))
     nn, qa, evidence = [], [], []
     for conv in data[:conversations]:
         turns, ids = [], []

@@ -164,7 +164,7 @@ class Lab:
 
         self.svc = svc
         self.questions = questions
-        pool = max(svc.settings.candidate_pool, TOP_K * 3)
+        pool = max(svc.settings.ranking.candidate_pool, TOP_K * 3)
         mems = {u: svc.list(u) for u in users}
         per_user = {u: BM25(mems[u]) for u in users}
         everyone = BM25([m for u in users for m in mems[u]])
@@ -245,7 +245,7 @@ def tune(lab: Lab) -> list[dict[str, Any]]:
         key=lambda x: (x["recall@10"], x["mrr"]),
     )["config"]
     if lab.has_graph:
-        defaults = dict(lab.svc.settings.weights)
+        defaults = dict(lab.svc.settings.ranking.weights)
         for label, base in (("the default", defaults), ("the best", best)):
             for hops in (1, 2):
                 for g in (0.2, 0.4, 0.6, 0.8):
@@ -256,15 +256,15 @@ def tune(lab: Lab) -> list[dict[str, Any]]:
                         evaluate(qs, lab.service(w, hops)),
                     )
     settings = lab.svc.settings
-    default_pool = settings.candidate_pool
+    default_pool = settings.ranking.candidate_pool
     for pool in (60, 100, 200):
-        settings.candidate_pool = pool  # read on every search
+        settings.ranking.candidate_pool = pool  # read on every search
         add(
             "candidate pool, no graph",
             {"weights": best, "candidate_pool": pool},
             evaluate(qs, lab.service(best, 0)),
         )
-    settings.candidate_pool = default_pool
+    settings.ranking.candidate_pool = default_pool
 
     add(
         "check: service formula, service keyword channel",

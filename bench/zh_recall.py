@@ -68,6 +68,7 @@ from _common import (  # noqa: E402
     peak_rss_mb,
     percentile,
     search_options,
+    settings_fields,
     settings_snapshot,
 )
 from _variants import add_argument as add_variant_argument  # noqa: E402
@@ -184,9 +185,7 @@ def validate(scenarios: list[dict]) -> list[str]:
 def check_sets(overrides: dict[str, Any]) -> dict[str, Any]:
     """--set values, refused when a key is no Settings field (a typo would otherwise measure
     the defaults under another name)."""
-    from graphmem import Settings
-
-    unknown = sorted(set(overrides) - set(Settings.model_fields))
+    unknown = sorted(set(overrides) - set(settings_fields()))
     if unknown:
         raise SystemExit(f"--set: {', '.join(unknown)} is not a graphmem setting")
     return overrides

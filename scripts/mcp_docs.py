@@ -56,7 +56,7 @@ def listing() -> dict[str, Any]:
 
     from graphmem import MemoryService, Settings
     from graphmem.mcp.server import create_server
-    from graphmem.settings.server import McpSettings
+    from graphmem.stores import open_working
 
     async def go(server: Any) -> dict[str, Any]:
         async with Client(server) as c:
@@ -81,9 +81,7 @@ def listing() -> dict[str, Any]:
         settings = Settings(data_dir=Path(tmp) / "data", _env_file=None)  # type: ignore[call-arg]
         svc = MemoryService(settings)
         try:
-            server = create_server(
-                svc, settings=McpSettings(working_backend="memory"), default_user="docs"
-            )
+            server = create_server(svc, working=open_working("memory"), default_user="docs")
             return asyncio.run(go(server))
         finally:
             svc.close()

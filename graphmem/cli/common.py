@@ -129,7 +129,7 @@ def announce_data_dir(settings: Settings, *, new_store_now: bool = True) -> Path
     if notice:
         print(notice, file=err())
         return None
-    if settings.records_backend != "sqlite" or holds_store(where):
+    if settings.records.backend != "sqlite" or holds_store(where):
         return None
     if new_store_now:
         print(new_store_line(where), file=err())

@@ -150,9 +150,9 @@ def check_embeddings(records: Any, vectors: Any, settings: Settings, sample: int
         "median_cosine": round(median, 6),
         "ok": median >= 0.999 and recorded in (None, embedder.identity),
     }
-    if out["ok"] and kept.embedding_model != settings.embedding_model:
+    if out["ok"] and kept.embedding.model != settings.embedding.model:
         out["hint"] = (
-            f"this store keeps {kept.embedding_model}, the model it was embedded with; the"
+            f"this store keeps {kept.embedding.model}, the model it was embedded with; the"
             f" default is now {DEFAULT_MODEL} (Chinese and cross-language recall):"
             f" `GRAPHMEM_EMBEDDING_MODEL={DEFAULT_MODEL} graphmem backfill rebuild` re-embeds it"
         )

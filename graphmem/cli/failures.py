@@ -103,7 +103,9 @@ def setting_error(error: ValueError) -> InvalidInputError | None:
         return None
     found = errors() or [{}]
     first = found[0] if isinstance(found[0], dict) else {}
-    field = ".".join(str(p) for p in first.get("loc", ())) or "settings"
+    from graphmem.settings.explain import dotted_name
+
+    field = dotted_name(str(getattr(error, "title", "")), tuple(first.get("loc", ()))) or "settings"
     said = str(first.get("msg") or "is not a valid value")
     return InvalidInputError(
         field, f"{said} (a setting, from a GRAPHMEM_ environment variable or the .env file)"

@@ -64,13 +64,13 @@ def last_seen(m: Memory) -> datetime:
 
 
 def decay_score(m: Memory, now: datetime, s: Settings) -> float:
-    r = ranking.recency(last_seen(m), now, s.recency_half_life_days)
-    f = ranking.frequency(m.access_count, s.frequency_saturation)
+    r = ranking.recency(last_seen(m), now, s.ranking.recency_half_life_days)
+    f = ranking.frequency(m.access_count, s.ranking.frequency_saturation)
     return round(m.confidence * (DECAY_RECENCY * r + DECAY_FREQUENCY * f), 6)
 
 
 def expiry(memory_type: str, written_at: datetime, s: Settings) -> datetime | None:
-    hours = s.ttl_hours.get(memory_type)
+    hours = s.lifecycle.ttl_hours.get(memory_type)
     return None if hours is None else written_at + timedelta(hours=float(hours))
 
 
@@ -82,8 +82,8 @@ def should_archive(m: Memory, decay: float, now: datetime, s: Settings) -> bool:
     return (
         m.status == Status.ACTIVE
         and m.kind == Kind.MEMORY  # a document stays until it is deleted or replaced
-        and now - last_seen(m) > timedelta(days=s.archive_after_days)
-        and decay < s.archive_below_decay
+        and now - last_seen(m) > timedelta(days=s.lifecycle.archive_after_days)
+        and decay < s.lifecycle.archive_below_decay
     )
 
 

@@ -67,7 +67,7 @@ class SearchRecipe:
 
 def recipes(settings: Settings) -> dict[str, SearchRecipe]:
     """The named recipes a search may pick with `profile` (or by naming one as `weights`)."""
-    return {name: SearchRecipe(dict(w)) for name, w in settings.profiles.items()}
+    return {name: SearchRecipe(dict(w)) for name, w in settings.ranking.profiles.items()}
 
 
 @dataclass(frozen=True)
@@ -134,7 +134,7 @@ class SearchRequest:
         naming it."""
         s = settings
         as_of = parse_datetime(self.as_of, "as_of")
-        query = check_content(self.query, s.max_content_chars, "query")
+        query = check_content(self.query, s.writes.max_content_chars, "query")
         top_k = check_top_k(self.top_k)
         mt = parse_memory_type(self.memory_type).value if self.memory_type else None
         window = parse_time_range(self.time_range)
@@ -142,16 +142,16 @@ class SearchRequest:
         weights, graph_w = associative.split_graph_weight(self.weights)
         weights, image_w = associative.split_graph_weight(weights, "image")
         w = ranking.parse_weights(
-            weights, {k: r.weights for k, r in named.items()}, s.weights, self.profile
+            weights, {k: r.weights for k, r in named.items()}, s.ranking.weights, self.profile
         )
-        hops = s.expand_hops if self.expand_hops is None else self.expand_hops
+        hops = s.graph.expand_hops if self.expand_hops is None else self.expand_hops
         return ValidSearch(
             query=query,
             top_k=top_k,
             memory_type=mt,
             window=window,
             weights=w,
-            graph_weight=s.graph_weight if graph_w is None else graph_w,
+            graph_weight=s.graph.weight if graph_w is None else graph_w,
             hops=associative.check_hops(hops),
             relation_types=associative.parse_relation_types(self.relation_types),
             include_archived=self.include_archived,
@@ -163,7 +163,7 @@ class SearchRequest:
             # No weights and no profile: the fitted fusion (graphmem.domain.fusion) ranks where the
             # settings say (auto: on a query not in English), else the weighted sum of
             # `weights`.
-            learned=learned_fusion(s.fusion, query)
+            learned=learned_fusion(s.ranking.fusion, query)
             and not self.profile
             and weights in (None, "", {}),
             explain=bool(self.explain),

@@ -223,12 +223,12 @@ def _e5(
 def embedder_for(settings: Settings) -> Embedder:
     """The process's embedder for these settings (model, runtime, precision, cache)."""
     return shared_embedder(
-        settings.embedding_model,
-        settings.embedding_batch_size,
-        settings.query_cache_size,
-        settings.torch_threads,
-        settings.query_runtime,
-        settings.embedding_precision,
+        settings.embedding.model,
+        settings.embedding.batch_size,
+        settings.embedding.query_cache_size,
+        settings.embedding.torch_threads,
+        settings.embedding.query_runtime,
+        settings.embedding.precision,
     )
 
 
@@ -243,9 +243,10 @@ def settings_for_store(settings: Settings, stored: str | None) -> Settings:
     A model named in a setting or the environment always wins; `graphmem doctor` then
     reports the mismatch.
     """
-    if stored is None or "embedding_model" in settings.model_fields_set:
+    if stored is None or "model" in settings.embedding.model_fields_set:
         return settings
     model = stored.split("@")[0]
-    if model == settings.embedding_model or not (model in _MINILM_ALIASES or is_e5(model)):
+    if model == settings.embedding.model or not (model in _MINILM_ALIASES or is_e5(model)):
         return settings
-    return settings.model_copy(update={"embedding_model": model})
+    embedding = settings.embedding.model_copy(update={"model": model})
+    return settings.model_copy(update={"embedding": embedding})

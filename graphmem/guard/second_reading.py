@@ -78,12 +78,12 @@ def _embedder() -> Any:
     """The process's e5 embedder, shared with a service on default settings (same key)."""
     try:
         from graphmem.embedding.embedder import shared_embedder
-        from graphmem.settings import Settings
+        from graphmem.settings.search import EmbeddingSettings
 
-        fields = Settings.model_fields
+        fields = EmbeddingSettings.model_fields
         return shared_embedder(
             EMBEDDING_MODEL,
-            fields["embedding_batch_size"].default,
+            fields["batch_size"].default,
             fields["query_cache_size"].default,
             fields["torch_threads"].default,
             "onnx",

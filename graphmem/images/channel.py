@@ -173,7 +173,7 @@ def load_model(settings: Settings) -> ClipModel | None:
     store, so a bad file stops a start before anything is held open."""
     if not settings.images.clip:
         return None
-    return ClipModel(settings.images, settings.torch_threads)
+    return ClipModel(settings.images, settings.embedding.torch_threads)
 
 
 def open_image_channel(
@@ -191,7 +191,7 @@ def open_image_channel(
         return None
     held = _held(records.meta(IDENTITY_META))
     resized = bool(held) and held.get("dim") != model.dim
-    if resized and settings.vector_backend != "qdrant":
+    if resized and settings.vectors.backend != "qdrant":
         shutil.rmtree(image_vectors_path(settings), ignore_errors=True)
     index = open_image_vectors(settings, model.dim, vectors)
     if resized:

@@ -106,7 +106,7 @@ class ToolContext:
 
     @property
     def max_chars(self) -> int:
-        return self.service.settings.max_content_chars
+        return self.service.settings.writes.max_content_chars
 
     @property
     def llm_on(self) -> bool:

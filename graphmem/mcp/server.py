@@ -89,12 +89,7 @@ def create_server(
     """
     svc = service
     cfg = settings or svc.settings.server
-    wm = working or open_working(
-        cfg.working_backend,
-        ttl_seconds=cfg.working_ttl_seconds,
-        redis_url=svc.settings.redis_url,
-        max_sessions=cfg.working_max_sessions,
-    )
+    wm = working or _working_of(svc.settings)
     # Erasing a user reaches their working memory too.
     svc.purgers["working_memory"] = (wm.delete_user, wm.count_user)
     levels.bind(svc.context)
@@ -212,7 +207,7 @@ def serve_command(args: argparse.Namespace) -> int:
         try:
             # Nothing but protocol may reach stdout; model loading gets stderr instead.
             with contextlib.redirect_stdout(sys.stderr):
-                svc, working = _open_service(settings, cfg)
+                svc, working = _open_service(settings)
             try:
                 server = create_server(svc, settings=cfg, working=working, default_user=user)
                 anyio.run(partial(server.run_stdio_async, show_banner=False))
@@ -235,7 +230,7 @@ def serve_command(args: argparse.Namespace) -> int:
         cfg.port = _free_port(cfg.host)
     card = localserver.publish(settings.data_dir, "http", local_url(cfg.host, cfg.port))
     try:
-        svc, working = _open_service(settings, cfg)
+        svc, working = _open_service(settings)
         try:
             server = create_server(svc, settings=cfg, working=working, auth=token_verifier(table))
             stop_ui = _start_ui(args, svc, table)
@@ -345,17 +340,21 @@ def _first_token(settings: Settings, cfg: McpSettings) -> None:
     )
 
 
-def _open_service(
-    settings: Settings, cfg: McpSettings
-) -> tuple["MemoryService", WorkingMemoryStore]:
+def _working_of(settings: Settings) -> WorkingMemoryStore:
+    """The working memory `settings.working` selects."""
+    kept = settings.working
+    return open_working(
+        kept.backend,
+        ttl_seconds=kept.ttl_seconds,
+        redis_url=settings.redis_url,
+        max_sessions=kept.max_sessions,
+    )
+
+
+def _open_service(settings: Settings) -> tuple["MemoryService", WorkingMemoryStore]:
     from graphmem.service.facade import MemoryService
 
-    working = open_working(
-        cfg.working_backend,
-        ttl_seconds=cfg.working_ttl_seconds,
-        redis_url=settings.redis_url,
-        max_sessions=cfg.working_max_sessions,
-    )
+    working = _working_of(settings)
     svc = MemoryService(settings)
     svc.start_background()  # periodic compaction (if configured) and the outbox drain
     return svc, working

@@ -46,10 +46,10 @@ def build_context(
     embedder = embedder or embedder_for(s)
     vectors = vectors or open_vectors(s, embedder.dim)
     graph = graph or open_graph(s, records)
-    extractor = extractor or make_extractor(s.extractor, s.entity_aliases)
+    extractor = extractor or make_extractor(s.linking.extractor, s.linking.entity_aliases)
     cache = cache or open_cache(s)
     # the records graph walks a prepared adjacency while the user's cache version holds
-    graph = prepared(graph, cache, s.graph_adjacency_edges)
+    graph = prepared(graph, cache, s.graph.adjacency_edges)
     guard = guard or Guard(s.guard, redis_url=s.redis_url)
     images = open_image_store(s.images, s.data_dir)
     purgers = default_purgers(cache, guard, s, images)
@@ -66,10 +66,14 @@ def build_context(
         extractor=extractor,
         guard=guard,
         linker=Linker(
-            records, s.link_per_entity, s.link_hub_share, s.link_hub_min, s.link_per_topic
+            records,
+            s.linking.per_entity,
+            s.linking.hub_share,
+            s.linking.hub_min,
+            s.linking.per_topic,
         ),
         projector=projector,
-        access=AccessTracker(records, s.access_flush_every, s.access_flush_seconds),
+        access=AccessTracker(records, s.writes.access_flush_every, s.writes.access_flush_seconds),
         summaries=SummaryVectors(embedder),
         temporal=Temporal(records, vectors, guard, projector, s),
         # Stores outside the records/vectors/graph trio (working memory, result caches)
@@ -77,8 +81,8 @@ def build_context(
         purgers=purgers,
         vault=Vault(
             records,
-            s.vault_key.get_secret_value() if s.vault_key else None,
-            key_path(s.data_dir, s.vault_key_file),
+            s.vault.key.get_secret_value() if s.vault.key else None,
+            key_path(s.data_dir, s.vault.key_file),
         ),
         images=images,
         image_channel=open_image_channel(s, image_model, records, vectors, images),

@@ -69,7 +69,7 @@ def default_purgers(
     delete, count = getattr(limiter, "delete_user", None), getattr(limiter, "count_user", None)
     if delete is not None and count is not None:  # the in-process buckets hold no user id
         out["rate_limits"] = (delete, count)
-    shared = shared_working_purger(s.server.working_backend, s.redis_url)
+    shared = shared_working_purger(s.working.backend, s.redis_url)
     if shared is not None:
         out["working_memory"] = shared
     if s.redis_url:  # replicas: the others drop their in-process caches (stores.erase_notices)
@@ -151,7 +151,7 @@ class Context:
         tracing.configure(self.settings)  # off by default; on, once per process
         self.projector.serialise = self.serialised
         self.projector.on_projected = self.invalidate
-        self.projector.lease_seconds = self.settings.outbox_lease_seconds
+        self.projector.lease_seconds = self.settings.writes.outbox_lease_seconds
         if self.image_channel is not None:  # projected with the text vectors, erased with them
             self.projector.images = self.image_channel
             chan = self.image_channel
@@ -160,12 +160,12 @@ class Context:
     @property
     def merge_similarity(self) -> float:
         """The merge cosine: the setting, else the embedding model's own (embedding.base.own)."""
-        return own(self.settings.merge_similarity, self.embedder.merge_similarity)
+        return own(self.settings.lifecycle.merge_similarity, self.embedder.merge_similarity)
 
     @property
     def forget_similarity(self) -> float:
         """The forget-by-query cosine: the setting, else the embedding model's own."""
-        return own(self.settings.forget_similarity, self.embedder.forget_similarity)
+        return own(self.settings.lifecycle.forget_similarity, self.embedder.forget_similarity)
 
     @property
     def breaker(self) -> Breaker:
@@ -175,7 +175,9 @@ class Context:
         """Hold the user's write lock: on every replica of the records store (MySQL), so two
         writes of one user never plan against the same old state. Taken before `write_lock`,
         never inside it: a thread waiting for another replica must not stall this process."""
-        return self.records.locks.hold(user_lock(user_id), self.settings.write_lock_timeout_seconds)
+        return self.records.locks.hold(
+            user_lock(user_id), self.settings.writes.write_lock_timeout_seconds
+        )
 
     @contextlib.contextmanager
     def serialised(self, user_id: str, wait: bool = True) -> Iterator[bool]:

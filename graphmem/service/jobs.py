@@ -28,11 +28,11 @@ class Jobs:
         once, however often this is called."""
         ctx = self.context
         s = ctx.settings
-        if s.compact_interval_seconds > 0 and self.compactor is None:
-            self.compactor = PeriodicCompactor(ctx, s.compact_interval_seconds).start()
-        if s.outbox_drain_seconds > 0 and self.drainer is None:
+        if s.lifecycle.compact_interval_seconds > 0 and self.compactor is None:
+            self.compactor = PeriodicCompactor(ctx, s.lifecycle.compact_interval_seconds).start()
+        if s.writes.outbox_drain_seconds > 0 and self.drainer is None:
             self.drainer = workers.Periodic(
-                "outbox", s.outbox_drain_seconds, lambda: ctx.drain_outbox(force=False)
+                "outbox", s.writes.outbox_drain_seconds, lambda: ctx.drain_outbox(force=False)
             ).start()
         watch = ctx.erase_watcher() if self.erase_watch is None else None
         if watch is not None:  # replicas: another's erase empties this process's caches too

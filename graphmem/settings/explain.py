@@ -75,6 +75,22 @@ def shown(name: str, value: Any) -> Any:
     return value
 
 
+def dotted_name(model: str, loc: tuple[Any, ...]) -> str:
+    """Where a validation error's field sits in the tree: the section of the settings class
+    named `model` (a pydantic error's title) and the field, also when the error names it by
+    the variable it was read from ("GraphSettings", ("GRAPHMEM_EXPAND_HOPS",)) ->
+    "graph.expand_hops"."""
+    parts = [str(p) for p in loc]
+    section = next((n for n, cls in SECTIONS.items() if cls.__name__ == model), None)
+    if section is None or not parts:
+        return ".".join(parts)
+    cls = SECTIONS[section]
+    parts[0] = next(
+        (n for n, f in cls.model_fields.items() if parts[0] in env_names(cls, n, f)), parts[0]
+    )
+    return ".".join([section, *parts])
+
+
 def explain(
     settings: Settings, *, flags: Mapping[str, str] | None = None, env_file: Path | None = None
 ) -> list[Effective]:
@@ -113,4 +129,4 @@ def explain(
     return rows
 
 
-__all__ = ["MASK", "Effective", "explain", "mask_url", "shown"]
+__all__ = ["MASK", "Effective", "dotted_name", "explain", "mask_url", "shown"]

@@ -19,6 +19,16 @@ from pydantic_settings import (
     SettingsConfigDict,
 )
 
+
+def section_config(prefix: str) -> SettingsConfigDict:
+    """How a section reads its variables: `prefix` + the field's name (or the field's own
+    validation alias, the variable it kept from before the sections), from the environment and
+    the same .env file as the root; a field may also be passed by its name."""
+    return SettingsConfigDict(
+        env_prefix=prefix, env_file=".env", extra="ignore", populate_by_name=True
+    )
+
+
 # The write-time summaries had an endpoint of their own under this name. Whoever still sets it
 # wants those summaries, so its presence turns them on (see LlmSettings.write_summaries).
 LEGACY_SUMMARY_URL = "GRAPHMEM_SUMMARY_LLM_URL"
@@ -132,7 +142,7 @@ class TemporalSettings(BaseSettings):
     )
 
 
-__all__ = ["LEGACY_SUMMARY_URL", "LlmSettings", "TemporalSettings"]
+__all__ = ["LEGACY_SUMMARY_URL", "LlmSettings", "TemporalSettings", "section_config"]
 
 
 class TracingSettings(BaseSettings):

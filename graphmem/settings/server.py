@@ -1,14 +1,16 @@
 """The MCP server's section of the settings (`settings.server`): what only `graphmem serve` uses.
 
 Same GRAPHMEM_ prefix and .env file as the root, so one environment configures both. What the
-server shares with the library lives in the root: `redis_url` (working memory's Redis),
-`torch_threads` and the LLM endpoint (`settings.llm`, for memory_summarize).
+server shares with the library lives in the root: `redis_url`, working memory
+(`settings.working`, which an erase reaches from every entry point), the embedding model's
+threads (`settings.embedding.torch_threads`) and the LLM endpoint (`settings.llm`, for
+memory_summarize).
 """
 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any
 
 from pydantic import Field, SecretStr
 from pydantic_settings import BaseSettings, SettingsConfigDict
@@ -20,11 +22,14 @@ if TYPE_CHECKING:
 # Server settings that became the root's: passing one here would otherwise be ignored silently.
 MOVED = {
     "redis_url": "Settings.redis_url",
-    "torch_threads": "Settings.torch_threads",
+    "torch_threads": "Settings.embedding.torch_threads",
     "llm_url": "Settings.llm.url",
     "llm_model": "Settings.llm.model",
     "llm_api_key": "Settings.llm.api_key",
     "llm_timeout_seconds": "Settings.llm.timeout_seconds",
+    "working_backend": "Settings.working.backend",
+    "working_ttl_seconds": "Settings.working.ttl_seconds",
+    "working_max_sessions": "Settings.working.max_sessions",
 }
 
 
@@ -40,13 +45,6 @@ class McpSettings(BaseSettings):
     tokens: SecretStr | None = Field(
         None, description="'token=user' pairs, hashed when read (never stored in clear)"
     )
-    working_backend: Literal["auto", "memory", "redis"] = Field(
-        "auto",
-        description="working memory: auto is redis when redis_url is set, else memory"
-        " (in-process, one server process)",
-    )
-    working_ttl_seconds: float = Field(86_400, gt=0, description="working memory expires after")
-    working_max_sessions: int = Field(10_000, gt=0, description="in-process adapter's bound")
     max_request_bytes: int = Field(
         262_144, gt=0, description="larger HTTP bodies / tool arguments are refused unread"
     )

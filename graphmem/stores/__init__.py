@@ -59,13 +59,13 @@ def resolve_backend(backend: str, redis_url: str | None) -> str:
 
 
 def open_records(settings: Settings) -> RecordsStore:
-    if settings.records_backend == "mysql":
+    if settings.records.backend == "mysql":
         from graphmem.stores.id_hash import IdHasher
 
         require_extra("pymysql", "mysql", "the MySQL records store")
         from graphmem.stores.records.mysql import MySQLRecords
 
-        records = MySQLRecords(settings.mysql_url)
+        records = MySQLRecords(settings.records.mysql_url)
         # the key that names erased users in the audit log lives with the service's own files
         records.id_hasher = IdHasher.for_dir(settings.data_dir)
         return records
@@ -77,29 +77,29 @@ def open_records(settings: Settings) -> RecordsStore:
 def open_cache(settings: Settings) -> ResultCache:
     from graphmem.stores.cache import InProcessCache, RedisCache
 
-    backend = resolve_backend(settings.cache_backend, settings.redis_url)
+    backend = resolve_backend(settings.cache.backend, settings.redis_url)
     if backend == "redis":
         if not settings.redis_url:
             raise InvalidInputError("redis_url", "is required when the cache backend is redis")
-        return RedisCache(settings.redis_url, settings.search_cache_ttl_seconds)
-    return InProcessCache(settings.search_cache_ttl_seconds)
+        return RedisCache(settings.redis_url, settings.cache.ttl_seconds)
+    return InProcessCache(settings.cache.ttl_seconds)
 
 
 def open_graph(settings: Settings, records: RecordsStore) -> GraphStore:
     """The graph adapter; `records` backs the embedded default, which reads the graph from
     the records store's own relation tables."""
-    if settings.graph_backend == "records":
+    if settings.graph.backend == "records":
         from graphmem.stores.graph.records import RecordsGraph
 
         return RecordsGraph(records)
-    if settings.graph_backend == "neo4j":
+    if settings.graph.backend == "neo4j":
         from graphmem.stores.graph.neo4j import Neo4jGraph
 
         return Neo4jGraph(
-            settings.neo4j_url,
-            settings.neo4j_user,
-            settings.neo4j_password,
-            settings.neo4j_database,
+            settings.neo4j.url,
+            settings.neo4j.user,
+            settings.neo4j.password,
+            settings.neo4j.database,
         )
     from graphmem.stores.graph.networkx import NetworkxGraph
 
@@ -107,29 +107,29 @@ def open_graph(settings: Settings, records: RecordsStore) -> GraphStore:
 
 
 def open_vectors(settings: Settings, dim: int) -> VectorStore:
-    if settings.vector_backend == "qdrant":
+    if settings.vectors.backend == "qdrant":
         require_extra("qdrant_client", "qdrant", "the Qdrant server vector store")
         from graphmem.stores.vectors.qdrant import QdrantLayout, QdrantServerVectors
 
         return QdrantServerVectors(
-            url=settings.qdrant_url,
-            api_key=settings.qdrant_api_key,
-            collection=settings.qdrant_collection,
+            url=settings.qdrant.url,
+            api_key=settings.qdrant.api_key,
+            collection=settings.qdrant.collection,
             dim=dim,
             layout=QdrantLayout(
-                shard_groups=settings.qdrant_shard_groups,
-                shards=settings.qdrant_shards,
-                replication_factor=settings.qdrant_replication_factor,
-                write_consistency=settings.qdrant_write_consistency,
+                shard_groups=settings.qdrant.shard_groups,
+                shards=settings.qdrant.shards,
+                replication_factor=settings.qdrant.replication_factor,
+                write_consistency=settings.qdrant.write_consistency,
             ),
         )
     from graphmem.stores.vectors.edge import EdgeFootprint, EdgeVectors
 
     footprint = EdgeFootprint(
-        vectors=settings.edge_vectors_memory,
-        hnsw=settings.edge_hnsw_memory,
-        payload=settings.edge_payload_memory,
-        quantization=settings.edge_quantization,
+        vectors=settings.edge.vectors_memory,
+        hnsw=settings.edge.hnsw_memory,
+        payload=settings.edge.payload_memory,
+        quantization=settings.edge.quantization,
     )
     return EdgeVectors(settings.edge_path, dim=dim, footprint=footprint)
 
@@ -139,14 +139,14 @@ def open_image_vectors(settings: Settings, dim: int, beside: VectorStore) -> Vec
     vectors use: a second Qdrant Edge shard, `<data_dir>/image_vectors`, whose ids are hashed
     with the same key; or a second collection, `<qdrant_collection>_images`, on the same Qdrant
     server (through `beside`'s client), laid out and sharded like the first."""
-    if settings.vector_backend == "qdrant":
+    if settings.vectors.backend == "qdrant":
         from graphmem.stores.vectors.qdrant import QdrantServerVectors
 
         main = beside if isinstance(beside, QdrantServerVectors) else None
         return QdrantServerVectors(
-            url=settings.qdrant_url,
-            api_key=settings.qdrant_api_key,
-            collection=f"{settings.qdrant_collection}_images",
+            url=settings.qdrant.url,
+            api_key=settings.qdrant.api_key,
+            collection=f"{settings.qdrant.collection}_images",
             dim=dim,
             layout=main.layout if main is not None else None,
             client=main.client if main is not None else None,
@@ -154,10 +154,10 @@ def open_image_vectors(settings: Settings, dim: int, beside: VectorStore) -> Vec
     from graphmem.stores.vectors.edge import EdgeFootprint, EdgeVectors
 
     footprint = EdgeFootprint(
-        vectors=settings.edge_vectors_memory,
-        hnsw=settings.edge_hnsw_memory,
-        payload=settings.edge_payload_memory,
-        quantization=settings.edge_quantization,
+        vectors=settings.edge.vectors_memory,
+        hnsw=settings.edge.hnsw_memory,
+        payload=settings.edge.payload_memory,
+        quantization=settings.edge.quantization,
     )
     return EdgeVectors(image_vectors_path(settings), dim=dim, footprint=footprint)
 

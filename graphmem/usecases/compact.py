@@ -139,7 +139,9 @@ def _compact(
         updates: list[tuple[str, str, float, datetime | None, str]] = []
         live: list[Memory] = []
         for m in rows:
-            fill = m.expires_at is None and s.ttl_hours.get(m.memory_type.value) is not None
+            fill = (
+                m.expires_at is None and s.lifecycle.ttl_hours.get(m.memory_type.value) is not None
+            )
             if fill:  # written before TTLs existed: it lives TTL from its last write
                 m.expires_at = lifecycle.expiry(m.memory_type.value, m.updated_at, s)
                 rep.filled += 1
@@ -210,7 +212,7 @@ def _compact(
 
 def _merge_rules(ctx: Context) -> list[float]:
     """The settings a merge decision depends on: a watermark is only valid under the same."""
-    return [ctx.merge_similarity, float(ctx.settings.merge_neighbours)]
+    return [ctx.merge_similarity, float(ctx.settings.lifecycle.merge_neighbours)]
 
 
 def _watermark(ctx: Context) -> datetime | None:

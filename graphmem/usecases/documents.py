@@ -254,8 +254,8 @@ def _chunks(ctx: Context, doc: Document, target: int | None, most: int | None) -
     s = ctx.settings
     pieces = chunk(
         doc,
-        target_chars=target or s.document_chunk_chars,
-        max_chars=most or s.document_chunk_max_chars,
+        target_chars=target or s.documents.chunk_chars,
+        max_chars=most or s.documents.chunk_max_chars,
     )
     if not pieces:
         raise DocumentError("source", f"{doc.uri[:200]}: has no text to store")

@@ -107,8 +107,8 @@ def fan_out(
         except Exception as e:  # noqa: BLE001 - rank by the member words alone
             log.warning("could not score facet members by vector: %s", e)
     floor = ctx.embedder.score_floor
-    if ctx.settings.vector_score_floor is not None:
-        floor = ctx.settings.vector_score_floor
+    if ctx.settings.vectors.score_floor is not None:
+        floor = ctx.settings.vectors.score_floor
     kw_max = max((kw[m.id] for m in members), default=0.0) or 1.0
 
     def rank(m: Memory) -> float:

@@ -80,7 +80,7 @@ def neighbourhood(
     get(ctx, user_id, memory_id, viewer=viewer)
     ctx.maybe_drain()
     ids, edges, left_out = associative.neighbourhood(
-        ctx.graph, user_id, str(memory_id), hops, rtypes, ctx.settings.graph_fanout, max_nodes
+        ctx.graph, user_id, str(memory_id), hops, rtypes, ctx.settings.graph.fanout, max_nodes
     )
     rows = only_visible(ctx.records.get(user_id, ids), viewer)
     edges = [e for e in edges if e.source_id in rows and e.target_id in rows]

@@ -199,7 +199,9 @@ def write_image(
     else:
         ocr = read_image_text(ctx, user_id, img)
     place, located = locate(ctx, img)
-    content, cut = compose(caption or "", ocr.text, img, ctx.settings.max_content_chars, place)
+    content, cut = compose(
+        caption or "", ocr.text, img, ctx.settings.writes.max_content_chars, place
+    )
     if fields.get("created_at") is None and img.taken_at is not None:
         fields["created_at"] = img.taken_at
     item = WriteItem.of({**fields, "content": content, "memory_type": memory_type})

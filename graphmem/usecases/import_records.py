@@ -162,8 +162,8 @@ def check_item(item: Mapping[str, Any], ctx: Context) -> None:
     from graphmem.domain.model import utcnow
 
     w = WriteItem.of(item)
-    w.checked_content(ctx.settings.max_content_chars)
-    w.checked_rest(utcnow(), ctx.settings.max_content_chars)
+    w.checked_content(ctx.settings.writes.max_content_chars)
+    w.checked_rest(utcnow(), ctx.settings.writes.max_content_chars)
 
 
 _ITEM_FIELD = re.compile(r"^items\[(\d+)\]\.(.+)$")

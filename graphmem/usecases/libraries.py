@@ -131,8 +131,8 @@ def bridges(
     s = ctx.settings
     if not seeds or not shared:
         return {}
-    relevance = seed_relevance({h.memory.id: h.score for h in seeds}, s.graph_seed_sharpness)
-    weight = s.relation_weights.get("mentions", 1.0)
+    relevance = seed_relevance({h.memory.id: h.score for h in seeds}, s.graph.seed_sharpness)
+    weight = s.graph.relation_weights.get("mentions", 1.0)
     by_key: dict[str, tuple[str, float]] = {}  # entity key -> (best seed, its relevance)
     for mid, refs in ctx.records.entities_for(user_id, list(relevance)).items():
         for ref in refs:
@@ -145,7 +145,7 @@ def bridges(
     out: dict[str, dict[str, Bridged]] = {}
     for lib in shared:
         found: dict[str, Bridged] = {}
-        for key, chunk_ids in ctx.records.mentions_of(lib, list(by_key), s.graph_fanout).items():
+        for key, chunk_ids in ctx.records.mentions_of(lib, list(by_key), s.graph.fanout).items():
             seed, rel = by_key[key]
             for cid in chunk_ids:
                 score = rel * weight
@@ -153,5 +153,5 @@ def bridges(
                     found[cid] = Bridged(Step(seed, "mentions", cid, weight), score)
         best = sorted(found.items(), key=lambda kv: (-kv[1].score, kv[0]))
         if best:
-            out[lib] = dict(best[: s.graph_candidates])
+            out[lib] = dict(best[: s.graph.candidates])
     return out

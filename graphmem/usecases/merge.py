@@ -43,7 +43,7 @@ def duplicates_of(
     s = ctx.settings
     # Memories only: a memory never folds into a document chunk (chunks dedupe by hash).
     flt = VectorFilter(user_id, None, (Status.ACTIVE.value,), kind=Kind.MEMORY.value)
-    hits = ctx.vectors.search(vec, flt, s.merge_neighbours + 1)
+    hits = ctx.vectors.search(vec, flt, s.lifecycle.merge_neighbours + 1)
     return [
         (h.memory_id, h.score)
         for h in hits
@@ -60,7 +60,7 @@ def merge_on_write(
     the id that now holds the memory; such a survivor has `merged_into` set to its own id, so the
     caller also learns that nothing new was stored.
     """
-    if not ctx.settings.merge_on_write:
+    if not ctx.settings.lifecycle.merge_on_write:
         return memories
     out = list(memories)
     folded: dict[str, Memory] = {}

@@ -58,7 +58,7 @@ def start_session(
     current = store.get(user_id, session_id)
     if current is not None:
         return current
-    items = preload_items(ctx, user_id, ctx.settings.preload_memories)
+    items = preload_items(ctx, user_id, ctx.settings.lifecycle.preload_memories)
 
     def create(cur: WorkingMemory | None) -> WorkingMemory:
         if cur is not None:  # another request started it meanwhile
@@ -80,7 +80,7 @@ def get_session(
     if current is not None:
         return current
     return WorkingMemory(
-        session_id, long_term=preload_items(ctx, user_id, ctx.settings.preload_memories)
+        session_id, long_term=preload_items(ctx, user_id, ctx.settings.lifecycle.preload_memories)
     )
 
 

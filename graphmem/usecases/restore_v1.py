@@ -81,9 +81,9 @@ def record_of(ctx: Context, user_id: str, obj: dict[str, Any], kind: Kind) -> Me
     rid = check_label(obj.get("id"), "id", 64)
     if obj.get("kind", Kind.MEMORY.value) != kind.value:
         raise InvalidInputError("kind", f"must be {kind.value} in this file")
-    limit = ctx.settings.max_content_chars
+    limit = ctx.settings.writes.max_content_chars
     if kind == Kind.DOCUMENT:
-        limit = max(limit, 4 * ctx.settings.document_chunk_max_chars)
+        limit = max(limit, 4 * ctx.settings.documents.chunk_max_chars)
     summary = obj.get("summary", "")
     if not isinstance(summary, str):
         raise InvalidInputError("summary", "must be a string")

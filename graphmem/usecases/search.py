@@ -79,7 +79,7 @@ def _library_results(
     reached: dict[str, dict[str, libraries.Bridged]] = {}
     if valid.hops > 0 and valid.graph_weight > 0:
         try:
-            reached = libraries.bridges(ctx, user_id, own.hits[: ctx.settings.graph_seeds], shared)
+            reached = libraries.bridges(ctx, user_id, own.hits[: ctx.settings.graph.seeds], shared)
         except Exception as e:  # noqa: BLE001 - without the bridge, plain library recall
             log.warning("library bridge unavailable: %s", e)
     return [
@@ -95,7 +95,7 @@ def _recall(ctx: Context, tenant: str, request: SearchRequest) -> SearchResult:
     turn, each memory keeping its better score (graphmem.usecases.focus)."""
     turn = (
         focus.last_turn(request.query)
-        if ctx.settings.search_last_turn and isinstance(request.query, str)
+        if ctx.settings.ranking.search_last_turn and isinstance(request.query, str)
         else None
     )
     whole = _recall_once(ctx, tenant, request)
@@ -185,7 +185,7 @@ def retrieve(
     if window.include_superseded:
         statuses = (*statuses, Status.SUPERSEDED.value)
     statuses = readable_statuses(statuses)
-    pool = max(s.candidate_pool, top_k * 3)
+    pool = max(s.ranking.candidate_pool, top_k * 3)
     degraded: list[str] = []
 
     # The keyword channel runs in a worker thread while this one embeds the query and
@@ -240,10 +240,10 @@ def retrieve(
             except Exception as e:  # noqa: BLE001
                 log.warning("could not score keyword-only hits by vector: %s", e)
                 metrics.store_error("vectors", "fetch")
-    if s.recall_on_summaries and qvec is not None:
+    if s.ranking.recall_on_summaries and qvec is not None:
         vec_scores.update(ctx.summaries.scores(qvec, rows.values()))
     kw_max = max(kw_scores.values(), default=0.0)
-    floor = ctx.embedder.score_floor if s.vector_score_floor is None else s.vector_score_floor
+    floor = ctx.embedder.score_floor if s.vectors.score_floor is None else s.vectors.score_floor
     # the weights this query is scored with: an embedder that does not know the query's
     # language keeps little of its vector weight (graphmem.domain.ranking.language_weights)
     lang = fusion.language(query)
@@ -263,8 +263,8 @@ def retrieve(
         channels = {
             "vector": ranking.above_floor(vec_scores.get(mid, 0.0), floor),
             "keyword": ranking.keyword(kw_scores.get(mid, 0.0), kw_max, kw_reach),
-            "recency": ranking.recency(mem.created_at, now, s.recency_half_life_days),
-            "frequency": ranking.frequency(mem.access_count, s.frequency_saturation),
+            "recency": ranking.recency(mem.created_at, now, s.ranking.recency_half_life_days),
+            "frequency": ranking.frequency(mem.access_count, s.ranking.frequency_saturation),
         }
         why: dict[str, Any] | None = None
         if fused is not None:
@@ -288,7 +288,7 @@ def retrieve(
             )
         final = images.fused(mid, final, channels, why if req.explain else None)
         # Provenance: what the user said outranks what an agent inferred, at equal match.
-        trust = s.source_trust.get(mem.source.value, 1.0)
+        trust = s.ranking.source_trust.get(mem.source.value, 1.0)
         final *= trust
         if trust != 1.0:
             channels["trust"] = trust
@@ -329,22 +329,22 @@ def retrieve(
         cfg = associative.ExpansionConfig(
             hops,
             rtypes,
-            s.relation_weights,
-            s.hop_decay,
-            s.graph_fanout,
-            s.graph_max_nodes,
+            s.graph.relation_weights,
+            s.graph.hop_decay,
+            s.graph.fanout,
+            s.graph.max_nodes,
             window.graph_at,
-            seed_sharpness=s.graph_seed_sharpness,
-            reply_weight=s.graph_reply_weight,
-            bridge_weight=s.graph_bridge_weight,
-            query_terms=frozenset(query_terms(query)) if s.graph_bridge_weight > 0 else frozenset(),
+            seed_sharpness=s.graph.seed_sharpness,
+            reply_weight=s.graph.reply_weight,
+            bridge_weight=s.graph.bridge_weight,
+            query_terms=frozenset(query_terms(query)) if s.graph.bridge_weight > 0 else frozenset(),
         )
-        seeds = hits[: s.graph_seeds]
+        seeds = hits[: s.graph.seeds]
         # A turn that asks is answered by the next one (LoCoMo: the question a user's query
         # matches best is often the other speaker's, and its reply holds the fact).
         asks = (
             frozenset(h.memory.id for h in seeds if _asks(h.memory.content))
-            if s.graph_reply_weight > 0
+            if s.graph.reply_weight > 0
             else frozenset()
         )
         breaker = ctx.breaker
@@ -371,7 +371,7 @@ def retrieve(
         newcomers = sorted(
             (r for i, r in reached.items() if i not in known),
             key=lambda r: (-r.score, r.memory_id),
-        )[: max(s.graph_candidates, top_k)]
+        )[: max(s.graph.candidates, top_k)]
         new = only_visible(ctx.records.get(user_id, [r.memory_id for r in newcomers]))
         new = {i: m for i, m in new.items() if admits(m)}
         if new and qvec is not None and "vectors" not in degraded:
@@ -380,7 +380,7 @@ def retrieve(
             except Exception as e:  # noqa: BLE001
                 log.warning("could not score graph-reached hits by vector: %s", e)
                 metrics.store_error("vectors", "fetch")
-        if s.recall_on_summaries and qvec is not None:
+        if s.ranking.recall_on_summaries and qvec is not None:
             vec_scores.update(ctx.summaries.scores(qvec, new.values()))
         images.complete(new)
         hits.extend(score(m) for m in new.values())
@@ -402,13 +402,13 @@ def retrieve(
                     )
                     h.explain["walk"]["added"] = h.score - before
         hits.sort(key=lambda h: (-h.score, h.memory.id))
-    if s.subject_boost > 0 and _boost_subjects(hits, query, s.subject_boost):
+    if s.ranking.subject_boost > 0 and _boost_subjects(hits, query, s.ranking.subject_boost):
         hits.sort(key=lambda h: (-h.score, h.memory.id))
-    if hops > 0 and graph_w > 0 and s.graph_facet_fanout > 0 and hits:
+    if hops > 0 and graph_w > 0 and s.graph.facet_fanout > 0 and hits:
         _fan_out(ctx, user_id, req, hits, rq, qvec, score, admits)
     if bridged:
         _bridge(hits, bridged, base, graph_w)
-    if hops > 0 and graph_w > 0 and s.graph_bridge_answer and "graph" not in degraded:
+    if hops > 0 and graph_w > 0 and s.graph.bridge_answer and "graph" not in degraded:
         bridge_answer.answer_through_bridge(req.query, hits, req.explain)
     top: list[Hit] = list(hits[:top_k])
     return SearchResult(hits=top, took_ms=0.0, degraded=degraded)
@@ -428,7 +428,7 @@ def _fan_out(
     try:
         with span("graphmem.search.facets") as step:
             picks = fanout.fan_out(
-                ctx, user_id, req.query, hits, rq, qvec, admits, ctx.settings.graph_facet_fanout
+                ctx, user_id, req.query, hits, rq, qvec, admits, ctx.settings.graph.facet_fanout
             )
             step.set(picks=len(picks))
     except Exception as e:  # noqa: BLE001 - without the fan-out, the search as it was

@@ -91,7 +91,7 @@ def _update(
         # firewall. Unchanged content is screened with it, as the context it arrives in.
         text = mem.content
         if content is not None:
-            text = check_content(content, ctx.settings.max_content_chars)
+            text = check_content(content, ctx.settings.writes.max_content_chars)
         # New secrets are numbered after the memory's own references, and sealed to it below.
         sealer = Sealer(refs_in(f"{mem.content} {json.dumps(mem.metadata, ensure_ascii=False)}"))
         with span("graphmem.update.screen") as step:
@@ -212,7 +212,7 @@ def forget_by_query(
 ) -> list[Memory]:
     """Delete the memories at least `threshold` similar to `query` (cosine)."""
     user_id = check_user(user_id)
-    query = check_content(query, ctx.settings.max_content_chars, "query")
+    query = check_content(query, ctx.settings.writes.max_content_chars, "query")
     thr = ctx.forget_similarity
     if threshold is not None:
         thr = check_number(threshold, "threshold", 0.0, 1.0, low_open=True)

@@ -67,7 +67,7 @@ class Temporal:
         self._rules: list[SlotRule] | None = None
         if self.settings.slot_rules:  # a bad rule of the user's fails at start-up, by name
             self._rules = compile_rules(self.settings.slot_rules)
-        self.norm = Normalizer(service_settings.entity_aliases)
+        self.norm = Normalizer(service_settings.linking.entity_aliases)
 
     @property
     def rules(self) -> list[SlotRule]:
@@ -206,7 +206,10 @@ class Temporal:
 
     @property
     def _near_similarity(self) -> float:
-        return own(self.service_settings.merge_similarity, self.projector.embedder.merge_similarity)
+        return own(
+            self.service_settings.lifecycle.merge_similarity,
+            self.projector.embedder.merge_similarity,
+        )
 
     def _nearest(
         self, user_id: str, vec: np.ndarray, exclude: dict[str, Memory]
@@ -215,7 +218,7 @@ class Temporal:
         those of them at least `merge_similarity` similar (near-duplicates), from one query."""
         gs = self.guard.settings
         consensus = gs.enabled and gs.consensus_enabled
-        k = self.service_settings.merge_neighbours
+        k = self.service_settings.lifecycle.merge_neighbours
         if consensus:
             k = max(k, gs.consensus_candidates)
         try:

@@ -41,7 +41,7 @@ def prepare(
     masked content and metadata, and is quarantined if the screen said so."""
     s = ctx.settings
     w = WriteItem.of(item)
-    content, source, metadata = w.checked_content(s.max_content_chars)
+    content, source, metadata = w.checked_content(s.writes.max_content_chars)
     sealer = Sealer()  # one numbering of vault references for the content, metadata, summary
     decision = ctx.guard.screen_write(content, source.value, metadata, sealer=sealer)
     metrics.write_decision(decision.action)
@@ -53,7 +53,7 @@ def prepare(
     content = decision.content_after_masking
     if decision.metadata_after_masking is not None:
         metadata = decision.metadata_after_masking
-    rest = w.checked_rest(now, s.max_content_chars)
+    rest = w.checked_rest(now, s.writes.max_content_chars)
     summary = (
         ctx.guard.screen_write(rest.summary, source.value, sealer=sealer).content_after_masking
         if rest.summary
@@ -125,8 +125,8 @@ def write_many(
     user_id = check_user(user_id)
     if not isinstance(items, list) or not items:
         raise InvalidInputError("items", "must be a non-empty list")
-    if len(items) > ctx.settings.max_batch:
-        raise InvalidInputError("items", f"at most {ctx.settings.max_batch} per batch")
+    if len(items) > ctx.settings.writes.max_batch:
+        raise InvalidInputError("items", f"at most {ctx.settings.writes.max_batch} per batch")
     with span("graphmem.write", user=user_id, items=len(items)):
         return _write(ctx, user_id, items, tool, stamp)
 

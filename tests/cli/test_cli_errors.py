@@ -119,10 +119,10 @@ def test_a_setting_that_does_not_parse_is_2_naming_it(
     code, out, err = cli(*argv, "--json")
     assert code == 2
     error = json_error(out, err)
-    assert error["field"] == "expand_hops" and "valid integer" in error["message"]
+    assert error["field"] == "graph.expand_hops" and "valid integer" in error["message"]
     assert "two" not in error["message"]  # a setting's value may be a secret: never echoed
     code, out, err = cli(*argv)
-    assert (code, out) == (2, "") and one_line(err).startswith("error: expand_hops: ")
+    assert (code, out) == (2, "") and one_line(err).startswith("error: graph.expand_hops: ")
 
 
 def test_an_unreachable_records_store_is_3(cli: Any, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -99,26 +99,26 @@ def test_config_says_where_each_value_came_from_and_masks_secrets(
         assert secret not in out
     rows = json.loads(out)
     assert rows["data_dir"] == {"value": str(home / "d"), "source": "flag --data-dir"}
-    assert rows["records_backend"] == {"value": "mysql", "source": "env GRAPHMEM_RECORDS_BACKEND"}
-    assert rows["mysql_url"]["value"] == f"mysql://gm:{MASK}@db.local:3306/graphmem"
-    assert rows["neo4j_password"] == {"value": MASK, "source": "env GRAPHMEM_NEO4J_PASSWORD"}
+    assert rows["records.backend"] == {"value": "mysql", "source": "env GRAPHMEM_RECORDS_BACKEND"}
+    assert rows["records.mysql_url"]["value"] == f"mysql://gm:{MASK}@db.local:3306/graphmem"
+    assert rows["neo4j.password"] == {"value": MASK, "source": "env GRAPHMEM_NEO4J_PASSWORD"}
     assert rows["llm.api_key"]["value"] == MASK
     assert rows["llm.model"] == {"value": "tiny", "source": "env GRAPHMEM_SUMMARY_LLM_MODEL"}
     assert rows["server.tokens"]["value"] == MASK
-    assert rows["expand_hops"] == {"value": 1, "source": ".env GRAPHMEM_EXPAND_HOPS"}
+    assert rows["graph.expand_hops"] == {"value": 1, "source": ".env GRAPHMEM_EXPAND_HOPS"}
     assert rows["redis_url"] == {
         "value": f"redis://:{MASK}@r:6379/0",
         "source": ".env GRAPHMEM_REDIS_URL",
     }
-    assert rows["top_k" if "top_k" in rows else "candidate_pool"]["source"] == "default"
-    assert rows["neo4j_user"] == {"value": "neo4j", "source": "default"}
+    assert rows["ranking.candidate_pool"]["source"] == "default"
+    assert rows["neo4j.user"] == {"value": "neo4j", "source": "default"}
 
     assert main(["config", "--changed"]) == 0
     out, _ = capsys.readouterr()
     lines = out.splitlines()
     assert any(line.startswith("data_dir ") and "(default)" in line for line in lines)
-    assert any(line.startswith("expand_hops ") for line in lines)
-    assert not any(line.startswith("neo4j_user ") for line in lines)
+    assert any(line.startswith("graph.expand_hops ") for line in lines)
+    assert not any(line.startswith("neo4j.user ") for line in lines)
     assert "neo-secret" not in out
 
 

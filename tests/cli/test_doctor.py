@@ -44,7 +44,7 @@ def test_vectors_of_another_precision_are_reported(
     `backfill rebuild` repairs it."""
     from graphmem.usecases.backfill import rebuild
 
-    old = Settings(data_dir=tmp_path / "d", embedding_precision="fp32")
+    old = Settings(data_dir=tmp_path / "d", embedding={"precision": "fp32"})
     svc = MemoryService(old)
     svc.write_many("u", [{"content": f"note {i}: the release train leaves at {i} pm"}
                          for i in range(5)])
@@ -69,11 +69,14 @@ def test_production_stores_report_versions(tmp_path: Path, mysql_url: str) -> No
     import os
 
     settings = Settings(
-        data_dir=tmp_path / "d", records_backend="mysql", mysql_url=mysql_url,
-        vector_backend="qdrant", qdrant_url=str(tmp_path / "qdrant"),
-        graph_backend="neo4j", neo4j_url=service_url("GRAPHMEM_TEST_NEO4J_URL"),
-        neo4j_password=os.environ.get("GRAPHMEM_TEST_NEO4J_PASSWORD"),
-        redis_url=service_url("GRAPHMEM_TEST_REDIS_URL"),
+        data_dir=tmp_path / "d", redis_url=service_url("GRAPHMEM_TEST_REDIS_URL"),
+        records={"backend": "mysql", "mysql_url": mysql_url},
+        vectors={"backend": "qdrant"}, qdrant={"url": str(tmp_path / "qdrant")},
+        graph={"backend": "neo4j"},
+        neo4j={
+            "url": service_url("GRAPHMEM_TEST_NEO4J_URL"),
+            "password": os.environ.get("GRAPHMEM_TEST_NEO4J_PASSWORD"),
+        },
     )
     report = diagnose(settings)
     stores = report["stores"]
@@ -82,7 +85,8 @@ def test_production_stores_report_versions(tmp_path: Path, mysql_url: str) -> No
     assert stores["graph"]["ok"] and stores["vectors"]["ok"]
     assert report["drift"]["records"] == 0
 
-    down = settings.model_copy(update={"neo4j_url": "bolt://127.0.0.1:1"})
+    neo4j = settings.neo4j.model_copy(update={"url": "bolt://127.0.0.1:1"})
+    down = settings.model_copy(update={"neo4j": neo4j})
     report = diagnose(down)
     assert report["stores"]["graph"]["ok"] is False and report["ok"] is False
     assert report["stores"]["records"]["ok"] is True

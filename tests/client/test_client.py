@@ -489,14 +489,15 @@ def test_every_method_on_the_production_stores(tmp_path: Path, mysql_url: str) -
     settings = graphmem.Settings(
         data_dir=tmp_path / "d",
         user_id=f"client-{tag()}",
-        records_backend="mysql",
-        mysql_url=mysql_url,
-        vector_backend="qdrant",
-        qdrant_url=str(tmp_path / "qdrant"),
-        graph_backend="neo4j",
-        neo4j_url=service_url("GRAPHMEM_TEST_NEO4J_URL"),
-        neo4j_password=os.environ.get("GRAPHMEM_TEST_NEO4J_PASSWORD"),
         redis_url=service_url("GRAPHMEM_TEST_REDIS_URL"),
+        records={"backend": "mysql", "mysql_url": mysql_url},
+        vectors={"backend": "qdrant"},
+        qdrant={"url": str(tmp_path / "qdrant")},
+        graph={"backend": "neo4j"},
+        neo4j={
+            "url": service_url("GRAPHMEM_TEST_NEO4J_URL"),
+            "password": os.environ.get("GRAPHMEM_TEST_NEO4J_PASSWORD"),
+        },
     )
 
     async def body(m: Any) -> None:

@@ -11,14 +11,16 @@ import pytest
 from graphmem import MemoryService, Settings
 from graphmem.embedding import Embedder
 from graphmem.mcp.server import create_server
-from graphmem.settings.server import McpSettings
+from graphmem.stores import open_working
 from tests.helpers.mcp import ok
 
 
 @pytest.fixture
 def svc(tmp_path_factory: pytest.TempPathFactory, embedder: Embedder) -> Iterator[MemoryService]:
     service = MemoryService(
-        Settings(data_dir=tmp_path_factory.mktemp("explain") / "data", fusion="learned"),
+        Settings(
+            data_dir=tmp_path_factory.mktemp("explain") / "data", ranking={"fusion": "learned"}
+        ),
         embedder=embedder,
     )
     yield service
@@ -27,7 +29,7 @@ def svc(tmp_path_factory: pytest.TempPathFactory, embedder: Embedder) -> Iterato
 
 def test_explain_shape_over_mcp(svc: MemoryService) -> None:
     srv = create_server(
-        svc, settings=McpSettings(working_backend="memory"), default_user=f"ex-{uuid.uuid4().hex}"
+        svc, working=open_working("memory"), default_user=f"ex-{uuid.uuid4().hex}"
     )
     for text in (
         "Which instrument should I pick up this year?",

@@ -23,7 +23,7 @@ from graphmem import MemoryService, Settings
 from graphmem.embedding import Embedder
 from graphmem.mcp.http import failing_stores
 from graphmem.mcp.server import create_server
-from graphmem.settings.server import McpSettings
+from graphmem.stores import open_working
 from tests.helpers.mcp import free_port, start_http_server
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -85,7 +85,7 @@ def own_service(tmp_path: Path, embedder: Embedder) -> Iterator[MemoryService]:
 
 
 def _client(svc: MemoryService) -> TestClient:
-    server = create_server(svc, settings=McpSettings(working_backend="memory"))
+    server = create_server(svc, working=open_working("memory"))
     return TestClient(server.http_app(), base_url="http://127.0.0.1")
 
 

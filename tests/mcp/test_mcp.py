@@ -74,12 +74,12 @@ def svc(tmp_path_factory: pytest.TempPathFactory, embedder: Embedder) -> Iterato
 
 @pytest.fixture(scope="module")
 def server(svc: MemoryService) -> FastMCP:
-    return create_server(svc, settings=McpSettings(working_backend="memory"), default_user="alice")
+    return create_server(svc, working=open_working("memory"), default_user="alice")
 
 
 @pytest.fixture(scope="module")
 def bob(svc: MemoryService) -> FastMCP:
-    return create_server(svc, settings=McpSettings(working_backend="memory"), default_user="bob")
+    return create_server(svc, working=open_working("memory"), default_user="bob")
 
 
 def total(svc: MemoryService, user: str) -> int:
@@ -298,7 +298,7 @@ def _fuzz_server(svc: MemoryService) -> FastMCP:
     """One server per service: hypothesis calls the test many times with the same fixtures."""
     if id(svc) not in _FUZZ:
         _FUZZ[id(svc)] = create_server(
-            svc, settings=McpSettings(working_backend="memory"), default_user="fuzz"
+            svc, working=open_working("memory"), default_user="fuzz"
         )
     return _FUZZ[id(svc)]
 
@@ -317,7 +317,7 @@ def test_failed_write_leaves_nothing_half_written(server: FastMCP, svc: MemorySe
 def test_oversized_arguments_are_refused_before_any_work(svc: MemoryService) -> None:
     small = create_server(
         svc,
-        settings=McpSettings(working_backend="memory", max_request_bytes=2_000),
+        settings=McpSettings(max_request_bytes=2_000),
         default_user="sam",
     )
     message = err(small, "memory_write", {"content": "y" * 3_000, "memory_type": "fact"})
@@ -406,8 +406,7 @@ def test_summarize_uses_a_configured_llm_and_falls_back_when_it_fails(
             api_key="sk-test",
             _env_file=None,
         )
-        cfg = McpSettings(working_backend="memory")
-        llm = create_server(svc, settings=cfg, default_user="lena")
+        llm = create_server(svc, working=open_working("memory"), default_user="lena")
         mid = ok(llm, "memory_write", {"content": "Owns a cat.", "memory_type": "fact"})[
             "memory_id"
         ]
@@ -651,7 +650,7 @@ def test_users_cannot_reach_each_others_memories(
 
 def test_a_token_server_fails_closed_without_a_token(svc: MemoryService) -> None:
     guarded = create_server(
-        svc, settings=McpSettings(working_backend="memory"), auth=token_verifier(TokenTable())
+        svc, working=open_working("memory"), auth=token_verifier(TokenTable())
     )
     message = err(guarded, "memory_search", {"query": "anything"})
     assert message.startswith("authentication:")
@@ -928,7 +927,7 @@ def test_serve_over_http_refuses_a_user_flag(tmp_path: Path) -> None:
 # review and erasure through MCP
 def test_relate_and_graph_and_search_paths(tmp_path: Path, embedder: Embedder) -> None:
     svc = MemoryService(Settings(data_dir=tmp_path / "g"), embedder=embedder)
-    srv = create_server(svc, settings=McpSettings(working_backend="memory"), default_user="gina")
+    srv = create_server(svc, working=open_working("memory"), default_user="gina")
     a = ok(
         srv, "memory_write", {"content": "Gina leads the Orion migration", "memory_type": "fact"}
     )
@@ -964,7 +963,7 @@ def test_injected_instruction_is_quarantined_then_reviewed(
     # between the thresholds: stored, but held out of recall until reviewed
     guard = Guard(GuardSettings(injection_threshold=0.5, reject_threshold=0.99))
     svc = MemoryService(Settings(data_dir=tmp_path / "q"), embedder=embedder, guard=guard)
-    srv = create_server(svc, settings=McpSettings(working_backend="memory"), default_user="quinn")
+    srv = create_server(svc, working=open_working("memory"), default_user="quinn")
     rejected = err(
         srv,
         "memory_write",
@@ -1011,7 +1010,7 @@ def test_rate_limit_error_says_when_to_retry(tmp_path: Path, embedder: Embedder)
 
     guard = Guard(GuardSettings(rate_limits={"write": 2.0, "search": 120.0}))
     svc = MemoryService(Settings(data_dir=tmp_path / "r"), embedder=embedder, guard=guard)
-    srv = create_server(svc, settings=McpSettings(working_backend="memory"), default_user="rita")
+    srv = create_server(svc, working=open_working("memory"), default_user="rita")
     for i in range(2):
         ok(srv, "memory_write", {"content": f"note {i}", "memory_type": "fact"})
     msg = err(srv, "memory_write", {"content": "one too many", "memory_type": "fact"})
@@ -1022,7 +1021,7 @@ def test_rate_limit_error_says_when_to_retry(tmp_path: Path, embedder: Embedder)
 
 def test_forget_user_erases_working_memory_too(tmp_path: Path, embedder: Embedder) -> None:
     svc = MemoryService(Settings(data_dir=tmp_path / "e"), embedder=embedder)
-    srv = create_server(svc, settings=McpSettings(working_backend="memory"), default_user="eve")
+    srv = create_server(svc, working=open_working("memory"), default_user="eve")
     ok(srv, "memory_write", {"content": "Eve's cat is called Miso", "memory_type": "fact"})
     ok(srv, "working_memory_set", {"session_id": "s1", "content": {"task_context": "cat care"}})
     assert "confirm" in err(srv, "memory_forget_user", {"confirm": "yes"})
@@ -1034,7 +1033,7 @@ def test_forget_user_erases_working_memory_too(tmp_path: Path, embedder: Embedde
 
 
 def test_history_and_as_of_over_mcp(svc: MemoryService) -> None:
-    srv = create_server(svc, settings=McpSettings(working_backend="memory"), default_user="hank")
+    srv = create_server(svc, working=open_working("memory"), default_user="hank")
     svc.write("hank", "I live in Austin", created_at="2023-01-10T09:00:00Z")
     new = svc.write("hank", "I moved to Denver", created_at="2024-03-01T09:00:00Z")
     hits = ok(srv, "memory_search", {"query": "Where do I live?"})["hits"]

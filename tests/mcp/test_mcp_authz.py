@@ -27,8 +27,7 @@ from graphmem.guard import Guard, GuardSettings, InProcessRateLimiter
 from graphmem.mcp.identity import hash_token, parse_env_tokens
 from graphmem.mcp.middleware import TOOL_BUDGETS, charges
 from graphmem.mcp.server import create_server
-from graphmem.settings.server import McpSettings
-from graphmem.stores import open_records
+from graphmem.stores import open_records, open_working
 from tests.helpers.mcp import (
     TOOLS,
     HttpServer,
@@ -268,7 +267,7 @@ class FrozenClock:
 def budget(tmp_path: Path, embedder: Embedder) -> Iterator[tuple[MemoryService, FastMCP]]:
     guard = Guard(GuardSettings(_env_file=None), limiter=InProcessRateLimiter(FrozenClock()))
     svc = MemoryService(Settings(data_dir=tmp_path / "data"), embedder=embedder, guard=guard)
-    srv = create_server(svc, settings=McpSettings(working_backend="memory"), default_user="rae")
+    srv = create_server(svc, working=open_working("memory"), default_user="rae")
     yield svc, srv
     svc.close()
 

@@ -30,7 +30,7 @@ from graphmem.cli.doctor import diagnose
 from graphmem.embedding import Embedder
 from graphmem.guard import Guard, GuardSettings
 from graphmem.mcp.server import create_server
-from graphmem.settings.server import McpSettings
+from graphmem.stores import open_working
 
 EXAMPLES_PER_TOOL = 25
 ABSENT = object()
@@ -200,7 +200,7 @@ def test_every_tool_survives_hostile_arguments_and_doctor_finds_no_drift(
     ]
     # Real ids among the strings, so update/forget/relate/graph reach an existing memory.
     strings = st.one_of(st.sampled_from([*PLAUSIBLE, *(m.id for m in seeded)]), TEXT)
-    server = create_server(svc, settings=McpSettings(working_backend="memory"), default_user="fuzz")
+    server = create_server(svc, working=open_working("memory"), default_user="fuzz")
     tools = asyncio.run(server.list_tools())
     assert len(tools) >= 15  # the full tool set, read from the server
 

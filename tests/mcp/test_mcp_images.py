@@ -17,7 +17,7 @@ from mcp.types import BlobResourceContents
 from graphmem import MemoryService, Settings
 from graphmem.embedding import Embedder
 from graphmem.mcp.server import create_server
-from graphmem.settings.server import McpSettings
+from graphmem.stores import open_working
 from tests.helpers.imaging import needs_ocr, png_bomb, render
 from tests.helpers.mcp import http_client, start_http_server
 from tests.helpers.pdfs import jpeg_header_bomb, scanned_pdf
@@ -40,7 +40,7 @@ def svc(tmp_path_factory: pytest.TempPathFactory, embedder: Embedder) -> Iterato
 
 
 def server_for(svc: MemoryService, user: str) -> FastMCP:
-    return create_server(svc, settings=McpSettings(working_backend="memory"), default_user=user)
+    return create_server(svc, working=open_working("memory"), default_user=user)
 
 
 async def call(client: Client, tool: str, args: dict[str, Any]) -> Any:

@@ -36,7 +36,7 @@ QUEUED_WRITES = 40
 
 
 def server_for(svc: MemoryService, **settings: Any) -> FastMCP:
-    cfg = McpSettings(working_backend="memory", **settings)
+    cfg = McpSettings(**settings)
     return create_server(svc, settings=cfg, default_user="alice")
 
 
@@ -74,7 +74,7 @@ def test_searches_and_health_answer_while_writes_queue_on_the_write_lock(
 ) -> None:
     svc.write_many("alice", [write_args(-1)])
     server = server_for(svc)
-    lane_threads = McpSettings(working_backend="memory").write_workers
+    lane_threads = McpSettings().write_workers
     entered = [0]  # write_many calls that have started (each then waits for the lock)
     write_many, counting = svc.write_many, threading.Lock()
 

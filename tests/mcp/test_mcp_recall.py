@@ -21,7 +21,7 @@ from graphmem import MemoryService, Settings
 from graphmem.embedding import Embedder
 from graphmem.guard import Guard, GuardSettings
 from graphmem.mcp.server import create_server
-from graphmem.settings.server import McpSettings
+from graphmem.stores import open_working
 from tests.helpers.mcp import err, http_client, ok, run, start_http_server
 from tests.helpers.services import open_neo4j
 
@@ -61,7 +61,7 @@ def svc(
 def server_for(svc: MemoryService, user: str) -> FastMCP:
     """A server acting for `user`, made unique per run: Neo4j is shared between runs."""
     return create_server(
-        svc, settings=McpSettings(working_backend="memory"), default_user=f"{user}-{RUN}"
+        svc, working=open_working("memory"), default_user=f"{user}-{RUN}"
     )
 
 

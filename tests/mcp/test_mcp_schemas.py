@@ -28,7 +28,7 @@ from graphmem import MemoryService, Settings
 from graphmem.embedding import Embedder
 from graphmem.guard import Guard, GuardSettings
 from graphmem.mcp.server import create_server
-from graphmem.settings.server import McpSettings
+from graphmem.stores import open_working
 from tests.helpers.imaging import render
 from tests.helpers.mcp import TOOLS, HttpServer, child_env, graphmem_exe, run, start_http_server
 from tests.helpers.schemas import (
@@ -221,7 +221,7 @@ def svc(tmp_path_factory: pytest.TempPathFactory, embedder: Embedder) -> Iterato
 
 @pytest.fixture(scope="module")
 def server(svc: MemoryService) -> FastMCP:
-    return create_server(svc, settings=McpSettings(working_backend="memory"), default_user="sam")
+    return create_server(svc, working=open_working("memory"), default_user="sam")
 
 
 async def _listed(client: Client) -> dict[str, Any]:

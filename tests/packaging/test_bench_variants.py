@@ -47,13 +47,13 @@ def test_a_bad_spec_is_refused(spec: str, says: str) -> None:
 
 def test_applied_sets_the_fields_and_puts_them_back_even_after_an_error() -> None:
     s = Settings()
-    seeds, weight = s.graph_seeds, s.graph_weight
+    seeds, weight = s.graph.seeds, s.graph.weight
     with _variants.applied(s, {"graph_seeds": seeds + 3, "graph_weight": 0.0}):
-        assert (s.graph_seeds, s.graph_weight) == (seeds + 3, 0.0)
-    assert (s.graph_seeds, s.graph_weight) == (seeds, weight)
+        assert (s.graph.seeds, s.graph.weight) == (seeds + 3, 0.0)
+    assert (s.graph.seeds, s.graph.weight) == (seeds, weight)
     with pytest.raises(RuntimeError), _variants.applied(s, {"graph_seeds": 1}):
         raise RuntimeError("a search failed")
-    assert s.graph_seeds == seeds
+    assert s.graph.seeds == seeds
 
 
 def test_the_variant_table_reads_each_question_once() -> None:
@@ -76,7 +76,7 @@ def test_a_variant_runs_beside_hybrid_on_the_chinese_set(tmp_path: Path) -> None
         "flat:graph_weight=0",
     ]
     argv += ["--no-progress", "--seed-ids", "1", "--out", str(out)]
-    assert Settings().graph_weight == 0.4 and Settings().graph_seeds == 10
+    assert Settings().graph.weight == 0.4 and Settings().graph.seeds == 10
     assert zh_recall.main(argv) == 0
     result = json.loads(out.read_text("utf-8"))
     assert result["modes"] == ["hybrid", "hybrid-nograph", "same", "flat"]

@@ -45,7 +45,7 @@ def test_settings_take_neo4j_and_qdrant_secrets_as_they_are(
     monkeypatch.setenv("GRAPHMEM_NEO4J_PASSWORD", "p@ss/w:rd#")
     monkeypatch.setenv("GRAPHMEM_QDRANT_API_KEY", "k@y/w:rd#")
     s = Settings()
-    assert s.neo4j_password == "p@ss/w:rd#" and s.qdrant_api_key == "k@y/w:rd#"
+    assert s.neo4j.password == "p@ss/w:rd#" and s.qdrant.api_key == "k@y/w:rd#"
 
 
 def test_fill_passwords_moves_each_password_into_its_url(tmp_path: Path) -> None:

@@ -25,7 +25,7 @@ LINES = [
 def old_data(tmp_path: Path, embedder: Embedder) -> Path:
     """Memories written before extraction existed: no entities, no relations."""
     data = tmp_path / "data"
-    svc = MemoryService(Settings(data_dir=data, extractor="none"), embedder=embedder)
+    svc = MemoryService(Settings(data_dir=data, linking={"extractor": "none"}), embedder=embedder)
     svc.write_many("u", [{"content": c} for c in LINES])
     svc.write("other", "Zhang San leads Project Apollo")
     svc.write("other", "Apollo is late")
@@ -72,7 +72,9 @@ def test_backfill_for_one_user_touches_only_that_user(old_data: Path, embedder: 
 
 @pytest.mark.parametrize("graph", ["records", "networkx"])
 def test_rebuild_restores_both_projections(tmp_path: Path, embedder: Embedder, graph: str) -> None:
-    svc = MemoryService(Settings(data_dir=tmp_path / "d", graph_backend=graph), embedder=embedder)
+    svc = MemoryService(
+        Settings(data_dir=tmp_path / "d", graph={"backend": graph}), embedder=embedder
+    )
     ms = svc.write_many("u", [{"content": c} for c in LINES])
     edges = svc.graph_store.edge_count("u")
     svc.vectors.delete_user("u")
@@ -90,7 +92,7 @@ def test_rebuild_graph_drops_stale_nodes_page_by_page(tmp_path: Path, embedder: 
     from graphmem.stores.graph import GraphNode
 
     svc = MemoryService(
-        Settings(data_dir=tmp_path / "d", graph_backend="networkx"), embedder=embedder
+        Settings(data_dir=tmp_path / "d", graph={"backend": "networkx"}), embedder=embedder
     )
     ms = svc.write_many("u", [{"content": c} for c in LINES])
     edges = svc.graph_store.edge_count("u")

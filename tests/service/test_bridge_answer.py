@@ -37,7 +37,7 @@ def ranked(svc: MemoryService, query: str) -> list[str]:
 
 @pytest.fixture(params=[True, False], ids=["bridge-answer", "off"])
 def svc(request: pytest.FixtureRequest, tmp_path: Path, embedder: Embedder) -> MemoryService:
-    s = Settings(data_dir=tmp_path / "data", graph_bridge_answer=request.param)
+    s = Settings(data_dir=tmp_path / "data", graph={"bridge_answer": request.param})
     service = MemoryService(s, embedder=embedder)
     for text in [WIFE, DAD, *OTHERS[:3], WIFE_WORK, *OTHERS[3:], DAD_NOW]:
         service.write("lin", text)
@@ -47,7 +47,7 @@ def svc(request: pytest.FixtureRequest, tmp_path: Path, embedder: Embedder) -> M
 
 def test_the_answer_behind_the_bridge_comes_first(svc: MemoryService) -> None:
     top = ranked(svc, "我老婆在哪个科室上班？")
-    if svc.settings.graph_bridge_answer:
+    if svc.settings.graph.bridge_answer:
         assert top[:2] == [WIFE_WORK, WIFE]
     else:
         assert top[:2] == [WIFE, WIFE_WORK]  # what it was: the bridge first
@@ -59,7 +59,7 @@ def test_a_question_the_bridge_answers_keeps_it_first(svc: MemoryService) -> Non
 
 
 def test_the_move_explains_itself(svc: MemoryService) -> None:
-    if not svc.settings.graph_bridge_answer:
+    if not svc.settings.graph.bridge_answer:
         pytest.skip("the move is off")
     hit = svc.search("lin", "我老婆在哪个科室上班？", top_k=3, explain=True).hits[0]
     why = (hit.explain or {})["bridge_answer"]

@@ -22,7 +22,7 @@ E5_ID = "multilingual-e5-small@int8"
 def test_the_default_store_recalls_chinese_and_across_languages(tmp_path: Path) -> None:
     """Nothing configured: the default hybrid search finds Chinese paraphrases and answers an
     English question from a Chinese memory (all-MiniLM-L6-v2: 3 of 10 and 0 of 5)."""
-    assert Settings().embedding_model == DEFAULT_MODEL == "multilingual-e5-small"
+    assert Settings().embedding.model == DEFAULT_MODEL == "multilingual-e5-small"
     for name, pairs, at_least in (("zh", ZH_PAIRS, 9), ("cross", CROSS_PAIRS, 3)):
         svc = MemoryService(Settings(data_dir=tmp_path / name))
         try:
@@ -42,7 +42,7 @@ def test_a_minilm_store_keeps_its_model_until_it_is_rebuilt(tmp_path: Path) -> N
         ("What pet did I adopt?", "I adopted a beagle called Max last spring."),
         ("What do I drink in the morning?", "I prefer green tea over coffee in the morning."),
     ]
-    svc = MemoryService(Settings(data_dir=data, embedding_model=MINILM))
+    svc = MemoryService(Settings(data_dir=data, embedding={"model": MINILM}))
     svc.write_many("u", [{"content": a} for _, a in english])
     made_by = svc.records.meta(EMBEDDING_META)
     assert made_by is not None and made_by.startswith(MINILM)
@@ -61,7 +61,7 @@ def test_a_minilm_store_keeps_its_model_until_it_is_rebuilt(tmp_path: Path) -> N
     assert "backfill rebuild" in emb["hint"] and "multilingual-e5-small" in emb["hint"]
 
     # named explicitly, the setting wins; doctor flags the mismatch; rebuild migrates
-    named = Settings(data_dir=data, embedding_model=DEFAULT_MODEL)
+    named = Settings(data_dir=data, embedding={"model": DEFAULT_MODEL})
     assert diagnose(named)["embeddings"]["ok"] is False
     svc = MemoryService(named)
     try:
@@ -88,16 +88,15 @@ def test_cosine_thresholds_follow_the_model(
     """e5's unrelated texts score ~0.8, MiniLM's ~0.1: one number cannot mean "duplicate"
     for both. A setting still overrides the model's own."""
     emb = shared_embedder(model)
-    svc = MemoryService(Settings(data_dir=tmp_path / "a", embedding_model=model), embedder=emb)
+    svc = MemoryService(Settings(data_dir=tmp_path / "a", embedding={"model": model}), embedder=emb)
     try:
         assert (svc.context.merge_similarity, svc.context.forget_similarity) == (merge, forget)
     finally:
         svc.close()
     s = Settings(
         data_dir=tmp_path / "b",
-        embedding_model=model,
-        merge_similarity=0.9,
-        forget_similarity=0.5,
+        embedding={"model": model},
+        lifecycle={"merge_similarity": 0.9, "forget_similarity": 0.5},
     )
     svc = MemoryService(s, embedder=emb)
     try:
@@ -136,7 +135,7 @@ def test_auto_fusion_ranks_chinese_by_the_fitted_model(tmp_path: Path) -> None:
     assert learned_fusion("weights", "我最喜欢哪部电影？") is False
     found = {}
     for fusion in ("auto", "weights"):
-        svc = MemoryService(Settings(data_dir=tmp_path / fusion, fusion=fusion))
+        svc = MemoryService(Settings(data_dir=tmp_path / fusion, ranking={"fusion": fusion}))
         try:
             svc.write_many(
                 "u", [{"content": a} for _, a in ZH_PAIRS] + [{"content": d} for d in DISTRACTORS]

@@ -122,7 +122,6 @@ def test_cli_erase_reaches_working_memory_an_mcp_server_kept_in_redis(
     """Working memory in Redis outlives the server that wrote it: `graphmem forget-user` from
     the CLI (no server running) must erase it too, and its receipt must count it."""
     from graphmem.mcp.server import create_server
-    from graphmem.settings import McpSettings
     from graphmem.stores import open_working
     from tests.helpers.mcp import ok
     from tests.helpers.services import service_url
@@ -131,7 +130,8 @@ def test_cli_erase_reaches_working_memory_an_mcp_server_kept_in_redis(
     user = f"wm-{uuid.uuid4().hex[:8]}"
     monkeypatch.setenv("GRAPHMEM_REDIS_URL", redis_url)
     svc = MemoryService(Settings(data_dir=tmp_path / "data"), embedder=embedder)
-    srv = create_server(svc, settings=McpSettings(working_backend="redis"), default_user=user)
+    working = open_working("redis", redis_url=redis_url)
+    srv = create_server(svc, working=working, default_user=user)
     ok(srv, "memory_write", {"content": "The offsite is in Lisbon", "memory_type": "fact"})
     for session in ("s1", "s2"):
         ok(

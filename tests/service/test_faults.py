@@ -114,7 +114,7 @@ def test_neo4j_killed_mid_run_loses_and_orphans_nothing(
     user = f"fault-{uuid.uuid4().hex[:8]}"
     svc = MemoryService(
         # numbered near-identical notes: merging them on write is not what this test is about
-        Settings(data_dir=tmp_path / "d", merge_on_write=False), embedder=embedder,
+        Settings(data_dir=tmp_path / "d", lifecycle={"merge_on_write": False}), embedder=embedder,
         records=MySQLRecords(mysql_url),
         vectors=QdrantServerVectors(":memory:", None, "m", embedder.dim),
         graph=Neo4jGraph(f"bolt://127.0.0.1:{neo4j_server.port}", "neo4j", ""),
@@ -148,8 +148,8 @@ def test_redis_killed_mid_run_degrades_the_cache_not_recall(
     redis_server: Server, tmp_path: Path, embedder: Embedder
 ) -> None:
     user = "redis-fault"
-    svc = MemoryService(Settings(data_dir=tmp_path / "d", merge_on_write=False), embedder=embedder,
-                        cache=RedisCache(f"redis://127.0.0.1:{redis_server.port}/0"))
+    svc = MemoryService(Settings(data_dir=tmp_path / "d", lifecycle={"merge_on_write": False}),
+                        embedder=embedder, cache=RedisCache(f"redis://127.0.0.1:{redis_server.port}/0"))
     acked = {svc.write(user, "My locker is number 42").id}
     svc.search(user, "locker number", 3)
     assert svc.search(user, "locker number", 3).hits and svc.cache_hits == 1

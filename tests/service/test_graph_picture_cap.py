@@ -16,7 +16,7 @@ from graphmem.embedding import Embedder
 def test_the_strongest_linked_are_kept_and_the_rest_counted(
     tmp_path: Path, embedder: Embedder
 ) -> None:
-    svc = MemoryService(Settings(data_dir=tmp_path / "d", graph_fanout=40), embedder=embedder)
+    svc = MemoryService(Settings(data_dir=tmp_path / "d", graph={"fanout": 40}), embedder=embedder)
     try:
         hub = svc.write("u", "Weekly planning notes for the garden project").id
         spokes = svc.write_many(

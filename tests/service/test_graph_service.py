@@ -72,8 +72,8 @@ def test_a_memory_sharing_no_word_is_found_through_the_graph_with_its_path(
     ranked = gsvc.search(alice, QUESTION, top_k=3).hits  # default weights: still first two
     assert [h.memory.id for h in ranked[:2]] == [project, budget]
     assert ranked[1].score == pytest.approx(
-        1 - (1 - sum(w * ranked[1].scores[c] for c, w in gsvc.settings.weights.items()))
-        * (1 - gsvc.settings.graph_weight * ranked[1].scores["graph"]))
+        1 - (1 - sum(w * ranked[1].scores[c] for c, w in gsvc.settings.ranking.weights.items()))
+        * (1 - gsvc.settings.graph.weight * ranked[1].scores["graph"]))
     only_causal = gsvc.search(alice, QUESTION, top_k=5, weights="keyword=1",
                               relation_types="causal").hits
     assert [h.memory.id for h in only_causal] == [project]
@@ -161,7 +161,7 @@ def test_graph_store_down_delays_projection_and_loses_nothing(
 def test_an_entity_in_most_memories_links_nothing(tmp_path: Path, embedder: Embedder) -> None:
     """A hub (here the user's chat partner, named in every turn) is a stop word for linking;
     a specific entity shared by two memories still relates them."""
-    settings = Settings(data_dir=tmp_path / "data", link_hub_min=3, link_hub_share=0.05)
+    settings = Settings(data_dir=tmp_path / "data", linking={"hub_min": 3, "hub_share": 0.05})
     with MemoryService(settings, embedder=embedder) as svc:
         chat = [
             "Caroline said the pottery class starts on Monday.",
@@ -196,7 +196,9 @@ def test_a_shared_topic_links_weaker_than_an_entity(tmp_path: Path, embedder: Em
         "Lena sent the slides for the conference.",
     ]
     for per_topic, expect_topic_edge in ((3, True), (0, False)):
-        settings = Settings(data_dir=tmp_path / f"data{per_topic}", link_per_topic=per_topic)
+        settings = Settings(
+            data_dir=tmp_path / f"data{per_topic}", linking={"per_topic": per_topic}
+        )
         with MemoryService(settings, embedder=embedder) as svc:
             ids = [svc.write("u", t).id for t in texts]
             strength = {

@@ -286,15 +286,15 @@ def test_on_a_qdrant_server_the_pictures_get_a_collection_of_their_own(
     """Qdrant's local mode speaks the server's API; the image collection shares the client."""
     settings = Settings(
         data_dir=tmp_path / "data",
-        vector_backend="qdrant",
-        qdrant_url=str(tmp_path / "qdrant"),
         images=ImageSettings(ocr=False, **model),  # type: ignore[arg-type]
+        vectors={"backend": "qdrant"},
+        qdrant={"url": str(tmp_path / "qdrant")},
     )
     service = MemoryService(settings, embedder=embedder)
     try:
         ids = write_colours(service, "server")
         index = channel(service).vectors
-        assert getattr(index, "collection", None) == f"{settings.qdrant_collection}_images"
+        assert getattr(index, "collection", None) == f"{settings.qdrant.collection}_images"
         assert index.ids("server") == set(ids.values())
         assert ranked(service, "server", "blue")[0][0] == ids["blue"]
         receipt = service.forget_user("server")

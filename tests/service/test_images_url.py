@@ -24,7 +24,7 @@ from graphmem.embedding import Embedder
 from graphmem.errors import InvalidInputError
 from graphmem.images import ImageSettings
 from graphmem.mcp.server import create_server
-from graphmem.settings.server import McpSettings
+from graphmem.stores import open_working
 from tests.helpers.imaging import image_files, needs_ocr, render
 from tests.helpers.pdfs import scanned_pdf
 
@@ -264,7 +264,7 @@ def test_mcp_memory_write_image_with_a_url(
 ) -> None:
     async def go(service: MemoryService, args: dict[str, Any]) -> Any:
         server = create_server(
-            service, settings=McpSettings(working_backend="memory"), default_user="cat"
+            service, working=open_working("memory"), default_user="cat"
         )
         async with Client(server) as c:
             return await c.call_tool("memory_write_image", args, raise_on_error=False)

@@ -18,6 +18,7 @@ import pytest
 from graphmem.domain.model import Status
 from graphmem.domain.visibility import Viewer
 from graphmem.service.facade import MemoryService
+from graphmem.stores import open_working
 from tests.helpers.importing import mem0_export, mem0_row
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "import"
@@ -453,9 +454,8 @@ def test_mcp_memory_import_refuses_an_agent(svc: MemoryService) -> None:
     from fastmcp import Client
 
     from graphmem.mcp.server import create_server
-    from graphmem.settings.server import McpSettings
 
-    server = create_server(svc, settings=McpSettings(working_backend="memory"), default_user="a")
+    server = create_server(svc, working=open_working("memory"), default_user="a")
 
     async def go() -> Any:
         async with Client(server) as c:

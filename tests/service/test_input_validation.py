@@ -27,7 +27,7 @@ from graphmem.domain.ranking import MAX_WEIGHT
 from graphmem.embedding import Embedder
 from graphmem.errors import InvalidInputError
 from graphmem.mcp.server import create_server
-from graphmem.settings.server import McpSettings
+from graphmem.stores import open_working
 
 
 @pytest.fixture(scope="module")
@@ -42,7 +42,7 @@ def svc(tmp_path_factory: pytest.TempPathFactory, embedder: Embedder) -> Iterato
 
 @pytest.fixture(scope="module")
 def server(svc: MemoryService) -> FastMCP:
-    return create_server(svc, settings=McpSettings(working_backend="memory"), default_user="val")
+    return create_server(svc, working=open_working("memory"), default_user="val")
 
 
 def call(server: FastMCP, tool: str, args: dict[str, Any]) -> Any:

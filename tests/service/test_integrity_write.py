@@ -19,6 +19,7 @@ from graphmem.domain.model import Memory, Status
 from graphmem.embedding import Embedder
 from graphmem.errors import NotFoundError
 from graphmem.guard import Guard, GuardSettings
+from graphmem.stores import open_working
 
 # Every pair below is a near-duplicate for the index at this threshold (the default model puts
 # some of them, e.g. two names, at 0.65-0.95): what is under test is the meaning rule, which
@@ -123,7 +124,7 @@ def test_numbered_items_of_a_sequence_stay_side_by_side(
 
     assert compare(template.format(3), template.format(4)) == "different"
     assert compare(template.format(3), template.format(3)) == "same"
-    svc = make(merge_similarity=LOOSE)
+    svc = make(lifecycle={"merge_similarity": LOOSE})
     written = [svc.write("u", template.format(i), "event") for i in range(1, 5)]
     assert len({m.id for m in written}) == 4
     assert all(svc.get("u", m.id).status == Status.ACTIVE for m in written)
@@ -134,7 +135,7 @@ def test_numbered_items_of_a_sequence_stay_side_by_side(
 def test_a_changed_value_supersedes_instead_of_merging(
     make: Callable[..., MemoryService], older: str, newer: str
 ) -> None:
-    svc = make(merge_similarity=LOOSE)
+    svc = make(lifecycle={"merge_similarity": LOOSE})
     old = svc.write("u", older, "event")
     new = svc.write("u", newer, "event")
     assert new.id != old.id and new.content == newer and new.merged_into is None
@@ -160,7 +161,7 @@ def test_the_dentist_case_at_the_default_threshold(make: Callable[..., MemorySer
 def test_true_duplicates_still_merge_and_report_merged_into(
     make: Callable[..., MemoryService], older: str, newer: str
 ) -> None:
-    svc = make(merge_similarity=LOOSE)
+    svc = make(lifecycle={"merge_similarity": LOOSE})
     first = svc.write("u", older)
     assert first.merged_into is None
     second = svc.write("u", newer)
@@ -172,10 +173,9 @@ def test_true_duplicates_still_merge_and_report_merged_into(
 
 def test_mcp_memory_write_reports_merged_into(make: Callable[..., MemoryService]) -> None:
     from graphmem.mcp.server import create_server
-    from graphmem.settings.server import McpSettings
 
     svc = make()
-    server = create_server(svc, settings=McpSettings(working_backend="memory"), default_user="al")
+    server = create_server(svc, working=open_working("memory"), default_user="al")
 
     async def write(text: str) -> dict[str, Any]:
         async with Client(server) as c:
@@ -195,7 +195,7 @@ def test_compaction_merges_by_the_same_rule(
 ) -> None:
     # Stored before updates were detected on write: two current versions side by side.
     monkeypatch.setenv("GRAPHMEM_TEMPORAL_ENABLED", "false")
-    svc = make(merge_on_write=False, merge_similarity=LOOSE)
+    svc = make(lifecycle={"merge_on_write": False, "merge_similarity": LOOSE})
     tue = svc.write("u", TUESDAY, "event")
     thu = svc.write("u", THURSDAY, "event")
     anna = svc.write("u", "My sister Anna lives in Berlin.")
@@ -284,11 +284,10 @@ def test_mcp_update_held_for_review_says_nothing_changed(
 ) -> None:
     """An agent told "updated" would act on a change that has not happened."""
     from graphmem.mcp.server import create_server
-    from graphmem.settings.server import McpSettings
 
     svc = make(guard=review_guard())
     good = svc.write("u", "My favourite bank is Northwind Savings.", source="user")
-    server = create_server(svc, settings=McpSettings(working_backend="memory"), default_user="u")
+    server = create_server(svc, working=open_working("memory"), default_user="u")
 
     async def update() -> dict[str, Any]:
         async with Client(server) as c:

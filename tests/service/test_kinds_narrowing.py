@@ -27,7 +27,7 @@ from graphmem.domain.validation import KIND_NAMES, KIND_WORDS, kinds_argument, p
 from graphmem.embedding import Embedder
 from graphmem.mcp.server import create_server
 from graphmem.mcp.tools.common import KindName, KindWord
-from graphmem.settings.server import McpSettings
+from graphmem.stores import open_working
 
 USER = "narrow"
 TWO = ["memory", "image"]  # no document: the one kind the store below holds besides memories
@@ -51,7 +51,7 @@ def svc(tmp_path_factory: pytest.TempPathFactory, embedder: Embedder) -> Iterato
 
 @pytest.fixture(scope="module")
 def server(svc: MemoryService) -> FastMCP:
-    return create_server(svc, settings=McpSettings(working_backend="memory"), default_user=USER)
+    return create_server(svc, working=open_working("memory"), default_user=USER)
 
 
 def mcp_search(server: FastMCP, args: dict[str, Any]) -> list[dict[str, Any]]:

@@ -53,10 +53,10 @@ def test_decay_formula_uses_the_ranking_channels() -> None:
     s = Settings()
     now = utcnow()
     m = Memory("m", "u", "x", updated_at=now - timedelta(days=30), created_at=now)
-    r = ranking.recency(now - timedelta(days=30), now, s.recency_half_life_days)
+    r = ranking.recency(now - timedelta(days=30), now, s.ranking.recency_half_life_days)
     assert lifecycle.decay_score(m, now, s) == pytest.approx(0.6 * r, abs=1e-6)
     m.access_count, m.confidence = 5, 0.5
-    f = ranking.frequency(5, s.frequency_saturation)
+    f = ranking.frequency(5, s.ranking.frequency_saturation)
     assert lifecycle.decay_score(m, now, s) == pytest.approx(0.5 * (0.6 * r + 0.4 * f), abs=1e-6)
     # The last access, when later than the last write, is what recency counts from.
     m.last_access_at = now
@@ -166,7 +166,7 @@ def test_merge_on_write_unites_into_the_older(make: Callable[..., MemoryService]
 def test_compaction_merges_from_the_index_and_repoints_relations(
     make: Callable[..., MemoryService],
 ) -> None:
-    with make(merge_on_write=False) as svc:
+    with make(lifecycle={"merge_on_write": False}) as svc:
         old = svc.write(
             "u",
             "I prefer green tea in the morning.",
@@ -211,7 +211,7 @@ def test_summaries_are_short_and_can_drive_recall(tmp_path: Path, embedder: Embe
         "The quarterly planning offsite moved to the lake house near Annecy, with the"
         " budget review on the second day and a hike on the third."
     )
-    with _svc(tmp_path, embedder, recall_on_summaries=True) as svc:
+    with _svc(tmp_path, embedder, ranking={"recall_on_summaries": True}) as svc:
         m = svc.write("u", long)
         given = svc.write(
             "u",
@@ -231,7 +231,9 @@ def test_summaries_are_short_and_can_drive_recall(tmp_path: Path, embedder: Embe
 
 
 def test_periodic_compaction_runs_in_the_service(tmp_path: Path, embedder: Embedder) -> None:
-    with _svc(tmp_path, embedder, compact_interval_seconds=0.2, merge_on_write=False) as svc:
+    with _svc(
+        tmp_path, embedder, lifecycle={"compact_interval_seconds": 0.2, "merge_on_write": False}
+    ) as svc:
         assert svc.jobs.compactor is None  # only a server starts it
         svc.start_background()
         a = svc.write("u", "My sister Anna lives in Berlin.")
@@ -248,7 +250,7 @@ def test_periodic_compaction_runs_in_the_service(tmp_path: Path, embedder: Embed
 def test_a_repeat_compaction_looks_for_duplicates_only_around_what_changed(
     make: Callable[..., MemoryService],
 ) -> None:
-    with make(merge_on_write=False) as svc:
+    with make(lifecycle={"merge_on_write": False}) as svc:
         old = svc.write("u", "I prefer green tea in the morning.")
         for text in (
             "I like coffee in the evening.",
@@ -282,11 +284,11 @@ def test_a_repeat_compaction_looks_for_duplicates_only_around_what_changed(
 def test_changed_merge_rules_make_the_next_compaction_full(
     make: Callable[..., MemoryService], tmp_path: Path, embedder: Embedder
 ) -> None:
-    with make(merge_on_write=False) as svc:
+    with make(lifecycle={"merge_on_write": False}) as svc:
         for text in ("I like coffee in the evening.", "My sister lives in Porto."):
             svc.write("u", text)
         svc.compact()
         assert svc.compact().merge_checked == 0
-        svc.settings.merge_similarity = 0.8
+        svc.settings.lifecycle.merge_similarity = 0.8
         rep = svc.compact()
         assert not rep.incremental and rep.merge_checked == 2

@@ -44,17 +44,17 @@ BRIDGE = "My manager at Northwind is Raj Patel."
 
 # Sharpened seeds and reply hops are the defaults; bridges are opt-in: on, they lowered LoCoMo
 # test-split recall (graphmem.domain.associative).
-BRIDGING = {
-    "graph_seed_sharpness": 6.0,
-    "graph_reply_weight": 1.0,
-    "graph_bridge_weight": 0.6,
-    "graph_weight": 0.5,
+BRIDGING = {  # settings.graph
+    "seed_sharpness": 6.0,
+    "reply_weight": 1.0,
+    "bridge_weight": 0.6,
+    "weight": 0.5,
 }
 
 
 @pytest.fixture
 def svc(tmp_path: Path, embedder: Embedder) -> Iterator[MemoryService]:
-    service = MemoryService(Settings(data_dir=tmp_path / "data", **BRIDGING), embedder=embedder)
+    service = MemoryService(Settings(data_dir=tmp_path / "data", graph=BRIDGING), embedder=embedder)
     yield service
     service.close()
 

@@ -20,7 +20,7 @@ from graphmem import MemoryService, Settings
 from graphmem.embedding import Embedder
 from graphmem.guard import Guard, GuardSettings
 from graphmem.mcp.server import create_server
-from graphmem.settings import McpSettings
+from graphmem.stores import open_working
 from tests.helpers.mcp import err, ok
 
 
@@ -39,7 +39,7 @@ def test_planted_contact_and_personal_values_reach_no_log_audit_or_error(
     # held between the thresholds, refused above them: both paths quote the evidence
     guard = Guard(GuardSettings(injection_threshold=0.5, reject_threshold=0.95, _env_file=None))
     svc = MemoryService(Settings(_env_file=None, data_dir=tmp_path), embedder=embedder, guard=guard)
-    srv = create_server(svc, settings=McpSettings(working_backend="memory"), default_user="lee")
+    srv = create_server(svc, working=open_working("memory"), default_user="lee")
 
     kept = ok(
         srv,

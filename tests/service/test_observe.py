@@ -15,7 +15,7 @@ from graphmem.domain.model import MemoryType
 from graphmem.domain.summary import MAX_SUMMARY
 from graphmem.errors import InvalidInputError
 from graphmem.mcp.server import create_server
-from graphmem.settings.server import McpSettings
+from graphmem.stores import open_working
 from graphmem.usecases.turns import observe, rule_id
 
 TURNS: list[Any] = [
@@ -89,7 +89,7 @@ def _call(server: Any, tool: str, args: dict[str, Any]) -> Any:
 
 
 def test_mcp_observe_and_session_preload(svc: MemoryService) -> None:
-    server = create_server(svc, settings=McpSettings(working_backend="memory"), default_user="ann")
+    server = create_server(svc, working=open_working("memory"), default_user="ann")
     out = _call(
         server,
         "memory_observe",

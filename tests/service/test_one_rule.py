@@ -33,7 +33,7 @@ from graphmem.domain.requests import ListRequest
 from graphmem.embedding import Embedder
 from graphmem.errors import InvalidInputError
 from graphmem.mcp.server import create_server
-from graphmem.settings.server import McpSettings
+from graphmem.stores import open_working
 
 USER = "rule"
 
@@ -211,7 +211,7 @@ def svc(data: Path, embedder: Embedder) -> Iterator[MemoryService]:
 
 @pytest.fixture(scope="module")
 def server(svc: MemoryService) -> FastMCP:
-    return create_server(svc, settings=McpSettings(working_backend="memory"), default_user=USER)
+    return create_server(svc, working=open_working("memory"), default_user=USER)
 
 
 def via_service(svc: MemoryService, row: Bad) -> str:

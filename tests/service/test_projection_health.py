@@ -97,7 +97,7 @@ def test_doctor_reports_outbox_rows_pending_for_over_a_minute(
 def test_an_idle_server_catches_up_after_a_store_outage(tmp_path: Path, embedder: Embedder) -> None:
     """No call needs to arrive: the server's background drain projects the waiting rows once
     the store is back (before, they waited for the next write, search or a restart)."""
-    settings = Settings(data_dir=tmp_path / "d", outbox_drain_seconds=0.2)
+    settings = Settings(data_dir=tmp_path / "d", writes={"outbox_drain_seconds": 0.2})
     graph = NetworkxGraph()
     svc = MemoryService(settings, embedder=embedder, graph=graph)
     svc.start_background()

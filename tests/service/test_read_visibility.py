@@ -23,7 +23,7 @@ from graphmem import MemoryService, NotFoundError, Settings, Status
 from graphmem.embedding import Embedder
 from graphmem.guard import Guard, GuardSettings
 from graphmem.mcp.server import create_server
-from graphmem.settings.server import McpSettings
+from graphmem.stores import open_working
 from graphmem.usecases.preload import preload_items
 
 USER = "vera"
@@ -64,7 +64,7 @@ def world(tmp_path_factory: pytest.TempPathFactory, embedder: Embedder) -> Itera
     }
     assert frozenset((held.id, leads)) in linked  # auto-linked through the shared entities
     svc.relate(USER, ships, held.id, "causal")  # and stated explicitly
-    server = create_server(svc, settings=McpSettings(working_backend="memory"), default_user=USER)
+    server = create_server(svc, working=open_working("memory"), default_user=USER)
     yield World(svc, server, leads, ships, held.id)
     svc.close()
 
@@ -202,7 +202,7 @@ def test_a_quarantined_update_leaks_through_no_read(tmp_path: Path, embedder: Em
     """Content that an update brought in and the firewall held back is withheld too."""
     guard = Guard(GuardSettings(injection_threshold=0.5, reject_threshold=1.0))
     svc = MemoryService(Settings(data_dir=tmp_path / "u"), embedder=embedder, guard=guard)
-    server = create_server(svc, settings=McpSettings(working_backend="memory"), default_user=USER)
+    server = create_server(svc, working=open_working("memory"), default_user=USER)
     leads = svc.write(USER, LEADS).id
     ships = svc.write(USER, SHIPS).id
     svc.update(USER, ships, INJECTED)

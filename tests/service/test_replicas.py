@@ -146,7 +146,7 @@ def replicas(mysql_url: str, embedder: Embedder, tmp_path: Path) -> Iterator[lis
     vectors = QdrantServerVectors(":memory:", None, "replicas", embedder.dim)
     out = [
         MemoryService(
-            Settings(data_dir=tmp_path / f"r{i}", write_lock_timeout_seconds=60),
+            Settings(data_dir=tmp_path / f"r{i}", writes={"write_lock_timeout_seconds": 60}),
             embedder=embedder,
             records=MySQLRecords(mysql_url),
             vectors=vectors,
@@ -240,7 +240,7 @@ def test_a_write_waiting_too_long_for_another_replica_fails_cleanly(
     replicas: list[MemoryService], mysql_url: str
 ) -> None:
     a, b = replicas
-    b.context.settings.write_lock_timeout_seconds = 0.3
+    b.context.settings.writes.write_lock_timeout_seconds = 0.3
     taken, release = threading.Event(), threading.Event()
 
     def holder() -> None:

@@ -59,7 +59,7 @@ def store(tmp_path: Path, embedder: Embedder) -> Callable[[bool, str], SearchRes
 
     def search(on: bool, query: str) -> SearchResult:
         svc = MemoryService(
-            Settings(data_dir=tmp_path / "d", search_last_turn=on), embedder=embedder
+            Settings(data_dir=tmp_path / "d", ranking={"search_last_turn": on}), embedder=embedder
         )
         try:
             return svc.search("alice", query, 3, track_access=False)

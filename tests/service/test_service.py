@@ -68,7 +68,7 @@ def test_the_project_i_mentioned_comes_back_first(
     assert hits[0].memory.id == first.id
     assert set(hits[0].scores) == {"vector", "keyword", "recency", "frequency"}
     assert all(0.0 <= v <= 1.0 for v in hits[0].scores.values())
-    if learned_fusion(any_svc.context.settings.fusion, question):
+    if learned_fusion(any_svc.context.settings.ranking.fusion, question):
         return  # a Chinese query under fusion=auto: the fitted fusion (tests/unit/test_fusion*.py)
     # the default weights 0.6/0.2/0.1/0.1, the vector weight scaled down when the embedding
     # model does not know the query's language (English-only MiniLM on Chinese), renormalised

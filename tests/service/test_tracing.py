@@ -29,7 +29,7 @@ from graphmem import MemoryService, Settings
 from graphmem.embedding import Embedder
 from graphmem.infra import tracing
 from graphmem.mcp.server import create_server
-from graphmem.settings.server import McpSettings
+from graphmem.stores import open_working
 from graphmem.stores.id_hash import IdHasher
 from tests.helpers.extras import blocked_env, graphmem
 
@@ -269,6 +269,7 @@ CONSOLE_SCRIPT = f"""
 import sys
 from pathlib import Path
 from graphmem import MemoryService, Settings
+from graphmem.stores import open_working
 svc = MemoryService(Settings(data_dir=Path(sys.argv[1])))
 svc.write({USER!r}, {CONTENT!r})
 print(len(svc.search({USER!r}, {QUERY!r}).hits))
@@ -351,7 +352,7 @@ def test_mcp_calls_yield_their_spans_and_join_the_trace_named_in_meta(
     spans: tuple[MemoryService, InMemorySpanExporter],
 ) -> None:
     svc, exporter = spans
-    server = create_server(svc, settings=McpSettings(working_backend="memory"), default_user=USER)
+    server = create_server(svc, working=open_working("memory"), default_user=USER)
 
     async def go() -> Any:
         async with Client(server) as c:

@@ -30,7 +30,7 @@ def test_vault_write_reveal_erase_on_mariadb(
     tmp_path: Path, mysql_url: str, embedder: Embedder
 ) -> None:
     settings = Settings(
-        _env_file=None, data_dir=tmp_path, records_backend="mysql", mysql_url=mysql_url
+        _env_file=None, data_dir=tmp_path, records={"backend": "mysql", "mysql_url": mysql_url}
     )
     svc = MemoryService(settings, embedder=embedder)
     assert type(svc.records).__name__ == "MySQLRecords"

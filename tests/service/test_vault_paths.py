@@ -26,7 +26,7 @@ from graphmem.embedding import Embedder
 from graphmem.guard.checksums import IBAN_LENGTHS
 from graphmem.guard.vault import VaultKeyError
 from graphmem.mcp.server import create_server
-from graphmem.settings import McpSettings
+from graphmem.stores import open_working
 from tests.helpers.mcp import ok
 
 rng = random.Random()
@@ -142,7 +142,7 @@ def test_no_secret_reaches_a_file_log_audit_or_export_from_any_entry_point(
     logging.getLogger().addHandler(caplog.handler)
     caplog.set_level(logging.DEBUG)
     svc = MemoryService(Settings(_env_file=None, data_dir=data), embedder=embedder)
-    srv = create_server(svc, settings=McpSettings(working_backend="memory"), default_user="ann")
+    srv = create_server(svc, working=open_working("memory"), default_user="ann")
     for _, text, _ in by_entry["mcp"]:
         assert ok(srv, "memory_write", {"content": text, "memory_type": "fact"})["memory_id"]
     doc = tmp_path / "accounts.md"
@@ -223,7 +223,7 @@ def test_rotation_refused_with_the_key_in_the_environment(tmp_path: Path) -> Non
         Settings(
             _env_file=None,
             data_dir=tmp_path,
-            vault_key=base64.b64encode(os.urandom(32)).decode(),
+            vault={"key": base64.b64encode(os.urandom(32)).decode()},
         )
     )
     m = svc.write_many("ann", [{"content": "The alarm PIN is 4812"}])[0]

@@ -49,7 +49,7 @@ def later_ids_smaller(monkeypatch: pytest.MonkeyPatch) -> None:
 def svc(tmp_path: Path, embedder: Embedder, later_ids_smaller: None) -> Iterator[MemoryService]:
     # graph_weight 1: whatever the seed reaches over a full-strength edge scores at its cap
     service = MemoryService(
-        Settings(data_dir=tmp_path / "data", graph_weight=1.0, graph_bridge_answer=False),
+        Settings(data_dir=tmp_path / "data", graph={"weight": 1.0, "bridge_answer": False}),
         embedder=embedder,
     )
     yield service
@@ -91,7 +91,7 @@ def test_the_named_speakers_reply_goes_above_the_question_that_reached_it(
     tmp_path: Path, embedder: Embedder, boost: float
 ) -> None:
     service = MemoryService(
-        Settings(data_dir=tmp_path / "data", subject_boost=boost), embedder=embedder
+        Settings(data_dir=tmp_path / "data", ranking={"subject_boost": boost}), embedder=embedder
     )
     try:
         turns = service.write_many(

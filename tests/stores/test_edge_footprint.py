@@ -88,10 +88,12 @@ def test_default_footprint_is_qdrants_own(tmp_path: Path) -> None:
 def test_the_settings_reach_the_shard(tmp_path: Path, embedder: Embedder) -> None:
     settings = Settings(
         data_dir=tmp_path / "data",
-        edge_vectors_memory="cold",
-        edge_hnsw_memory="cold",
-        edge_payload_memory="cached",
-        edge_quantization="int8",
+        edge={
+            "vectors_memory": "cold",
+            "hnsw_memory": "cold",
+            "payload_memory": "cached",
+            "quantization": "int8",
+        },
     )
     svc = MemoryService(settings, embedder=embedder)
     try:

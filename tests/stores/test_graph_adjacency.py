@@ -178,7 +178,7 @@ def test_ranked_like_edge_order_with_ties_and_self_loops() -> None:
 def test_results_not_cached_still_walk_the_adjacency(tmp_path: Path, embedder: Embedder) -> None:
     """`search_cache_ttl_seconds` 0 (the benchmarks' setting) turns off cached results, not
     the prepared walk: its versions still move on with every write."""
-    settings = Settings(data_dir=tmp_path / "data", search_cache_ttl_seconds=0)
+    settings = Settings(data_dir=tmp_path / "data", cache={"ttl_seconds": 0})
     with MemoryService(settings, embedder=embedder) as service:
         service.write_many("u", [{"content": c, "session_id": "s1"} for c in LINES[:6]])
         graph = service.graph_store

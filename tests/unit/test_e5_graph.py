@@ -86,7 +86,7 @@ def test_rankings_on_a_small_store_are_unchanged(
     new, old = encoders
     emb = shared_embedder(E5, precision=new.precision)
     assert isinstance(emb, E5OnnxEmbedder)
-    settings = Settings(data_dir=tmp_path / "d", embedding_model=E5, search_cache_ttl_seconds=0)
+    settings = Settings(data_dir=tmp_path / "d", embedding={"model": E5}, cache={"ttl_seconds": 0})
     svc = MemoryService(settings, embedder=emb)
     try:
         svc.write_many("u", [{"content": t} for t in TEXTS if t.strip()])

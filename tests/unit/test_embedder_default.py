@@ -147,7 +147,7 @@ def test_store_of_the_torch_path_is_flagged_and_rebuilt(
     migrates. (The store keeps its model: opened with no model named, it is MiniLM's.)"""
     data = tmp_path / "d"
     torch_side = shared_embedder(MINILM, query_runtime="torch")
-    writer = Settings(data_dir=data, embedding_model=MINILM, query_runtime="torch")
+    writer = Settings(data_dir=data, embedding={"model": MINILM, "query_runtime": "torch"})
     svc = MemoryService(writer, embedder=torch_side)
     svc.write_many("u", [{"content": t} for t in TEXTS if t])
     svc.close()

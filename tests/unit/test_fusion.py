@@ -31,7 +31,9 @@ def test_one_shared_character_cannot_fill_the_keyword_channel(
     tmp_path: Path, embedder: Embedder
 ) -> None:
     svc = MemoryService(
-        Settings(data_dir=tmp_path / "data", search_cache_ttl_seconds=0, fusion="learned"),
+        Settings(
+            data_dir=tmp_path / "data", cache={"ttl_seconds": 0}, ranking={"fusion": "learned"}
+        ),
         embedder=embedder,
     )
     try:

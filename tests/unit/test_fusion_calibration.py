@@ -107,7 +107,7 @@ EN_QUESTIONS = [
 @pytest.fixture
 def svc(tmp_path: Path, embedder: Embedder) -> Iterator[MemoryService]:
     service = MemoryService(
-        Settings(data_dir=tmp_path / "data", search_cache_ttl_seconds=0), embedder=embedder
+        Settings(data_dir=tmp_path / "data", cache={"ttl_seconds": 0}), embedder=embedder
     )
     yield service
     service.close()

@@ -70,7 +70,7 @@ def test_queries_and_memories_get_their_e5_prefixes(e5: Embedder) -> None:
 
 
 def test_chinese_paraphrases_rank_first_through_the_service(tmp_path: Path, e5: Embedder) -> None:
-    svc = MemoryService(Settings(data_dir=tmp_path / "d", embedding_model=E5), embedder=e5)
+    svc = MemoryService(Settings(data_dir=tmp_path / "d", embedding={"model": E5}), embedder=e5)
     try:
         svc.write_many(
             "u", [{"content": a} for _, a in ZH_PAIRS] + [{"content": d} for d in DISTRACTORS]
@@ -84,7 +84,7 @@ def test_chinese_paraphrases_rank_first_through_the_service(tmp_path: Path, e5: 
 
 
 def test_cross_language_questions_find_their_memory(tmp_path: Path, e5: Embedder) -> None:
-    svc = MemoryService(Settings(data_dir=tmp_path / "d", embedding_model=E5), embedder=e5)
+    svc = MemoryService(Settings(data_dir=tmp_path / "d", embedding={"model": E5}), embedder=e5)
     try:
         svc.write_many(
             "u", [{"content": a} for _, a in CROSS_PAIRS] + [{"content": d} for d in DISTRACTORS]
@@ -102,11 +102,11 @@ def test_doctor_flags_a_store_of_another_model_and_rebuild_fixes_it(
     everything and records the new model."""
     data = tmp_path / "d"
     embedder = shared_embedder(MINILM)
-    svc = MemoryService(Settings(data_dir=data, embedding_model=MINILM), embedder=embedder)
+    svc = MemoryService(Settings(data_dir=data, embedding={"model": MINILM}), embedder=embedder)
     svc.write_many("u", [{"content": a} for _, a in ZH_PAIRS])
     assert svc.records.meta(EMBEDDING_META) == embedder.identity
     svc.close()
-    configured = Settings(data_dir=data, embedding_model=E5)
+    configured = Settings(data_dir=data, embedding={"model": E5})
     report = diagnose(configured)
     emb = report["embeddings"]
     assert report["ok"] is False and emb["ok"] is False
@@ -130,5 +130,5 @@ def test_doctor_flags_a_store_of_another_model_and_rebuild_fixes_it(
     report = diagnose(configured)
     assert report["ok"] is True and report["embeddings"]["median_cosine"] == pytest.approx(1.0)
     assert diagnose(Settings(data_dir=data))["embeddings"]["ok"] is True  # e5: the default
-    back = Settings(data_dir=data, embedding_model=MINILM)
+    back = Settings(data_dir=data, embedding={"model": MINILM})
     assert diagnose(back)["embeddings"]["ok"] is False  # and back again

@@ -115,14 +115,14 @@ def test_a_store_the_engine_wrote_is_healthy_in_float_and_flagged_in_int8(
     tmp_path: Path, fp32: E5OnnxEmbedder
 ) -> None:
     data = tmp_path / "d"
-    by_engine = Settings(data_dir=data, embedding_model=E5, query_runtime="torch")
+    by_engine = Settings(data_dir=data, embedding={"model": E5, "query_runtime": "torch"})
     svc = MemoryService(by_engine)
     svc.write_many("u", [{"content": a} for _, a in ZH_PAIRS])
     assert svc.records.meta(EMBEDDING_META) == "multilingual-e5-small@q4"
     svc.close()
-    healthy = diagnose(Settings(data_dir=data, embedding_model=E5, embedding_precision="fp32"))
+    healthy = diagnose(Settings(data_dir=data, embedding={"model": E5, "precision": "fp32"}))
     assert healthy["embeddings"]["ok"] is True
     assert healthy["embeddings"]["median_cosine"] > 0.9995
-    flagged = diagnose(Settings(data_dir=data, embedding_model=E5))["embeddings"]
+    flagged = diagnose(Settings(data_dir=data, embedding={"model": E5}))["embeddings"]
     assert flagged["ok"] is False
     assert flagged["configured_model"] == "multilingual-e5-small@int8"

@@ -48,9 +48,9 @@ def test_validation_names_the_first_wrong_option() -> None:
 
 def test_recipes_come_from_the_profiles_setting_and_keep_the_defaults() -> None:
     s = Settings()
-    assert set(recipes(s)) == set(s.profiles)
+    assert set(recipes(s)) == set(s.ranking.profiles)
     v = SearchRequest("q", profile="knowledge").validated(s)
-    assert v.hops == s.expand_hops and v.graph_weight == s.graph_weight
+    assert v.hops == s.graph.expand_hops and v.graph_weight == s.graph.weight
     assert v.weights["vector"] == pytest.approx(0.75)
     g = SearchRequest("q", weights="vector=1,graph=0.2", expand_hops=1).validated(s)
     assert (g.hops, g.graph_weight, g.weights["vector"]) == (1, 0.2, 1.0)

@@ -20,6 +20,8 @@ from graphmem.settings import (
     TemporalSettings,
     TracingSettings,
 )
+from graphmem.settings.search import GraphSettings
+from graphmem.settings.stores import WorkingSettings
 from graphmem.stores import open_cache, open_working, resolve_backend
 from graphmem.stores.cache import InProcessCache, RedisCache
 from graphmem.stores.ratelimit import InProcessRateLimiter, RedisRateLimiter
@@ -44,7 +46,12 @@ def test_every_section_is_reached_from_the_root_and_built_with_it() -> None:
     assert isinstance(s.llm, LlmSettings)
     assert isinstance(s.images, ImageSettings)
     assert isinstance(s.tracing, TracingSettings) and s.tracing.mode == "off"
-    assert set(SECTIONS) == {"guard", "temporal", "server", "llm", "images", "tracing"}
+    assert isinstance(s.graph, GraphSettings) and isinstance(s.working, WorkingSettings)
+    assert set(SECTIONS) == {
+        *("records", "vault", "vectors", "qdrant", "edge", "graph", "neo4j", "cache"),
+        *("embedding", "linking", "ranking", "writes", "lifecycle", "documents", "working"),
+        *("guard", "temporal", "server", "llm", "images", "tracing"),
+    }
 
 
 def test_sections_read_their_own_prefixes(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -130,9 +137,11 @@ def test_the_cache_backend(tmp_path: Path) -> None:
     assert isinstance(open_cache(Settings(data_dir=tmp_path)), InProcessCache)
     url = "redis://127.0.0.1:1/0"  # never contacted: adapters connect lazily
     assert isinstance(open_cache(Settings(redis_url=url)), RedisCache)
-    assert isinstance(open_cache(Settings(redis_url=url, cache_backend="memory")), InProcessCache)
+    assert isinstance(
+        open_cache(Settings(redis_url=url, cache={"backend": "memory"})), InProcessCache
+    )
     with pytest.raises(InvalidInputError, match="redis_url"):
-        open_cache(Settings(cache_backend="redis"))
+        open_cache(Settings(cache={"backend": "redis"}))
 
 
 def test_the_working_backend() -> None:
@@ -178,7 +187,7 @@ def test_the_old_variables_of_moved_settings_do_not_trouble_their_old_section(
     monkeypatch.setenv("GRAPHMEM_LLM_URL", "http://x/v1")
     monkeypatch.setenv("GRAPHMEM_TORCH_THREADS", "2")
     s = Settings()
-    assert (s.redis_url, s.llm.url, s.torch_threads) == ("redis://g", "http://x/v1", 2)
+    assert (s.redis_url, s.llm.url, s.embedding.torch_threads) == ("redis://g", "http://x/v1", 2)
 
 
 def test_the_old_variables_of_moved_settings_in_the_env_file(tmp_path: Path) -> None:
@@ -187,7 +196,7 @@ def test_the_old_variables_of_moved_settings_in_the_env_file(tmp_path: Path) -> 
         "GRAPHMEM_LLM_TIMEOUT_SECONDS=5\nGRAPHMEM_TORCH_THREADS=2\n"
     )
     s = Settings()
-    assert (s.redis_url, s.llm.url, s.llm.timeout_seconds, s.torch_threads) == (
+    assert (s.redis_url, s.llm.url, s.llm.timeout_seconds, s.embedding.torch_threads) == (
         "redis://g",
         "http://x/v1",
         5,

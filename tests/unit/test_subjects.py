@@ -73,7 +73,8 @@ def test_the_named_speakers_own_turn_ranks_first(
     tmp_path: Path, embedder: Embedder, boost: float
 ) -> None:
     svc = MemoryService(
-        Settings(_env_file=None, data_dir=tmp_path, subject_boost=boost), embedder=embedder
+        Settings(_env_file=None, data_dir=tmp_path, ranking={"subject_boost": boost}),
+        embedder=embedder,
     )
     svc.write_many("c", [{"content": t, "memory_type": "event"} for t in TURNS])
     top = _top(svc, "c", "What has Melanie painted?")

@@ -29,7 +29,7 @@ def test_above_floor_maps_the_floor_to_zero_and_one_to_one() -> None:
 def test_search_reports_the_rescaled_vector_channel(
     tmp_path: Path, embedder: Embedder, floor: float | None
 ) -> None:
-    settings = Settings(data_dir=tmp_path / "data", vector_score_floor=floor)
+    settings = Settings(data_dir=tmp_path / "data", vectors={"score_floor": floor})
     svc = MemoryService(settings, embedder=embedder)
     try:
         svc.write("u", "I like green tea in the morning.")
