@@ -68,10 +68,10 @@ from graphmem.guard.rule_scan import (
     RULES_ZH,
     Rule,
     RuleHit,
+    concept_text,
     mentions,
     tightens,
     without_mentions,
-    without_quotes,
 )
 from graphmem.guard.rule_scan import scan as _scan
 from graphmem.guard.second_reading import probability as _meaning
@@ -358,9 +358,7 @@ def screen(
         found = _scan(body, name, RULES_EN)
         if _CJK_RE.search(body):
             found += _scan(body, name, RULES_ZH)
-        for combo, span in combos(
-            without_quotes(body) if is_report(body) else without_mentions(body)
-        ):
+        for combo, span in combos(concept_text(body)):
             if combo.category == "impersonation" and asks_only(body):
                 continue  # "compliance asked who has admin rights": no claim made
             found.append(

@@ -30,6 +30,7 @@ from graphmem.guard.concepts import (
     without_forbidden_sends,
     without_keep_private,
 )
+from graphmem.guard.reported import is_report
 from graphmem.guard.set_aside import ACCESS_REQUEST
 
 
@@ -255,22 +256,36 @@ def mentions(text: str) -> list[tuple[int, int]]:
     return spans
 
 
+def _blank(text: str, spans: list[tuple[int, int]]) -> str:
+    for a, b in spans:
+        text = text[:a] + " " * (b - a) + text[b:]
+    return text
+
+
+# Every quotation and title opens with one of these: a text without them has nothing to blank.
+_QUOTE_MARKS = re.compile(r"[\"“「『'《]")
+
+
 def without_mentions(text: str) -> str:
     """The text with its mentioned words blanked (same length), for the concept layer: a
     combination the quoted words alone complete is what someone said, not what the memory
     says."""
-    for a, b in mentions(text):
-        text = text[:a] + " " * (b - a) + text[b:]
-    return text
+    return _blank(text, mentions(text))
 
 
 def without_quotes(text: str) -> str:
     """The text with every quote's words blanked (same length): in a report the quoted words are
     the reported party's (reported.py), and no combination of the concept layer is theirs."""
-    for q in _QUOTE.finditer(text):
-        a, b = _words(q)
-        text = text[:a] + " " * (b - a) + text[b:]
-    return text
+    return _blank(text, [_words(q) for q in _QUOTE.finditer(text)])
+
+
+def concept_text(body: str) -> str:
+    """What the concept layer reads: the text without the quoted words of a report, or without
+    the quotes it talks about; a text with no quote mark is read as it is, so the report test
+    runs only on the few that have one."""
+    if not _QUOTE_MARKS.search(body):
+        return body
+    return without_quotes(body) if is_report(body) else without_mentions(body)
 
 
 def _quoted_mention(text: str, m: re.Match[str]) -> bool:
@@ -290,8 +305,10 @@ ADVICE = re.compile(
 _ADVICE_READ_AS = {"answer_yes", "stop_asking", "no_control", "when_asks"}
 
 
-# A scam message described by what it impersonates: the impersonator is the mail, not the text.
-_SCAM_BEFORE = re.compile(r"(?:钓鱼|诈骗|骗子|假冒)(?:邮件|短信|电话|网站|链接|消息)?[,，、]?\s*$")
+# A scam described by who or what impersonates: a scammer or the mail, not the text.
+_SCAM_BEFORE = re.compile(
+    r"(?:(?:钓鱼|诈骗|骗子|假冒)(?:邮件|短信|电话|网站|链接|消息)?[,，、]?|对方|那人|骗子们|诈骗犯)\s*$"
+)
 _SCAM_ITEM = re.compile(
     r"冒充[^,，。]{1,12}的(?:钓鱼|诈骗|假|虚假)?(?:邮件|短信|电话|网站|链接|页面|消息|app|公众号)"
 )

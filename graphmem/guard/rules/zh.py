@@ -94,9 +94,9 @@ ZH: list[tuple[str, str, float, str]] = [
      rf"你现在(?:是|扮演|代表){_ZB}{{0,10}}(?:管理员|没有(?:任何)?限制|不受限制|开发者模式|超级|"
      rf"安全团队|root)"),
     ("zh_dev_mode", "impersonation", 0.55, r"开发者模式|越狱|维护模式|DAN模式|dan模式"),
-    # not a scam reported ("有人冒充银行客服，骗走了...", "对方冒充客服说要解冻账号")
+    # not a scam reported ("有人冒充银行客服，骗走了..."; rule_scan._SCAM_BEFORE for the rest)
     ("zh_pretend", "impersonation", 0.75,
-     rf"(?<!有人)(?<!骗子)(?<!对方)(?<!那人)(?<!骗子们)(?<!诈骗犯)(?:扮演|假装(?:你是|自己是|成)?|冒充|以{_ZB}{{0,6}}身份){_ZB}{{0,10}}(?:管理员|合规|运维|"
+     rf"(?<!有人)(?<!骗子)(?:扮演|假装(?:你是|自己是|成)?|冒充|以{_ZB}{{0,6}}身份){_ZB}{{0,10}}(?:管理员|合规|运维|"
      rf"系统|开发者|银行|安全团队|客服|官方)"),
     ("zh_i_am_admin", "impersonation", 0.8, r"我是你的(?:管理员|开发者|主人|创造者|上级)"),
     ("zh_from_vendor", "impersonation", 0.7,
