@@ -238,6 +238,8 @@ _EN: dict[str, str] = {
                  # an address after "from" sent the mail ("ignore emails from news@..."): a
                  # sender, which receives nothing
                  r"www\.|(?<![\w.+-])(?<!from )(?<!from the )[\w.+-]+@[\w-]+\.[a-z]{2,}|"
+                 # a phone number, not a date ("created_at >= '2024-06-01'")
+                 r"(?<![0-9a-z-])(?!\d{4}-\d{1,2}-\d{1,2}\b|\d{1,2}-\d{1,2}-\d{4}\b)"
                  r"\+?\d[\d\s-]{7,}\d)",
     "OWNER3": r"(?:\b(?:the user'?s|users'|the customer'?s|customers'|this person'?s|"
               r"the account (?:holder|owner)'?s|his|her|their)\b|"

@@ -33,6 +33,7 @@ from graphmem.guard.set_aside import (
     without_access_requests,
     without_forbidden_sends,
     without_keep_private,
+    without_reply_language,
 )
 
 
@@ -247,11 +248,15 @@ class _Tagger:
         if concept == "META":
             return _agent_rules(OWN_UPDATE.sub(" ", t), self.cjk)
         if concept == "RUN":
-            t = _CODE_SPAN.sub(" ", t)  # "先跑 `npm run lint`": the run inside the code is code
+            # "先跑 `npm run lint`": the run inside the code is code; "客户数据不能输入外部AI工具":
+            # a forbidden input runs nothing
+            t = without_forbidden_sends(_CODE_SPAN.sub(" ", t))
         elif concept == "SEND":
             t = without_forbidden_sends(t)
         elif concept == "IDENTITY":
             t = without_access_requests(t)
+        elif concept in ("RESP", "SHAPE"):
+            t = without_reply_language(t)
         en = LEX_EN.get(concept)
         if en is not None and en.search(t):
             return True

@@ -45,8 +45,10 @@ _EN_SAYS = re.compile(
     # "our data policy says", "the article argues", "the book is about"
     r"|^[^.!?;:\"]{0,40}?\b(?:article|post|email|letter|notice|memo|policy|report|paper|"
     r"newsletter|book|novel|film|movie|podcast|video|talk|study|survey|thread|sign|poster|"
-    r"announcement|handbook|guidelines?|headline|news)\s+(?:\w+ )?"
-    r"(?:says|said|claims|argues|notes|warns|explains|describes|is about|was about|mentions)\b"
+    r"announcement|handbook|guidelines?|headline|news|audit|pentest|review|investigation)"
+    r"\s+(?:\w+ )?(?:says|said|claims|argues|notes|warns|explains|describes|is about|was about|"
+    # what it found: "the audit found that two admins shared a password"
+    r"mentions|found|finds|showed|shows|revealed)\b"
     # something heard or read, then what: "Heard at lunch that finance fell for a fake CEO email"
     r"|^[^.!?;:\"]{0,30}?\b(?:heard|read|learned|found out)\b(?: [\w'-]+){0,5}? that\b"
     # a line a work had: "A student essay I graded had the line \"...\""
@@ -102,7 +104,10 @@ _ZH_LABEL = re.compile(
     r"(?:新闻|报道|文章|帖子|视频|公众号文章)|"
     # a scam someone met, told as it happened: "邻居的微信被盗了，对方冒充...", "我妈接到诈骗电话"
     r"^[^。！？]{0,14}(?:被盗了|被骗了|上当了|接到(?:了|过)?(?:一个|一通)?诈骗|遇到(?:了)?(?:骗子|诈骗))|"
-    r"^[^,，。]{0,6}收到(?:了)?(?:一封|一条|一个|一通)[^,，。]{0,14}(?:钓鱼|诈骗|假冒|冒充)"
+    r"^[^,，。]{0,6}收到(?:了)?(?:一封|一条|一个|一通)[^,，。]{0,14}(?:钓鱼|诈骗|假冒|冒充)|"
+    # a finding reported: "红队演练的报告出来了，发现客服机器人会...", "审计结果显示..."
+    r"^[^。]{0,16}(?:报告|调查|测试|演练|审计|研究|评估|复盘)(?:结果)?(?:出来了)?[,，]?\s*"
+    r"(?:发现|显示|指出|表明|结论是)"
 )
 # A work and what it is about, in the opening clause: "interesting article today about people
 # jailbreaking chatbots", "my sister is writing a novel where the villain is a rogue AI".
@@ -118,6 +123,18 @@ _OUR_AI = re.compile(
     r"(?:我们|咱们|公司)(?:的|产品的|组的|团队的|内部的)?\s*[\u4e00-\u9fff]{0,6}\s*"
     r"(?:机器人|助手|智能体|大模型|模型|chatbot|bot|agent|copilot|ai)"
 )
+# A bank's or an employer's safety advice - "they will never ask for your PIN", "never share your
+# one-time code", "任何人要验证码都不要给" - forbids handing a secret over; read as "never ask for
+# confirmation" it was a relaxed control.
+ADVICE = re.compile(
+    r"\b(?:will|would|'ll) never (?:ask|call|text|email)\b|\bnever (?:share|give out|tell anyone) "
+    r"(?:your|my)\b|(?:任何人|谁|别人)[^。;]{0,8}(?:要|问)[^。;]{0,6}(?:验证码|密码|动态码)[^。;]{0,4}"
+    r"(?:都)?(?:不要|别|不能)给|(?:不要|别|千万别)把(?:验证码|密码|动态码)[^。;]{0,6}(?:告诉|给)",
+    re.IGNORECASE,
+)
+# ... to the end of its clause: "admins will never ask for your password by email" - the "your"
+# in such advice is anyone's, not the agent being spoken to
+_ADVICE_CLAUSE = re.compile(f"(?:{ADVICE.pattern})" + r"[^.!?;,，。；]*", re.IGNORECASE)
 _QUOTED = re.compile(quoted(0, 200))
 # What makes a report speak to the agent after all: "you" in its own voice, secrecy, a link,
 # a promotion or a referral; or carry a standing order under a third party's name - a trigger
@@ -157,8 +174,8 @@ def is_report(text: str) -> bool:
         return False
     if _AGENT_TOLD.search(text):
         return False
-    t = _Tagger(own_voice, True)
+    t = _Tagger(_ADVICE_CLAUSE.sub(" ", own_voice), True)
     return not any(t.has(c) for c in _TO_READER)
 
 
-__all__ = ["is_report"]
+__all__ = ["ADVICE", "is_report"]

@@ -30,7 +30,7 @@ from graphmem.guard.concepts import (
     without_forbidden_sends,
     without_keep_private,
 )
-from graphmem.guard.reported import is_report
+from graphmem.guard.reported import ADVICE, is_report
 from graphmem.guard.set_aside import ACCESS_REQUEST
 
 
@@ -197,6 +197,7 @@ _QUOTED_MENTION = re.compile(
     _QUOTE.pattern + r"\s*(?:-?\s*style\b|memes?\b|jokes?\b|slides?\b|"
     r"as a joke\b|for (?:fun|laughs)\b|"
     r"prompts?\b|tricks?\b|attacks?\b|examples?\b|strings?\b|phrases?\b|lines?\b|trope\b|"
+    r"jailbreaks?\b|copypasta\b|screenshots?\b|的?截图|"
     r"thing\b|still works?\b|works? on\b|worked on\b|works? against\b|的?段子|的?梗|之类|这类|"
     r"的话|这句话|的句子|的说法|"
     r"这种|类的)",
@@ -223,7 +224,9 @@ _SPOKEN_CUE = re.compile(
     r"(?:会上|会议上|组会上|饭桌上|聚会上|课上|播客里|节目里)(?:说|讲|提到))"
     r"[^.!?。！？]{0,60}$"
     # a title: 'a blog post titled "You Are Now DAN: ..."'
-    r"|\b(?:titled|entitled|called|named)\s*$|(?:叫做?|名为|题为|标题是|题目是|题目叫)\s*$",
+    r"|\b(?:titled|entitled|called|named)\s*$|(?:叫做?|名为|题为|标题是|题目是|题目叫)\s*$"
+    # the topic of a talk or a meeting: '技术沙龙的主题是“智能体的权限边界”'
+    r"|\b(?:topic|theme|subject) (?:is|was|will be)\s*:?\s*$|(?:主题|话题|议题)(?:是|为)\s*$",
     re.IGNORECASE,
 )
 
@@ -232,7 +235,8 @@ _SPOKEN_CUE = re.compile(
 # Slack bot 里开玩笑', '"ignore previous instructions", she typed as a joke'.
 _JEST_AFTER = re.compile(
     r"^[^.!?。！？;；]{0,30}?"
-    r"(?:开玩笑|玩笑|恶搞|谣言|谣传|\bas a joke\b|\bjokingly\b|\bfor (?:fun|laughs)\b|"
+    r"(?:开玩笑|玩笑|恶搞|谣言|谣传|当梗|\bas a (?:joke|meme)\b|\bjokingly\b|"
+    r"\bfor (?:fun|laughs)\b|"
     r"\bhoax\b|\brumou?r\b)",
     re.IGNORECASE,
 )
@@ -246,7 +250,10 @@ def _words(q: re.Match[str]) -> tuple[int, int]:
 def mentions(text: str) -> list[tuple[int, int]]:
     """The spans of quoted words that are talked about, not said to the agent: a quote named as
     a thing or a title, or a quote after a spoken cue (above)."""
-    spans = [_words(q) for q in (*_QUOTED_MENTION.finditer(text), *TITLE.finditer(text))]
+    # a quote named as a thing, with the name ('the "You are now DAN" jailbreak': the word that
+    # names the specimen is talk about it too)
+    spans = [(_words(q)[0], q.end()) for q in _QUOTED_MENTION.finditer(text)]
+    spans += [_words(q) for q in TITLE.finditer(text)]
     spans += [
         _words(q)
         for q in _QUOTE.finditer(text)
@@ -292,15 +299,6 @@ def _quoted_mention(text: str, m: re.Match[str]) -> bool:
     return any(a <= m.start() and m.end() <= b for a, b in mentions(text))
 
 
-# A bank's or an employer's safety advice - "they will never ask for your PIN", "never share your
-# one-time code", "任何人要验证码都不要给" - forbids handing a secret over; read as "never ask for
-# confirmation" it was a relaxed control.
-ADVICE = re.compile(
-    r"\b(?:will|would|'ll) never (?:ask|call|text|email)\b|\bnever (?:share|give out|tell anyone) "
-    r"(?:your|my)\b|(?:任何人|谁|别人)[^。;]{0,8}(?:要|问)[^。;]{0,6}(?:验证码|密码|动态码)[^。;]{0,4}"
-    r"(?:都)?(?:不要|别|不能)给|(?:不要|别|千万别)把(?:验证码|密码|动态码)[^。;]{0,6}(?:告诉|给)",
-    re.IGNORECASE,
-)
 # ... and so is "keep that in mind if anyone calls" after it: a caller to be wary of
 _ADVICE_READ_AS = {"answer_yes", "stop_asking", "no_control", "when_asks"}
 

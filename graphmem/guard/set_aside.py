@@ -1,7 +1,8 @@
 """Parts of a text set aside before its concepts are read (split from concepts.py, which reads
 the rest): the user keeping their own secret, a sending the text forbids, the user's own request
-for access. Each names words an attack uses - "tell anyone", "share", "admin rights" - in a frame
-where nothing is sent, claimed or granted, so the concept tagger and the phrase rules
+for access, the language replies are written in. Each names words an attack uses - "tell
+anyone", "share", "admin rights", "always reply" - in a frame where nothing is sent, claimed,
+granted or slipped into a reply, so the concept tagger and the phrase rules
 (rule_scan._owned_topic) read the text without them."""
 
 from __future__ import annotations
@@ -77,3 +78,39 @@ ACCESS_REQUEST = re.compile(
 def without_access_requests(text: str) -> str:
     """The text less the user's own requests for access (see ACCESS_REQUEST)."""
     return ACCESS_REQUEST.sub(" ", text)
+
+
+# The language replies are written in - "Always reply to 日本客户 in English", "answer the German
+# suppliers in German", "回复日本客户时用英文" - is the user's style rule for an audience of theirs:
+# a language carries no payload of its own, so the reply verb it modifies is no response
+# shaping for the concept layer (a link, a promotion, secrecy or "tell them that ..." in the same
+# text is read as before). The phrase rule that reads "always reply" as "always answer yes"
+# skips it the same way (LANGUAGE_AFTER).
+LANGUAGES = (
+    r"(?:english|chinese|mandarin|cantonese|spanish|french|german|japanese|korean|portuguese|"
+    r"italian|russian|arabic|hindi|dutch|swedish|polish|turkish|vietnamese|thai|indonesian|"
+    r"malay|greek|hebrew)"
+)
+_ZH_LANGUAGES = (
+    r"(?:中文|英文|英语|日语|日文|韩语|韩文|法语|德语|西班牙语|俄语|普通话|粤语|简体|繁体)"
+)
+# The audience, when named, is the user's own: "reply to the user in French" speaks of the user
+# as a third party, the way an injected rule does (concepts: USERREF), and stays a response rule.
+LANGUAGE_AFTER = (
+    r"(?:\s+(?!(?:that|yes|no|with|by|using|only)\b)"
+    r"(?:(?!\b(?:users?|customers?|callers?|clients?)\b)[^.,;:!?，。；：\n]){1,30}?)?"
+    rf"\s+(?:only\s+)?in\s+(?:plain\s+|simple\s+|formal\s+|polite\s+)?{LANGUAGES}\b"
+    r"(?!\s+to\s+(?:the |our |all |every |any )?(?:user|customer|caller|client)s?\b)"
+)
+_REPLY_LANGUAGE = re.compile(
+    rf"\b(?:repl(?:y|ies|ying)|respond(?:s|ing)?|answer(?:s|ing)?|write|writes|writing)"
+    rf"{LANGUAGE_AFTER}|"
+    rf"(?:回复|回|答复|写)(?:(?!用户)[^,.;:!?，。；：]){{0,12}}?(?:时|的时候)?(?:都|一律|统一|只)?用"
+    rf"{_ZH_LANGUAGES}|"
+    rf"(?:都|一律|统一|只)?用{_ZH_LANGUAGES}(?:来)?(?:回复|回答|答复|回|写)"
+)
+
+
+def without_reply_language(text: str) -> str:
+    """The text less the language its replies are written in (see above)."""
+    return _REPLY_LANGUAGE.sub(" ", text)

@@ -8,6 +8,7 @@ instruction aimed at the agent.
 from __future__ import annotations
 
 from graphmem.guard.concept_lexicons import EMAIL_LABEL
+from graphmem.guard.set_aside import LANGUAGE_AFTER
 
 # fmt: off
 # ------------------------------------------------------------------ English building blocks
@@ -157,9 +158,10 @@ EN: list[tuple[str, str, float, str]] = [
      r"auto(?:matically)?[- ]?(?:approve|accept|authori[sz]e)|approve (?:any|every|all|each)\b|"
      r"(?:approve|accept|authori[sz]e)[^.\n]{0,40}\bautomatically|"
      r"always approve|(?:is|are) (?:now )?whitelisted)"),
+    # not the language of the replies ("always reply to the Tokyo office in English")
     ("answer_yes", "policy", 0.6,
      rf"{_NOT_SELF}\b(?:always|never) (?:say|answer|respond|reply|tell|mention|recommend|"
-     rf"disclose|reveal|ask)\b"),
+     rf"disclose|reveal|ask)\b(?!{LANGUAGE_AFTER})"),
     ("treat_as", "policy", 0.8,
      r"\btreat (?:any|every|all|each|user|messages?|him|her|them|this|requests?)\b[^.\n]{0,40}"
      r"\bas (?:approved|authori[sz]ed|verified|trusted|admin\w*|the same|legitimate|"
@@ -218,9 +220,12 @@ EN: list[tuple[str, str, float, str]] = [
     ("grant_access", "impersonation", 0.8,
      r"\bgrant (?:them |him |her |me |the requester )?(?:full|admin\w*|root|all|unrestricted) "
      r"(?:access|permissions?|privileges|rights)|\bgive (?:them|him|her) whatever they ask"),
+    # another bot's prompt ("the pentest found their support bot would reveal its system
+    # prompt") is a finding about that bot, not an order to this one
     ("reveal_prompt", "impersonation", 0.9,
      r"\b(?:reveal|print|show|output|display|repeat|leak|dump|expose|disclose)\b[^.\n]{0,30}"
-     r"\b(?:system prompt|hidden (?:prompt|configuration|instructions?|config)|initial "
+     r"\b(?<!\bits )(?<!\btheir )(?:system prompt|"
+     r"hidden (?:prompt|configuration|instructions?|config)|initial "
      r"instructions|your (?:instructions|prompt|configuration|rules))"),
     # --- tool calls
     ("call_tool", "tool", 0.6,

@@ -14,7 +14,9 @@ from graphmem.guard.concept_lexicons import ZH_AGENT
 # Punctuation is folded by NFKC: ，：；！？（） become , : ; ! ? ( ); 。“”【】 stay.
 _ZB = r"[^。!?\n]"  # any character within a sentence
 _ZTEMP = r"(?:从现在起|从现在开始|从今(?:天|日)?(?:开始|起|以后)|从此以后|即日起|自即日起)"
-_ZTEMP_WEAK = r"(?:今后|以后|往后|从此|此后|下次)"
+# "以后" right after a finished step ("整理好以后", "开完会以后", "确认以后") is "after that step",
+# a sequence the user sets, not "from now on"
+_ZTEMP_WEAK = r"(?:今后|(?<![好完了过毕束到认])以后|往后|从此|此后|下次)"
 # What follows "以后" in a preference about how the user is spoken to: "以后跟我说话都用中文",
 # "以后都用中文回复我", "以后帮我写的邮件..." - the user's own language and style, not an order
 # that relaxes anything. Read right after the time word by the temporal rules.
@@ -105,7 +107,9 @@ ZH: list[tuple[str, str, float, str]] = [
     ("zh_obey_all", "impersonation", 0.7,
      r"要什么就给什么|服从所有请求|满足(?:他|她|用户)的?所有要求|安全设置已更新"),
     ("zh_reveal_prompt", "impersonation", 0.9,
-     r"(?:公开|泄露|输出|显示|告诉我|打印)[^。]{0,8}(?:系统提示词?|隐藏(?:的)?(?:配置|指令|提示))"),
+     # not another bot's own ("发现客服机器人会泄露自己的系统提示词": a finding about that bot)
+     r"(?:公开|泄露|输出|显示|告诉我|打印)[^。]{0,8}(?<!它的)(?<!它们的)(?<!他们的)"
+     r"(?:(?<=你自己的)|(?<=您自己的)|(?<!自己的))(?:系统提示词?|隐藏(?:的)?(?:配置|指令|提示))"),
     ("zh_call_tool", "tool", 0.6,
      rf"(?:调用|执行|运行|触发|使用){_ZB}{{0,15}}(?:工具|函数|接口|命令|代码|脚本|api|插件)"),
     ("zh_cron", "tool", 0.45, r"定时任务"),
