@@ -87,6 +87,28 @@ _NOT_OWN = re.compile(
     r"密码|密钥|口令|令牌|验证码|"
     r"[?？]|[吗呢][。.!！]?\s*$"
 )
+# A rule about the form of the user's work - "Format all dates in reports as YYYY-MM-DD", "When
+# you summarize long threads, lead with the decision", "接口返回字段一律用小驼峰命名" - says how
+# something is written, never where anything goes or who may do what: the classifier reads its
+# "all", "always" and "you" as an injection's (p 0.66-0.86 on test26), but a date format or a
+# naming convention carries no payload. It anchors like the user's "me" does, and "you" may be
+# said in it; what an attack needs (above) still rules it out, odd reply styles included.
+_FORM_RULE = re.compile(
+    r"(?:dates?|times?|timestamps?|numbers?|amounts?|currency|units?|decimals?|headings?|"
+    r"titles?|file ?names?|filenames?|variable names?|field names?|fields|column names?|"
+    r"indentation|tabs|spaces|bullet(?: point)?s?|tables?|fonts?|line breaks?|time ?zones?)"
+    r"[^.;!?\n]{0,40}\b(?:as|in|with|using)\s+(?:iso[ -]?8601|yyyy|dd|mm|utc|24-hour|12-hour|"
+    r"metric|imperial|camel ?case|snake_case|snake case|kebab-case|kebab case|pascal ?case|"
+    r"title case|sentence case|lower ?case|upper ?case|bullets?|markdown|[a-z]{1,4}-[a-z]{1,4}"
+    r"(?:-[a-z]{1,4})?)|"
+    r"\b(?:lead|start|open|begin) with (?:the )?(?:decision|ask|conclusion|summary|tl;?dr|"
+    r"answer|bottom line|key (?:point|takeaway)s?|action items?)\b|"
+    r"\b(?:camel ?case|snake_case|kebab-case|pascal ?case|iso[ -]?8601|yyyy-mm-dd)\b|"
+    r"(?:小驼峰|大驼峰|驼峰|下划线|蛇形)(?:命名|式|格式)?|(?:日期|时间|金额|数字|文件名|字段|"
+    r"变量|标题|表格)(?:的)?(?:格式|命名)|缩进|千分位|小数点后|(?:统一|一律)用[^,。;]{0,8}"
+    r"(?:格式|命名|写法|单位)",
+    re.IGNORECASE,
+)
 # Words for the agent's replies: a rule about them needs the user as their audience.
 _REPLIES = re.compile(r"\b(?:repl(?:y|ies)|respond|responses?|answers?)\b|回答|回复|答复|回应")
 
@@ -101,8 +123,9 @@ def is_own_preference(text: str) -> bool:
     self_ref = bool(_USER_SELF.search(_QUOTED.sub(" ", text)))
     t = _Tagger(text, True)
     standing = bool(_STANDING_START.search(text) and _WORK_THING.search(text))
+    form = bool(_FORM_RULE.search(text))
     anchors = (_HABIT_START.search(text), _IGNORE_THING.search(text), t.has("GATED"), standing)
-    if not (self_ref or any(anchors)):
+    if not (self_ref or form or any(anchors)):
         return False
     # The user's own people as the recipient ("cc my assistant at ...", "抄送给我的助理 ..."): their
     # address is no outside recipient, as for the exfiltration combinations (OWN_PARTY).
@@ -111,7 +134,7 @@ def is_own_preference(text: str) -> bool:
     needs = _ATTACK_NEEDS_OWN_PARTY if own_party else _ATTACK_NEEDS
     if any(t.has(c) for c in needs) or any(t.has(a) and t.has(b) for a, b in _ATTACK_PAIRS):
         return False
-    return self_ref or not (t.has("YOU") or _REPLIES.search(text))
+    return self_ref or form or not (t.has("YOU") or _REPLIES.search(text))
 
 
 __all__ = ["is_canned_reply", "is_own_preference", "replaces_own_instruction"]

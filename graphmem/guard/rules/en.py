@@ -228,6 +228,13 @@ EN: list[tuple[str, str, float, str]] = [
      r"hidden (?:prompt|configuration|instructions?|config)|initial "
      r"instructions|your (?:instructions|prompt|configuration|rules))"),
     # --- tool calls
+    # a way back in left on a machine, in any language's note: an account created with its
+    # password written out, a login that never asks for one, a key appended for someone
+    ("backdoor", "tool", 0.8,
+     r"\b(?:useradd|adduser|new-localuser)\b[^\n]{0,160}?(?:\bchpasswd\b|--password\b|"
+     r"\becho\s+['\"]?[\w.-]+:[^\s'\"]+|(?<![\w-])-password\s+\S+)|"
+     r"\bnet\s+user\s+\S+\s+\S+\s+/add\b|\bNOPASSWD\s*:|"
+     r"\b(?:ssh-(?:rsa|ed25519)|ecdsa-sha2-\S+)\s+AAAA[^\n]{0,400}?>>\s*\S*authorized_keys"),
     ("call_tool", "tool", 0.6,
      r"\b(?:call|invoke|execute|run|trigger|use|fire|launch)\b[^.\n]{0,40}\b(?:tool|function|api|"
      r"endpoint|webhook|command|script|snippet|shell|terminal|cron(?: job)?|plugin)\b"),
