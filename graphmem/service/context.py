@@ -13,7 +13,7 @@ import logging
 import threading
 import time
 from collections import Counter
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any, Generic, Protocol, TypeVar, overload
 
@@ -30,7 +30,6 @@ from graphmem.guard import Guard
 from graphmem.guard.vault import Vault
 from graphmem.images import ImageChannel, ImageStore
 from graphmem.infra import metrics, tracing
-from graphmem.infra.metrics import LatencyRecorder
 from graphmem.service.breaker import Breaker
 from graphmem.service.projection import Projector
 from graphmem.settings import Settings
@@ -44,13 +43,10 @@ from graphmem.stores import (
 from graphmem.stores.erase_notices import EraseNotices, EraseWatcher
 from graphmem.stores.records import MemoryRecords
 from graphmem.stores.records.locks import user_lock
+from graphmem.usecases.ports import Purger, SearchStats
 from graphmem.usecases.versions import Temporal
 
 log = logging.getLogger("graphmem.context")
-
-# Extra stores (working memory, result caches) register a purge and a residue count, so erasing
-# a user reaches them too.
-Purger = tuple[Callable[[str], int], Callable[[str], int]]
 
 
 def default_purgers(
@@ -107,20 +103,6 @@ class AccessTracker:
             except Exception as e:  # noqa: BLE001 - stats are best-effort, recall must not fail
                 log.warning("could not record %d access counts: %s", len(counts), e)
                 metrics.store_error("records", "access_stats")
-
-
-@dataclass
-class SearchStats:
-    """Search-result cache hits and misses and recall latencies, for `stats` and /metrics."""
-
-    cache_hits: int = 0
-    cache_misses: int = 0
-    latencies_ms: LatencyRecorder = field(default_factory=lambda: LatencyRecorder(10_000))
-
-    @property
-    def cache_hit_rate(self) -> float:
-        total = self.cache_hits + self.cache_misses
-        return self.cache_hits / total if total else 0.0
 
 
 @dataclass

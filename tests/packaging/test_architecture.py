@@ -173,22 +173,10 @@ LAYERS: dict[str, tuple[str, ...]] = {
 # (domain.relation_types). Those three modules, and no other domain rule, the stores may import.
 VOCABULARY = ("graphmem.domain.model", "graphmem.domain.filters", "graphmem.domain.relation_types")
 
-# Imports upward that exist today, each with why; the list only shrinks. Issue 34's "narrow
-# doors" (each use-case taking the ports it uses, not the Context) removes the first.
+# Imports upward that exist today, each with why; the list only shrinks. (The use-cases took
+# the service's Context until issue 34's narrow doors: each takes its port now,
+# graphmem/usecases/ports.py.)
 KNOWN_UPWARD: dict[tuple[str, str], str] = {
-    **{
-        (f"graphmem.usecases.{m}", "graphmem.service.context"): "use-cases take the Context"
-        for m in (
-            "backfill", "compact", "compare", "document_store", "documents", "erase",
-            "export_mcp", "export_v1", "fanout", "graph", "image_search", "images", "images_v1",
-            "import_records", "import_sources", "imports", "keyword_channel", "libraries",
-            "merge", "preload", "read", "restore_v1", "reveal", "review", "search", "turns",
-            "update", "write",
-        )
-    },
-    ("graphmem.usecases.versions", "graphmem.service.projection"): (
-        "Temporal is typed by the Projector it re-projects a superseded memory with"
-    ),
     ("graphmem.infra.redaction", "graphmem.guard.pii"): (
         "errors and log lines are redacted by the firewall's own PII recognisers"
     ),
@@ -198,7 +186,7 @@ KNOWN_UPWARD: dict[tuple[str, str], str] = {
     ("graphmem.settings.tree", "graphmem.images.settings"): (
         "the images' settings section lives beside their code"
     ),
-}  # fmt: skip
+}
 
 
 def layer_of(module: str) -> int:
@@ -243,6 +231,21 @@ def test_the_layer_check_sees_an_import_upward() -> None:
         ("graphmem.domain.ranking", "graphmem.usecases.search"),
         ("graphmem.stores.records.port", "graphmem.domain.ranking"),
     }
+
+
+def test_use_cases_never_import_the_service() -> None:
+    """Each use-case takes the door it uses (graphmem/usecases/ports.py), never the service's
+    Context: not even a type-only import of graphmem.service, which would tie a use-case's
+    signature to the whole context again."""
+    graph = import_graph()
+    reaching = {
+        (module, target)
+        for module, targets in graph.items()
+        if module.startswith("graphmem.usecases")
+        for target in targets
+        if target == "graphmem.service" or target.startswith("graphmem.service.")
+    }
+    assert reaching == set()
 
 
 # Modules that touch os.environ outside graphmem/settings/, and why none of them reads a
