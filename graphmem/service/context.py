@@ -9,13 +9,14 @@ lock, the projector and its breaker, cache invalidation, the access counts, sear
 from __future__ import annotations
 
 import contextlib
+import functools
 import logging
 import threading
 import time
 from collections import Counter
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
-from typing import Any, Generic, Protocol, TypeVar, overload
+from typing import Any, Concatenate, Generic, ParamSpec, Protocol, TypeVar, overload
 
 import numpy as np
 
@@ -281,3 +282,27 @@ class FromContext(Generic[T]):
 
     def __set__(self, svc: HasContext, value: object) -> None:
         raise AttributeError(f"{'.'.join(self.path)} is the context's, read-only here")
+
+
+P = ParamSpec("P")
+
+
+class WithContext(Generic[P, T]):
+    """A method of the service that is one use-case called with its Context:
+    `svc.observe(user, turns)` is `turns.observe(svc.context, user, turns)`. For the calls that
+    pass their arguments through unchanged, so the facade declares them in one line each (the
+    use-case's own signature and docstring are the method's) and an interface never has to
+    reach for the context to make them (tests/packaging/test_architecture.py)."""
+
+    def __init__(self, use_case: Callable[Concatenate[Context, P], T]) -> None:
+        self.use_case = use_case
+        self.__doc__ = use_case.__doc__
+
+    @overload
+    def __get__(self, svc: None, owner: type | None = None) -> WithContext[P, T]: ...
+    @overload
+    def __get__(self, svc: HasContext, owner: type | None = None) -> Callable[P, T]: ...
+    def __get__(self, svc: HasContext | None, owner: type | None = None) -> Any:
+        if svc is None:
+            return self
+        return functools.partial(self.use_case, svc.context)

@@ -248,6 +248,58 @@ def test_use_cases_never_import_the_service() -> None:
     assert reaching == set()
 
 
+INTERFACES = tuple(p for p in LAYERS["interfaces"] if p != "graphmem")
+
+
+def reaches_past_the_service(source: str) -> list[str]:
+    """Where `source` reads a service's `context` (`svc.context`, `self.service.context`,
+    `getattr(service, "context")`) or imports a use-case's private name: an interface calls
+    the service's public methods and the use-cases' public functions, nothing behind them."""
+    found = []
+    for node in ast.walk(ast.parse(source)):
+        attribute = isinstance(node, ast.Attribute) and node.attr == "context"
+        by_name = (
+            isinstance(node, ast.Call)
+            and ast.unparse(node.func) == "getattr"
+            and any(isinstance(a, ast.Constant) and a.value == "context" for a in node.args)
+        )
+        if attribute or by_name:
+            found.append(ast.unparse(node))
+        elif isinstance(node, ast.ImportFrom) and (node.module or "").startswith("graphmem.use"):
+            found += [f"{node.module}.{a.name}" for a in node.names if a.name.startswith("_")]
+    return found
+
+
+def test_interfaces_call_the_service_not_its_context() -> None:
+    offenders = [
+        f"{path.relative_to(ROOT)}: {where}"
+        for module, path in _modules().items()
+        if module in ("graphmem", "graphmem.__main__")
+        or any(module == p or module.startswith(p + ".") for p in INTERFACES)
+        for where in reaches_past_the_service(path.read_text(encoding="utf-8"))
+    ]
+    assert offenders == [], "add a MemoryService method for it (graphmem/service/facade.py)"
+
+
+def test_the_interface_check_sees_a_reach_past_the_service() -> None:
+    source = """
+from graphmem.usecases.turns import observe, _split
+from graphmem.usecases import search
+def f(svc, self):
+    observe(svc.context, "u", [])
+    self.service.context.records.get("u", [])
+    getattr(svc, "context")
+    context = svc.settings  # a name, not the service's attribute
+    search.search
+"""
+    assert sorted(reaches_past_the_service(source)) == [
+        "getattr(svc, 'context')",
+        "graphmem.usecases.turns._split",
+        "self.service.context",
+        "svc.context",
+    ]
+
+
 # Modules that touch os.environ outside graphmem/settings/, and why none of them reads a
 # setting: each writes a variable for a library or a child process, or hands the environment on.
 ENVIRONMENT_WRITERS = {
