@@ -32,12 +32,9 @@ def cmd_graph(args: argparse.Namespace) -> None:
 
 
 def cmd_backfill(args: argparse.Namespace) -> None:
-    from graphmem.usecases import backfill
-
     with open_service(args) as svc:
         if args.job == "relations":
-            rep = backfill.backfill_relations(
-                svc.context,
+            rep = svc.backfill_relations(
                 user_id=args.user,
                 batch=args.batch,
                 dry_run=args.dry_run,
@@ -55,7 +52,7 @@ def cmd_backfill(args: argparse.Namespace) -> None:
                 n = svc.records.count(args.user)
                 data, text = {"would_rebuild": n, "dry_run": True}, f"would rebuild {n} memories"
             else:
-                data = backfill.rebuild(svc.context, user_id=args.user, quiet=args.quiet)
+                data = svc.rebuild(user_id=args.user, quiet=args.quiet)
                 text = f"rebuilt {data['vectors']} vectors, {data['graph_nodes']} graph nodes"
     emit(args, data, text)
 

@@ -20,13 +20,12 @@ from graphmem.errors import InvalidInputError
 
 
 def cmd_compact(args: argparse.Namespace) -> None:
-    from graphmem.usecases.compact import compact, progress_bar
+    from graphmem.usecases.compact import progress_bar
 
     with open_service(args) as svc:
         bar = progress_bar(svc.records.count(args.user), args.quiet)
         try:
-            rep = compact(
-                svc.context,
+            rep = svc.compact(
                 user_id=args.user,
                 dry_run=args.dry_run,
                 progress=bar.update,
@@ -85,12 +84,9 @@ def _read_turns(path: str) -> list[Any]:
 
 
 def cmd_observe(args: argparse.Namespace) -> None:
-    from graphmem.usecases.turns import observe
-
     turns = _read_turns(args.file)
     with open_service(args) as svc:
-        decisions = observe(
-            svc.context,
+        decisions = svc.observe(
             user_of(args),
             turns,
             session_id=args.session,

@@ -106,8 +106,6 @@ def cmd_import(args: argparse.Namespace) -> None:
         )
     from tqdm import tqdm
 
-    from graphmem.usecases.write import prepare
-
     stream = sys.stdin.buffer if args.file == "-" else open_file(args.file, "rb")
     with stream:
         rows = list(read_jsonl(stream))
@@ -128,7 +126,7 @@ def cmd_import(args: argparse.Namespace) -> None:
         # Validate everything before writing anything: an import never stops half-way on bad data.
         for n, obj in rows:
             try:
-                prepare(svc.context, user_of(args), obj, utcnow())
+                svc.prepare_write(user_of(args), obj, utcnow())
             except InvalidInputError as e:
                 raise InvalidInputError(f"line {n}: {e.field}", e.message) from None
         if args.dry_run:
@@ -154,14 +152,12 @@ def cmd_import(args: argparse.Namespace) -> None:
 
 def export_v1(args: argparse.Namespace) -> None:
     """`export --format graphmem-v1 DIR`: the open format, a folder (docs/export-format.md)."""
-    from graphmem.usecases.export_v1 import export_v1 as write_export
-
     if args.file == "-":
         raise InvalidInputError(
             "file", "graphmem-v1 is a folder: name it (export DIR --format ...)"
         )
     with open_service(args) as svc:
-        manifest = write_export(svc.context, user_of(args), args.file, redact=args.redact)
+        manifest = svc.export_v1(user_of(args), args.file, redact=args.redact)
     counts = manifest["counts"]
     n = counts["images_withheld"]
     withheld = f"; {n} left out by --redact: their text shows personal details" if n else ""
@@ -177,14 +173,12 @@ def export_v1(args: argparse.Namespace) -> None:
 
 def export_mcp_memory(args: argparse.Namespace) -> None:
     """`export --format mcp-memory`: the reference memory server's memory.json."""
-    from graphmem.usecases.export_mcp import mcp_memory_lines
-
     if args.redact:
         raise InvalidInputError("redact", "works with --format graphmem or graphmem-v1 only")
     out = stdout() if args.file == "-" else open_file(args.file, "w", encoding="utf-8")
     n = 0
     with open_service(args) as svc:
-        for line in mcp_memory_lines(svc.context, user_of(args)):
+        for line in svc.export_mcp_memory(user_of(args)):
             out.write(line + "\n")
             n += 1
     if args.file != "-":

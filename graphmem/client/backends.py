@@ -62,9 +62,7 @@ class EmbeddedBackend:
     def observe(
         self, user_id: str, turns: list[dict[str, str]], **options: Any
     ) -> list[dict[str, Any]]:
-        from graphmem.usecases.turns import observe
-
-        decisions = observe(self.service.context, user_id, turns, tool=TOOL, **options)
+        decisions = self.service.observe(user_id, turns, tool=TOOL, **options)
         return [d.to_dict() for d in decisions]
 
     def search(

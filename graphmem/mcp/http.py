@@ -78,25 +78,13 @@ async def metrics_endpoint(cfg: McpSettings, request: "Request") -> Response:
     return Response(body, media_type=content_type)
 
 
-# The stores a request may need; the same four `graphmem_store_up` reports per store.
-HEALTH_STORES = ("records", "vectors", "graph", "cache")
 HEALTH_PATH = "/healthz"
 
 
 def failing_stores(service: "MemoryService") -> list[str]:
-    """The names of the stores that do not answer their health check right now.
-
-    A closed service fails here too: closing drops the SQLite connection and the Qdrant Edge
-    shard and marks the graph closed, so each of those answers "not ok" afterwards."""
-    failing = []
-    for name in HEALTH_STORES:
-        try:
-            ok = bool(getattr(service.context, name).health().get("ok"))
-        except Exception:  # noqa: BLE001 - a health check that raises means down
-            ok = False
-        if not ok:
-            failing.append(name)
-    return failing
+    """The names of the stores that do not answer their health check right now (records,
+    vectors, graph, cache: the four `graphmem_store_up` reports; a closed service's fail)."""
+    return [name for name, ok in service.store_health().items() if not ok]
 
 
 async def healthz_endpoint(service: "MemoryService", request: "Request") -> Response:

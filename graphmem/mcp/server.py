@@ -59,7 +59,6 @@ from graphmem.mcp.tools import (
     recall,
     working,
 )
-from graphmem.service import levels
 from graphmem.settings import Settings
 from graphmem.settings.server import McpSettings
 from graphmem.stores import open_working
@@ -92,7 +91,7 @@ def create_server(
     wm = working or _working_of(svc.settings)
     # Erasing a user reaches their working memory too.
     svc.purgers["working_memory"] = (wm.delete_user, wm.count_user)
-    levels.bind(svc.context)
+    svc.report_levels()
     identify = caller_lookup(
         require_token=auth is not None,
         local_user=check_user(default_user or svc.settings.user_id),

@@ -9,13 +9,14 @@ lock, the projector and its breaker, cache invalidation, the access counts, sear
 from __future__ import annotations
 
 import contextlib
+import functools
 import logging
 import threading
 import time
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
-from typing import Any, Generic, Protocol, TypeVar, overload
+from typing import Any, Concatenate, Generic, ParamSpec, Protocol, TypeVar, overload
 
 import numpy as np
 
@@ -30,7 +31,6 @@ from graphmem.guard import Guard
 from graphmem.guard.vault import Vault
 from graphmem.images import ImageChannel, ImageStore
 from graphmem.infra import metrics, tracing
-from graphmem.infra.metrics import LatencyRecorder
 from graphmem.service.breaker import Breaker
 from graphmem.service.projection import Projector
 from graphmem.settings import Settings
@@ -44,13 +44,10 @@ from graphmem.stores import (
 from graphmem.stores.erase_notices import EraseNotices, EraseWatcher
 from graphmem.stores.records import MemoryRecords
 from graphmem.stores.records.locks import user_lock
+from graphmem.usecases.ports import Purger, SearchStats
 from graphmem.usecases.versions import Temporal
 
 log = logging.getLogger("graphmem.context")
-
-# Extra stores (working memory, result caches) register a purge and a residue count, so erasing
-# a user reaches them too.
-Purger = tuple[Callable[[str], int], Callable[[str], int]]
 
 
 def default_purgers(
@@ -107,20 +104,6 @@ class AccessTracker:
             except Exception as e:  # noqa: BLE001 - stats are best-effort, recall must not fail
                 log.warning("could not record %d access counts: %s", len(counts), e)
                 metrics.store_error("records", "access_stats")
-
-
-@dataclass
-class SearchStats:
-    """Search-result cache hits and misses and recall latencies, for `stats` and /metrics."""
-
-    cache_hits: int = 0
-    cache_misses: int = 0
-    latencies_ms: LatencyRecorder = field(default_factory=lambda: LatencyRecorder(10_000))
-
-    @property
-    def cache_hit_rate(self) -> float:
-        total = self.cache_hits + self.cache_misses
-        return self.cache_hits / total if total else 0.0
 
 
 @dataclass
@@ -299,3 +282,27 @@ class FromContext(Generic[T]):
 
     def __set__(self, svc: HasContext, value: object) -> None:
         raise AttributeError(f"{'.'.join(self.path)} is the context's, read-only here")
+
+
+P = ParamSpec("P")
+
+
+class WithContext(Generic[P, T]):
+    """A method of the service that is one use-case called with its Context:
+    `svc.observe(user, turns)` is `turns.observe(svc.context, user, turns)`. For the calls that
+    pass their arguments through unchanged, so the facade declares them in one line each (the
+    use-case's own signature and docstring are the method's) and an interface never has to
+    reach for the context to make them (tests/packaging/test_architecture.py)."""
+
+    def __init__(self, use_case: Callable[Concatenate[Context, P], T]) -> None:
+        self.use_case = use_case
+        self.__doc__ = use_case.__doc__
+
+    @overload
+    def __get__(self, svc: None, owner: type | None = None) -> WithContext[P, T]: ...
+    @overload
+    def __get__(self, svc: HasContext, owner: type | None = None) -> Callable[P, T]: ...
+    def __get__(self, svc: HasContext | None, owner: type | None = None) -> Any:
+        if svc is None:
+            return self
+        return functools.partial(self.use_case, svc.context)

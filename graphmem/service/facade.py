@@ -1,11 +1,11 @@
 """MemoryService: the single entry point that the CLI, the MCP server and the benchmarks call.
 
-Every method is scoped by user_id and hands the service's `Context` (graphmem.service.context,
-opened by graphmem.service.build) to one use-case (graphmem.usecases): memories, documents,
-images and the graph alike. Writes validate everything first, embed, extract entities and
-relations, commit rows, entities, relations and outbox entries in one records transaction, then
-project to the vector index and the graph; a projection failure delays a projection but never
-loses or half-writes a memory.
+Every method hands the service's `Context` (graphmem.service.context, opened by
+graphmem.service.build) to one use-case (graphmem.usecases), which takes it as the port it
+uses (graphmem.usecases.ports); interfaces call these methods, never the context. Writes
+validate everything first, embed, extract entities and relations, commit rows, entities,
+relations and outbox entries in one records transaction, then project to the vector index
+and the graph; a projection failure delays a projection but never loses or half-writes one.
 """
 
 from __future__ import annotations
@@ -31,16 +31,18 @@ from graphmem.embedding import Embedder
 from graphmem.extractors import Extractor
 from graphmem.guard import Guard
 from graphmem.infra.metrics import LatencyRecorder
+from graphmem.service import levels
 from graphmem.service.build import build_context, ready
-from graphmem.service.context import AccessTracker, FromContext, Purger
+from graphmem.service.context import AccessTracker, Context, FromContext, Purger, WithContext
 from graphmem.service.jobs import Jobs
 from graphmem.settings import Settings
 from graphmem.stores import GraphStore, RecordsStore, ResultCache, VectorStore
 from graphmem.stores.records import Relation
+from graphmem.usecases import backfill, documents, export_mcp, images, libraries, preload, turns
 from graphmem.usecases import compact as compacting
 from graphmem.usecases import compare as comparing
-from graphmem.usecases import documents, images, libraries
 from graphmem.usecases import erase as erasing
+from graphmem.usecases import export_v1 as exporting
 from graphmem.usecases import graph as graphing
 from graphmem.usecases import imports as importing
 from graphmem.usecases import read as reading
@@ -116,9 +118,19 @@ class MemoryService:
     def __exit__(self, *exc: object) -> None:
         self.close()
 
-    def drain_outbox(self, *, force: bool = True) -> tuple[int, int]:
-        """Apply pending projections now, backoff or not; calls retry due ones on their own."""
-        return self.context.drain_outbox(force=force)
+    # ------------------------------------------------------------------ the use-cases themselves
+    # each called with the context, its arguments as they are (service.context.WithContext)
+    drain_outbox = WithContext(Context.drain_outbox)
+    observe = WithContext(turns.observe)  # an agent's turns: what to keep, what to forget
+    working_memory = WithContext(preload.get_session)  # in the server's store, preloaded
+    patch_working_memory = WithContext(preload.patch_session_preloaded)
+    prepare_write = WithContext(writing.prepare)  # checked and screened, not written
+    export_v1 = WithContext(exporting.export_v1)  # the open format (docs/export-format.md)
+    export_mcp_memory = WithContext(export_mcp.mcp_memory_lines)
+    backfill_relations = WithContext(backfill.backfill_relations)
+    rebuild = WithContext(backfill.rebuild)  # the vectors and the graph, from the records
+    store_health = WithContext(levels.store_health)
+    report_levels = WithContext(levels.bind)  # on /metrics, read at scrape time
 
     # ------------------------------------------------------------------ writes
     def write(

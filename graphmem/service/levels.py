@@ -18,6 +18,25 @@ from graphmem.service.context import Context
 log = logging.getLogger("graphmem.metrics")
 
 
+def store_health(ctx: Context) -> dict[str, bool]:
+    """Whether each store a request may need answers its health check right now (records,
+    vectors, graph, cache: what /healthz and `graphmem_store_up` report). A closed service
+    fails here too: closing drops the SQLite connection and the Qdrant Edge shard and marks
+    the graph closed, so each of those answers "not ok" afterwards."""
+    health = {}
+    for name, store in (
+        ("records", ctx.records),
+        ("vectors", ctx.vectors),
+        ("graph", ctx.graph),
+        ("cache", ctx.cache),
+    ):
+        try:
+            health[name] = bool(store.health().get("ok"))
+        except Exception:  # noqa: BLE001 - a health check that raises means down
+            health[name] = False
+    return health
+
+
 class ServiceCollector:
     """Reads levels from one service's Context at scrape time (memory counts, outbox, caches,
     store reachability): a handful of COUNT queries and health checks per scrape."""
@@ -37,16 +56,7 @@ class ServiceCollector:
         up = GaugeMetricFamily(
             "graphmem_store_up", "1 when the store answers its health check", labels=["store"]
         )
-        for name, store in (
-            ("records", ctx.records),
-            ("vectors", ctx.vectors),
-            ("graph", ctx.graph),
-            ("cache", ctx.cache),
-        ):
-            try:
-                ok = bool(store.health().get("ok"))
-            except Exception:  # noqa: BLE001 - a health check that raises means down
-                ok = False
+        for name, ok in store_health(ctx).items():
             up.add_metric([name], 1.0 if ok else 0.0)
         out.append(up)
 

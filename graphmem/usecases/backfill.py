@@ -35,11 +35,11 @@ from typing import Any
 from graphmem.domain.model import Memory
 from graphmem.domain.text import TOKENIZER_VERSION, search_text
 from graphmem.images.channel import stamp
-from graphmem.service.context import Context
 from graphmem.settings import Settings
 from graphmem.stores import GraphStore, RecordsStore
 from graphmem.stores.graph import graph_edge, graph_node
 from graphmem.stores.vectors import vector_point
+from graphmem.usecases.ports import UpkeepPorts, VectorPorts
 
 log = logging.getLogger("graphmem.backfill")
 
@@ -87,7 +87,7 @@ def checkpoint_path(settings: Settings, user_id: str | None) -> Path:
 
 
 def backfill_relations(
-    ctx: Context,
+    ctx: UpkeepPorts,
     *,
     user_id: str | None = None,
     batch: int = 200,
@@ -172,7 +172,7 @@ def _pages(records: Any, batch: int, label: str, quiet: bool) -> Iterator[list[M
     bar.close()
 
 
-def refresh_payloads(ctx: Context, *, batch: int = 1000, quiet: bool = True) -> int:
+def refresh_payloads(ctx: VectorPorts, *, batch: int = 1000, quiet: bool = True) -> int:
     """Rewrite every vector point's payload from its record, keeping its vector (no
     re-embedding), then record the payload version; returns how many points were rewritten.
     Points written before version 2 lack the fields a filtered search matches on, so until
@@ -187,7 +187,7 @@ def refresh_payloads(ctx: Context, *, batch: int = 1000, quiet: bool = True) -> 
     return n
 
 
-def check_on_open(ctx: Context) -> None:
+def check_on_open(ctx: UpkeepPorts) -> None:
     """Stamp a new store, bring an old store's keyword tokens up to date, and say when its
     vectors come from another model (module docstring)."""
     records = ctx.records
@@ -243,7 +243,7 @@ def check_on_open(ctx: Context) -> None:
 
 
 def rebuild(
-    ctx: Context, *, user_id: str | None = None, batch: int = 256, quiet: bool = True
+    ctx: UpkeepPorts, *, user_id: str | None = None, batch: int = 256, quiet: bool = True
 ) -> dict[str, int]:
     """Rebuild the vector index and the graph from the records: re-embed, re-project. A whole
     store's rebuild also rewrites the keyword column, and records the embedder and tokenizer
@@ -281,7 +281,7 @@ def rebuild(
     return {"vectors": n, "graph_nodes": g, **made}
 
 
-def _rebuild_images(ctx: Context, user_id: str | None, batch: int) -> dict[str, int]:
+def _rebuild_images(ctx: UpkeepPorts, user_id: str | None, batch: int) -> dict[str, int]:
     """With an image-text model: every image memory's image vector made again from its stored
     bytes (after a model change, or for images written before the model was configured), and
     the model recorded (a whole store's rebuild). Nothing without one."""

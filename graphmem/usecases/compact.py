@@ -38,8 +38,8 @@ from graphmem.domain.model import Memory, Status, utcnow
 from graphmem.domain.summary import MAX_SUMMARY, summarize
 from graphmem.errors import BusyError
 from graphmem.infra import workers
-from graphmem.service.context import Context
 from graphmem.usecases.merge import duplicates_of, merge
+from graphmem.usecases.ports import MergePorts, UpkeepPorts
 from graphmem.usecases.update import forget, set_status
 
 log = logging.getLogger("graphmem.compaction")
@@ -78,7 +78,7 @@ COMPACTOR_LOCK = "compactor"  # one name for every replica
 
 
 def compact(
-    ctx: Context,
+    ctx: UpkeepPorts,
     *,
     user_id: str | None = None,
     now: datetime | None = None,
@@ -107,7 +107,7 @@ def compact(
 
 
 def _compact(
-    ctx: Context,
+    ctx: UpkeepPorts,
     *,
     user_id: str | None,
     now: datetime | None,
@@ -210,12 +210,12 @@ def _compact(
     return rep
 
 
-def _merge_rules(ctx: Context) -> list[float]:
+def _merge_rules(ctx: MergePorts) -> list[float]:
     """The settings a merge decision depends on: a watermark is only valid under the same."""
     return [ctx.merge_similarity, float(ctx.settings.lifecycle.merge_neighbours)]
 
 
-def _watermark(ctx: Context) -> datetime | None:
+def _watermark(ctx: MergePorts) -> datetime | None:
     """When the last compaction over every user started, if it used today's merge rules."""
     raw = ctx.records.meta(WATERMARK_META)
     if not raw:
@@ -230,7 +230,7 @@ def _watermark(ctx: Context) -> datetime | None:
 
 
 def _merge_groups(
-    ctx: Context, live: list[Memory], folded: set[str], now: datetime
+    ctx: MergePorts, live: list[Memory], folded: set[str], now: datetime
 ) -> list[list[Memory]]:
     """Near-duplicate groups around each live memory, from its nearest neighbours in the index.
 
@@ -275,7 +275,7 @@ def progress_bar(total: int, quiet: bool) -> Any:
 class PeriodicCompactor(workers.Periodic):
     """Runs `compact` every `interval` seconds in a daemon thread inside the server."""
 
-    def __init__(self, ctx: Context, interval: float) -> None:
+    def __init__(self, ctx: UpkeepPorts, interval: float) -> None:
         super().__init__("compact", interval, self._compact)
         self.ctx = ctx
         self.last: CompactionReport | None = None

@@ -21,10 +21,10 @@ import numpy as np
 
 from graphmem.domain.model import Memory
 from graphmem.domain.requests import SearchRequest, SearchResult
-from graphmem.service.context import Context
 from graphmem.stores.records import RecordsStore
 from graphmem.stores.vectors import VectorStore
 from graphmem.usecases import search as searching
+from graphmem.usecases.ports import SearchPorts
 
 
 class _ReadOnce:
@@ -63,7 +63,7 @@ class _Scores(_ReadOnce):
 
 
 def with_and_without_filter(
-    ctx: Context, user_id: str, request: SearchRequest
+    ctx: SearchPorts, user_id: str, request: SearchRequest
 ) -> tuple[SearchResult, SearchResult]:
     """The search as asked, and the same query without its type and `as_of` filters. The
     second is asked without `explain`, since only its hits are shown: explaining never changes

@@ -23,7 +23,7 @@ from graphmem.domain.text import search_text
 from graphmem.guard import WriteDecision
 from graphmem.infra import workers
 from graphmem.infra.tracing import span
-from graphmem.service.context import Context
+from graphmem.usecases.ports import WritePorts
 from graphmem.usecases.write import seal
 
 EMBED_BATCH = 64
@@ -65,7 +65,7 @@ def chunk_content(doc: Document, piece: Chunk) -> str:
 
 
 def store(
-    ctx: Context,
+    ctx: WritePorts,
     owner: str,
     doc: Document,
     pieces: list[Chunk],
@@ -140,7 +140,7 @@ def store(
 
 
 def _screened(
-    ctx: Context, owner: str, doc: Document, piece: Chunk, now: Any
+    ctx: WritePorts, owner: str, doc: Document, piece: Chunk, now: Any
 ) -> tuple[Memory, WriteDecision] | None:
     """The chunk as a record, screened like any `source=document` write; None if refused."""
     # The text a page author wrote is screened (content, title, headings); the fields graphmem

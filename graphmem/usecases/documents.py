@@ -34,13 +34,13 @@ from graphmem.domain.filters import MemoryFilter, MetaCondition
 from graphmem.domain.model import Kind, Memory, Status, check_user
 from graphmem.errors import DocumentNotFoundError, InvalidInputError
 from graphmem.infra.tracing import span
-from graphmem.service.context import Context
 from graphmem.stores.records import RecordQuery
 from graphmem.usecases.document_store import (  # chunk_content: the bench takes it from here
     DocumentOutcome,
     chunk_content,  # noqa: F401
     store,
 )
+from graphmem.usecases.ports import ChangePorts, RecordsPorts, WritePorts
 
 log = logging.getLogger("graphmem.documents")
 
@@ -155,7 +155,7 @@ def document_filter(uri: str | None = None, content_hash: str | None = None) -> 
 
 
 def chunks_of(
-    ctx: Context,
+    ctx: RecordsPorts,
     owner: str,
     *,
     uri: str | None = None,
@@ -170,7 +170,7 @@ def chunks_of(
 
 
 def ingest(
-    ctx: Context,
+    ctx: WritePorts,
     owner: str,
     sources: Iterable[DocumentSource] | DocumentSource,
     *,
@@ -215,7 +215,7 @@ def ingest(
 
 
 def _ingest_one(
-    ctx: Context,
+    ctx: WritePorts,
     owner: str,
     source: str | Document,
     dry_run: bool,
@@ -250,7 +250,7 @@ def _ingest_one(
     return outcome
 
 
-def _chunks(ctx: Context, doc: Document, target: int | None, most: int | None) -> list[Chunk]:
+def _chunks(ctx: RecordsPorts, doc: Document, target: int | None, most: int | None) -> list[Chunk]:
     s = ctx.settings
     pieces = chunk(
         doc,
@@ -262,7 +262,7 @@ def _chunks(ctx: Context, doc: Document, target: int | None, most: int | None) -
     return pieces
 
 
-def delete_document(ctx: Context, owner: str, uri: str) -> list[str]:
+def delete_document(ctx: ChangePorts, owner: str, uri: str) -> list[str]:
     """Delete one document (by the source it was ingested from) from every store: its
     chunks, their history, vectors, graph nodes and edges, entity links and keyword postings.
     Returns the chunk ids deleted; NotFound is the caller's to raise on an empty list."""
@@ -276,7 +276,7 @@ def delete_document(ctx: Context, owner: str, uri: str) -> list[str]:
     return forget(ctx, owner, ids, reason="delete_document") if ids else []
 
 
-def delete_named(ctx: Context, owner: str, uri: str) -> list[str]:
+def delete_named(ctx: ChangePorts, owner: str, uri: str) -> list[str]:
     """`delete_document`, for a caller that named the document: DocumentNotFoundError when
     `owner` has none from `uri`."""
     deleted = delete_document(ctx, owner, uri)
@@ -285,7 +285,7 @@ def delete_named(ctx: Context, owner: str, uri: str) -> list[str]:
     return deleted
 
 
-def list_documents(ctx: Context, owner: str) -> list[dict[str, Any]]:
+def list_documents(ctx: RecordsPorts, owner: str) -> list[dict[str, Any]]:
     """The owner's current documents: source, title, chunks, quarantined chunks, hash."""
     docs: dict[str, dict[str, Any]] = {}
     rows = ctx.records.list(

@@ -27,9 +27,9 @@ from typing import Any, BinaryIO
 from graphmem.domain.model import check_user, utcnow
 from graphmem.errors import StoreUnavailableError
 from graphmem.images.store import local_root
-from graphmem.service.context import Context
 from graphmem.stores.records import ERASE_MARK
 from graphmem.usecases.backfill import checkpoint_path
+from graphmem.usecases.ports import ErasePorts, RecordsPorts
 
 log = logging.getLogger("graphmem.erasure")
 
@@ -70,7 +70,7 @@ class ErasureReceipt:
         }
 
 
-def residue(ctx: Context, user_id: str) -> dict[str, int]:
+def residue(ctx: ErasePorts, user_id: str) -> dict[str, int]:
     """What every store still holds about the user. All zeros is the proof of erasure."""
     user_id = check_user(user_id)
     out = {f"records.{t}": n for t, n in ctx.records.user_residue(user_id).items()}
@@ -83,7 +83,7 @@ def residue(ctx: Context, user_id: str) -> dict[str, int]:
     return out
 
 
-def _reachable(ctx: Context, user_id: str) -> None:
+def _reachable(ctx: ErasePorts, user_id: str) -> None:
     """Every extra store the erase must empty (an image bucket, Redis), asked before anything is
     erased. The records go first and the extra stores after them, so an image bucket that is
     down used to fail the erase half-way: records gone, the user's images still in the bucket,
@@ -99,7 +99,7 @@ def _reachable(ctx: Context, user_id: str) -> None:
             ) from e
 
 
-def erase_user(ctx: Context, user_id: str, requested_by: str = "user") -> ErasureReceipt:
+def erase_user(ctx: ErasePorts, user_id: str, requested_by: str = "user") -> ErasureReceipt:
     """Erase everything about a user from every store; the receipt proves what is left."""
     user_id = check_user(user_id)
     _reachable(ctx, user_id)
@@ -164,13 +164,13 @@ SESSION_SAMPLE = 3  # session ids it looks for
 SAMPLE_CHARS = 40  # short enough to sit whole in a database page
 
 
-def _markers(ctx: Context, user_id: str) -> set[str]:
+def _markers(ctx: RecordsPorts, user_id: str) -> set[str]:
     """What would identify the user in a file: the id, session ids, openings of memories."""
     found = ctx.records.user_markers(user_id, SESSION_SAMPLE, CONTENT_SAMPLE, SAMPLE_CHARS)
     return {m for m in found if len(m.encode()) >= MIN_MARKER}
 
 
-def _still_unique(ctx: Context, markers: set[str]) -> set[str]:
+def _still_unique(ctx: RecordsPorts, markers: set[str]) -> set[str]:
     """Drop markers another user's memories still hold (the same words, a shared session
     name): finding those on disk says nothing about this user."""
     return markers - ctx.records.shared_markers(markers)
@@ -234,7 +234,7 @@ def _data_ranges(fd: int) -> Iterator[tuple[int, int]]:
         offset = end
 
 
-def _forget_checkpoint(ctx: Context, user_id: str) -> None:
+def _forget_checkpoint(ctx: RecordsPorts, user_id: str) -> None:
     """A relations backfill of this user keeps a checkpoint file: it goes with them."""
     checkpoint_path(ctx.settings, user_id).unlink(missing_ok=True)
 
@@ -246,7 +246,7 @@ def _safe(fn: Callable[[], int]) -> int | None:
         return None
 
 
-def _safe_residue(ctx: Context, user_id: str) -> dict[str, int]:
+def _safe_residue(ctx: ErasePorts, user_id: str) -> dict[str, int]:
     try:
         return residue(ctx, user_id)
     except Exception:  # noqa: BLE001 - unknown residue is reported as pending, never as zero

@@ -20,8 +20,8 @@ from typing import Any
 from graphmem.domain.filters import MemoryFilter
 from graphmem.domain.model import Kind, Memory, check_user
 from graphmem.extractors.english import TOPIC_PREFIX
-from graphmem.service.context import Context
 from graphmem.stores.records.rows import RecordQuery
+from graphmem.usecases.ports import RecordsPorts
 
 _GRAPH_FORMATS = ("mcp-memory", "neo4j-memory")
 BATCH = 500
@@ -37,7 +37,7 @@ def _observation(m: Memory, name: str) -> str | None:
     return m.content[len(prefix) :] if m.content.startswith(prefix) else m.content
 
 
-def mcp_memory_lines(ctx: Context, user_id: str) -> Iterator[str]:
+def mcp_memory_lines(ctx: RecordsPorts, user_id: str) -> Iterator[str]:
     """The JSON lines of memory.json, entities first (in the order they were first written),
     then relations; written as the server writes them (compact JSON, one object a line)."""
     user_id = check_user(user_id)

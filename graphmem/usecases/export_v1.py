@@ -26,9 +26,9 @@ from graphmem.domain.temporal import SUPERSEDED_BY, UPDATE_OF
 from graphmem.guard.policy import REF_RE
 from graphmem.guard.policy import redact as redact_text
 from graphmem.importers import graphmem_v1 as v1
-from graphmem.service.context import Context
 from graphmem.stores.records import EntityRef, RecordQuery, Relation
 from graphmem.usecases.images_v1 import MEASURED, export_images
+from graphmem.usecases.ports import ImagePorts, RecordsPorts
 from graphmem.usecases.review import hold_reasons
 from graphmem.version import __version__
 
@@ -52,7 +52,7 @@ def redacted(row: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
-def _rows(ctx: Context, user_id: str, kind: Kind) -> list[Memory]:
+def _rows(ctx: RecordsPorts, user_id: str, kind: Kind) -> list[Memory]:
     """Every record of one kind in any status, in write order (created_at, then the order
     they were stored in): the order an import stores them back in."""
     statuses = tuple(s.value for s in Status)
@@ -63,7 +63,7 @@ def _rows(ctx: Context, user_id: str, kind: Kind) -> list[Memory]:
     return rows
 
 
-def _relations(ctx: Context, user_id: str) -> list[Relation]:
+def _relations(ctx: RecordsPorts, user_id: str) -> list[Relation]:
     out: list[Relation] = []
     cursor = 0
     while True:
@@ -136,7 +136,7 @@ def _write(root: Path, name: str, lines: Iterable[dict[str, Any]]) -> dict[str, 
     return {"records": n, "bytes": path.stat().st_size, "sha256": v1.sha256_file(path)}
 
 
-def export_v1(ctx: Context, user_id: str, out_dir: str | Path, *, redact: bool = False) -> dict:
+def export_v1(ctx: ImagePorts, user_id: str, out_dir: str | Path, *, redact: bool = False) -> dict:
     """Write the user's export into `out_dir` (created if missing; graphmem-v1 files in it are
     replaced, nothing else is touched) and return the manifest. The manifest is written last,
     so a folder with one is a finished export."""

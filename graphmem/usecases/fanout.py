@@ -50,8 +50,8 @@ from graphmem.domain.facets import Facet, facets_asked
 from graphmem.domain.model import Memory
 from graphmem.domain.visibility import only_visible
 from graphmem.extractors.subjects import named_in, subject_of
-from graphmem.service.context import Context
 from graphmem.stores.records import RecordQuery
+from graphmem.usecases.ports import VectorPorts
 
 log = logging.getLogger("graphmem.retrieval")
 
@@ -74,7 +74,7 @@ class Pick:
 
 
 def fan_out(
-    ctx: Context,
+    ctx: VectorPorts,
     user_id: str,
     query: str,
     hits: Sequence[TracedHit],

@@ -10,14 +10,14 @@ from graphmem.domain import associative
 from graphmem.domain.model import Memory, check_user
 from graphmem.domain.visibility import Viewer, only_visible, visible, within_hops
 from graphmem.errors import InvalidInputError, NotFoundError
-from graphmem.service.context import Context
 from graphmem.stores.graph import RELATION_TYPES
 from graphmem.stores.records import GraphRows, Relation
+from graphmem.usecases.ports import ChangePorts, GraphPorts
 from graphmem.usecases.read import get
 
 
 def relate(
-    ctx: Context,
+    ctx: ChangePorts,
     user_id: str,
     source_id: str,
     target_id: str,
@@ -59,7 +59,7 @@ def relate(
 
 
 def neighbourhood(
-    ctx: Context,
+    ctx: GraphPorts,
     user_id: str,
     memory_id: str,
     hops: int = 1,
@@ -121,7 +121,7 @@ def neighbourhood(
 
 
 def history(
-    ctx: Context, user_id: str, memory_id: str, *, viewer: Viewer = Viewer.AGENT
+    ctx: GraphPorts, user_id: str, memory_id: str, *, viewer: Viewer = Viewer.AGENT
 ) -> list[Memory]:
     """Every version of a memory (what it superseded and what superseded it), oldest first;
     versions held in quarantine are left out unless an operator asks."""

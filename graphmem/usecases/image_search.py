@@ -27,8 +27,8 @@ from graphmem.domain.requests import ValidSearch
 from graphmem.images.channel import ImageChannel
 from graphmem.infra import metrics, workers
 from graphmem.infra.tracing import carry, span
-from graphmem.service.context import Context
 from graphmem.stores.vectors import VectorFilter
+from graphmem.usecases.ports import SearchPorts
 
 log = logging.getLogger("graphmem.retrieval")
 
@@ -81,7 +81,7 @@ class ImageHits:
 
 
 def start(
-    ctx: Context,
+    ctx: SearchPorts,
     user_id: str,
     req: ValidSearch,
     statuses: tuple[str, ...],

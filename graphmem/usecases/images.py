@@ -30,8 +30,8 @@ from graphmem.images.decode import SHA_KEY
 from graphmem.images.fetch import fetch
 from graphmem.images.pdf import PdfPage, is_pdf, read_page
 from graphmem.images.places import nearest_place
-from graphmem.service.context import Context
 from graphmem.stores.records import RecordQuery
+from graphmem.usecases.ports import ImagePorts, ImageWritePorts, RecordsPorts
 from graphmem.usecases.write import write_many
 
 log = logging.getLogger("graphmem.images")
@@ -45,7 +45,7 @@ SKIPPED = "skipped"
 _EVERY = ("active", "archived", "quarantined", "superseded")
 
 
-def store_of(ctx: Context) -> ImageStore:
+def store_of(ctx: ImagePorts) -> ImageStore:
     """Where the images' bytes live: the data directory, another one or a bucket
     (images.store, graphmem.images.port)."""
     return ctx.images
@@ -70,7 +70,7 @@ def load(source: ImageSource, max_bytes: int) -> bytes:
     return data
 
 
-def source_bytes(ctx: Context, image: ImageSource | None, url: str | None) -> bytes:
+def source_bytes(ctx: RecordsPorts, image: ImageSource | None, url: str | None) -> bytes:
     """The image's bytes: read from a path, as given, or fetched from `url` under the rules of
     graphmem.images.fetch (checked addresses, redirects and bytes limited). Nothing is stored
     until they decoded and were written whole, so a failed fetch leaves nothing behind."""
@@ -90,7 +90,9 @@ def source_bytes(ctx: Context, image: ImageSource | None, url: str | None) -> by
     return load(image, s.max_bytes)
 
 
-def picture_of(ctx: Context, data: bytes, page: int | None) -> tuple[DecodedImage, PdfPage | None]:
+def picture_of(
+    ctx: RecordsPorts, data: bytes, page: int | None
+) -> tuple[DecodedImage, PdfPage | None]:
     """The checked picture `data` holds: the image itself, or for a PDF the page's scanned
     picture (the only page, or `page`, 1-based), with the page's text layer
     (graphmem.images.pdf)."""
@@ -128,7 +130,7 @@ def compose(
     return content[:max_chars].rstrip(), True
 
 
-def locate(ctx: Context, img: DecodedImage) -> tuple[str, dict[str, object]]:
+def locate(ctx: RecordsPorts, img: DecodedImage) -> tuple[str, dict[str, object]]:
     """Where the photo was taken, when it says so and images.places is on: the line its
     content carries ('Taken near Hangzhou, Zhejiang, China', empty when no populated place
     lies within images.place_max_km or graphmem[places] is missing) and its metadata (the
@@ -155,7 +157,7 @@ def locate(ctx: Context, img: DecodedImage) -> tuple[str, dict[str, object]]:
     return f"Taken near {place.name}", meta
 
 
-def read_image_text(ctx: Context, user_id: str, img: DecodedImage) -> OcrResult:
+def read_image_text(ctx: ImagePorts, user_id: str, img: DecodedImage) -> OcrResult:
     """The image's text: stored with an earlier copy of it, else read now (outside any lock)."""
     s = ctx.settings.images
     if not s.ocr:
@@ -173,7 +175,7 @@ def read_image_text(ctx: Context, user_id: str, img: DecodedImage) -> OcrResult:
 
 
 def write_image(
-    ctx: Context,
+    ctx: ImageWritePorts,
     user_id: str,
     image: ImageSource | None,
     *,
@@ -240,7 +242,7 @@ def write_image(
 
 
 def image_of(
-    ctx: Context,
+    ctx: ImagePorts,
     user_id: str,
     memory_id: str,
     *,
@@ -262,7 +264,7 @@ def image_of(
 
 
 def save_image(
-    ctx: Context, user_id: str, memory_id: str, path: str | Path, *, thumbnail: bool = False
+    ctx: ImagePorts, user_id: str, memory_id: str, path: str | Path, *, thumbnail: bool = False
 ) -> Path:
     """Write an image memory's bytes to `path` (a folder: named by its memory id)."""
     data, mime = image_of(ctx, user_id, memory_id, thumbnail=thumbnail)
@@ -282,7 +284,7 @@ def shas_of(memories: list[Memory]) -> set[str]:
     }
 
 
-def sweep(ctx: Context, user_id: str, shas: set[str]) -> int:
+def sweep(ctx: ImagePorts, user_id: str, shas: set[str]) -> int:
     """Remove the files of each image no record of the tenant points at any more (in any
     state: a superseded or held version still shows its image). Call it under the write
     lock, after the records changed; returns the files removed."""

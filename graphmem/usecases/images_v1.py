@@ -28,8 +28,8 @@ from graphmem.guard.policy import redact as redact_text
 from graphmem.images import MIME, decode
 from graphmem.images.port import ImageStore
 from graphmem.importers import graphmem_v1 as v1
-from graphmem.service.context import Context
 from graphmem.usecases.images import SHA_KEY, SKIPPED, store_of
+from graphmem.usecases.ports import ImagePorts
 
 SHA = re.compile(r"^[0-9a-f]{64}$")
 MEASURED = frozenset(
@@ -70,7 +70,7 @@ def _shareable(store: ImageStore, user_id: str, sha: str, records: list[Memory])
 
 
 def export_images(
-    ctx: Context, user_id: str, images: list[Memory], root: Path, *, redact: bool
+    ctx: ImagePorts, user_id: str, images: list[Memory], root: Path, *, redact: bool
 ) -> tuple[dict[str, dict[str, Any]], int]:
     """Write the bytes of every image these records show into `root/images/`; returns the
     manifest's `image_files` entries and how many images --redact withheld. An image whose
@@ -140,7 +140,7 @@ def check_measured(metadata: dict[str, Any]) -> None:
 
 
 def restore_image(
-    ctx: Context, user_id: str, src: v1.Source, m: Memory, *, dry_run: bool
+    ctx: ImagePorts, user_id: str, src: v1.Source, m: Memory, *, dry_run: bool
 ) -> str | None:
     """Check the bytes the export carries for image record `m` as a write checks an image
     (size, pixels, format), and store them with a new thumbnail, unless `dry_run`. Returns the

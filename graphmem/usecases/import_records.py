@@ -28,9 +28,9 @@ from graphmem.importers.base import (
     ImportedMemory,
     ImportedRelation,
 )
-from graphmem.service.context import Context
 from graphmem.stores.records import GraphRows, Relation
 from graphmem.stores.records.rows import RecordQuery
+from graphmem.usecases.ports import ChangePorts, RecordsPorts, WritePorts
 from graphmem.usecases.update import update
 from graphmem.usecases.write import write_many
 
@@ -104,7 +104,7 @@ class Stopped(InvalidInputError):
         )
 
 
-def stored_imports(ctx: Context, user_id: str, fmt: str) -> dict[str, Memory]:
+def stored_imports(ctx: RecordsPorts, user_id: str, fmt: str) -> dict[str, Memory]:
     """import id -> the memory holding it now, for this user and format. A current memory
     wins over a version copy of it; a record folded into another memory by merge-on-write is
     found through that memory's MERGED_KEY."""
@@ -157,7 +157,7 @@ def item_of(rec: ImportedMemory, fmt: str) -> dict[str, Any]:
     }
 
 
-def check_item(item: Mapping[str, Any], ctx: Context) -> None:
+def check_item(item: Mapping[str, Any], ctx: RecordsPorts) -> None:
     """The field checks of a write without the firewall: what a dry run can promise."""
     from graphmem.domain.model import utcnow
 
@@ -170,7 +170,7 @@ _ITEM_FIELD = re.compile(r"^items\[(\d+)\]\.(.+)$")
 
 
 def write_checked(
-    ctx: Context,
+    ctx: WritePorts,
     user_id: str,
     batch: list[tuple[str, dict[str, Any]]],
     report: ImportReport,
@@ -197,7 +197,7 @@ def write_checked(
 
 
 def import_memories(
-    ctx: Context,
+    ctx: WritePorts,
     user_id: str,
     fmt: str,
     memories: Sequence[ImportedMemory],
@@ -267,7 +267,7 @@ def import_memories(
 
 
 def _count_new(
-    ctx: Context, user_id: str, fmt: str, rec: ImportedMemory, mem: Memory, report: ImportReport
+    ctx: WritePorts, user_id: str, fmt: str, rec: ImportedMemory, mem: Memory, report: ImportReport
 ) -> None:
     report.added += 1
     report.quarantined += mem.status == Status.QUARANTINED
@@ -276,7 +276,7 @@ def _count_new(
 
 
 def mark_merged(
-    ctx: Context, user_id: str, survivor: Memory, key: str, fp: str, report: ImportReport
+    ctx: WritePorts, user_id: str, survivor: Memory, key: str, fp: str, report: ImportReport
 ) -> None:
     """Note on the memory a record was folded into that it holds that record now. If that
     note cannot be written (the metadata is full), the record is imported all the same; a
@@ -292,7 +292,7 @@ def mark_merged(
 
 
 def _refresh(
-    ctx: Context,
+    ctx: WritePorts,
     user_id: str,
     fmt: str,
     rec: ImportedMemory,
@@ -328,7 +328,7 @@ def _refresh(
 
 
 def _with_history(
-    ctx: Context,
+    ctx: WritePorts,
     user_id: str,
     fmt: str,
     rec: ImportedMemory,
@@ -358,7 +358,7 @@ def _with_history(
 
 
 def import_relations(
-    ctx: Context,
+    ctx: ChangePorts,
     user_id: str,
     relations: Sequence[ImportedRelation],
     ids: Mapping[str, str],

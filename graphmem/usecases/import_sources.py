@@ -24,7 +24,6 @@ from graphmem.importers.base import (
     ImportedTurn,
     fingerprint,
 )
-from graphmem.service.context import Context
 from graphmem.usecases.documents import chunks_of, ingest
 from graphmem.usecases.import_records import (
     NEW,
@@ -32,13 +31,14 @@ from graphmem.usecases.import_records import (
     import_relations,
     mark_merged,
 )
+from graphmem.usecases.ports import WritePorts
 from graphmem.usecases.turns import MAX_TURNS, is_forget_request, observe
 
 _TURN_FIELD = re.compile(r"^turns\[(\d+)\]")
 
 
 def import_notes(
-    ctx: Context, user_id: str, notes: Sequence[ImportedNote], report: ImportReport, tool: str
+    ctx: WritePorts, user_id: str, notes: Sequence[ImportedNote], report: ImportReport, tool: str
 ) -> None:
     """Ingest the notes as documents, then relate them as their wikilinks say."""
     outcome = ingest(ctx, user_id, [str(n.path) for n in notes], dry_run=report.dry_run, tool=tool)
@@ -73,7 +73,7 @@ def import_notes(
 
 
 def _observed(
-    ctx: Context,
+    ctx: WritePorts,
     user_id: str,
     conv: ImportedConversation,
     turns: list[ImportedTurn],
@@ -125,7 +125,7 @@ def _observed(
 
 
 def import_conversation(
-    ctx: Context,
+    ctx: WritePorts,
     user_id: str,
     fmt: str,
     conv: ImportedConversation,

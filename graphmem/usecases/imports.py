@@ -29,7 +29,6 @@ from graphmem.importers.base import (
 )
 from graphmem.importers.graphmem_v1 import NAME as V1
 from graphmem.importers.graphmem_v1 import open_source
-from graphmem.service.context import Context
 from graphmem.usecases.import_checkpoint import Checkpoint
 from graphmem.usecases.import_records import (
     ImportReport,
@@ -40,11 +39,12 @@ from graphmem.usecases.import_records import (
     stored_imports,
 )
 from graphmem.usecases.import_sources import import_conversation, import_notes
+from graphmem.usecases.ports import WritePorts
 from graphmem.usecases.restore_v1 import restore_v1
 
 
 def import_from(
-    ctx: Context,
+    ctx: WritePorts,
     user_id: str,
     fmt: str,
     source: str | Path,
@@ -118,7 +118,7 @@ def import_from(
 
 
 def _restore(
-    ctx: Context,
+    ctx: WritePorts,
     user_id: str,
     source: str | Path,
     dry_run: bool,
@@ -155,7 +155,7 @@ def _restore(
 
 
 def _import_user(
-    ctx: Context,
+    ctx: WritePorts,
     user_id: str,
     fmt: str,
     records: list[Record],

@@ -11,8 +11,8 @@ from graphmem.domain.glossary import english_terms
 from graphmem.domain.text import query_terms
 from graphmem.infra import metrics, workers
 from graphmem.infra.tracing import carry, span
-from graphmem.service.context import Context
 from graphmem.stores.records import RecordQuery
+from graphmem.usecases.ports import RecordsPorts
 
 
 class KeywordHits(NamedTuple):
@@ -27,7 +27,7 @@ class KeywordHits(NamedTuple):
 
 
 def keyword_hits(
-    ctx: Context, rq: RecordQuery, query: str, pool: int, *, across: bool = True
+    ctx: RecordsPorts, rq: RecordQuery, query: str, pool: int, *, across: bool = True
 ) -> KeywordHits:
     """The keyword channel, as search runs it and bench/fit_fusion.py fits on it. The English
     terms of a Chinese question are searched apart and kept apart: a match in another script
@@ -41,7 +41,7 @@ def keyword_hits(
 
 
 def start_keyword(
-    ctx: Context, rq: RecordQuery, query: str, pool: int, *, across: bool
+    ctx: RecordsPorts, rq: RecordQuery, query: str, pool: int, *, across: bool
 ) -> Future[KeywordHits]:
     """Start the keyword channel on the channel pool; its result (or error) is the future's."""
 

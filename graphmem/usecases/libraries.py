@@ -17,8 +17,8 @@ from graphmem.domain.associative import Step, seed_relevance
 from graphmem.domain.model import Hit, Kind, check_user
 from graphmem.domain.requests import SearchRequest, SearchResult
 from graphmem.errors import InvalidInputError
-from graphmem.service.context import Context
 from graphmem.usecases.erase import ErasureReceipt, erase_user
+from graphmem.usecases.ports import ChangePorts, ErasePorts, RecordsPorts
 
 PREFIX = "library:"
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
@@ -52,23 +52,23 @@ def owner(user_id: str, library: str | None) -> str:
     return tenant(library) if library else check_user(user_id)
 
 
-def granted(ctx: Context, user_id: str) -> list[str]:
+def granted(ctx: RecordsPorts, user_id: str) -> list[str]:
     """The libraries `user_id` may read."""
     ids = ctx.records.libraries_of(check_user(user_id))
     return [n for n in (name_of(i) for i in ids) if n]
 
 
-def readers(ctx: Context, name: str) -> list[str]:
+def readers(ctx: RecordsPorts, name: str) -> list[str]:
     """The users granted library `name`."""
     return ctx.records.library_readers(tenant(name))
 
 
-def delete(ctx: Context, name: str, requested_by: str) -> ErasureReceipt:
+def delete(ctx: ErasePorts, name: str, requested_by: str) -> ErasureReceipt:
     """Erase a library: its documents from every store and every grant to it."""
     return erase_user(ctx, tenant(name), requested_by)
 
 
-def grant(ctx: Context, name: str, user_id: str) -> bool:
+def grant(ctx: ChangePorts, name: str, user_id: str) -> bool:
     lib = tenant(name)
     added = ctx.records.grant_library(lib, check_reader(user_id))
     ctx.invalidate(user_id)  # the reader's cached searches did not include the library
@@ -76,7 +76,7 @@ def grant(ctx: Context, name: str, user_id: str) -> bool:
     return added
 
 
-def revoke(ctx: Context, name: str, user_id: str) -> bool:
+def revoke(ctx: ChangePorts, name: str, user_id: str) -> bool:
     lib = tenant(name)
     removed = ctx.records.revoke_library(lib, user_id)
     ctx.invalidate(user_id)
@@ -84,7 +84,7 @@ def revoke(ctx: Context, name: str, user_id: str) -> bool:
     return removed
 
 
-def readable(ctx: Context, user_id: str, request: SearchRequest) -> list[str]:
+def readable(ctx: RecordsPorts, user_id: str, request: SearchRequest) -> list[str]:
     """The library tenants a search of `user_id` also reads: those granted, unless the
     search asked for memories only."""
     kinds = request.memory_filter().kinds
@@ -119,7 +119,7 @@ class Bridged:
 
 
 def bridges(
-    ctx: Context, user_id: str, seeds: list[Hit], shared: list[str]
+    ctx: RecordsPorts, user_id: str, seeds: list[Hit], shared: list[str]
 ) -> dict[str, dict[str, Bridged]]:
     """Per library, the chunks that mention an entity the reader's best hits mention.
 

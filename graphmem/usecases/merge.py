@@ -13,13 +13,13 @@ import numpy as np
 
 from graphmem.domain.lifecycle import mergeable, united
 from graphmem.domain.model import Kind, Memory, Status, utcnow
-from graphmem.service.context import Context
 from graphmem.stores.vectors import VectorFilter
+from graphmem.usecases.ports import ChangePorts, MergePorts
 
 log = logging.getLogger("graphmem.lifecycle")
 
 
-def merge(ctx: Context, user_id: str, members: Sequence[Memory]) -> Memory:
+def merge(ctx: ChangePorts, user_id: str, members: Sequence[Memory]) -> Memory:
     """Merge a group of one user's memories; returns the survivor as stored."""
     survivor, losers = united(list(members), utcnow(), ctx.settings)
     ids = [m.id for m in losers]
@@ -37,7 +37,7 @@ def merge(ctx: Context, user_id: str, members: Sequence[Memory]) -> Memory:
 
 
 def duplicates_of(
-    ctx: Context, user_id: str, memory_id: str, vec: np.ndarray
+    ctx: MergePorts, user_id: str, memory_id: str, vec: np.ndarray
 ) -> list[tuple[str, float]]:
     """Active memories of the user at least `merge_similarity` similar: an index query."""
     s = ctx.settings
@@ -52,7 +52,7 @@ def duplicates_of(
 
 
 def merge_on_write(
-    ctx: Context, user_id: str, memories: list[Memory], vecs: np.ndarray
+    ctx: MergePorts, user_id: str, memories: list[Memory], vecs: np.ndarray
 ) -> list[Memory]:
     """Merge each just-written memory into its nearest active near-duplicate, at once.
 

@@ -17,11 +17,11 @@ from typing import Any
 from graphmem.domain.model import Memory, check_user
 from graphmem.domain.visibility import visible
 from graphmem.domain.working import WorkingMemoryPatch, check_session_id, patch_session
-from graphmem.service.context import Context
 from graphmem.stores.working import WorkingMemory, WorkingMemoryStore
+from graphmem.usecases.ports import ReadPorts
 
 
-def preload_items(ctx: Context, user_id: str, limit: int) -> list[dict[str, Any]]:
+def preload_items(ctx: ReadPorts, user_id: str, limit: int) -> list[dict[str, Any]]:
     """Up to `limit` recent and `limit` most-used active memories, recent first, no repeats."""
     if limit <= 0:
         return []
@@ -46,7 +46,7 @@ def _item(m: Memory, why: str) -> dict[str, Any]:
 
 
 def start_session(
-    ctx: Context,
+    ctx: ReadPorts,
     store: WorkingMemoryStore,
     user_id: str,
     session_id: str,
@@ -72,7 +72,7 @@ def start_session(
 
 
 def get_session(
-    ctx: Context, store: WorkingMemoryStore, user_id: str, session_id: str
+    ctx: ReadPorts, store: WorkingMemoryStore, user_id: str, session_id: str
 ) -> WorkingMemory:
     """The session's working memory; a new session shows what it would be preloaded with."""
     session_id = check_session_id(session_id)
@@ -85,7 +85,7 @@ def get_session(
 
 
 def patch_session_preloaded(
-    ctx: Context,
+    ctx: ReadPorts,
     store: WorkingMemoryStore,
     user_id: str,
     session_id: str,

@@ -12,11 +12,13 @@ from graphmem.domain.model import Memory, Status, check_user, parse_datetime, pa
 from graphmem.domain.requests import ListRequest, MemoryPage
 from graphmem.domain.visibility import HELD_BACK, Viewer, check_visible, readable_statuses
 from graphmem.errors import InvalidInputError, NotFoundError
-from graphmem.service.context import Context
 from graphmem.stores.records import RecordQuery
+from graphmem.usecases.ports import ReadPorts, RecordsPorts, SearchPorts
 
 
-def get(ctx: Context, user_id: str, memory_id: str, *, viewer: Viewer = Viewer.AGENT) -> Memory:
+def get(
+    ctx: RecordsPorts, user_id: str, memory_id: str, *, viewer: Viewer = Viewer.AGENT
+) -> Memory:
     """One memory. An agent asking for a quarantined one gets HeldForReviewError (a
     NotFoundError that says it is pending review) instead of its content."""
     user_id = check_user(user_id)
@@ -27,7 +29,7 @@ def get(ctx: Context, user_id: str, memory_id: str, *, viewer: Viewer = Viewer.A
 
 
 def list_memories(
-    ctx: Context,
+    ctx: ReadPorts,
     user_id: str,
     *,
     memory_type: str | None = None,
@@ -47,7 +49,7 @@ def list_memories(
 
 
 def page(
-    ctx: Context, user_id: str, request: ListRequest, *, viewer: Viewer = Viewer.AGENT
+    ctx: ReadPorts, user_id: str, request: ListRequest, *, viewer: Viewer = Viewer.AGENT
 ) -> MemoryPage:
     """One page of the user's memories (graphmem.domain.requests.ListRequest), and the cursor of the
     next one. An agent asking to list quarantined memories is refused by name rather than
@@ -103,7 +105,7 @@ def _decode_cursor(cursor: str, sort: str) -> tuple[Any, int]:
     return value, seq
 
 
-def stats(ctx: Context, user_id: str) -> dict[str, Any]:
+def stats(ctx: SearchPorts, user_id: str) -> dict[str, Any]:
     user_id = check_user(user_id)
     ctx.access.flush()
     out = ctx.records.stats(user_id)
@@ -129,7 +131,7 @@ def stats(ctx: Context, user_id: str) -> dict[str, Any]:
     return out
 
 
-def _vectors_ok(ctx: Context) -> bool:
+def _vectors_ok(ctx: SearchPorts) -> bool:
     return bool(ctx.vectors.health().get("ok"))
 
 

@@ -46,12 +46,12 @@ from graphmem.errors import InvalidInputError
 from graphmem.guard.policy import REF_RE, Sealer
 from graphmem.importers import graphmem_v1 as v1
 from graphmem.infra import workers
-from graphmem.service.context import Context
 from graphmem.stores.records import EntityRef, GraphRows, Relation
 from graphmem.usecases.images import SHA_KEY, sweep
 from graphmem.usecases.images_v1 import MEASURED, check_measured, restore_image
 from graphmem.usecases.import_checkpoint import Checkpoint
 from graphmem.usecases.import_records import MERGED_KEY, ImportReport, Stopped
+from graphmem.usecases.ports import RecordsPorts, WritePorts
 from graphmem.usecases.review import UNKNOWN_REASON
 from graphmem.usecases.write import seal
 
@@ -76,7 +76,7 @@ def _opt_label(obj: dict[str, Any], key: str) -> str | None:
     return None if value is None else check_label(value, key, 256)
 
 
-def record_of(ctx: Context, user_id: str, obj: dict[str, Any], kind: Kind) -> Memory:
+def record_of(ctx: RecordsPorts, user_id: str, obj: dict[str, Any], kind: Kind) -> Memory:
     """One exported record as the Memory it was, every field checked as a write checks it."""
     rid = check_label(obj.get("id"), "id", 64)
     if obj.get("kind", Kind.MEMORY.value) != kind.value:
@@ -134,7 +134,7 @@ class Restore:
 
     def __init__(
         self,
-        ctx: Context,
+        ctx: WritePorts,
         user_id: str,
         src: v1.Source,
         report: ImportReport,
@@ -404,7 +404,7 @@ class Restore:
 
 
 def restore_v1(
-    ctx: Context,
+    ctx: WritePorts,
     user_id: str,
     src: v1.Source,
     report: ImportReport,

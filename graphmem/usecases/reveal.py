@@ -18,12 +18,12 @@ from graphmem.domain.model import check_user
 from graphmem.domain.visibility import Viewer
 from graphmem.errors import InvalidInputError
 from graphmem.guard.policy import REF_RE
-from graphmem.service.context import Context
+from graphmem.usecases.ports import VaultPorts
 from graphmem.usecases.read import get
 
 
 def reveal(
-    ctx: Context,
+    ctx: VaultPorts,
     user_id: str,
     memory_id: str,
     refs: Iterable[str] | None = None,
@@ -50,7 +50,7 @@ def reveal(
     }
 
 
-def rotate_key(ctx: Context) -> dict[str, object]:
+def rotate_key(ctx: VaultPorts) -> dict[str, object]:
     """Re-wrap every user's data key under a new store key (graphmem.guard.vault), an
     operator's call. Under the write lock: a write meanwhile could wrap a new user's data key
     under the old store key, and that user's secrets would not open after the swap."""

@@ -17,12 +17,12 @@ from graphmem.domain.actor import CLI, Actor
 from graphmem.domain.model import Memory, Status, check_top_k, check_user
 from graphmem.errors import InvalidInputError, explain
 from graphmem.infra import metrics
-from graphmem.service.context import Context
 from graphmem.stores.records import RecordQuery
+from graphmem.usecases.ports import ChangePorts, RecordsPorts
 from graphmem.usecases.update import forget
 
 
-def quarantined(ctx: Context, user_id: str, limit: int = 100) -> list[Memory]:
+def quarantined(ctx: RecordsPorts, user_id: str, limit: int = 100) -> list[Memory]:
     """Memories the firewall held back from recall, waiting for review."""
     user_id = check_user(user_id)
     return ctx.records.list(
@@ -59,7 +59,7 @@ def reason_text(details: Mapping[str, Any] | None) -> str:
     return f"risk {float(risk):.2f}" if isinstance(risk, int | float) else UNKNOWN_REASON
 
 
-def hold_reasons(ctx: Context, user_id: str, memory_ids: Iterable[str]) -> dict[str, str]:
+def hold_reasons(ctx: RecordsPorts, user_id: str, memory_ids: Iterable[str]) -> dict[str, str]:
     """Why each of `memory_ids` was held, from the audit rows of the writes and held updates
     that created them (UNKNOWN_REASON when no row names it)."""
     user_id = check_user(user_id)
@@ -82,7 +82,7 @@ def hold_reasons(ctx: Context, user_id: str, memory_ids: Iterable[str]) -> dict[
     return {mid: found.get(mid, UNKNOWN_REASON) for mid in wanted}
 
 
-def held_for_review(ctx: Context, user_id: str, limit: int = 100) -> list[HeldMemory]:
+def held_for_review(ctx: RecordsPorts, user_id: str, limit: int = 100) -> list[HeldMemory]:
     """The review queue with each memory's reason (see the module docstring for where from)."""
     items = quarantined(ctx, user_id, limit)
     why = hold_reasons(ctx, user_id, [m.id for m in items])
@@ -90,7 +90,7 @@ def held_for_review(ctx: Context, user_id: str, limit: int = 100) -> list[HeldMe
 
 
 def review(
-    ctx: Context, user_id: str, memory_ids: list[str], *, approve: bool, reviewer: Actor = CLI
+    ctx: ChangePorts, user_id: str, memory_ids: list[str], *, approve: bool, reviewer: Actor = CLI
 ) -> list[str]:
     """Approve (back into recall) or reject (deleted from every store) quarantined
     memories; only quarantined ones are touched. Returns the ids acted on.

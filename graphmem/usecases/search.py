@@ -21,7 +21,7 @@ import numpy as np
 from graphmem.domain import associative, fusion, ranking, temporal
 from graphmem.domain.associative import Step, TracedHit
 from graphmem.domain.lifecycle import is_expired
-from graphmem.domain.model import Hit, Kind, Memory, Status, check_user, utcnow
+from graphmem.domain.model import Hit, Memory, Status, check_user, utcnow
 from graphmem.domain.requests import SearchRequest, SearchResult, ValidSearch
 from graphmem.domain.text import query_terms
 from graphmem.domain.visibility import only_visible, readable_statuses
@@ -29,16 +29,16 @@ from graphmem.errors import StoreUnavailableError
 from graphmem.extractors.subjects import named_in, subject_of
 from graphmem.infra import metrics
 from graphmem.infra.tracing import note, span
-from graphmem.service.context import Context
 from graphmem.stores.records import RecordQuery
 from graphmem.stores.vectors import VectorFilter
 from graphmem.usecases import bridge_answer, fanout, focus, image_search, libraries
 from graphmem.usecases.keyword_channel import KeywordHits, start_keyword
+from graphmem.usecases.ports import SearchPorts
 
 log = logging.getLogger("graphmem.retrieval")
 
 
-def search(ctx: Context, user_id: str, request: SearchRequest) -> SearchResult:
+def search(ctx: SearchPorts, user_id: str, request: SearchRequest) -> SearchResult:
     """Hybrid recall, expanded over the memory graph; every hit carries the path that brought
     it. Current memories only, unless the query asks about the past, `as_of` (what was valid
     then) or `include_history` is given (graphmem.domain.temporal.recall_window).
@@ -69,7 +69,7 @@ def search(ctx: Context, user_id: str, request: SearchRequest) -> SearchResult:
 
 
 def _library_results(
-    ctx: Context, user_id: str, request: SearchRequest, own: SearchResult, shared: list[str]
+    ctx: SearchPorts, user_id: str, request: SearchRequest, own: SearchResult, shared: list[str]
 ) -> list[SearchResult]:
     """Each readable library's answer to the search: its documents, plus (when the search
     expands over the graph) the chunks that name what the reader's best hits name. Those
@@ -90,7 +90,7 @@ def _library_results(
     ]
 
 
-def _recall(ctx: Context, tenant: str, request: SearchRequest) -> SearchResult:
+def _recall(ctx: SearchPorts, tenant: str, request: SearchRequest) -> SearchResult:
     """One tenant's (a user's or a library's) result; a dialogue is also searched by its last
     turn, each memory keeping its better score (graphmem.usecases.focus)."""
     turn = (
@@ -106,7 +106,7 @@ def _recall(ctx: Context, tenant: str, request: SearchRequest) -> SearchResult:
     return focus.merged(whole, by_turn, request.top_k)
 
 
-def _recall_once(ctx: Context, tenant: str, request: SearchRequest) -> SearchResult:
+def _recall_once(ctx: SearchPorts, tenant: str, request: SearchRequest) -> SearchResult:
     """One query's result: cached, or retrieved and cached."""
     if request.explain:  # explanations are computed, never cached
         return retrieve(ctx, tenant, request.validated(ctx.settings))
@@ -119,7 +119,7 @@ def _recall_once(ctx: Context, tenant: str, request: SearchRequest) -> SearchRes
     return result
 
 
-def _cached(ctx: Context, user_id: str, key: str) -> tuple[SearchResult | None, str | None]:
+def _cached(ctx: SearchPorts, user_id: str, key: str) -> tuple[SearchResult | None, str | None]:
     """A cached result, and the user's cache version read before anything is computed: a
     result is stored under it, so one computed before another replica's write is never served
     after that write's invalidation (graphmem.stores.cache.port)."""
@@ -146,7 +146,9 @@ def _cached(ctx: Context, user_id: str, key: str) -> tuple[SearchResult | None, 
     return SearchResult(hits=hits, took_ms=0.0), version
 
 
-def _cache_put(ctx: Context, user_id: str, key: str, version: str, result: SearchResult) -> None:
+def _cache_put(
+    ctx: SearchPorts, user_id: str, key: str, version: str, result: SearchResult
+) -> None:
     entry = [
         [h.memory.id, h.score, h.scores, [vars(s) for s in getattr(h, "path", [])]]
         for h in result.hits
@@ -159,7 +161,7 @@ def _cache_put(ctx: Context, user_id: str, key: str, version: str, result: Searc
 
 
 def retrieve(
-    ctx: Context,
+    ctx: SearchPorts,
     user_id: str,
     req: ValidSearch,
     *,
@@ -415,7 +417,7 @@ def retrieve(
 
 
 def _fan_out(
-    ctx: Context,
+    ctx: SearchPorts,
     user_id: str,
     req: ValidSearch,
     hits: list[TracedHit],
@@ -477,21 +479,6 @@ def _bridge(
             h.score = associative.combine_graph(base.get(h.memory.id, h.score), b.score, graph_w)
             h.path = [b.step]
     hits.sort(key=lambda h: (-h.score, h.memory.id))
-
-
-def similar(ctx: Context, user_id: str, query: str, threshold: float, limit: int) -> list[Memory]:
-    """Memories whose embedding is at least `threshold` cosine-similar to `query`."""
-    qvec = ctx.embedder.encode_query(query, user_id)
-    # superseded versions too: "forget my old address" must reach the old address
-    flt = VectorFilter(
-        user_id,
-        None,
-        readable_statuses((Status.ACTIVE.value, Status.ARCHIVED.value, Status.SUPERSEDED.value)),
-        kind=Kind.MEMORY.value,  # forgetting what was said never deletes a document's chunks
-    )
-    hits = [h for h in ctx.vectors.search(qvec, flt, limit) if h.score >= threshold]
-    rows = only_visible(ctx.records.get(user_id, [h.memory_id for h in hits]))
-    return [rows[h.memory_id] for h in hits if h.memory_id in rows]
 
 
 def _asks(content: str) -> bool:

@@ -24,7 +24,7 @@ from graphmem.domain.model import check_chars, check_user, is_visible
 from graphmem.domain.requests import WriteItem
 from graphmem.domain.summary import summarize
 from graphmem.errors import InvalidInputError
-from graphmem.service.context import Context
+from graphmem.usecases.ports import WritePorts
 from graphmem.usecases.update import forget_by_query
 from graphmem.usecases.write import write_many
 
@@ -149,7 +149,7 @@ def classify(text: str) -> tuple[str | None, str]:
 
 
 def observe(
-    ctx: Context,
+    ctx: WritePorts,
     user_id: str,
     turns: Sequence[Any] | Any,
     *,

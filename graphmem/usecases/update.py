@@ -10,6 +10,7 @@ from typing import Any
 
 from graphmem.domain.actor import audit_by
 from graphmem.domain.model import (
+    Kind,
     Memory,
     Status,
     check_confidence,
@@ -23,19 +24,20 @@ from graphmem.domain.model import (
 )
 from graphmem.domain.summary import summarize
 from graphmem.domain.text import search_text
+from graphmem.domain.visibility import only_visible, readable_statuses
 from graphmem.errors import FirewallRejected, InvalidInputError
 from graphmem.guard.policy import Sealer, refs_in
 from graphmem.infra import metrics
 from graphmem.infra.tracing import span
-from graphmem.service.context import Context
+from graphmem.stores.vectors import VectorFilter
 from graphmem.usecases.images import shas_of, sweep
+from graphmem.usecases.ports import ChangePorts, VectorPorts, WritePorts
 from graphmem.usecases.read import get
-from graphmem.usecases.search import similar
 from graphmem.usecases.write import hold_update, seal
 
 
 def update(
-    ctx: Context,
+    ctx: WritePorts,
     user_id: str,
     memory_id: str,
     content: str | None = None,
@@ -70,7 +72,7 @@ def update(
 
 
 def _update(
-    ctx: Context,
+    ctx: WritePorts,
     user_id: str,
     memory_id: str,
     content: str | None,
@@ -153,7 +155,7 @@ def _update(
 
 
 def forget(
-    ctx: Context, user_id: str, memory_ids: list[str], *, reason: str = "forget"
+    ctx: ChangePorts, user_id: str, memory_ids: list[str], *, reason: str = "forget"
 ) -> list[str]:
     """Hard-delete memories from every store at once; returns the ids that existed.
     `reason` is the audit action (forget, or expire when a TTL ran out)."""
@@ -172,7 +174,7 @@ def forget(
 
 
 def set_status(
-    ctx: Context, user_id: str, ids: list[str], status: Status, only_from: Status
+    ctx: ChangePorts, user_id: str, ids: list[str], status: Status, only_from: Status
 ) -> list[str]:
     """Archive or restore: one records transaction, then the projections follow."""
     with ctx.serialised(user_id):
@@ -189,20 +191,37 @@ def set_status(
     return done
 
 
-def archive(ctx: Context, user_id: str, memory_ids: list[str]) -> list[str]:
+def archive(ctx: ChangePorts, user_id: str, memory_ids: list[str]) -> list[str]:
     """Take active memories out of default recall (`include_archived` still finds them)."""
     ids = [str(i) for i in memory_ids]
     return set_status(ctx, check_user(user_id), ids, Status.ARCHIVED, Status.ACTIVE)
 
 
-def restore(ctx: Context, user_id: str, memory_ids: list[str]) -> list[str]:
+def restore(ctx: ChangePorts, user_id: str, memory_ids: list[str]) -> list[str]:
     """Bring archived memories back into default recall; returns the ids restored."""
     ids = [str(i) for i in memory_ids]
     return set_status(ctx, check_user(user_id), ids, Status.ACTIVE, Status.ARCHIVED)
 
 
+def similar(
+    ctx: VectorPorts, user_id: str, query: str, threshold: float, limit: int
+) -> list[Memory]:
+    """Memories whose embedding is at least `threshold` cosine-similar to `query`."""
+    qvec = ctx.embedder.encode_query(query, user_id)
+    # superseded versions too: "forget my old address" must reach the old address
+    flt = VectorFilter(
+        user_id,
+        None,
+        readable_statuses((Status.ACTIVE.value, Status.ARCHIVED.value, Status.SUPERSEDED.value)),
+        kind=Kind.MEMORY.value,  # forgetting what was said never deletes a document's chunks
+    )
+    hits = [h for h in ctx.vectors.search(qvec, flt, limit) if h.score >= threshold]
+    rows = only_visible(ctx.records.get(user_id, [h.memory_id for h in hits]))
+    return [rows[h.memory_id] for h in hits if h.memory_id in rows]
+
+
 def forget_by_query(
-    ctx: Context,
+    ctx: WritePorts,
     user_id: str,
     query: str,
     *,

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 from graphmem.domain.meaning import compare
 from graphmem.domain.model import Kind, Memory, Status, new_id
@@ -37,13 +37,27 @@ from graphmem.stores.vectors import VectorFilter
 if TYPE_CHECKING:
     import numpy as np
 
+    from graphmem.embedding import Embedder
     from graphmem.guard import Guard
-    from graphmem.service.projection import Projector
     from graphmem.settings import Settings, TemporalSettings
-    from graphmem.stores.records import RecordsStore
+    from graphmem.stores.records import OutboxItem, RecordsStore
     from graphmem.stores.vectors import VectorStore
 
 log = logging.getLogger("graphmem.temporal")
+
+
+class Projection(Protocol):
+    """The service's projector (graphmem.service.projection) as the use-cases call it: apply
+    the outbox rows a commit queued to the vector index and the graph, with the vectors the
+    caller already has. Declared here, below the service, so a use-case is typed by what it
+    calls rather than by the service's class (graphmem.usecases.ports names it for the rest)."""
+
+    @property
+    def embedder(self) -> Embedder: ...
+
+    def apply(
+        self, items: list[OutboxItem], known: dict[str, np.ndarray] | None = None
+    ) -> tuple[int, int]: ...
 
 
 class Temporal:
@@ -54,7 +68,7 @@ class Temporal:
         records: RecordsStore,
         vectors: VectorStore,
         guard: Guard,
-        projector: Projector,
+        projector: Projection,
         service_settings: Settings,
         settings: TemporalSettings | None = None,
     ) -> None:

@@ -27,15 +27,15 @@ from graphmem.guard import WriteDecision
 from graphmem.guard.policy import Sealer
 from graphmem.infra import metrics, workers
 from graphmem.infra.tracing import carry, span
-from graphmem.service.context import Context
 from graphmem.stores.records import SecretRow
 from graphmem.usecases.merge import merge_on_write
+from graphmem.usecases.ports import RecordsPorts, WritePorts
 
 log = logging.getLogger("graphmem.service")
 
 
 def prepare(
-    ctx: Context, user_id: str, item: WriteItem | Mapping[str, Any], now: datetime
+    ctx: WritePorts, user_id: str, item: WriteItem | Mapping[str, Any], now: datetime
 ) -> tuple[Memory, WriteDecision]:
     """Validate one write and pass it through the firewall: the returned memory holds the
     masked content and metadata, and is quarantined if the screen said so."""
@@ -83,7 +83,7 @@ def prepare(
     return mem, decision
 
 
-def llm_summary(ctx: Context, content: str) -> str:
+def llm_summary(ctx: RecordsPorts, content: str) -> str:
     """The configured LLM's summary of one memory, else the content (summarised
     extractively by the caller). Short content needs no LLM."""
     s = ctx.settings
@@ -108,7 +108,7 @@ def llm_summary(ctx: Context, content: str) -> str:
 
 
 def write_many(
-    ctx: Context,
+    ctx: WritePorts,
     user_id: str,
     items: list[WriteItem | Mapping[str, Any]],
     *,
@@ -132,7 +132,7 @@ def write_many(
 
 
 def _write(
-    ctx: Context,
+    ctx: WritePorts,
     user_id: str,
     items: list[WriteItem | Mapping[str, Any]],
     tool: str | None,
@@ -195,7 +195,7 @@ def _write(
         return merge_on_write(ctx, user_id, memories, vecs)
 
 
-def _plan(ctx: Context, user_id: str, memories: list[Memory], vecs: np.ndarray) -> WritePlan:
+def _plan(ctx: WritePorts, user_id: str, memories: list[Memory], vecs: np.ndarray) -> WritePlan:
     """The temporal plan of a batch's memories. Only what was said plans updates: text read
     from an image (or a document) is untrusted and never ends a memory the user stated."""
     said = [i for i, m in enumerate(memories) if m.kind == Kind.MEMORY]
@@ -207,7 +207,7 @@ def _plan(ctx: Context, user_id: str, memories: list[Memory], vecs: np.ndarray) 
 
 
 def seal(
-    ctx: Context, user_id: str, memories: Sequence[Memory], decisions: Sequence[WriteDecision]
+    ctx: WritePorts, user_id: str, memories: Sequence[Memory], decisions: Sequence[WriteDecision]
 ) -> list[SecretRow]:
     """The vault rows of a batch's secrets, encrypted before the transaction that stores them
     with their memories: a memory is never stored holding a reference to nothing."""
@@ -218,7 +218,7 @@ def seal(
 
 
 def audit_writes(
-    ctx: Context,
+    ctx: RecordsPorts,
     user_id: str,
     memories: list[Memory],
     decisions: list[WriteDecision],
@@ -248,7 +248,7 @@ def audit_writes(
 
 
 def hold_update(
-    ctx: Context, before: Memory, proposed: Memory, decision: WriteDecision, tool: str | None
+    ctx: WritePorts, before: Memory, proposed: Memory, decision: WriteDecision, tool: str | None
 ) -> Memory:
     """Store a quarantined update as its own pending version, written like a new memory
     (embedded, linked, indexed, held out of recall by its status); `before` is not touched."""

@@ -173,22 +173,10 @@ LAYERS: dict[str, tuple[str, ...]] = {
 # (domain.relation_types). Those three modules, and no other domain rule, the stores may import.
 VOCABULARY = ("graphmem.domain.model", "graphmem.domain.filters", "graphmem.domain.relation_types")
 
-# Imports upward that exist today, each with why; the list only shrinks. Issue 34's "narrow
-# doors" (each use-case taking the ports it uses, not the Context) removes the first.
+# Imports upward that exist today, each with why; the list only shrinks. (The use-cases took
+# the service's Context until issue 34's narrow doors: each takes its port now,
+# graphmem/usecases/ports.py.)
 KNOWN_UPWARD: dict[tuple[str, str], str] = {
-    **{
-        (f"graphmem.usecases.{m}", "graphmem.service.context"): "use-cases take the Context"
-        for m in (
-            "backfill", "compact", "compare", "document_store", "documents", "erase",
-            "export_mcp", "export_v1", "fanout", "graph", "image_search", "images", "images_v1",
-            "import_records", "import_sources", "imports", "keyword_channel", "libraries",
-            "merge", "preload", "read", "restore_v1", "reveal", "review", "search", "turns",
-            "update", "write",
-        )
-    },
-    ("graphmem.usecases.versions", "graphmem.service.projection"): (
-        "Temporal is typed by the Projector it re-projects a superseded memory with"
-    ),
     ("graphmem.infra.redaction", "graphmem.guard.pii"): (
         "errors and log lines are redacted by the firewall's own PII recognisers"
     ),
@@ -198,7 +186,7 @@ KNOWN_UPWARD: dict[tuple[str, str], str] = {
     ("graphmem.settings.tree", "graphmem.images.settings"): (
         "the images' settings section lives beside their code"
     ),
-}  # fmt: skip
+}
 
 
 def layer_of(module: str) -> int:
@@ -243,6 +231,73 @@ def test_the_layer_check_sees_an_import_upward() -> None:
         ("graphmem.domain.ranking", "graphmem.usecases.search"),
         ("graphmem.stores.records.port", "graphmem.domain.ranking"),
     }
+
+
+def test_use_cases_never_import_the_service() -> None:
+    """Each use-case takes the door it uses (graphmem/usecases/ports.py), never the service's
+    Context: not even a type-only import of graphmem.service, which would tie a use-case's
+    signature to the whole context again."""
+    graph = import_graph()
+    reaching = {
+        (module, target)
+        for module, targets in graph.items()
+        if module.startswith("graphmem.usecases")
+        for target in targets
+        if target == "graphmem.service" or target.startswith("graphmem.service.")
+    }
+    assert reaching == set()
+
+
+INTERFACES = tuple(p for p in LAYERS["interfaces"] if p != "graphmem")
+
+
+def reaches_past_the_service(source: str) -> list[str]:
+    """Where `source` reads a service's `context` (`svc.context`, `self.service.context`,
+    `getattr(service, "context")`) or imports a use-case's private name: an interface calls
+    the service's public methods and the use-cases' public functions, nothing behind them."""
+    found = []
+    for node in ast.walk(ast.parse(source)):
+        attribute = isinstance(node, ast.Attribute) and node.attr == "context"
+        by_name = (
+            isinstance(node, ast.Call)
+            and ast.unparse(node.func) == "getattr"
+            and any(isinstance(a, ast.Constant) and a.value == "context" for a in node.args)
+        )
+        if attribute or by_name:
+            found.append(ast.unparse(node))
+        elif isinstance(node, ast.ImportFrom) and (node.module or "").startswith("graphmem.use"):
+            found += [f"{node.module}.{a.name}" for a in node.names if a.name.startswith("_")]
+    return found
+
+
+def test_interfaces_call_the_service_not_its_context() -> None:
+    offenders = [
+        f"{path.relative_to(ROOT)}: {where}"
+        for module, path in _modules().items()
+        if module in ("graphmem", "graphmem.__main__")
+        or any(module == p or module.startswith(p + ".") for p in INTERFACES)
+        for where in reaches_past_the_service(path.read_text(encoding="utf-8"))
+    ]
+    assert offenders == [], "add a MemoryService method for it (graphmem/service/facade.py)"
+
+
+def test_the_interface_check_sees_a_reach_past_the_service() -> None:
+    source = """
+from graphmem.usecases.turns import observe, _split
+from graphmem.usecases import search
+def f(svc, self):
+    observe(svc.context, "u", [])
+    self.service.context.records.get("u", [])
+    getattr(svc, "context")
+    context = svc.settings  # a name, not the service's attribute
+    search.search
+"""
+    assert sorted(reaches_past_the_service(source)) == [
+        "getattr(svc, 'context')",
+        "graphmem.usecases.turns._split",
+        "self.service.context",
+        "svc.context",
+    ]
 
 
 # Modules that touch os.environ outside graphmem/settings/, and why none of them reads a

@@ -34,7 +34,6 @@ from graphmem.mcp.tools.common import (
 from graphmem.mcp.tools.filters import SCOPE_MAX
 from graphmem.settings.sections import LlmSettings
 from graphmem.usecases.turns import MAX_TURNS as MAX_OBSERVE_TURNS
-from graphmem.usecases.turns import observe
 
 log = logging.getLogger("graphmem.mcp")
 
@@ -300,8 +299,7 @@ def register(mcp: ToolRegistry, ctx: ToolContext) -> None:
         user = ctx.caller()
         with tool_errors():
             decisions = await ctx.run(
-                observe,
-                svc.context,
+                svc.observe,
                 user,
                 turns,
                 session_id=session_id,

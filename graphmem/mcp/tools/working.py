@@ -9,7 +9,6 @@ from graphmem.domain.working import WorkingMemoryPatch, check_session_id
 from graphmem.mcp.context import ToolContext, ToolRegistry
 from graphmem.mcp.results_ops import WorkingMemoryResult
 from graphmem.mcp.tools.common import tool_annotations, tool_errors
-from graphmem.usecases.preload import get_session, patch_session_preloaded
 
 
 def register(mcp: ToolRegistry, ctx: ToolContext) -> None:
@@ -31,7 +30,7 @@ def register(mcp: ToolRegistry, ctx: ToolContext) -> None:
         user = ctx.caller()
         with tool_errors():
             sid = check_session_id(session_id)
-            cur = await ctx.run(get_session, svc.context, wm, user, sid)
+            cur = await ctx.run(svc.working_memory, wm, user, sid)
         return WorkingMemoryResult.model_validate(cur.to_dict())
 
     @mcp.tool(
@@ -51,7 +50,7 @@ def register(mcp: ToolRegistry, ctx: ToolContext) -> None:
     ) -> WorkingMemoryResult:
         user = ctx.caller()
         with tool_errors():
-            new = await ctx.run(patch_session_preloaded, svc.context, wm, user, session_id, content)
+            new = await ctx.run(svc.patch_working_memory, wm, user, session_id, content)
         return WorkingMemoryResult.model_validate(new.to_dict())
 
 
