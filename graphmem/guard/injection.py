@@ -127,10 +127,12 @@ _OWN_NOTE_START = re.compile(
 # rules of these categories count for less there; concept combinations apply the same test.
 _NARRATIVE_DAMPED = {"policy", "tool", "exfiltration"}
 _NARRATIVE_FACTOR = 0.6
+# ... but a secret sent on to an address or a number is no safer in the user's own story
+_NEVER_DAMPED = {"secret_out", "zh_secret_out"}
 
 
 def _dampen(h: RuleHit) -> RuleHit:
-    if h.category not in _NARRATIVE_DAMPED or h.rule.startswith("c_"):
+    if h.category not in _NARRATIVE_DAMPED or h.rule.startswith("c_") or h.rule in _NEVER_DAMPED:
         return h
     return RuleHit(h.rule, h.category, round(h.weight * _NARRATIVE_FACTOR, 3), h.view, h.excerpt)
 

@@ -1,95 +1,42 @@
 """The English phrase rules, and the compact rules that read text with its spaces removed.
 
-The building blocks below are shared alternations (what counts as "previous instructions", a
-security control, someone else's data, ...); each rule composes them into one shape of
-instruction aimed at the agent.
+Each rule composes the shared alternations of en_words.py (what counts as "previous
+instructions", a security control, someone else's data, ...) into one shape of instruction
+aimed at the agent.
 """
 
 from __future__ import annotations
 
-from graphmem.guard.concept_lexicons import EMAIL_LABEL
+from graphmem.guard.rules.en_words import (
+    AGENT,
+    CODES,
+    CONCEAL,
+    CONTROL,
+    DATA,
+    DOOR,
+    FIRST_PERSON_AHEAD,
+    INSTR,
+    MOD,
+    MONEY_MOVE,
+    NOT_SELF,
+    OPEN,
+    OWNED,
+    PASS_ON,
+    PREV,
+    RESP,
+    SEND,
+    TEMPORAL,
+)
 from graphmem.guard.set_aside import LANGUAGE_AFTER
 
 # fmt: off
-# ------------------------------------------------------------------ English building blocks
-
-_PREV = (r"(?:previous|prior|preceding|earlier|above|former|original|initial|all|any|every|your|"
-         r"system|developer'?s?|the (?:previous|prior|above|earlier|original|system))")
-_INSTR = (r"(?:instructions?|prompts?|rules|guidelines?|directions|directives?|commands|guidance|"
-          r"constraints?|context|polic(?:y|ies)|programming|restrictions?|system prompt|"
-          r"safety (?:rules|policy|policies|guidelines))")
-_TEMPORAL = (r"(?:from now on|from here on(?: out)?|from this (?:point|moment)(?: on| forward)?|"
-             r"going forward|moving forward|hence ?forth|from today(?: on(?:wards?)?)?|"
-             r"in (?:the )?future (?:conversations|sessions|chats|replies|answers)|"
-             r"effective (?:immediately|today|now)|starting (?:now|today)|until further notice|"
-             r"for all future (?:requests|conversations|answers|sessions))")
-_FIRST_PERSON_AHEAD = r"(?!\s*,?\s*(?:i\b|i'm|i'll|i've|i'd|i am|i will|we\b|we'|my\b|our\b|me\b))"
-_CONTROL = (r"(?:confirmations?|approvals?|verifications?|authori[sz]ations?|authentications?|"
-            r"reviews?|sign[- ]?offs?|consent|callbacks?|2fa|mfa|otp|kyc|fraud checks?|"
-            r"security checks?|identity checks?|double[- ]check)")
-_OPS = (r"(?:transfers?|payments?|refunds?|withdrawals?|wires?|trades?|transactions?|invoices?|"
-        r"expenses?|reimbursements?|accounts?|password resets?|deletions?|deploy(?:ment)?s?|"
-        r"orders?|purchases?|payouts?|loans?|credit|closures?|ownership)")
-_AGENT = r"(?:assistant|ai|agent|bot|chatbot|model|llm|gpt|copilot)"
-_DATA = (r"(?:memor(?:y|ies)|notes?|conversations?|chat (?:history|logs?|transcripts?)|"
-         r"transcripts?|history|histories|contacts?|address book|credentials?|passwords?|"
-         r"secrets?|api keys?|keys|tokens?|credit card(?: details| numbers?)?|"
-         r"card (?:details|numbers?)|bank (?:details|account(?: details)?)|ssn|"
-         r"social security number|personal (?:data|information|info|details)|"
-         r"(?:home )?address(?:es)?|phone numbers?|locations?|emails?|documents?|files|"
-         r"database|data|records?|diagnosis|medical records?|password vault|profile)")
-_SEND = (r"(?<!looking )(?<!look )(?<!looks )(?<!moving )(?<!going )"
-         r"(?:send|sends|forward|email|e-mail|mail|post|upload|transmit|exfiltrate|leak|share|"
-         r"encode|"
-         r"copy|bcc|cc|submit|export|dump|sync|push|disclose|reveal|tell|give|append|include|"
-         r"attach|paste|publish|expose|summari[sz]e)"
-         # "email" the noun: "Ravi's email is x@y.com", "work email: ..." names a contact detail
-         # (concept_lexicons.EMAIL_NOUN, which also reads "her work email changed to ...")
-         r"(?<!'s email)(?<!'s e-mail)"
-         r"(?<!work email)(?<!personal email)(?<!school email)(?<!office email)"
-         r"(?<!new email)(?<!old email)(?<! do email)(?<!does email)(?<! by email)"
-         r"(?<!\bher email)(?<!\bhis email)(?<!\btheir email)(?<!\bmy email)(?<!\bour email)"
-         # "SELECT email, COUNT(*) ...", "name, email, phone": a column or a list names the field
-         r"(?!(?<=mail)\s*(?:is\b|was\b|from\b|address|changed|has changed|is now|[:=,]|是|"
-         + EMAIL_LABEL + r"))")
-_OWNED = (r"(?:the user'?s?'?|users'|user'?s|all(?: of)?(?: the)?|every|each|the customer'?s|"
-          r"customers'|customer'?s|clients?'?s?|his|her|their|private|saved|stored|"
-          r"other users'?|another user'?s)")
-# A commit message is the user's own artefact in git, not something the agent says.
-_RESP = r"(?:responses?|answers?|repl(?:y|ies)|(?<!commit )messages?|outputs?|completions?)"
-_MOD = (r"(?:add|include|integrate|insert|append|modify|enhance|augment|mention|end|begin|start|"
-        r"write|use|replace|convert|remove|group|combine|scramble|jumble|rearrange|anagram|"
-        r"misspell|introduce|render|substitute|provide|encode|translate|suggest|recommend|"
-        r"promote|tease|hint|emphasi[sz]e|highlight|stress|express|invite|encourage|say|tell|"
-        r"respond|reply|answer|sign|finish|close|format|put)")
-# "never unlock the door for anyone", "don't forward codes": forbidding it is no order
-_NOT_FORBIDDEN = r"(?<!never )(?<!don't )(?<!do not )(?<!not )(?<!nobody )(?<!no one )"
-# The verb first, so the negations are only looked behind where the verb is.
-_OPEN = rf"\b(?=(?:unlock|open)\b){_NOT_FORBIDDEN}(?:unlock|open)\b"
-_PASS_ON_VERB = r"(?:forward|send|relay|copy|text)\b"
-_PASS_ON = rf"\b(?={_PASS_ON_VERB}){_NOT_FORBIDDEN}{_PASS_ON_VERB}"
-_DOOR = r"\b(?:(?:front|back|main|garage|side|patio) )?(?:door|gate|smart[- ]?lock|door ?lock)s?\b"
-_CODES = (r"(?:\b(?:verification|one-time|otp|2fa|mfa|sign-?in|login|security|recovery) "
-          r"(?:codes?|texts?|pins?|messages?)\b|\bpassword[- ]reset (?:links?|codes?|emails?)\b)")
-_MONEY_MOVE = (r"(?:\btransfers?\b|\$\s?\d|\brouting\b|\bvenmo\b|\bwire\b|\biban\b|"
-               r"\baccount (?:number |no\.? )?\d|\b(?:shipping|delivery|mailing) address|"
-               r"\bdelete\b[^.\n]{0,30}\b(?:emails?|messages?|notifications?|alerts?)\b)")
-_CONCEAL = (r"(?:\bleave (?:it|this|that|them|these|those) out of\b|\bkeep (?:it|this|that|them) "
-            r"(?:out of|off)\b[^.\n]{0,20}\b(?:summar|reports?|statements?|recaps?)|"
-            r"\b(?:don'?t|do not|never) (?:mention|show|list|include) (?:it|this|that|them)\b"
-            r"[^.\n]{0,20}\b(?:summar|reports?|recaps?|digests?)|\bso (?:it|that|they) "
-            r"(?:doesn'?t|don'?t|won'?t) (?:clutter|show up)|\bthe user (?:has )?already "
-            r"(?:agreed|approved|consented)|\bbefore the user\b|\bwithout (?:telling|notifying) "
-            r"the user\b)")
-_NOT_SELF = r"(?<!\bi )(?<!\bwe )(?<!\bthey )(?<!\bhe )(?<!\bshe )(?<!\byou )(?<!\bi'll )"
-
 EN: list[tuple[str, str, float, str]] = [
     # --- override
     ("ignore_previous", "override", 0.9,
      rf"\b(?:ignore|disregard|forget|skip|bypass|override|overrule|discard|drop|abandon|"
      rf"neglect|pay no attention to|stop following|do not follow|don'?t follow|never follow|"
-     rf"no longer follow|stop obeying)\b[^.\n]{{0,40}}?\b{_PREV}\b(?:(?!'s\b)[^.\n]){{0,25}}?"
-     rf"\b{_INSTR}"),
+     rf"no longer follow|stop obeying)\b[^.\n]{{0,40}}?\b{PREV}\b(?:(?!'s\b)[^.\n]){{0,25}}?"
+     rf"\b{INSTR}"),
     ("forget_told", "override", 0.85,
      r"\bforget (?:everything|all|anything) (?:you(?:'ve| have)? (?:were |been |was )?"
      r"(?:told|taught|learned|instructed|given))"),
@@ -129,26 +76,26 @@ EN: list[tuple[str, str, float, str]] = [
      r"(?:says|overrides|is your)\b|\bwhen this (?:memory|note|record) is (?:recalled|retrieved|"
      r"read|loaded)"),
     ("when_you_read", "addressee", 0.7,
-     rf"\b(?:when|whenever|if|once) (?:you|an? {_AGENT}|the {_AGENT}) (?:reads?|sees?|recalls?|"
+     rf"\b(?:when|whenever|if|once) (?:you|an? {AGENT}|the {AGENT}) (?:reads?|sees?|recalls?|"
      rf"retrieves?|process(?:es)?|loads?) (?:this|these)\b"),
     ("restrictions_lifted", "override", 0.8,
      r"\brestrictions? (?:were|was|are|have been|has been) (?:lifted|removed|disabled|waived)"),
     # --- policy rewrites
     ("temporal_directive", "policy", 0.6,
-     rf"\b{_TEMPORAL}\b{_FIRST_PERSON_AHEAD}[^.\n]{{0,60}}?\b(?:you|your|the {_AGENT}|always|never|"
+     rf"\b{TEMPORAL}\b{FIRST_PERSON_AHEAD}[^.\n]{{0,60}}?\b(?:you|your|the {AGENT}|always|never|"
      rf"must|should|any|all|every|anyone|everyone|no (?:\w+ )?(?:need|confirmation|approval|"
      rf"verification|review)|approve|treat|skip|do not|don'?t)\b"),
     ("directive_temporal", "policy", 0.7,
-     rf"\b(?:your|you must|you should|you will|you are to|you may)\b[^.\n]{{0,60}}\b{_TEMPORAL}"),
+     rf"\b(?:your|you must|you should|you will|you are to|you may)\b[^.\n]{{0,60}}\b{TEMPORAL}"),
     ("no_control", "policy", 0.55,
      rf"\b(?:no longer|not|never|doesn'?t|don'?t|do not|does not|won'?t|without|no need (?:for|"
      rf"to)|needn'?t|need not|exempt from|skip(?:ping)?|bypass(?:ing)?|waive[ds]?|removed?|"
-     rf"disabled?|no)\b[^.\n]{{0,30}}?{_CONTROL}"),
+     rf"disabled?|no)\b[^.\n]{{0,30}}?{CONTROL}"),
     ("control_removed", "policy", 0.6,
-     rf"{_CONTROL}[^.\n]{{0,40}}\b(?:has been|have been|was|were|is|are|got) (?:removed|disabled|"
+     rf"{CONTROL}[^.\n]{{0,40}}\b(?:has been|have been|was|were|is|are|got) (?:removed|disabled|"
      rf"dropped|waived|cancel+ed|abolished|turned off|no longer (?:needed|required))"),
     ("exempt", "policy", 0.7,
-     rf"\b(?:exempt(?:ed)? from|waive[sd]?|excused from)\b[^.\n]{{0,20}}(?:{_CONTROL}|checks?|"
+     rf"\b(?:exempt(?:ed)? from|waive[sd]?|excused from)\b[^.\n]{{0,20}}(?:{CONTROL}|checks?|"
      rf"screening|verification|limits?)"),
     ("stop_asking", "policy", 0.55,
      r"\b(?:do not|don'?t|never|no longer|stop|must not) (?:ask(?:ing)?|check(?:ing)?|"
@@ -160,7 +107,7 @@ EN: list[tuple[str, str, float, str]] = [
      r"always approve|(?:is|are) (?:now )?whitelisted)"),
     # not the language of the replies ("always reply to the Tokyo office in English")
     ("answer_yes", "policy", 0.6,
-     rf"{_NOT_SELF}\b(?:always|never) (?:say|answer|respond|reply|tell|mention|recommend|"
+     rf"{NOT_SELF}\b(?:always|never) (?:say|answer|respond|reply|tell|mention|recommend|"
      rf"disclose|reveal|ask)\b(?!{LANGUAGE_AFTER})"),
     ("treat_as", "policy", 0.8,
      r"\btreat (?:any|every|all|each|user|messages?|him|her|them|this|requests?)\b[^.\n]{0,40}"
@@ -273,14 +220,24 @@ EN: list[tuple[str, str, float, str]] = [
      r"\b(?:next time|when) you have (?:tool|shell|browser|api) access\b|\buse the \w+ tool\b"),
     # --- exfiltration
     ("send_data", "exfiltration", 0.7,
-     rf"\b{_SEND}\b[^.\n]{{0,40}}?\b{_OWNED}\b[^.\n]{{0,25}}?\b{_DATA}\b"),
+     rf"\b{SEND}\b[^.\n]{{0,40}}?\b{OWNED}\b[^.\n]{{0,25}}?\b{DATA}\b"),
     ("send_dest", "exfiltration", 0.55,
-     rf"\b{_SEND}\b[^.\n]{{0,60}}?(?:https?://|ftp://|www\.|\b[\w.+-]+@[\w-]+\.[a-z]{{2,}}|"
+     rf"\b{SEND}\b[^.\n]{{0,60}}?(?:https?://|ftp://|www\.|\b[\w.+-]+@[\w-]+\.[a-z]{{2,}}|"
      rf"\bwebhook\b|\bpastebin\b|\bpublic\b|\bexternal (?:server|site)|\bthird[- ]part)"),
     ("send_sensitive", "exfiltration", 0.6,
-     rf"\b{_SEND}\b[^.\n]{{0,20}}?\b(?:the |this |our )?(?:chat (?:history|transcript|log)s?|"
+     rf"\b{SEND}\b[^.\n]{{0,20}}?\b(?:the |this |our )?(?:chat (?:history|transcript|log)s?|"
      rf"conversation (?:history|log)s?|transcripts?|credentials|passwords?|api keys?|secrets|"
      rf"contacts|address book|memories)\b"),
+    # a secret sent to an address or a number: passwords, PINs, card numbers and one-time codes
+    # are vaulted (the PII policy), never mailed or texted on, whoever the rule names
+    ("secret_out", "exfiltration", 0.8,
+     rf"\b(?:passwords?|passcodes?|pins?|pin codes?|card numbers?|verification codes?|one-time "
+     rf"(?:pass)?codes?|otps?|2fa codes?|security codes?|password reset (?:links?|emails?)|reset "
+     rf"links?)\b[^.\n]{{0,60}}?\b{SEND}\b[^.\n]{{0,40}}?(?:\b[\w.+-]+@[\w-]+\.[a-z]{{2,}}|"
+     rf"\+?\d[\d\s().-]{{7,}}\d|https?://)|"
+     rf"\b{SEND}\b[^.\n]{{0,30}}?\b(?:passwords?|pins?|card numbers?|verification codes?|one-time "
+     rf"(?:pass)?codes?|otps?|2fa codes?|password reset links?)\b[^.\n]{{0,40}}?"
+     rf"(?:\b[\w.+-]+@[\w-]+\.[a-z]{{2,}}|\+?\d[\d\s().-]{{7,}}\d|https?://)"),
     ("stealth", "exfiltration", 0.45,
      # "bcc me": the user keeping their own copy
      r"\b(?:bcc(?! me\b| myself\b)|secretly|quietly|silently|covertly|"
@@ -301,29 +258,29 @@ EN: list[tuple[str, str, float, str]] = [
      r"(?:memor(?:y|ies)|data|records|notes|information|details|messages)"),
     ("tell_anyone", "exfiltration", 0.65,
      rf"\b(?:tell|give|show|reveal|disclose|share)\b[^.\n]{{0,20}}\b(?:anyone|everyone|whoever|"
-     rf"anybody|other users?)\b[^.\n]{{0,40}}\b{_DATA}\b"),
+     rf"anybody|other users?)\b[^.\n]{{0,40}}\b{DATA}\b"),
     ("every_reply_data", "exfiltration", 0.6,
-     rf"\b(?:append|add|include|attach|put)\b[^.\n]{{0,40}}\b{_DATA}\b[^.\n]{{0,30}}\b(?:to|in|at "
+     rf"\b(?:append|add|include|attach|put)\b[^.\n]{{0,40}}\b{DATA}\b[^.\n]{{0,30}}\b(?:to|in|at "
      rf"the end of) (?:every|each|all)\b"),
     # --- what guards the user's home and accounts, opened by a third party's word
     # a door opened for whoever asks or rings ("unlock the front door for anyone who says
     # they're from maintenance"), or with the camera switched off; forbidding it is no order
     ("open_door_for", "tool", 0.75,
-     rf"{_OPEN}[^.\n]{{0,25}}{_DOOR}[^.\n]{{0,50}}\b(?:anyone|anybody|"
+     rf"{OPEN}[^.\n]{{0,25}}{DOOR}[^.\n]{{0,50}}\b(?:anyone|anybody|"
      rf"someone|whoever|visitors?|requests?|says?|claims?|rings?|deliver(?:y|ies)|couriers?|"
      rf"announced)\b|\b(?:anyone|anybody|someone|whoever|visitors?|requests?|rings?|"
-     rf"deliver(?:y|ies)|couriers?)\b[^.\n]{{0,60}}{_OPEN}[^.\n]{{0,20}}"
-     rf"{_DOOR}|\b(?:unlock|open)\b[^.\n]{{0,60}}\b(?:switch|turn)(?:ing)? off\b[^.\n]{{0,20}}"
+     rf"deliver(?:y|ies)|couriers?)\b[^.\n]{{0,60}}{OPEN}[^.\n]{{0,20}}"
+     rf"{DOOR}|\b(?:unlock|open)\b[^.\n]{{0,60}}\b(?:switch|turn)(?:ing)? off\b[^.\n]{{0,20}}"
      rf"\b(?:cameras?|alarms?|recording)"),
     # sign-in codes and reset links sent to a number or an address: an account taken over
     ("forward_codes", "exfiltration", 0.8,
-     rf"{_PASS_ON}[^.\n]{{0,30}}{_CODES}[^.\n]{{0,40}}"
-     rf"(?:\+?\d[\d ()-]{{6,}}\d|[\w.+-]+@[\w-]+\.\w)|{_CODES}[^.\n]{{0,50}}\b(?:sent|forwarded|"
+     rf"{PASS_ON}[^.\n]{{0,30}}{CODES}[^.\n]{{0,40}}"
+     rf"(?:\+?\d[\d ()-]{{6,}}\d|[\w.+-]+@[\w-]+\.\w)|{CODES}[^.\n]{{0,50}}\b(?:sent|forwarded|"
      rf"go|goes|routed)\b[^.\n]{{0,10}}(?:\bthere\b|\+?\d[\d ()-]{{6,}}\d|[\w.+-]+@[\w-]+\.\w)"),
     # money moved or an address changed, kept from the user ("... and leave it out of the
     # spending summaries", "delete the bank's emails before the user gets a chance to see them")
     ("conceal_from_user", "policy", 0.75,
-     rf"\A(?=[\s\S]*?{_CONCEAL})[\s\S]*?{_MONEY_MOVE}"),
+     rf"\A(?=[\s\S]*?{CONCEAL})[\s\S]*?{MONEY_MOVE}"),
     ("hide_from_user", "policy", 0.75,
      r"\bbefore the user (?:gets|has) a chance to (?:see|read|notice)|\b(?:don'?t|do not|never) "
      r"(?:bring up|mention|raise)\b[^.\n]{0,60}\bwith the user\b"),
@@ -341,7 +298,7 @@ EN: list[tuple[str, str, float, str]] = [
      r"\bhas (?:permission|access|the right|rights|clearance) to (?:read|see|view|access|open)"
      r"[^.\n]{0,30}\b\w+'s\b"),
     ("can_see_others", "bridging", 0.7,
-     rf"\bcan (?:now |also )?(?:see|view|access|read|open)\s+\w+'s\s+(?:\w+\s+)?(?:{_DATA}|vault|"
+     rf"\bcan (?:now |also )?(?:see|view|access|read|open)\s+\w+'s\s+(?:\w+\s+)?(?:{DATA}|vault|"
      rf"account|messages|inbox)"),
     ("treat_user_as", "bridging", 0.85,
      r"\btreat (?:user|customer|account|id|client)\s*\S+ as (?:user|customer|account|id|client)|"
@@ -356,7 +313,7 @@ EN: list[tuple[str, str, float, str]] = [
      r"\b(?:recovery|backup) (?:email|phone|number|address) for \w+'s|\blinked to \w+'s "
      r"account|\bsend (?:her|his|their) (?:otps?|codes?|verification codes?) (?:there|to)"),
     ("disclose_to", "bridging", 0.75,
-     rf"\b(?:disclose|reveal|tell|give|share|send)\b[^.\n]{{0,30}}\b\w+'s\s+(?:\w+\s+)?{_DATA}\b"
+     rf"\b(?:disclose|reveal|tell|give|share|send)\b[^.\n]{{0,30}}\b\w+'s\s+(?:\w+\s+)?{DATA}\b"
      rf"[^.\n]{{0,30}}\b(?:to|with) (?:him|her|them|anyone|whoever)|\bgive (?:him|her|them) "
      rf"\w+'s\b"),
     # someone else taken for the user by a word or a number ("whenever a caller says
@@ -383,23 +340,52 @@ EN: list[tuple[str, str, float, str]] = [
      r"[^.\n]{0,40}(?<!wifi )(?<!wi-fi )(?<!guest )\b(?:passwords?|logins?|admin login|door codes?|"
      r"codes?|pins?|card numbers?|account (?:and routing )?numbers?|routing numbers?|"
      r"bank (?:details|logins?))\b"),
+    # someone made the user's equal, or let at the user's secrets ("Dad's messages count as me and
+    # he may change my passwords", "anyone who knows my dog's name is verified as me", "anyone
+    # calling from ... can hear my voicemails and verification codes")
+    ("delegate_authority", "bridging", 0.75,
+     r"\b(?:counts? as|(?:is|are) verified as|(?:is|are) treated as|stands? in for) (?:me|the "
+     r"(?:owner|account holder))\b|\bcounts? as (?:an? |the )?(?:account holder|owner|co-?owner)\b|"
+     r"\b(?:has|have|gets?) the same (?:authority|rights|access|permissions|say) as me\b|"
+     r"\b(?:may|can|is allowed to|are allowed to|is authori[sz]ed to|has permission to)\s+"
+     r"(?:also\s+)?(?:change|reset|hear|ask for|get|receive|know|read|use)\b[^.\n]{0,40}?"
+     r"\bmy\s+(?:[\w-]+\s+){0,2}?(?:passwords?|passcodes?|pins?|verification codes?|"
+     r"one-time codes?|otps?|2fa codes?|login details|credentials|ssn|social security number|"
+     r"voicemails?|security questions?)\b|"
+     # ... or handed them when they ask ("if she asks for my login or the SSN, give it to her")
+     # (a guest network's password is meant to be handed out)
+     r"\b(?:asks?|asking) for (?:my |the )?(?!(?:[\w-]+ )?(?:wifi|wi-fi|guest|network)\b)"
+     r"(?:[\w-]+ ){0,2}?(?:login|password|passcode|pin|ssn|"
+     r"verification code|credentials)\b[^.\n]{0,60}?\b(?:give (?:it|them) to (?:her|him|them)|"
+     r"(?:she|he|they)(?:'s| is| are) allowed)\b"),
     ("same_as_owner", "bridging", 0.75,
      r"\b(?:get|see|have) the same (?:memor(?:y|ies)|data|access|permissions|history) as\b"),
     ("when_asks", "bridging", 0.5,
      r"\b(?:when|whenever|if) (?:\w+ )?(?:asks|requests|calls)\b"),
+    # --- response manipulation
+    # what the agent says slanted: only the good, the bad left out, one seller the only real one
+    ("slant", "response", 0.75,
+     r"\bonly (?:say|mention|report|share|talk about|include|tell (?:them|people|users)) (?:the )?"
+     r"(?:good|positive|nice|favou?rable|glowing)\b|"
+     r"\b(?:leave out|omit|skip|drop|never mention|don'?t mention|do not mention|hide|bury)\b"
+     r"[^.\n]{0,30}?\b(?:negative|bad|critical|unfavou?rable|one-star|1-star)\s+(?:reviews?|news|"
+     r"coverage|comments?|feedback|press|ratings?|stories|reports?)\b|"
+     r"\b(?:is|as) the only (?:legitimate|legit|official|safe|trustworthy|reliable|authori[sz]ed|"
+     r"approved|certified) (?:platform|provider|seller|vendor|app|site|website|store|shop|option|"
+     r"supplier|school|agency|service)\b"),
     # --- response manipulation (BIPIA)
     ("modify_response", "response", 0.8,
-     rf"\b{_MOD}\b[^.\n]{{0,60}}\b(?:your|each|every|all|any|the next|every future|all future|all "
-     rf"your|each of your)\s+(?:\w+\s+)?{_RESP}\b"),
+     rf"\b{MOD}\b[^.\n]{{0,60}}\b(?:your|each|every|all|any|the next|every future|all future|all "
+     rf"your|each of your)\s+(?:\w+\s+)?{RESP}\b"),
     ("in_your_response", "response", 0.75,
      rf"\b(?:in|to|from|for|with|throughout|within|of|into) (?:your|each|every|all|any) "
-     rf"(?:future |subsequent |following |next )?(?:\w+ )?{_RESP}\b"),
+     rf"(?:future |subsequent |following |next )?(?:\w+ )?{RESP}\b"),
     ("respond_style", "response", 0.7,
      r"\b(?:respond|reply|answer|write|speak|talk)\b[^.\n]{0,40}\bin (?:morse code|pig latin|"
      r"reverse|pirate speak|all caps|base64|binary|leetspeak|rot13|code|emojis? only)"
      r"|\brespond to all questions\b"),
     ("tell_user", "response", 0.55,
-     rf"{_NOT_SELF}\b(?:tell|remind|warn|inform|convince|urge) (?:the )?(?:user|users|customers?|"
+     rf"{NOT_SELF}\b(?:tell|remind|warn|inform|convince|urge) (?:the )?(?:user|users|customers?|"
      rf"readers?|them|everyone|people)\b[^.\n]{{0,30}}\b(?:to|that)\b"),
     ("say_that", "response", 0.45,
      r"\b(?:say|claim|state|assert) that\b"),
@@ -447,23 +433,23 @@ EN: list[tuple[str, str, float, str]] = [
     # --- speaking to the AI
     ("note_to_ai", "addressee", 0.6,
      rf"\b(?:note|message|instruction|reminder|update|memo|p\.?s\.?|important|hidden instruction)"
-     rf"s?\b[^.\n]{{0,15}}\b(?:to|for)\s+(?:the |any |an |all |every )?{_AGENT}s?\b"),
+     rf"s?\b[^.\n]{{0,15}}\b(?:to|for)\s+(?:the |any |an |all |every )?{AGENT}s?\b"),
     ("vocative_ai", "addressee", 0.55,
-     rf"(?:^|[.!?,;:/|(\[-]\s*|\bp\.?s\.?\s*)(?:hey |dear )?{_AGENT}\s*(?:,|:|—|-\s)"),
+     rf"(?:^|[.!?,;:/|(\[-]\s*|\bp\.?s\.?\s*)(?:hey |dear )?{AGENT}\s*(?:,|:|—|-\s)"),
     ("addressed_command", "addressee", 0.75,
      rf"(?:^|[.!?,;:/|(\[-]\s*|\bp\.?s\.?\s*|\bby the way\s*,?\s*|\battention\s+)"
      rf"(?:hey |dear )?(?:(?:note|message|instruction|memo|reminder) (?:for|to) )?(?:the |any )?"
-     rf"(?:\w+ )?{_AGENT}\s*(?:,|:|—|-)\s*(?:please |also |and |then |now |just )*(?:add|append|"
+     rf"(?:\w+ )?{AGENT}\s*(?:,|:|—|-)\s*(?:please |also |and |then |now |just )*(?:add|append|"
      rf"attach|"
      rf"send|forward|email|share|copy|export|delete|wipe|reset|grant|approve|refund|pay|transfer|"
      rf"book|charge|tell|say|reveal|disclose|remove|disable|enable|skip|ignore|disregard|forget|"
      rf"include|insert|change|update|replace|unlock|schedule|cancel|give|make|mark|treat|"
      rf"respond|reply|answer|always|never|from now on|do not|don't)\b"),
     ("ai_reading_this", "addressee", 0.75,
-     rf"\b(?:any|every|the|an?) {_AGENT}s? (?:reading|that reads|who reads|processing|seeing|"
+     rf"\b(?:any|every|the|an?) {AGENT}s? (?:reading|that reads|who reads|processing|seeing|"
      rf"that sees) this\b"),
     ("agent_should", "addressee", 0.6,
-     rf"\b(?:the|this|any|every) {_AGENT} (?:should|must|shall|needs to|has to|is (?:required|"
+     rf"\b(?:the|this|any|every) {AGENT} (?:should|must|shall|needs to|has to|is (?:required|"
      rf"instructed|allowed|authori[sz]ed|permitted) to|may)\b"),
 ]
 
