@@ -190,7 +190,11 @@ EN: list[tuple[str, str, float, str]] = [
      r"rm -rf\s+(?:/|~|\$|\*|\.{1,2}(?:/\s|/?$|\s))|"
      # a download piped to a shell, flags and sudo included ("curl -fsSL URL | sudo bash")
      r"\b(?:curl|wget)\s+(?:\S+\s+){0,4}?\S+\s*\|\s*(?:sudo\s+)?(?:ba|z)?sh\b|\bwget\s+https?://|\bos\.system\b|\bsubprocess\.|"
-     r"\beval\(|\bexec\(|\bpowershell\b|/etc/passwd|"
+     # PowerShell run hidden, encoded or on a downloaded string, not the word itself
+     # ("PowerShell to find the biggest files: Get-ChildItem ...")
+     r"\beval\(|\bexec\(|\bpowershell(?:\.exe)?\s+(?:-\w+\s+\S*\s*){0,3}?-(?:e|ec|enc|"
+     r"encodedcommand|c|command|nop|noprofile|w|windowstyle|ep|executionpolicy)\b|"
+     r"\b(?:iex|invoke-expression)\b|\bdownloadstring\b|/etc/passwd|"
      # the user's own key kept private ("chmod 600 ~/.ssh/id_rsa", "ssh-add ~/.ssh/work") is
      # housekeeping; reading, copying or appending to the folder is not
      r"(?<!chmod [0-7]{3} ~/)(?<!ssh-add ~/)(?<!ssh -i ~/)\.ssh/|(?<!\.ssh/)\bid_rsa\b|"
