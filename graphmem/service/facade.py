@@ -375,10 +375,36 @@ class MemoryService:
         scanned PDF page; or, instead, an http(s) `url` to fetch it from, docs/images.md) as
         one memory of kind `image`: its content is `caption` and the text OCR reads in it (a
         PDF page's text layer when it has one), screened and indexed like any memory; EXIF
-        DateTimeOriginal becomes `created_at` unless given. A PDF of several pages needs
-        `page` (1-based): one page is one memory. `fields` are write_many's (metadata,
-        source, session_id, ...)."""
+        DateTimeOriginal becomes `created_at` unless given. A PDF is one memory a page (`page`,
+        1-based, picks one); this returns the first, write_image_pages all of them. `fields`
+        are write_many's (metadata, source, session_id, ...)."""
         return images.write_image(
+            self.context,
+            user_id,
+            image,
+            url=url,
+            caption=caption,
+            memory_type=memory_type,
+            page=page,
+            tool=tool,
+            **fields,
+        )
+
+    def write_image_pages(
+        self,
+        user_id: str,
+        image: ImageSource | None = None,
+        caption: str | None = None,
+        memory_type: str = "fact",
+        *,
+        url: str | None = None,
+        page: int | None = None,
+        tool: str | None = None,
+        **fields: Any,
+    ) -> list[Memory]:
+        """write_image, returning every memory it wrote: one for an image, one a page for a
+        PDF (every page, at most images.pdf_pages_per_write, or `page`), in page order."""
+        return images.write_image_pages(
             self.context,
             user_id,
             image,
