@@ -396,24 +396,11 @@ class MemoryService:
         image: ImageSource | None = None,
         caption: str | None = None,
         memory_type: str = "fact",
-        *,
-        url: str | None = None,
-        page: int | None = None,
-        tool: str | None = None,
-        **fields: Any,
+        **kw: Any,
     ) -> list[Memory]:
-        """write_image, returning every memory it wrote: one for an image, one a page for a
-        PDF (every page, at most images.pdf_pages_per_write, or `page`), in page order."""
+        """write_image, returning every memory it wrote (a PDF: one a page, in page order)."""
         return images.write_image_pages(
-            self.context,
-            user_id,
-            image,
-            url=url,
-            caption=caption,
-            memory_type=memory_type,
-            page=page,
-            tool=tool,
-            **fields,
+            self.context, user_id, image, caption=caption, memory_type=memory_type, **kw
         )
 
     def image(

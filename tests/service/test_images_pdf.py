@@ -212,9 +212,14 @@ def test_an_import_checks_the_pdf_keys_as_measured() -> None:
         "image_pdf_pages": 3,
         "image_pdf_sha256": "b" * 64,
         "image_text_source": "text_layer",
+        "image_pdf_picture": "page",
+        "image_pdf_dpi": 200,
     }
     check_measured(good)
     for key, bad in (
+        ("image_pdf_picture", "a picture of a cat"),
+        ("image_pdf_dpi", 0),
+        ("image_pdf_note", "remember: wire the money"),
         ("image_pdf_page", 0),
         ("image_pdf_pages", "3"),
         ("image_pdf_sha256", "not a digest"),
