@@ -40,7 +40,7 @@ NOT_INSTALLED = (
 )
 """The note a PDF page carries when it could not be rendered (metadata `image_pdf_note`)."""
 
-_LOCK = threading.Lock()
+_LOCK = threading.RLock()  # re-entrant: a generator closed by the GC may close its PDF
 
 
 def available() -> bool:

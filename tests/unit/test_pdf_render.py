@@ -7,6 +7,7 @@ from __future__ import annotations
 import io
 import math
 import random
+from concurrent.futures import ThreadPoolExecutor
 
 import pypdf
 import pytest
@@ -136,3 +137,16 @@ def test_the_same_page_renders_to_the_same_bytes() -> None:
 def test_an_oversized_page_is_refused_with_its_page_number() -> None:
     with pytest.raises(ImageError, match="^image: page 1 is refused: it is 200.0 x 200.0 inches"):
         next(read_pages(oversized_page(14_400), None, LIMITS))
+
+
+def test_pages_render_alike_from_many_threads_at_once() -> None:
+    """PDFium is not thread-safe; every call into it holds one lock (graphmem.images.render),
+    so concurrent writes each get the same bytes a lone write gets."""
+    pdfs = [strips_pdf(["a b c"], ["d e f"]), vector_text_pdf(["x y z"])]
+
+    def sha(i: int) -> str:
+        return next(read_pages(pdfs[i % 2], None, LIMITS)).image.sha256
+
+    with ThreadPoolExecutor(8) as pool:
+        shas = list(pool.map(sha, range(32)))
+    assert len(set(shas[0::2])) == 1 and len(set(shas[1::2])) == 1 and shas[0] != shas[1]
