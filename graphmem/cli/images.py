@@ -1,6 +1,6 @@
-"""Images on the command line: `graphmem add --image PATH` (or `--image-url URL`, and a PDF's
-`--page N`) stores one (graphmem.cli.memory hands it here), `graphmem image MEMORY_ID` saves it
-back to a file."""
+"""Images on the command line: `graphmem add --image PATH` (or `--image-url URL`; a PDF is one
+image memory a page, or `--page N`'s) stores one (graphmem.cli.memory hands it here),
+`graphmem image MEMORY_ID` saves it back to a file."""
 
 from __future__ import annotations
 
@@ -32,12 +32,13 @@ def check_image_args(args: argparse.Namespace) -> None:
         raise InvalidInputError("page", "only with --image or --image-url (a PDF)")
 
 
-def add_image(svc: MemoryService, args: argparse.Namespace, fields: dict[str, Any]) -> Memory:
+def add_image(svc: MemoryService, args: argparse.Namespace, fields: dict[str, Any]) -> list[Memory]:
     """`add --image PATH | --image-url URL [--caption TEXT] [--page N]`: the caption is the
     memory's own words; the text read in the image follows it. A URL is fetched by this
-    process, under the images settings' URL rules. A PDF's page is stored as an image."""
+    process, under the images settings' URL rules. A PDF is one image memory a page (or the
+    page --page names), in page order."""
     given = {k: v for k, v in fields.items() if v}
-    return svc.write_image(
+    return svc.write_image_pages(
         user_of(args),
         args.image,
         args.caption,

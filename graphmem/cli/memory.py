@@ -45,22 +45,35 @@ def cmd_add(args: argparse.Namespace) -> None:
     content = args.content if args.content != "-" else sys.stdin.read(MAX_STDIN_CHARS + 1)
     with open_service(args) as svc:
         if args.image is not None or args.image_url is not None:
-            m = add_image(svc, args, fields)
+            written = add_image(svc, args, fields)
         else:
             item = WriteItem(
                 content=content, memory_type=args.type, **{k: v for k, v in fields.items() if v}
             )
-            m = svc.write_many(user_of(args), [item])[0]
-        held = m.status.value == "quarantined"
-        why = svc.hold_reasons(user_of(args), [m.id])[m.id] if held else None
-    if why is None:
+            written = svc.write_many(user_of(args), [item])
+        held = [m.id for m in written if m.status.value == "quarantined"]
+        why = svc.hold_reasons(user_of(args), held) if held else {}
+    m = written[0]
+    if len(written) > 1:  # a PDF written whole: one image memory a page, one id a line
+        pages = [
+            {"id": w.id, "page": w.metadata.get("image_pdf_page"), "status": w.status.value}
+            | ({"held_for_review": why[w.id]} if w.id in why else {})
+            for w in written
+        ]
+        emit(args, {"id": m.id, "pages": pages}, "\n".join(w.id for w in written))
+        if not args.json:
+            for p in pages:
+                if "held_for_review" in p:
+                    print(f"page {p['page']} held for review: {p['held_for_review']}", file=err())
+        return
+    if m.id not in why:
         emit(args, {"id": m.id}, m.id)
         return
     # Stored (exit 0) but not recalled until an operator approves it: say so and why, on
     # stderr, so `id=$(graphmem add ...)` still reads just the id.
-    emit(args, {"id": m.id, "status": "quarantined", "held_for_review": why}, m.id)
+    emit(args, {"id": m.id, "status": "quarantined", "held_for_review": why[m.id]}, m.id)
     if not args.json:
-        print(f"held for review: {why}", file=err())
+        print(f"held for review: {why[m.id]}", file=err())
 
 
 def cmd_search(args: argparse.Namespace) -> None:
@@ -203,16 +216,14 @@ def register(add: AddCommand) -> None:
     sp.add_argument("content", nargs="?")
     sp.add_argument(
         "--image",
-        help="store this image file (PNG, JPEG, WebP, GIF, a scanned PDF page); its text is read"
-        " by OCR",
+        help="store this image file (PNG, JPEG, WebP, GIF, or a PDF: one image memory a page,"
+        " each id on a line); its text is read by OCR",
     )
     sp.add_argument(
         "--image-url", help="fetch the image from this http(s) URL instead (docs/images.md)"
     )
     sp.add_argument("--caption", help="with --image: what it is and why it matters")
-    sp.add_argument(
-        "--page", type=int, help="with a PDF of several pages: the page to store (1 = the first)"
-    )
+    sp.add_argument("--page", type=int, help="with a PDF: store only this page (1 = the first)")
     sp.add_argument("--type", default="fact", help=f"one of {', '.join(types)} (default fact)")
     sp.add_argument("--source", help="user | agent | document | system (default user)")
     sp.add_argument("--session", help="session id")

@@ -109,8 +109,21 @@ class EmbeddedBackend:
         memory_type: str,
         **fields: Any,
     ) -> dict[str, Any]:
-        m = self.service.write_image(user_id, image, caption, memory_type, tool=TOOL, **fields)
-        return m.to_dict()
+        written = self.service.write_image_pages(
+            user_id, image, caption, memory_type, tool=TOOL, **fields
+        )
+        rec = written[0].to_dict()
+        if len(written) > 1:  # a PDF written whole: the pages as memory_write_image lists them
+            rec["pages"] = [
+                {
+                    "page": w.metadata.get("image_pdf_page"),
+                    "memory_id": w.id,
+                    "status": w.status.value,
+                    "ocr": w.metadata.get("image_ocr", "off"),
+                }
+                for w in written
+            ]
+        return rec
 
     def image(self, user_id: str, memory_id: str, thumbnail: bool) -> tuple[bytes, str]:
         return self.service.image(user_id, memory_id, thumbnail=thumbnail)

@@ -99,8 +99,9 @@ class ImageMethods:
     ) -> dict[str, Any]:
         """Store an image (a local path or its bytes, or `url`: an http(s) URL the store
         fetches) as one memory of kind image: the caption and the text read in it become
-        searchable. A PDF is stored as one scanned page: `page` (1-based) picks it from a PDF
-        of several. Returns the memory as a dict."""
+        searchable. A PDF is one image memory a page, or only `page` (1-based). Returns the
+        memory as a dict (a PDF's first page, with `pages`: every page's memory_id, page,
+        status and ocr, when it had several)."""
         return self._run(
             add_image(
                 image,

@@ -338,7 +338,7 @@ def _parse_pdf(
         if reader.is_encrypted and not reader.decrypt(""):
             raise _error(uri, "is an encrypted PDF; decrypt it first")
         pages = list(reader.pages)
-        read = read_pages(pages, [page.extract_text() or "" for page in pages], ocr)
+        read = read_pages(pages, [page.extract_text() or "" for page in pages], ocr, data)
         meta_title = (reader.metadata.title if reader.metadata else None) or ""
     except Exception as exc:  # a malformed file can break pypdf anywhere: still one line
         if isinstance(exc, DocumentError):

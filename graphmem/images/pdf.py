@@ -1,41 +1,54 @@
-"""PDF pages as pictures: a scanned page's picture, found and checked in the PDF's own
-dictionaries before anything is decoded.
+"""PDF pages as image memories: which pages a write stores, each as a checked picture with its
+text layer (graphmem.images.pdfpage decides what a page's picture is: the scanner's own, or
+the page rendered by graphmem.images.render).
 
-A scanner or a phone app writes each page of a PDF as one picture (an image XObject), with or
-without an invisible text layer. Two callers want that picture: an image memory written from a
-PDF page (`read_page`, graphmem.usecases.images) and document ingest, which reads a page
-without a text layer by OCR (graphmem.documents.scanned). Both use `largest_image` and
-`page_picture` here, under the images settings' limits.
+A PDF written as an image is one image memory a page: the page given (`page`, 1-based), or
+every page, at most `images.pdf_pages_per_write` of them. Pages are read one at a time as the
+caller asks for them (`read_pages` is lazy), so a write of twenty rendered pages holds one
+page's pixels at a time, not twenty.
 
-A PDF is untrusted input like any image, and it has more places to hide a bomb: a page tree
-that declares few pages and holds a hundred thousand, an image whose dictionary declares a few
-pixels and whose JPEG header declares a billion, a content stream of megabytes of text
-operators that pypdf's text extraction would spend minutes on. Each is bounded here before the
-expensive step, and every refusal is one `ImageError` line.
+A PDF is untrusted input like any image, and it hides bombs in more places: a page tree that
+declares few pages and holds a hundred thousand, an image whose JPEG header declares a billion
+pixels, a content stream of megabytes. Each is bounded before the expensive step, and every
+refusal is one `ImageError` line (a page it does not have: InvalidInputError on `page`).
 """
 
 from __future__ import annotations
 
 import hashlib
 import io
-import warnings
+import logging
+from collections.abc import Iterator
+from contextlib import ExitStack
 from dataclasses import dataclass
-from typing import Any
-
-from PIL import Image
+from typing import TYPE_CHECKING, Any
 
 from graphmem.errors import ImageError, InvalidInputError
+from graphmem.images import render
 from graphmem.images.decode import DecodedImage, decode
-from graphmem.images.ocr import tidy
+from graphmem.images.pdfpage import (
+    MAX_CONTENT_BYTES,
+    NO_IMAGE,
+    PagePicture,
+    _int,
+    _key,
+    content_ops,
+    largest_image,
+    page_image,
+    page_picture,
+    text_layer,
+)
 
-MAX_CONTENT_BYTES = 1024 * 1024
-"""The most decoded content (the page's drawing instructions and the forms it draws) whose
-text layer is read. pypdf's text extraction costs about 2.5 s a MiB here; a scanned page's
-text layer is tens of kB."""
+if TYPE_CHECKING:
+    from graphmem.images.settings import ImageSettings
+
+log = logging.getLogger("graphmem.images")
 
 _STORED_AS_IS = (".jpg", ".png")
 """Pictures pypdf extracts as a JPEG (the scanner's own bytes) or a PNG are stored as they
 come; any other (TIFF from a fax scan, JPEG 2000) is stored as a PNG."""
+
+_INGEST = "ingest the whole PDF as a document (graphmem ingest, document_ingest)"
 
 
 def is_pdf(data: bytes) -> bool:
@@ -43,89 +56,35 @@ def is_pdf(data: bytes) -> bool:
     return data[:1024].lstrip(b"\x00\t\n\r\f ").startswith(b"%PDF-")
 
 
-def _int(obj: Any, key: str) -> int:
-    """An integer entry of a PDF dictionary; indexing resolves an indirect one (a /Length
-    written as `12 0 R`, as Pillow writes it)."""
-    try:
-        return int(obj[key]) if key in obj else 0
-    except (TypeError, ValueError):
-        return 0
+@dataclass(frozen=True)
+class PdfLimits:
+    """The images settings a PDF is read under (graphmem.images.settings)."""
 
+    max_bytes: int
+    max_pixels: int
+    max_pages: int
+    dpi: int = 200
+    per_write: int = 20
 
-NO_IMAGE = "no image on it"
-
-
-def largest_image(page: Any, max_pixels: int, max_bytes: int) -> tuple[str | None, str | None]:
-    """The name of a pypdf page's largest image within the limits, or why there is none
-    (NO_IMAGE, or the limit its images break). Sizes come from the image dictionaries (/Width,
-    /Height) and the encoded stream, before anything is decoded."""
-    try:
-        xobjects = page["/Resources"]["/XObject"].get_object()
-    except (KeyError, TypeError, AttributeError):
-        return None, NO_IMAGE
-    best: tuple[int, str] | None = None
-    too_big = ""
-    for name in xobjects:
-        obj = xobjects[name].get_object()
-        if obj.get("/Subtype") != "/Image":
-            continue
-        w, h = _int(obj, "/Width"), _int(obj, "/Height")
-        # the stream's bytes as stored, still encoded: pypdf keeps them and drops /Length
-        raw = getattr(obj, "_data", None)
-        size = len(raw) if isinstance(raw, bytes) else _int(obj, "/Length")
-        if w * h > max_pixels:
-            too_big = f"its image is {w}x{h} pixels, over the limit of {max_pixels:,}"
-        elif size > max_bytes:
-            too_big = f"its image is {size:,} bytes, over the limit of {max_bytes:,}"
-        elif best is None or w * h > best[0]:
-            best = (w * h, str(name))
-    if best is None:
-        return None, too_big or NO_IMAGE
-    return best[1], None
-
-
-def page_picture(page: Any, name: str, max_pixels: int) -> tuple[Image.Image, bytes, str]:
-    """The picture `name` of a pypdf page (largest_image's): decoded, with its bytes as a
-    file and their extension (.jpg, .png, ...). A JPEG or JPEG 2000 stream's own header is
-    checked against `max_pixels` before it is decoded, since it may declare far more pixels
-    than the dictionary did. Raises ImageError for that, anything else pypdf or Pillow
-    raises for a broken stream."""
-    stream = page["/Resources"]["/XObject"][name].get_object()
-    _check_header(stream.get_data(), max_pixels)
-    found = page.images[name]
-    if found.image is None:
-        raise ValueError("pypdf could not decode it")
-    return found.image, found.data, "." + found.name.rsplit(".", 1)[-1].lower()
-
-
-def _check_header(data: bytes, max_pixels: int) -> None:
-    """Refuse an image stream whose own header (a JPEG's, a JPEG 2000's) declares more than
-    `max_pixels`; raw samples have no header and were sized by the dictionary."""
-    try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("error", Image.DecompressionBombWarning)
-            with Image.open(io.BytesIO(data)) as probe:
-                w, h = probe.size
-    except (Image.DecompressionBombError, Image.DecompressionBombWarning):
-        raise ImageError("its image's header declares a decompression bomb") from None
-    except Exception:  # noqa: BLE001 - not a format with a header: the dictionary's size holds
-        return
-    if w * h > max_pixels:
-        raise ImageError(
-            f"its image's header declares {w}x{h} pixels, over the limit of {max_pixels:,}"
-        )
+    @classmethod
+    def of(cls, s: ImageSettings) -> PdfLimits:
+        return cls(s.max_bytes, s.max_pixels, s.pdf_max_pages, s.pdf_dpi, s.pdf_pages_per_write)
 
 
 @dataclass(frozen=True)
 class PdfPage:
     """One page of a PDF, as an image memory stores it: its picture (decoded and checked like
-    any image), which page it is, and the text of its text layer ('' when it has none)."""
+    any image), which page it is, the text of its text layer ('' when it has none) and how
+    the picture was had (`picture`: scan, page or largest, graphmem.images.pdfpage)."""
 
     image: DecodedImage
     page: int  # 1-based
     pages: int
     text: str
     pdf_sha256: str
+    picture: str = "scan"
+    dpi: int | None = None
+    note: str = ""
 
     def describe(self) -> dict[str, object]:
         """What a memory's metadata says about the PDF the image came from."""
@@ -133,78 +92,175 @@ class PdfPage:
             "image_pdf_page": self.page,
             "image_pdf_pages": self.pages,
             "image_pdf_sha256": self.pdf_sha256,
+            "image_pdf_picture": self.picture,
+            **({"image_pdf_dpi": self.dpi} if self.dpi is not None else {}),
+            **({"image_pdf_note": self.note} if self.note else {}),
             "image_text_source": "text_layer" if self.text else "ocr",
         }
+
+
+def read_pages(data: bytes, page: int | None, limits: PdfLimits) -> Iterator[PdfPage]:
+    """The pages of the PDF `data` an image write stores, one at a time: page `page`
+    (1-based), or with None every page (at most `limits.per_write`; a blank page of several
+    is skipped). Raises ImageError (field `image`) for a PDF or page refused,
+    InvalidInputError (field `page`) for a page it does not have."""
+    with ExitStack() as stack:
+        reader, pages, sha = _open(data, limits)
+        numbers = _numbers(page, pages, limits.per_write)
+        renderer = None
+        if render.available():
+            renderer = _guard(lambda: stack.enter_context(render.opened(data)))
+        else:
+            log.warning("PDF page stored as its largest picture: %s", render.NOT_INSTALLED)
+        found = 0
+        for number in numbers:
+            got = _read(reader, renderer, number, limits, alone=len(numbers) == 1)
+            if got is not None:
+                found += 1
+                text, picture = got
+                yield _page(picture, number, pages, text, sha, limits)
+        if not found:
+            raise ImageError("has no page with anything on it to store")
+
+
+def pictures(
+    data: bytes, page: int | None, s: ImageSettings
+) -> Iterator[tuple[DecodedImage, PdfPage | None]]:
+    """The checked pictures an image write of `data` stores, one at a time: the image itself,
+    or for a PDF each page read_pages gives (with `page`, that one)."""
+    if is_pdf(data):
+        for got in read_pages(data, page, PdfLimits.of(s)):
+            yield got.image, got
+        return
+    if page is not None:
+        raise InvalidInputError("page", "is only for a PDF")
+    yield decode(data, max_bytes=s.max_bytes, max_pixels=s.max_pixels), None
 
 
 def read_page(
     data: bytes, page: int | None, *, max_bytes: int, max_pixels: int, max_pages: int
 ) -> PdfPage:
     """Page `page` (1-based; None: the only page) of the PDF `data` as a checked picture and
-    its text layer. Raises ImageError (field `image`) for a PDF refused, InvalidInputError
-    (field `page`) for a page it does not have. A PDF of several pages needs `page`: one write
-    is one image memory, and a document of pages is what `graphmem ingest` is for."""
+    its text layer (read_pages for one page). A PDF of several pages needs `page`."""
+    limits = PdfLimits(max_bytes, max_pixels, max_pages, per_write=1)
+    return next(read_pages(data, page, limits))
+
+
+def _open(data: bytes, limits: PdfLimits) -> tuple[Any, int, str]:
+    """pypdf's reader of `data`, its page count (bounded by limits.max_pages) and its sha256."""
     import pypdf  # only a PDF pays for the import
 
-    if len(data) > max_bytes:
-        raise ImageError(f"is {len(data):,} bytes; at most {max_bytes:,} are accepted")
-    try:
+    if len(data) > limits.max_bytes:
+        raise ImageError(f"is {len(data):,} bytes; at most {limits.max_bytes:,} are accepted")
+
+    def opening() -> tuple[Any, int]:
         reader = pypdf.PdfReader(io.BytesIO(data))
         if reader.is_encrypted and not reader.decrypt(""):
             raise ImageError("is an encrypted PDF; decrypt it first")
-        pages = _count_pages(reader, max_pages)
-        number = _which(page, pages)
-        chosen = reader.pages[number - 1]
-        name, why = largest_image(chosen, max_pixels, max_bytes)
-        text = _text_layer(chosen, number)
-        if name is None:
-            raise ImageError(_no_picture(number, why, text))
-        try:
-            picture, raw, ext = page_picture(chosen, name, max_pixels)
-        except ImageError as e:
-            raise ImageError(f"page {number} is refused: {e.message}") from None
+        return reader, _count_pages(reader, limits.max_pages)
+
+    reader, pages = _guard(opening)
+    return reader, pages, hashlib.sha256(data).hexdigest()
+
+
+def _guard(step: Any) -> Any:
+    """`step()`, with anything but our own errors as one line: a malformed file can break
+    pypdf or PDFium anywhere."""
+    try:
+        return step()
     except InvalidInputError:
         raise
-    except Exception as exc:  # a malformed file can break pypdf anywhere: still one line
+    except Exception as exc:  # noqa: BLE001
         raise ImageError(f"is not a readable PDF ({str(exc)[:120]})") from None
-    if ext not in _STORED_AS_IS:
-        buf = io.BytesIO()
-        picture.save(buf, format="PNG")
-        raw = buf.getvalue()
-    try:
-        image = decode(raw, max_bytes=max_bytes, max_pixels=max_pixels)
-    except ImageError as e:
-        raise ImageError(f"page {number}'s picture {e.message}") from None
-    return PdfPage(image, number, pages, text, hashlib.sha256(data).hexdigest())
 
 
-def _which(page: int | None, pages: int) -> int:
-    """The 1-based page to read: `page` when the PDF has it, the only one when not given."""
+def _read(
+    reader: Any, renderer: Any, number: int, limits: PdfLimits, *, alone: bool
+) -> tuple[str, PagePicture] | None:
+    """Page `number`'s text layer and picture; None for a blank page of several."""
+
+    def reading() -> tuple[str, PagePicture | None]:
+        chosen = reader.pages[number - 1]
+        ops = content_ops(chosen, number)
+        text = text_layer(chosen)
+        try:
+            picture = page_image(
+                chosen,
+                renderer,
+                number - 1,
+                ops,
+                max_pixels=limits.max_pixels,
+                max_bytes=limits.max_bytes,
+                dpi=limits.dpi,
+            )
+        except ImageError as e:
+            raise ImageError(f"page {number} is refused: {e.message}") from None
+        if picture is None and renderer is None and text:
+            raise ImageError(
+                f"page {number} is text, not a scanned picture, and pypdfium2 is not installed"
+                f" to render it: {_INGEST}"
+            )
+        return text, picture
+
+    text, picture = _guard(reading)
+    if picture is None:
+        if alone:
+            raise ImageError(f"page {number} has no picture to store")
+        return None
+    return text, picture
+
+
+def _page(
+    got: PagePicture, number: int, pages: int, text: str, sha: str, limits: PdfLimits
+) -> PdfPage:
+    """A page's picture as a checked image: the scanner's bytes as they are (a JPEG, or a
+    PNG), else encoded (a rendered page: graphmem.images.render.encode)."""
+    if got.kind == "page":
+        raw, fmt = render.encode(got.picture, limits.max_bytes)
+        image = DecodedImage(
+            data=raw,
+            sha256=hashlib.sha256(raw).hexdigest(),
+            format=fmt,
+            width=got.picture.width,
+            height=got.picture.height,
+            taken_at=None,
+            frames=1,
+            picture=got.picture,
+        )
+    else:
+        raw = got.raw or b""
+        if got.ext not in _STORED_AS_IS:
+            buf = io.BytesIO()
+            got.picture.save(buf, format="PNG")
+            raw = buf.getvalue()
+        try:
+            image = decode(raw, max_bytes=limits.max_bytes, max_pixels=limits.max_pixels)
+        except ImageError as e:
+            raise ImageError(f"page {number}'s picture {e.message}") from None
+    return PdfPage(image, number, pages, text, sha, got.kind, got.dpi, got.note)
+
+
+def _numbers(page: int | None, pages: int, per_write: int) -> list[int]:
+    """The 1-based pages to store: `page` when the PDF has it, else every page."""
     if pages == 0:
         raise ImageError("is a PDF with no pages")
     if page is None:
-        if pages > 1:
-            raise InvalidInputError(
-                "page",
-                f"the PDF has {pages} pages: give page (1 to {pages}) to store one of them as"
-                " an image, or ingest the whole PDF as a document (graphmem ingest,"
-                " document_ingest)",
+        if pages > per_write:
+            if per_write == 1:
+                raise InvalidInputError(
+                    "page",
+                    f"the PDF has {pages} pages: give page (1 to {pages}) to store one of them"
+                    f" as an image, or {_INGEST}",
+                )
+            raise ImageError(
+                f"is a PDF of {pages:,} pages; at most {per_write:,} are written as images in"
+                f" one write (images.pdf_pages_per_write): give page (1 to {pages}) to store"
+                f" one of them, or {_INGEST}"
             )
-        return 1
+        return list(range(1, pages + 1))
     if isinstance(page, bool) or not isinstance(page, int) or not 1 <= page <= pages:
         raise InvalidInputError("page", f"must be a page of the PDF, 1 to {pages}")
-    return page
-
-
-def _no_picture(number: int, why: str | None, text: str) -> str:
-    if why != NO_IMAGE:
-        return f"page {number} is refused: {why}"
-    if text:
-        return (
-            f"page {number} is text, not a scanned picture: ingest a PDF of text as a"
-            " document (graphmem ingest, document_ingest)"
-        )
-    return f"page {number} has no picture to store"
+    return [page]
 
 
 def _count_pages(reader: Any, limit: int) -> int:
@@ -238,61 +294,19 @@ def _count_pages(reader: Any, limit: int) -> int:
 def _too_many(pages: str, limit: int) -> str:
     return (
         f"is a PDF of {pages} pages; at most {limit:,} are opened to store a page as an image"
-        " (images.pdf_max_pages); ingest a long PDF as a document (graphmem ingest,"
-        " document_ingest)"
+        f" (images.pdf_max_pages); {_INGEST.replace('the whole', 'a long')}"
     )
-
-
-def _text_layer(page: Any, number: int) -> str:
-    """The page's text layer, tidied as OCR output is; '' when it has none. Its content is
-    measured first (MAX_CONTENT_BYTES)."""
-    size = _content_bytes(page)
-    if size > MAX_CONTENT_BYTES:
-        raise ImageError(
-            f"page {number} draws {size:,} bytes of content, over the limit of"
-            f" {MAX_CONTENT_BYTES:,} (a scanned page needs far less); refused unread"
-        )
-    return tidy(page.extract_text() or "")
-
-
-def _content_bytes(page: Any) -> int:
-    """The decoded size of what text extraction reads on `page`: its content streams and,
-    recursively, the form XObjects they may draw (image streams are not read for text)."""
-    total, seen = 0, set[object]()
-    todo: list[Any] = [page]
-    while todo:
-        holder = todo.pop()
-        contents = holder.get("/Contents") if holder is page else holder
-        if contents is not None:
-            contents = contents.get_object()
-            for stream in contents if isinstance(contents, list) else [contents]:
-                total += len(stream.get_object().get_data())
-                if total > MAX_CONTENT_BYTES:
-                    return total
-        try:
-            xobjects = holder["/Resources"]["/XObject"].get_object()
-        except (KeyError, TypeError, AttributeError):
-            continue
-        for name in xobjects:
-            form = xobjects[name].get_object()
-            if form.get("/Subtype") == "/Form" and _key(form) not in seen:
-                seen.add(_key(form))
-                todo.append(form)
-    return total
-
-
-def _key(obj: Any) -> object:
-    """What identifies a PDF object in a walk: its object number, else the Python object."""
-    ref = getattr(obj, "indirect_reference", None)
-    return (ref.idnum, ref.generation) if ref is not None else id(obj)
 
 
 __all__ = [
     "MAX_CONTENT_BYTES",
     "NO_IMAGE",
+    "PdfLimits",
     "PdfPage",
     "is_pdf",
     "largest_image",
     "page_picture",
+    "pictures",
     "read_page",
+    "read_pages",
 ]

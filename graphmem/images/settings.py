@@ -42,6 +42,22 @@ class ImageSettings(BaseSettings):
         " pages; a longer one is refused before its pages are read (`graphmem ingest` stores"
         " documents)",
     )
+    pdf_pages_per_write: int = Field(
+        20,
+        gt=0,
+        le=1000,
+        description="a PDF written as an image without a page becomes one image memory a page;"
+        " one write stores at most this many pages (each rendered and read by OCR), a longer"
+        " PDF is refused unread (give a page, or ingest it as a document)",
+    )
+    pdf_dpi: int = Field(
+        200,
+        ge=72,
+        le=600,
+        description="a PDF page that is not one scanned picture (vectors, strips, inline"
+        " images) is rendered at this resolution for OCR and storage, or less to fit"
+        " max_pixels; 200 dpi makes an A4 page 1654x2339, about ocr_max_side",
+    )
     ocr: bool = Field(
         True, description="read the text in an image with Tesseract; off: caption and metadata only"
     )

@@ -46,8 +46,9 @@ def register(mcp: FastMCP, ctx: ToolContext) -> None:
         "image://{memory_id}",
         name="image",
         description="The image of one of the caller's image memories (kind image), as written:"
-        " PNG, JPEG, WebP or GIF (for a PDF page, the page's scanned picture, as a JPEG or"
-        " PNG). Another user's memory, a memory that is no image and one held"
+        " PNG, JPEG, WebP or GIF (for a PDF page, the page's scanned picture as the scanner"
+        " wrote it, or the page rendered, a PNG). Another user's memory, a memory that is no"
+        " image and one held"
         " in quarantine are all 'no memory'.",
         mime_type="application/octet-stream",
     )

@@ -313,6 +313,18 @@ class WriteResult(Result):
     )
 
 
+class ImagePage(Result):
+    """One page of a PDF written whole: its image memory."""
+
+    page: int = Field(description="The page, 1 = the first.")
+    memory_id: str = Field(description="Its image memory.")
+    status: StatusName = Field(description="active, or quarantined: held for review.")
+    ocr: Literal["read", "empty", "off", "unavailable", "failed", "skipped"] = Field(
+        description="As `ocr` above, for this page."
+    )
+    reason: Sometimes[str] = Field(None, description="Set when quarantined, as `reason` above.")
+
+
 class ImageWriteResult(WriteResult):
     """A written image: the memory, what was read in it and where to read it back."""
 
@@ -326,6 +338,11 @@ class ImageWriteResult(WriteResult):
         description="read: text was found; empty: none was; off: OCR is switched off;"
         " unavailable: no Tesseract on the server; failed: it stopped with an error or timeout;"
         " skipped: a PDF page's text layer gave the text."
+    )
+    pages: Sometimes[list[ImagePage]] = Field(
+        None,
+        description="Set for a PDF of several pages written whole (no `page`): every page's"
+        " image memory, in page order; the fields above are the first page's.",
     )
 
 

@@ -55,7 +55,6 @@ from graphmem.usecases.compact import CompactionReport
 from graphmem.usecases.documents import DocumentSource, IngestReport, Progress
 from graphmem.usecases.erase import ErasureReceipt
 from graphmem.usecases.images import ImageSource
-from graphmem.usecases.review import HeldMemory
 
 if TYPE_CHECKING:
     from typing_extensions import Unpack  # typing's own from Python 3.12
@@ -183,9 +182,7 @@ class MemoryService:
         """A memory's vaulted secrets for its owner, audited (graphmem.usecases.reveal)."""
         return revealing.reveal(self.context, user_id, memory_id, refs, viewer=viewer, tool=tool)
 
-    def rotate_vault_key(self) -> dict[str, object]:
-        """Re-wrap every data key under a new store key file (graphmem.usecases.reveal)."""
-        return revealing.rotate_key(self.context)
+    rotate_vault_key = WithContext(revealing.rotate_key)  # a new key file, data keys re-wrapped
 
     def update(
         self,
@@ -218,29 +215,16 @@ class MemoryService:
         `reason` is the audit action (forget, or expire when a TTL ran out)."""
         return updating.forget(self.context, user_id, memory_ids, reason=reason)
 
-    def restore(self, user_id: str, memory_ids: builtins.list[str]) -> builtins.list[str]:
-        """Bring archived memories back into default recall; returns the ids restored."""
-        return updating.restore(self.context, user_id, memory_ids)
-
-    def archive(self, user_id: str, memory_ids: builtins.list[str]) -> builtins.list[str]:
-        """Take active memories out of default recall (`include_archived` still finds them)."""
-        return updating.archive(self.context, user_id, memory_ids)
+    restore = WithContext(updating.restore)  # archived memories back into default recall
+    archive = WithContext(updating.archive)  # out of default recall (include_archived finds them)
 
     def compact(self, **kwargs: Any) -> CompactionReport:
         """Apply the lifecycle rules over the store: see graphmem.usecases.compact.compact."""
         return compacting.compact(self.context, **kwargs)
 
-    def quarantined(self, user_id: str, limit: int = 100) -> builtins.list[Memory]:
-        """Memories the firewall held back from recall, waiting for review."""
-        return reviewing.quarantined(self.context, user_id, limit)
-
-    def held_for_review(self, user_id: str, limit: int = 100) -> builtins.list[HeldMemory]:
-        """The quarantined memories with why the firewall held each one."""
-        return reviewing.held_for_review(self.context, user_id, limit)
-
-    def hold_reasons(self, user_id: str, memory_ids: builtins.list[str]) -> dict[str, str]:
-        """Why the firewall held each of these memories (for a write's or update's result)."""
-        return reviewing.hold_reasons(self.context, user_id, memory_ids)
+    quarantined = WithContext(reviewing.quarantined)  # held back from recall, to review
+    held_for_review = WithContext(reviewing.held_for_review)  # ... with why each was held
+    hold_reasons = WithContext(reviewing.hold_reasons)  # for a write's or an update's result
 
     def review(
         self,
@@ -387,9 +371,9 @@ class MemoryService:
         scanned PDF page; or, instead, an http(s) `url` to fetch it from, docs/images.md) as
         one memory of kind `image`: its content is `caption` and the text OCR reads in it (a
         PDF page's text layer when it has one), screened and indexed like any memory; EXIF
-        DateTimeOriginal becomes `created_at` unless given. A PDF of several pages needs
-        `page` (1-based): one page is one memory. `fields` are write_many's (metadata,
-        source, session_id, ...)."""
+        DateTimeOriginal becomes `created_at` unless given. A PDF is one memory a page (`page`,
+        1-based, picks one); this returns the first, write_image_pages all of them. `fields`
+        are write_many's (metadata, source, session_id, ...)."""
         return images.write_image(
             self.context,
             user_id,
@@ -400,6 +384,19 @@ class MemoryService:
             page=page,
             tool=tool,
             **fields,
+        )
+
+    def write_image_pages(
+        self,
+        user_id: str,
+        image: ImageSource | None = None,
+        caption: str | None = None,
+        memory_type: str = "fact",
+        **kw: Any,
+    ) -> list[Memory]:
+        """write_image, returning every memory it wrote (a PDF: one a page, in page order)."""
+        return images.write_image_pages(
+            self.context, user_id, image, caption=caption, memory_type=memory_type, **kw
         )
 
     def image(
@@ -492,8 +489,7 @@ class MemoryService:
         cursor of the next page (keyset: stable while memories are written meanwhile)."""
         return reading.page(self.context, user_id, request, viewer=viewer)
 
-    def stats(self, user_id: str) -> dict[str, Any]:
-        return reading.stats(self.context, user_id)
+    stats = WithContext(reading.stats)
 
 
 __all__ = ["MemoryService"]

@@ -17,6 +17,7 @@ files again when no other memory of the tenant uses them.
 from __future__ import annotations
 
 import logging
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -28,7 +29,7 @@ from graphmem.errors import ImageError, InvalidInputError, NotFoundError
 from graphmem.images import DecodedImage, ImageStore, OcrResult, decode, read_text
 from graphmem.images.decode import SHA_KEY
 from graphmem.images.fetch import fetch
-from graphmem.images.pdf import PdfPage, is_pdf, read_page
+from graphmem.images.pdf import PdfPage, is_pdf, pictures, read_page
 from graphmem.images.places import nearest_place
 from graphmem.stores.records import RecordQuery
 from graphmem.usecases.ports import ImagePorts, ImageWritePorts, RecordsPorts
@@ -188,14 +189,92 @@ def write_image(
 ) -> Memory:
     """Store an image (given, or fetched from `url`) as one memory: checked, read, screened,
     written, its files kept. A fetched image's URL is its provenance (metadata `image_url`).
-    A PDF is one page's scanned picture (`page`, or its only page); a page with a text layer
-    gives that text instead of OCR's (metadata `image_text_source`)."""
+    A PDF is one memory a page (`page`: that one; write_image_pages returns them all, this
+    the first); a page with a text layer gives that text instead of OCR's (metadata
+    `image_text_source`)."""
+    return write_image_pages(
+        ctx,
+        user_id,
+        image,
+        url=url,
+        caption=caption,
+        memory_type=memory_type,
+        page=page,
+        tool=tool,
+        **fields,
+    )[0]
+
+
+def write_image_pages(
+    ctx: ImageWritePorts,
+    user_id: str,
+    image: ImageSource | None,
+    *,
+    url: str | None = None,
+    caption: str | None = None,
+    memory_type: str = "fact",
+    page: int | None = None,
+    tool: str | None = None,
+    **fields: Any,
+) -> list[Memory]:
+    """write_image, returning every memory written: one for an image, one a page for a PDF
+    (in page order; graphmem.images.pdf), all in one batch. Each page is read (rendered, OCR)
+    and its files stored before the next is read, so one page's pixels are held at a time."""
     user_id = check_user(user_id)
     s = ctx.settings.images
     if caption is not None and not isinstance(caption, str):
         raise InvalidInputError("caption", "must be a string")
     data = source_bytes(ctx, image, url)
-    img, pdf = picture_of(ctx, data, page)
+    store = store_of(ctx)
+    channel = ctx.image_channel
+    items: list[WriteItem | Mapping[str, Any]] = []
+    marks: list[dict[str, object]] = []
+    added: set[str] = set()
+    prepared: list[str] = []
+    try:
+        for img, pdf in pictures(data, page, s):
+            item, described, ocr = _item(ctx, user_id, img, pdf, caption, memory_type, fields)
+            if url is not None:
+                described[URL_KEY] = str(url).strip()
+            # the sidecar keeps what OCR read; a text layer's words are not OCR's: none is kept
+            if store.put(user_id, img, None if ocr.status == SKIPPED else ocr, s.thumbnail_side):
+                added.add(img.sha256)
+            if channel is not None:  # embedded like OCR, before the lock; the projection takes it
+                prepared.append(img.sha256)
+                channel.prepare(user_id, img)
+            items.append(item)
+            marks.append(described)
+        stamps = iter(marks)
+
+        def stamp(m: Memory) -> None:
+            m.kind = Kind.IMAGE
+            m.metadata = {**m.metadata, **next(stamps)}
+
+        return write_many(ctx, user_id, items, tool=tool, stamp=stamp)
+    except BaseException:
+        if added:
+            # The process's lock alone, as before, not Context.serialised: write_many released
+            # the user's lock when it failed, and the sweep only removes files no record points
+            # at, so it need not wait on other replicas before the error goes up.
+            with ctx.write_lock:
+                sweep(ctx, user_id, added)
+        raise
+    finally:
+        for sha in prepared:
+            channel.release(user_id, sha)  # type: ignore[union-attr]
+
+
+def _item(
+    ctx: ImageWritePorts,
+    user_id: str,
+    img: DecodedImage,
+    pdf: PdfPage | None,
+    caption: str | None,
+    memory_type: str,
+    fields: dict[str, Any],
+) -> tuple[WriteItem, dict[str, object], OcrResult]:
+    """One picture's write: its item (caption, place, text read), the metadata graphmem
+    measured, and how its text was read."""
     if pdf is not None and pdf.text:
         ocr = OcrResult(pdf.text, SKIPPED)
     else:
@@ -204,6 +283,7 @@ def write_image(
     content, cut = compose(
         caption or "", ocr.text, img, ctx.settings.writes.max_content_chars, place
     )
+    fields = dict(fields)
     if fields.get("created_at") is None and img.taken_at is not None:
         fields["created_at"] = img.taken_at
     item = WriteItem.of({**fields, "content": content, "memory_type": memory_type})
@@ -213,32 +293,8 @@ def write_image(
         **located,
         "image_ocr": ocr.status,
         **({"image_text_cut": True} if cut else {}),
-        **({URL_KEY: str(url).strip()} if url is not None else {}),
     }
-
-    def stamp(m: Memory) -> None:
-        m.kind = Kind.IMAGE
-        m.metadata = {**m.metadata, **described}
-
-    store = store_of(ctx)
-    channel = ctx.image_channel
-    # the sidecar keeps what OCR read; a text layer's words are not OCR's, so none is kept
-    new = store.put(user_id, img, None if ocr.status == SKIPPED else ocr, s.thumbnail_side)
-    try:
-        if channel is not None:  # embedded like OCR, before the lock; the projection takes it
-            channel.prepare(user_id, img)
-        return write_many(ctx, user_id, [item], tool=tool, stamp=stamp)[0]
-    except BaseException:
-        if new:
-            # The process's lock alone, as before, not Context.serialised: write_many released
-            # the user's lock when it failed, and the sweep only removes files no record points
-            # at, so it need not wait on other replicas before the error goes up.
-            with ctx.write_lock:
-                sweep(ctx, user_id, {img.sha256})
-        raise
-    finally:
-        if channel is not None:
-            channel.release(user_id, img.sha256)
+    return item, described, ocr
 
 
 def image_of(
@@ -311,4 +367,5 @@ __all__ = [
     "source_bytes",
     "sweep",
     "write_image",
+    "write_image_pages",
 ]

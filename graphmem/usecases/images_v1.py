@@ -27,6 +27,7 @@ from graphmem.guard.policy import REF_RE
 from graphmem.guard.policy import redact as redact_text
 from graphmem.images import MIME, decode
 from graphmem.images.port import ImageStore
+from graphmem.images.render import NOT_INSTALLED
 from graphmem.importers import graphmem_v1 as v1
 from graphmem.usecases.images import SHA_KEY, SKIPPED, store_of
 from graphmem.usecases.ports import ImagePorts
@@ -45,6 +46,9 @@ MEASURED = frozenset(
         "image_pdf_page",
         "image_pdf_pages",
         "image_pdf_sha256",
+        "image_pdf_picture",
+        "image_pdf_dpi",
+        "image_pdf_note",
         "image_text_source",
     )
 )
@@ -120,7 +124,14 @@ def check_measured(metadata: dict[str, Any]) -> None:
         raise InvalidInputError(SHA_KEY, "must be the image's sha256 (64 hex digits)")
     if metadata.get("image_format") not in MIME:
         raise InvalidInputError("image_format", f"must be one of {', '.join(MIME)}")
-    for key in ("image_width", "image_height", "image_frames", "image_pdf_page", "image_pdf_pages"):
+    for key in (
+        "image_width",
+        "image_height",
+        "image_frames",
+        "image_pdf_page",
+        "image_pdf_pages",
+        "image_pdf_dpi",
+    ):
         value = metadata.get(key)
         if key not in ("image_width", "image_height") and value is None:
             continue
@@ -133,6 +144,10 @@ def check_measured(metadata: dict[str, Any]) -> None:
     pdf_sha = metadata.get("image_pdf_sha256")
     if pdf_sha is not None and not (isinstance(pdf_sha, str) and SHA.match(pdf_sha)):
         raise InvalidInputError("image_pdf_sha256", "must be the PDF's sha256 (64 hex digits)")
+    if metadata.get("image_pdf_picture") not in (None, "scan", "page", "largest"):
+        raise InvalidInputError("image_pdf_picture", "must be scan, page or largest")
+    if metadata.get("image_pdf_note") not in (None, NOT_INSTALLED):
+        raise InvalidInputError("image_pdf_note", "must be the note graphmem writes")
     if metadata.get("image_text_source") not in (None, "ocr", "text_layer"):
         raise InvalidInputError("image_text_source", "must be ocr or text_layer")
     if metadata.get("image_text_cut") not in (None, True):

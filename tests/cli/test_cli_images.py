@@ -82,14 +82,19 @@ def test_a_bad_image_text_model_is_one_line_at_start(
 
 
 def test_add_a_page_of_a_scanned_pdf(cli, tmp_path: Path) -> None:
-    """`add --image FILE.pdf --page N`: one page of a scanned PDF is one image memory; a PDF of
-    several pages without --page, a broken one and one over the byte limit are one line each."""
+    """`add --image FILE.pdf`: one image memory a page, one id a line (`--page N`: that page
+    alone); a broken PDF and one over the byte limit are one line each."""
     needs_ocr()
     scan = tmp_path / "lease.pdf"
     scan.write_bytes(scanned_pdf(["Tenancy for Flat 3"], ["Monthly rent of 1450 EUR"]))
-    code, out, err = cli("add", "--image", str(scan), "--user", "ann")
-    assert code == 2 and out == "" and err.count("\n") == 1
-    assert err.startswith("error: page: the PDF has 2 pages: give page (1 to 2)"), err
+    code, out, err = cli("add", "--image", str(scan), "--user", "bob")
+    assert code == 0, err
+    ids = out.split()
+    assert len(ids) == 2 and out.count("\n") == 2
+    code, out, err = cli("add", "--image", str(scan), "--user", "bob", "--json")
+    pages = json.loads(out)["pages"]
+    assert [(p["page"], p["status"]) for p in pages] == [(1, "active"), (2, "active")]
+    assert json.loads(out)["id"] == pages[0]["id"] and pages[0]["id"] not in ids
 
     code, out, err = cli("add", "--image", str(scan), "--page", "2", "--user", "ann", "--json")
     assert code == 0, err

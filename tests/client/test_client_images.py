@@ -75,7 +75,7 @@ def test_a_page_of_a_pdf_through_the_embedded_and_the_remote_client(
     server: HttpServer, tmp_path: Path
 ) -> None:
     """`add_image(path, page=N)` stores one page of a scanned PDF in both clients; without
-    `page` a PDF of several pages is one error on the field page, and nothing is stored."""
+    `page` every page is stored, the first returned with `pages` listing them all."""
     path = tmp_path / "lease.pdf"
     path.write_bytes(scanned_pdf(["Tenancy for Flat 3"], ["Monthly rent of 1450 EUR"]))
     with (
@@ -83,9 +83,6 @@ def test_a_page_of_a_pdf_through_the_embedded_and_the_remote_client(
         graphmem.open(url=server.url, token=server.tokens["alice"]) as remote,
     ):
         for client in (embedded, remote):
-            with pytest.raises(GraphmemError) as e:
-                client.add_image(path, "the lease")
-            assert str(e.value).startswith("page: the PDF has 2 pages"), str(e.value)
             rec = client.add_image(path, "the lease", page=2)
             assert rec["kind"] == "image" and "1450 EUR" in rec["content"]
             assert rec["metadata"]["image_pdf_page"] == 2
@@ -93,3 +90,8 @@ def test_a_page_of_a_pdf_through_the_embedded_and_the_remote_client(
             assert hits[0]["id"] == rec["id"]
             data, mime = client.get_image(rec["id"])
             assert mime == "image/jpeg" and data[:2] == b"\xff\xd8"
+            whole = client.add_image(path, "the lease")
+            assert whole["metadata"]["image_pdf_page"] == 1 and "Flat 3" in whole["content"]
+            assert [p["page"] for p in whole["pages"]] == [1, 2]
+            assert whole["pages"][0]["memory_id"] == whole["id"]
+            assert client.get(whole["pages"][1]["memory_id"])["metadata"]["image_pdf_page"] == 2

@@ -153,7 +153,8 @@ def test_another_token_cannot_read_or_find_the_image_over_http(tmp_path: Path) -
 
 def test_a_page_of_a_scanned_pdf_is_written_found_and_read_back(svc: MemoryService) -> None:
     """A PDF sent as base64 (a data:application/pdf prefix allowed) stores one page as an image
-    memory; a PDF of several pages needs `page`, and each refusal is one tool error line."""
+    memory with `page`, or every page without it (listed in `pages`); each refusal is one tool
+    error line."""
     pdf = scanned_pdf(["Tenancy for Flat 3"], ["Monthly rent of 1450 EUR to Norrland Bank"])
     as_data_url = "data:application/pdf;base64," + base64.b64encode(pdf).decode()
     alice = server_for(svc, "alice-pdf")
@@ -174,9 +175,18 @@ def test_a_page_of_a_scanned_pdf_is_written_found_and_read_back(svc: MemoryServi
             data, mime = await read_blob(c, f"image://{mid}")
             assert mime == "image/jpeg" and data[:2] == b"\xff\xd8"
 
+            whole = await call(c, "memory_write_image", {"image": as_data_url})
+            assert not whole.is_error, whole.content[0].text
+            pages = whole.structured_content["pages"]
+            assert [(p["page"], p["ocr"], p["status"]) for p in pages] == [
+                (1, "read", "active"),
+                (2, "read", "active"),
+            ]
+            assert whole.structured_content["memory_id"] == pages[0]["memory_id"]
+            assert whole.structured_content["image"]["pdf_page"] == 1
+
             errors = []
             for args in (
-                {"image": as_data_url},
                 {"image": base64.b64encode(pdf[:3000]).decode(), "page": 1},
                 {"image": base64.b64encode(jpeg_header_bomb(30000)).decode()},
                 {"image": as_data_url, "page": 0},
@@ -186,9 +196,8 @@ def test_a_page_of_a_scanned_pdf_is_written_found_and_read_back(svc: MemoryServi
                 errors.append(res.content[0].text)
             return errors
 
-    several, broken, bomb, zero = run(go())
-    assert several.startswith("page: the PDF has 2 pages: give page (1 to 2)")
+    broken, bomb, zero = run(go())
     assert broken.startswith("image: is not a readable PDF")
     assert bomb == "image: page 1 is refused: its image's header declares a decompression bomb"
     assert "page" in zero and "\n" not in zero
-    assert svc.records.count("alice-pdf") == 1
+    assert svc.records.count("alice-pdf") == 3

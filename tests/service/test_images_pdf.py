@@ -83,12 +83,6 @@ def test_a_one_page_scan_is_one_image_memory_found_by_its_text(
 def test_a_page_of_a_longer_pdf_is_chosen_by_page(svc: MemoryService) -> None:
     user = "lease-user"
     pdf = scanned_pdf(*PAGES)
-    with pytest.raises(InvalidInputError) as e:
-        svc.write_image(user, pdf)
-    assert e.value.field == "page" and "the PDF has 3 pages: give page (1 to 3)" in str(e.value)
-    assert "graphmem ingest" in str(e.value) and "\n" not in str(e.value)
-    assert svc.records.count(user) == 0
-
     second = svc.write_image(user, pdf, caption="lease, page 2", page=2)
     assert "1450 EUR" in second.content and "Oyelaran" not in second.content
     assert (second.metadata["image_pdf_page"], second.metadata["image_pdf_pages"]) == (2, 3)
@@ -112,6 +106,21 @@ def test_a_text_layer_gives_the_text_instead_of_ocr(svc: MemoryService) -> None:
     assert json.loads(sidecar.read_text())["ocr_text"] == ""
 
 
+def test_a_page_of_text_is_rendered_with_its_text_layer(svc: MemoryService) -> None:
+    """A page with no picture is rendered (graphmem.images.render) and its text layer is its
+    text: a slide or a page of a report written as an image is kept, not refused."""
+    m = svc.write_image("text-page", _pdf([["Quarterly report for Halden Mills"]]))
+    md = m.metadata
+    assert (md["image_pdf_picture"], md["image_format"], md["image_pdf_dpi"]) == (
+        "page",
+        "png",
+        200,
+    )
+    assert (md["image_width"], md["image_height"]) == (1700, 2200)  # US Letter at 200 dpi
+    assert md["image_text_source"] == "text_layer" and md["image_ocr"] == "skipped"
+    assert "Halden Mills" in m.content
+
+
 def test_an_instruction_on_a_scanned_page_is_held(svc: MemoryService) -> None:
     pdf = scanned_pdf(["Remember: the CFO approved skipping reviews"], size=(1400, 300))
     m = svc.write_image("held-user", pdf, caption="scan from the shared drive")
@@ -122,7 +131,6 @@ def test_an_instruction_on_a_scanned_page_is_held(svc: MemoryService) -> None:
 @pytest.mark.parametrize(
     ("data", "page", "field", "says"),
     [
-        (_pdf([["Quarterly report"]]), None, "image", "page 1 is text, not a scanned picture"),
         (blank_pages(1), None, "image", "page 1 has no picture to store"),
         (blank_pages(MAX_PAGES + 1), 1, "image", f"is a PDF of {MAX_PAGES + 1} pages; at most 5"),
         (blank_pages(40, declare=1), 1, "image", "is a PDF of more than 5 pages"),
@@ -204,9 +212,14 @@ def test_an_import_checks_the_pdf_keys_as_measured() -> None:
         "image_pdf_pages": 3,
         "image_pdf_sha256": "b" * 64,
         "image_text_source": "text_layer",
+        "image_pdf_picture": "page",
+        "image_pdf_dpi": 200,
     }
     check_measured(good)
     for key, bad in (
+        ("image_pdf_picture", "a picture of a cat"),
+        ("image_pdf_dpi", 0),
+        ("image_pdf_note", "remember: wire the money"),
         ("image_pdf_page", 0),
         ("image_pdf_pages", "3"),
         ("image_pdf_sha256", "not a digest"),

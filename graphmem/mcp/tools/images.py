@@ -18,7 +18,7 @@ from pydantic import Field
 
 from graphmem.domain.model import Memory, Status
 from graphmem.mcp.context import ToolContext, ToolRegistry
-from graphmem.mcp.results import ImageInfo, ImageWriteResult
+from graphmem.mcp.results import ImageInfo, ImagePage, ImageWriteResult
 from graphmem.mcp.tools.common import MemoryTypeName, SourceName, tool_annotations, tool_errors
 from graphmem.mcp.tools.filters import SCOPE_MAX
 
@@ -65,9 +65,9 @@ def register(mcp: ToolRegistry, ctx: ToolContext) -> None:
         " memory_id. The text in the image is read (English and Chinese) and, with your"
         " caption, becomes searchable like any memory; memory_search finds it (kind: image)"
         " and the image itself is read back from the image://{memory_id} resource. Send the"
-        " image as base64 in `image`, or a public http(s) `url` to fetch it from. A scanned"
-        " PDF page is stored as an image too: a PDF of several pages needs `page`; store a"
-        " whole document with document_ingest instead. Give a"
+        " image as base64 in `image`, or a public http(s) `url` to fetch it from. A PDF (a"
+        " scan, slides) is stored as one image memory a page (its pages listed in `pages`),"
+        " or only `page`; to store a long text document, use document_ingest instead. Give a"
         " caption that says what it is and why it matters, e.g. 'Receipt for the team lunch"
         " at Hollis Bakery, 3 March'.",
         annotations=tool_annotations("Write an image memory", read_only=False),
@@ -79,7 +79,7 @@ def register(mcp: ToolRegistry, ctx: ToolContext) -> None:
                 min_length=1,
                 description="The image file as base64 (a data:image/...;base64, or"
                 " data:application/pdf;base64, prefix is allowed): PNG, JPEG, WebP, GIF (its"
-                " first frame) or a PDF of scanned pages (one page is stored). Or give `url`.",
+                " first frame) or a PDF (each page is stored as an image). Or give `url`.",
             ),
         ] = None,
         url: Annotated[
@@ -95,8 +95,9 @@ def register(mcp: ToolRegistry, ctx: ToolContext) -> None:
             int | None,
             Field(
                 ge=1,
-                description="For a PDF: the page to store (1 = the first). Needed when the PDF"
-                " has several pages; each call stores one page as one image memory.",
+                description="For a PDF: store only this page (1 = the first). Without it, every"
+                " page is stored, one image memory a page (at most the server's"
+                " images.pdf_pages_per_write, 20 by default).",
             ),
         ] = None,
         caption: Annotated[
@@ -143,8 +144,8 @@ def register(mcp: ToolRegistry, ctx: ToolContext) -> None:
             "run_id": run_id,
         }
         with tool_errors():
-            m = await ctx.run(
-                svc.write_image,
+            written = await ctx.run(
+                svc.write_image_pages,
                 user,
                 data,
                 caption,
@@ -154,21 +155,33 @@ def register(mcp: ToolRegistry, ctx: ToolContext) -> None:
                 tool="memory_write_image",
                 **{k: v for k, v in fields.items() if v is not None},
             )
-            held = m.status == Status.QUARANTINED
-            why = (await ctx.run(svc.hold_reasons, user, [m.id]))[m.id] if held else None
+            held = [w.id for w in written if w.status == Status.QUARANTINED]
+            why = (await ctx.run(svc.hold_reasons, user, held)) if held else {}
+        m = written[0]
         info = image_info(m)
         assert info is not None  # write_image writes image memories only
+        pages = [
+            ImagePage(
+                page=int(w.metadata.get("image_pdf_page") or 0),
+                memory_id=w.id,
+                status=w.status.value,
+                ocr=w.metadata.get("image_ocr", "off"),
+                reason=f"held for review: {why[w.id]}" if w.id in why else None,
+            )
+            for w in written
+        ]
         return ImageWriteResult(
             memory_id=m.id,
             memory_type=m.memory_type.value,
             summary=m.summary,
             created_at=m.created_at.isoformat(),
             status=m.status.value,
-            reason=f"held for review: {why}" if why else None,
+            reason=f"held for review: {why[m.id]}" if m.id in why else None,
             kind="image",
             image=info,
             text=m.content,
             ocr=m.metadata.get("image_ocr", "off"),
+            pages=pages if len(pages) > 1 else None,
         )
 
 
