@@ -4,7 +4,9 @@ session's working memory (working://{session_id}), as JSON, and an image memory'
 
 Reading a resource returns content like a search and is charged like one (see middleware)."""
 
+import contextlib
 import json
+from collections.abc import Iterator
 
 from fastmcp import FastMCP
 from fastmcp.exceptions import ResourceError
@@ -14,6 +16,16 @@ from graphmem.domain.working import check_session_id, empty
 from graphmem.errors import GraphmemError
 from graphmem.mcp.context import ToolContext
 from graphmem.mcp.tools.common import memory_dict
+
+
+@contextlib.contextmanager
+def resource_errors() -> Iterator[None]:
+    """graphmem's own errors -> an MCP resource error carrying their message, the chain cut
+    (`tool_errors` does the same for tools): one translation shared by every resource."""
+    try:
+        yield
+    except GraphmemError as e:
+        raise ResourceError(str(e)) from None
 
 
 def register(mcp: FastMCP, ctx: ToolContext) -> None:
@@ -28,18 +40,14 @@ def register(mcp: FastMCP, ctx: ToolContext) -> None:
     )
     async def memory_resource(memory_id: str) -> str:
         user = ctx.caller()
-        try:
+        with resource_errors():
             m = await ctx.run(svc.get, user, memory_id)
-        except GraphmemError as e:
-            raise ResourceError(str(e)) from None
         return json.dumps(memory_dict(m), ensure_ascii=False)
 
     async def image_of(memory_id: str, thumbnail: bool) -> ResourceResult:
         user = ctx.caller()
-        try:
+        with resource_errors():
             data, mime = await ctx.run(svc.image, user, memory_id, thumbnail=thumbnail)
-        except GraphmemError as e:
-            raise ResourceError(str(e)) from None
         return ResourceResult([ResourceContent(data, mime_type=mime)])
 
     @mcp.resource(
@@ -74,11 +82,9 @@ def register(mcp: FastMCP, ctx: ToolContext) -> None:
     )
     async def working_resource(session_id: str) -> str:
         user = ctx.caller()
-        try:
+        with resource_errors():
             sid = check_session_id(session_id)
             cur = await ctx.run(wm.get, user, sid)
-        except GraphmemError as e:
-            raise ResourceError(str(e)) from None
         return json.dumps((cur or empty(sid)).to_dict(), ensure_ascii=False)
 
 

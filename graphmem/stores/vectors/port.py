@@ -7,7 +7,7 @@ filter), never by post-filtering a global top-k, or a busy tenant could starve a
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from typing import Protocol
+from typing import Any, Protocol
 
 import numpy as np
 
@@ -66,6 +66,23 @@ class VectorPoint:
     source: str | None = None
     meta: tuple[str, ...] = ()  # graphmem.domain.filters.meta_tokens of its metadata
     kind: str = "memory"
+
+    def payload(self) -> dict[str, Any]:
+        """The payload the point is stored with: what `VectorFilter` matches on, the optional
+        ids and source as "" when unset. Built here, once, so every adapter (Qdrant Edge, the
+        Qdrant server) indexes the same fields in the same form."""
+        return {
+            "user_id": self.user_id,
+            "memory_type": self.memory_type,
+            "status": self.status,
+            "created_at": self.created_at,
+            "session_id": self.session_id or "",
+            "agent_id": self.agent_id or "",
+            "run_id": self.run_id or "",
+            "source": self.source or "",
+            "meta": list(self.meta),
+            "kind": self.kind,
+        }
 
 
 def vector_point(m: Memory, vec: np.ndarray) -> VectorPoint:

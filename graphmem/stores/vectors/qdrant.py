@@ -185,18 +185,7 @@ class QdrantServerVectors:
                 models.PointStruct(
                     id=p.memory_id,
                     vector=np.asarray(p.vector, dtype=np.float32).tolist(),
-                    payload={
-                        "user_id": p.user_id,
-                        "memory_type": p.memory_type,
-                        "status": p.status,
-                        "created_at": p.created_at,
-                        "session_id": p.session_id or "",
-                        "agent_id": p.agent_id or "",
-                        "run_id": p.run_id or "",
-                        "source": p.source or "",
-                        "meta": list(p.meta),
-                        "kind": p.kind,
-                    },
+                    payload=p.payload(),
                 )
                 for p in points
             ],
