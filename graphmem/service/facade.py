@@ -184,29 +184,8 @@ class MemoryService:
 
     rotate_vault_key = WithContext(revealing.rotate_key)  # a new key file, data keys re-wrapped
 
-    def update(
-        self,
-        user_id: str,
-        memory_id: str,
-        content: str | None = None,
-        *,
-        memory_type: str | None = None,
-        metadata: Mapping[str, Any] | None = None,
-        confidence: float | None = None,
-        tool: str | None = None,
-    ) -> Memory:
-        """Change a memory; new content is screened, then re-embedded and re-indexed (see
-        graphmem.usecases.update.update for content the firewall quarantines)."""
-        return updating.update(
-            self.context,
-            user_id,
-            memory_id,
-            content,
-            memory_type=memory_type,
-            metadata=metadata,
-            confidence=confidence,
-            tool=tool,
-        )
+    # a memory changed: new content screened, then re-embedded and re-indexed
+    update = WithContext(updating.update)
 
     def forget(
         self, user_id: str, memory_ids: builtins.list[str], *, reason: str = "forget"
