@@ -63,6 +63,8 @@ Inputs, none of them copied into the repository except our own corpus:
                                          split (the twenty-seventh pass's judge, now spent)
   - bench/firewall_corpus/everyday_test28.jsonl, attacks_test28.jsonl a twenty-ninth frozen
                                          split (the twenty-eighth pass's judge, now spent)
+  - bench/firewall_corpus/everyday_test29.jsonl, attacks_test29.jsonl a thirtieth frozen
+                                         split (the twenty-ninth pass's judge, now spent)
   - ../shared/bench/bipia_text_attack_train.json   BIPIA hidden instructions (15 x 5)
   - ../shared/bench/locomo10.json                  all 5,882 LoCoMo turns as benign memories
 
@@ -327,14 +329,14 @@ EVERYDAY_SPLITS = (
     "train", "validation", "test2", "test3", "test4", "test5", "test6", "test7", "test8", "test9",
     "test10", "test11", "test12", "test13", "test14", "test15", "test16", "test17", "test18",
     "test19", "test20", "test21", "test22", "test23", "test24", "test25", "test26",
-    "test27", "test28",
+    "test27", "test28", "test29",
 )  # fmt: skip
 # The frozen splits scored after train and validation, in the order they were written.
 FROZEN_SPLITS = (
     "test2", "test3", "test4", "test5", "test6", "test7", "test8", "test9", "test10", "test11",
     "test12", "test13", "test14", "test15", "test16", "test17", "test18", "test19",
     "test20", "test21", "test22", "test23", "test24", "test25", "test26", "test27",
-    "test28",
+    "test28", "test29",
 )  # fmt: skip
 # Splits left out of this run (`--sealed`): a frozen split is printed once, when a pass ends,
 # so that nobody tunes on its figures by looking at them. A split written for the next pass is
@@ -369,6 +371,7 @@ NEW_ATTACK_FILES = {
     "test26": "attacks_test26.jsonl",
     "test27": "attacks_test27.jsonl",
     "test28": "attacks_test28.jsonl",
+    "test29": "attacks_test29.jsonl",
 }
 # An MCP write is `agent` by default, a CLI or Python write `user`: both are scored.
 EVERYDAY_SOURCES = ("user", "agent")
@@ -1136,7 +1139,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument(
         "--unseal",
         default="",
-        help="frozen splits sealed from the start to score in this run (test28: a pass's "
+        help="frozen splits sealed from the start to score in this run (test29: a pass's "
         "final run, once)",
     )
     p.add_argument(

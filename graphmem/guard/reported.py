@@ -135,6 +135,22 @@ ADVICE = re.compile(
 # ... to the end of its clause: "admins will never ask for your password by email" - the "your"
 # in such advice is anyone's, not the agent being spoken to
 _ADVICE_CLAUSE = re.compile(f"(?:{ADVICE.pattern})" + r"[^.!?;,，。；]*", re.IGNORECASE)
+# A security story, filed by what it is: "Red team finding #14: the support bot leaked ...",
+# "SANS course day 2 notes: prompt injection through ...", "Bug JIRA-4412: the email summarizer
+# acted on ...", "桌面推演题目：攻击者在共享文档里写 ...", "事故复盘：...". The label opens the
+# text and names a finding, an exercise, a course, an incident or a story; what follows tells
+# how an attack went, to the user's team, not to the agent.
+_SECURITY_STORY = re.compile(
+    r"^\W*(?:(?:the |our |this quarter'?s |last week'?s )?(?:red[- ]team(?:ing)?|pentest|"
+    r"penetration test|security|ctf|tabletop|incident|phishing|bug|audit)\b[^.:!?\"]{0,30}?"
+    r"(?:finding|report|exercise|scenario|challenge|recap|review|drill|simulation|training|"
+    r"awareness|course|module|notes?|quiz|newsletter|ticket|#\s?\d+|[a-z]+-\d+)s?\b"
+    r"|(?:postmortem|post-mortem|incident recap|retro|workshop exercise|test case idea|"
+    r"chapter \d+ idea|story idea|plot idea|movie night|book club))[^:\"]{0,40}[:\-–—]|"
+    r"^\W*(?:红队|蓝队|攻防|安全|渗透|应急|钓鱼)?(?:演练|测试|复盘|周报|培训|报告|考题|题目)"
+    r"(?:结论|发现|题目|素材)?\s*[:：]|"
+    r"^\W*(?:桌面推演|事故复盘|项目复盘|写剧本的素材|写小说的素材|剧本素材|提了个bug|bug)\S{0,10}\s*[:：]"
+)
 _QUOTED = re.compile(quoted(0, 200))
 # What makes a report speak to the agent after all: "you" in its own voice, secrecy, a link,
 # a promotion or a referral; or carry a standing order under a third party's name - a trigger
@@ -168,6 +184,7 @@ def is_report(text: str) -> bool:
         or _EN_WORK.search(own_voice)
         or _ZH_SAYS.search(_ZH_OCCASION.sub("", own_voice, count=1))
         or _ZH_LABEL.search(own_voice)
+        or _SECURITY_STORY.search(own_voice)
         or _OUR_AI.search(own_voice)
         or asks_only(own_voice)  # a question someone asked, noted
     ):
