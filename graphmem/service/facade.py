@@ -54,7 +54,6 @@ from graphmem.usecases import write as writing
 from graphmem.usecases.compact import CompactionReport
 from graphmem.usecases.documents import DocumentSource, IngestReport, Progress
 from graphmem.usecases.erase import ErasureReceipt
-from graphmem.usecases.images import ImageSource
 
 if TYPE_CHECKING:
     from typing_extensions import Unpack  # typing's own from Python 3.12
@@ -334,49 +333,8 @@ class MemoryService:
         return libraries.delete(self.context, library, requested_by)
 
     # ------------------------------------------------------------------ images
-    def write_image(
-        self,
-        user_id: str,
-        image: ImageSource | None = None,
-        caption: str | None = None,
-        memory_type: str = "fact",
-        *,
-        url: str | None = None,
-        page: int | None = None,
-        tool: str | None = None,
-        **fields: Any,
-    ) -> Memory:
-        """Store an image (a file path or its bytes: PNG, JPEG, WebP, GIF's first frame, or a
-        scanned PDF page; or, instead, an http(s) `url` to fetch it from, docs/images.md) as
-        one memory of kind `image`: its content is `caption` and the text OCR reads in it (a
-        PDF page's text layer when it has one), screened and indexed like any memory; EXIF
-        DateTimeOriginal becomes `created_at` unless given. A PDF is one memory a page (`page`,
-        1-based, picks one); this returns the first, write_image_pages all of them. `fields`
-        are write_many's (metadata, source, session_id, ...)."""
-        return images.write_image(
-            self.context,
-            user_id,
-            image,
-            url=url,
-            caption=caption,
-            memory_type=memory_type,
-            page=page,
-            tool=tool,
-            **fields,
-        )
-
-    def write_image_pages(
-        self,
-        user_id: str,
-        image: ImageSource | None = None,
-        caption: str | None = None,
-        memory_type: str = "fact",
-        **kw: Any,
-    ) -> list[Memory]:
-        """write_image, returning every memory it wrote (a PDF: one a page, in page order)."""
-        return images.write_image_pages(
-            self.context, user_id, image, caption=caption, memory_type=memory_type, **kw
-        )
+    write_image = WithContext(images.write_image)  # one memory of kind image (docs/images.md)
+    write_image_pages = WithContext(images.write_image_pages)  # ... every page of a PDF
 
     def image(
         self,

@@ -178,41 +178,37 @@ def read_image_text(ctx: ImagePorts, user_id: str, img: DecodedImage) -> OcrResu
 def write_image(
     ctx: ImageWritePorts,
     user_id: str,
-    image: ImageSource | None,
-    *,
-    url: str | None = None,
+    image: ImageSource | None = None,
     caption: str | None = None,
     memory_type: str = "fact",
+    *,
+    url: str | None = None,
     page: int | None = None,
     tool: str | None = None,
     **fields: Any,
 ) -> Memory:
-    """Store an image (given, or fetched from `url`) as one memory: checked, read, screened,
-    written, its files kept. A fetched image's URL is its provenance (metadata `image_url`).
-    A PDF is one memory a page (`page`: that one; write_image_pages returns them all, this
-    the first); a page with a text layer gives that text instead of OCR's (metadata
-    `image_text_source`)."""
-    return write_image_pages(
-        ctx,
-        user_id,
-        image,
-        url=url,
-        caption=caption,
-        memory_type=memory_type,
-        page=page,
-        tool=tool,
-        **fields,
-    )[0]
+    """Store an image (a file path or its bytes: PNG, JPEG, WebP, GIF's first frame, or a PDF;
+    or, instead, an http(s) `url` to fetch it from, docs/images.md) as one memory of kind
+    `image`: its content is `caption` and the text OCR reads in it (a PDF page's text layer
+    when it has one: metadata `image_text_source`), screened and indexed like any memory;
+    EXIF DateTimeOriginal becomes `created_at` unless given. A fetched image's URL is its
+    provenance (metadata `image_url`). A PDF is one memory a page (`page`, 1-based, picks
+    one); this returns the first, write_image_pages all of them. `fields` are write_many's
+    (metadata, source, session_id, ...)."""
+    pages = write_image_pages(
+        ctx, user_id, image, caption, memory_type, url=url, page=page, tool=tool, **fields
+    )
+    return pages[0]
 
 
 def write_image_pages(
     ctx: ImageWritePorts,
     user_id: str,
-    image: ImageSource | None,
-    *,
-    url: str | None = None,
+    image: ImageSource | None = None,
     caption: str | None = None,
     memory_type: str = "fact",
+    *,
+    url: str | None = None,
     page: int | None = None,
     tool: str | None = None,
     **fields: Any,
