@@ -8,6 +8,7 @@ aimed at the agent.
 from __future__ import annotations
 
 from graphmem.guard.rules.en_words import (
+    ADDRESS_OUT,
     AGENT,
     CODES,
     CONCEAL,
@@ -24,6 +25,8 @@ from graphmem.guard.rules.en_words import (
     PASS_ON,
     PREV,
     RESP,
+    SECRET_HELD,
+    SECRET_SENT,
     SEND,
     TEMPORAL,
 )
@@ -235,13 +238,8 @@ EN: list[tuple[str, str, float, str]] = [
     # a secret sent to an address or a number: passwords, PINs, card numbers and one-time codes
     # are vaulted (the PII policy), never mailed or texted on, whoever the rule names
     ("secret_out", "exfiltration", 0.8,
-     rf"\b(?:passwords?|passcodes?|pins?|pin codes?|card numbers?|verification codes?|one-time "
-     rf"(?:pass)?codes?|otps?|2fa codes?|security codes?|password reset (?:links?|emails?)|reset "
-     rf"links?)\b[^.\n]{{0,60}}?\b{SEND}\b[^.\n]{{0,40}}?(?:\b[\w.+-]+@[\w-]+\.[a-z]{{2,}}|"
-     rf"\+?\d[\d\s().-]{{7,}}\d|https?://)|"
-     rf"\b{SEND}\b[^.\n]{{0,30}}?\b(?:passwords?|pins?|card numbers?|verification codes?|one-time "
-     rf"(?:pass)?codes?|otps?|2fa codes?|password reset links?)\b[^.\n]{{0,40}}?"
-     rf"(?:\b[\w.+-]+@[\w-]+\.[a-z]{{2,}}|\+?\d[\d\s().-]{{7,}}\d|https?://)"),
+     rf"\b{SECRET_HELD}\b[^.\n]{{0,60}}?\b{SEND}\b[^.\n]{{0,40}}?{ADDRESS_OUT}|"
+     rf"\b{SEND}\b[^.\n]{{0,30}}?\b{SECRET_SENT}\b[^.\n]{{0,40}}?{ADDRESS_OUT}"),
     ("stealth", "exfiltration", 0.45,
      # "bcc me": the user keeping their own copy
      r"\b(?:bcc(?! me\b| myself\b)|secretly|quietly|silently|covertly|"

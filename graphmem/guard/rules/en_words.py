@@ -67,6 +67,15 @@ OPEN = rf"\b(?=(?:unlock|open)\b){NOT_FORBIDDEN}(?:unlock|open)\b"
 PASS_ON_VERB = r"(?:forward|send|relay|copy|text)\b"
 PASS_ON = rf"\b(?={PASS_ON_VERB}){NOT_FORBIDDEN}{PASS_ON_VERB}"
 DOOR = r"\b(?:(?:front|back|main|garage|side|patio) )?(?:door|gate|smart[- ]?lock|door ?lock)s?\b"
+# Secrets the PII policy vaults, as a rule names them once sent on (rules: secret_out); the
+# order they follow a sending verb in ("send the PIN to ...") and a few more that only come first
+# ("the passcode ... send it to ...": SECRET_HELD)
+SECRET_SENT = (r"(?:passwords?|pins?|card numbers?|verification codes?|one-time (?:pass)?codes?|"
+               r"otps?|2fa codes?|password reset links?)")
+SECRET_HELD = (rf"(?:{SECRET_SENT}|passcodes?|pin codes?|security codes?|password reset emails?|"
+               r"reset links?)")
+# Where a secret would go: an email address, a phone number, a URL.
+ADDRESS_OUT = r"(?:\b[\w.+-]+@[\w-]+\.[a-z]{2,}|\+?\d[\d\s().-]{7,}\d|https?://)"
 CODES = (r"(?:\b(?:verification|one-time|otp|2fa|mfa|sign-?in|login|security|recovery) "
           r"(?:codes?|texts?|pins?|messages?)\b|\bpassword[- ]reset (?:links?|codes?|emails?)\b)")
 MONEY_MOVE = (r"(?:\btransfers?\b|\$\s?\d|\brouting\b|\bvenmo\b|\bwire\b|\biban\b|"
